@@ -1,0 +1,240 @@
+import { Schema } from "effect"
+import * as K from "./SqlKeywords.ts"
+import { readingsFor, type SqlDialect, splitStatements, type SqlToken, tokenize } from "./SqlLexer.ts"
+
+export type { SqlDialect } from "./SqlLexer.ts"
+
+/** Statement tiers of product-decisions §3.1. */
+export const StatementTier = Schema.Literal("safe", "write", "destructive")
+export type StatementTier = typeof StatementTier.Type
+
+/**
+ * The verdict on a SQL text (product-decisions §3.1, fail closed): the worst tier over every statement and
+ * every plausible lexical reading; `reachesFilesOrCode` refuses it for every external caller whatever the
+ * tier; `approvalHint` says in plain words what a `DELETE`/`UPDATE` without `WHERE` does.
+ */
+export const Classification = Schema.Struct({
+  tier: StatementTier,
+  reachesFilesOrCode: Schema.Boolean,
+  statementCount: Schema.Int,
+  reason: Schema.optionalWith(Schema.String, { exact: true }),
+  approvalHint: Schema.optionalWith(Schema.String, { exact: true })
+})
+export type Classification = typeof Classification.Type
+
+interface Verdict {
+  readonly tier: StatementTier
+  readonly files: boolean
+  readonly reason?: string | undefined
+  readonly hint?: string | undefined
+}
+
+const rank: Record<StatementTier, number> = { safe: 0, write: 1, destructive: 2 }
+const SAFE: Verdict = { tier: "safe", files: false }
+const write = (reason: string): Verdict => ({ tier: "write", files: false, reason })
+const destructive = (reason: string): Verdict => ({ tier: "destructive", files: false, reason })
+const filesOrCode = (reason: string): Verdict => ({ tier: "write", files: true, reason })
+
+const worse = (a: Verdict, b: Verdict): Verdict => {
+  const tier = rank[b.tier] > rank[a.tier] ? b.tier : a.tier
+  const reason = b.files && !a.files
+    ? b.reason
+    : !a.files && rank[b.tier] > rank[a.tier]
+    ? b.reason
+    : (a.reason ?? b.reason)
+  return { tier, files: a.files || b.files, reason, hint: a.hint ?? b.hint }
+}
+
+const isWord = (token: SqlToken | undefined, ...uppers: ReadonlyArray<string>): boolean =>
+  token !== undefined && token.kind === "word" && uppers.includes(token.upper)
+const isPunct = (token: SqlToken | undefined, text: string): boolean =>
+  token !== undefined && token.kind === "punct" && token.text === text
+const nameOf = (token: SqlToken | undefined): string | undefined =>
+  token === undefined ? undefined : token.kind === "word" || token.kind === "quoted" ? token.text : undefined
+
+/** Index just after the parenthesised group that opens at `open`. */
+const closeOf = (tokens: ReadonlyArray<SqlToken>, open: number): number => {
+  let depth = 0
+  for (let i = open; i < tokens.length; i++) {
+    if (isPunct(tokens[i], "(")) depth++
+    else if (isPunct(tokens[i], ")") && --depth === 0) return i + 1
+  }
+  return tokens.length
+}
+
+const FILE_FUNCTION_CALL = new RegExp(`\\b(${[...K.FILES_OR_CODE_FUNCTIONS].join("|")})\\s*\\(`, "i")
+
+/** Refused markers anywhere in the statement: server functions (also quoted, or named in a string), pairs. */
+const scanFilesOrCode = (tokens: ReadonlyArray<SqlToken>): Verdict => {
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!
+    const name = nameOf(token)?.toLowerCase()
+    if (name !== undefined && K.FILES_OR_CODE_FUNCTIONS.has(name)) return filesOrCode(`calls ${name}`)
+    if (token.kind === "string" && FILE_FUNCTION_CALL.test(token.text)) return filesOrCode("names a refused function")
+    for (const [first, second] of K.FILES_OR_CODE_PAIRS) {
+      if (isWord(token, first) && isWord(tokens[i + 1], second)) return filesOrCode(`uses ${first} ${second}`)
+    }
+  }
+  return SAFE
+}
+
+/** A statement that should only read: any data-changing word, row lock or side-effect function makes it a write. */
+const scanRead = (tokens: ReadonlyArray<SqlToken>): Verdict => {
+  let verdict = SAFE
+  tokens.forEach((token, i) => {
+    if (token.kind !== "word") return
+    if (K.DESTRUCTIVE_LEADING.has(token.upper)) verdict = worse(verdict, destructive(`contains ${token.upper}`))
+    else if (token.upper === "INTO") verdict = worse(verdict, write("writes INTO a table"))
+    else if (K.WRITE_WORDS_IN_READS.has(token.upper)) verdict = worse(verdict, write(`contains ${token.upper}`))
+    else if (token.upper === "FOR" && isWord(tokens[i + 1], ...K.ROW_LOCK_WORDS)) {
+      verdict = worse(verdict, write("locks rows (FOR UPDATE/SHARE)"))
+    } else if (K.WRITE_FUNCTIONS.has(token.text.toLowerCase()) && isPunct(tokens[i + 1], "(")) {
+      verdict = worse(verdict, write(`calls ${token.text.toLowerCase()}, which has side effects`))
+    }
+  })
+  return verdict
+}
+
+const hasTopLevelWhere = (tokens: ReadonlyArray<SqlToken>): boolean => {
+  let depth = 0
+  return tokens.some((token) => {
+    if (isPunct(token, "(")) depth++
+    else if (isPunct(token, ")")) depth--
+    return depth === 0 && isWord(token, "WHERE")
+  })
+}
+
+/** The (possibly dotted) table name a DELETE/UPDATE targets, as written. */
+const targetTable = (tokens: ReadonlyArray<SqlToken>): string => {
+  let i = 1
+  while (isWord(tokens[i], "FROM", "ONLY", "OR", "ROLLBACK", "ABORT", "REPLACE", "FAIL", "IGNORE")) i++
+  const parts: Array<string> = []
+  for (let name = nameOf(tokens[i]); name !== undefined; name = nameOf(tokens[i])) {
+    parts.push(name)
+    if (!isPunct(tokens[i + 1], ".")) break
+    i += 2
+  }
+  return parts.length > 0 ? parts.join(".") : "the table"
+}
+
+const classifyDeleteOrUpdate = (tokens: ReadonlyArray<SqlToken>, verb: "DELETE" | "UPDATE"): Verdict => {
+  const base = write(`${verb} changes data`)
+  if (hasTopLevelWhere(tokens)) return base
+  const table = targetTable(tokens)
+  return { ...base, hint: verb === "DELETE" ? `deletes every row of ${table}` : `updates every row of ${table}` }
+}
+
+const classifyPragma = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): Verdict => {
+  if (dialect !== "sqlite") return write("PRAGMA is not a PostgreSQL statement")
+  const dotted = isPunct(tokens[2], ".")
+  const name = nameOf(tokens[dotted ? 3 : 1])?.toLowerCase()
+  const rest = tokens.slice(dotted ? 4 : 2)
+  if (name === undefined) return write("unreadable PRAGMA")
+  if (rest.length === 0 && K.SQLITE_READ_PRAGMAS.has(name)) return SAFE
+  const argumentOnly = isPunct(rest[0], "(") && closeOf(rest, 0) === rest.length
+  if (argumentOnly && K.SQLITE_READ_PRAGMAS_WITH_ARGUMENT.has(name)) return SAFE
+  return write(rest.length > 0 ? `PRAGMA ${name} sets a value` : `PRAGMA ${name} is not a known read`)
+}
+
+const EXPLAIN_WORDS = ["ANALYZE", "ANALYSE", "VERBOSE", "QUERY", "PLAN"]
+const STATEMENT_START = ["SELECT", "WITH", "VALUES", "TABLE"]
+
+/** EXPLAIN is classified by its inner statement, whether or not ANALYZE runs it. */
+const classifyExplain = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): Verdict => {
+  let i = 1
+  for (;;) {
+    if (isWord(tokens[i], ...EXPLAIN_WORDS)) i++
+    else if (isPunct(tokens[i], "(") && tokens[i + 1]?.kind === "word" && !isWord(tokens[i + 1], ...STATEMENT_START)) {
+      i = closeOf(tokens, i)
+    } else break
+  }
+  const inner = tokens.slice(i)
+  return inner.length === 0 ? write("EXPLAIN without a statement") : classifyTokens(inner, dialect)
+}
+
+const MAIN_STATEMENT = ["SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "VALUES", "TABLE", "REPLACE", "WITH"]
+
+/** WITH: every CTE body and the main statement are classified as statements of their own. */
+const classifyWith = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): Verdict => {
+  const unreadable = worse(scanRead(tokens), write("unreadable WITH clause"))
+  let verdict = SAFE
+  let i = isWord(tokens[1], "RECURSIVE") ? 2 : 1
+  for (;;) {
+    if (nameOf(tokens[i]) === undefined) return unreadable
+    i++
+    if (isPunct(tokens[i], "(")) i = closeOf(tokens, i)
+    if (!isWord(tokens[i], "AS")) return unreadable
+    i++
+    while (isWord(tokens[i], "NOT", "MATERIALIZED")) i++
+    if (!isPunct(tokens[i], "(")) return unreadable
+    const end = closeOf(tokens, i)
+    const body = tokens.slice(i + 1, end - 1)
+    verdict = worse(verdict, body.length === 0 ? write("empty WITH body") : classifyTokens(body, dialect))
+    i = end
+    if (isWord(tokens[i], "SEARCH", "CYCLE")) {
+      while (i < tokens.length && !isPunct(tokens[i], ",") && !isWord(tokens[i], ...MAIN_STATEMENT)) i++
+    }
+    if (isPunct(tokens[i], ",")) {
+      i++
+      continue
+    }
+    const main = tokens.slice(i)
+    return worse(verdict, main.length === 0 ? write("WITH without a statement") : classifyTokens(main, dialect))
+  }
+}
+
+const classifyLeading = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): Verdict => {
+  let start = 0
+  while (isPunct(tokens[start], "(")) start++
+  const lead = tokens[start]
+  if (lead === undefined || lead.kind !== "word") return write("does not start with a known keyword")
+  const keyword = lead.upper
+  if (start > 0) return K.READ_LEADING.has(keyword) ? scanRead(tokens) : write(`${keyword} is not a read`)
+  if (keyword === "WITH") return classifyWith(tokens, dialect)
+  if (keyword === "EXPLAIN") return classifyExplain(tokens, dialect)
+  if (keyword === "PRAGMA") return classifyPragma(tokens, dialect)
+  if (K.READ_LEADING.has(keyword)) return scanRead(tokens)
+  if (K.DESTRUCTIVE_LEADING.has(keyword)) return destructive(`${keyword} removes data`)
+  if (keyword === "ALTER") {
+    return tokens.some((t) => isWord(t, "DROP")) ? destructive("ALTER … DROP removes data") : write("ALTER changes the schema")
+  }
+  if (keyword === "DELETE" || keyword === "UPDATE") return classifyDeleteOrUpdate(tokens, keyword)
+  if (K.FILES_OR_CODE_LEADING.has(keyword)) return filesOrCode(`${keyword} reaches files or runs code`)
+  if (keyword === "VACUUM" && tokens.some((t) => isWord(t, "INTO"))) return filesOrCode("VACUUM INTO writes a file")
+  return write(`${keyword} may change data`)
+}
+
+const classifyTokens = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): Verdict =>
+  worse(classifyLeading(tokens, dialect), scanFilesOrCode(tokens))
+
+/** Classifies a SQL text (product-decisions §3.1): every statement under every plausible lexical reading. */
+export const classifyStatement = (sql: string, dialect: SqlDialect): Classification => {
+  let verdict: Verdict | undefined
+  let statementCount = 0
+  for (const reading of readingsFor(dialect)) {
+    const statements = splitStatements(tokenize(sql, reading), dialect)
+    statementCount = Math.max(statementCount, statements.length)
+    for (const statement of statements) {
+      const next = classifyTokens(statement, dialect)
+      verdict = verdict === undefined ? next : worse(verdict, next)
+    }
+  }
+  const final = verdict ?? write("the text holds no statement")
+  const fileTier = final.files && final.tier === "safe" ? "write" : final.tier
+  return {
+    tier: fileTier,
+    reachesFilesOrCode: final.files,
+    statementCount,
+    ...(final.reason === undefined ? {} : { reason: final.reason }),
+    ...(final.hint === undefined ? {} : { approvalHint: final.hint })
+  }
+}
+
+/** The "<what>" of the approval message "Allow <what> on '<connection>'?" (product-decisions §3.2). */
+export const describeForApproval = (classification: Classification): string =>
+  classification.approvalHint ??
+    (classification.tier === "destructive"
+      ? "a destructive statement"
+      : classification.tier === "write"
+      ? "a statement that changes data"
+      : "a query")
