@@ -1,0 +1,41 @@
+import { Schema } from "effect"
+
+/** A filter the client refuses before any request is sent (doc 2 §4.2, §7; S7-e). */
+export class SearchFilterRefused extends Schema.TaggedError<SearchFilterRefused>()("SearchFilterRefused", {
+  message: Schema.String,
+  column: Schema.optionalWith(Schema.String, { exact: true })
+}) {}
+
+/** Console input the client refuses before any request is sent (doc 2 §4.3 point 5; S4.3-e, S7-f). */
+export class SearchConsoleRefused extends Schema.TaggedError<SearchConsoleRefused>()("SearchConsoleRefused", {
+  message: Schema.String
+}) {}
+
+/**
+ * A failed engine call. `message` is the engine's own `message` verbatim (product-decisions §8, doc 2 §7); `status` is
+ * absent when the engine was not reached.
+ */
+export class SearchEngineError extends Schema.TaggedError<SearchEngineError>()("SearchEngineError", {
+  reason: Schema.Literal("Status", "Transport", "Decode"),
+  message: Schema.String,
+  status: Schema.optionalWith(Schema.Int, { exact: true })
+}) {}
+
+/** The MCP tool error code for an engine failure (product-decisions §8, Errors row). */
+export const searchErrorCode = (
+  error: SearchEngineError
+): "denied" | "not_found" | "invalid_argument" | "not_connected" | "error" => {
+  if (error.reason === "Transport") return "not_connected"
+  switch (error.status) {
+    case 401:
+    case 403:
+      return "denied"
+    case 404:
+      return "not_found"
+    case 400:
+    case 422:
+      return "invalid_argument"
+    default:
+      return "error"
+  }
+}

@@ -1,0 +1,137 @@
+import { Effect, Schema } from "effect"
+import type { SearchFilterRequest, SortRequest } from "../domain/SearchFilter.ts"
+import { SearchEngineError } from "../domain/SearchErrors.ts"
+import type { SearchColumn, SearchPage } from "../domain/SearchGrid.ts"
+import { deriveColumns } from "./CollectionSchema.ts"
+import { compileFilter, precheckFilter } from "./FilterCompiler.ts"
+import { documentRow } from "./Flatten.ts"
+import { defaultPageSize, planPage, planSorts } from "./ReadPlan.ts"
+import type { CallOptions, SearchClient } from "./SearchClient.ts"
+
+/** One slot of a `multi_search` answer: a result, or `{code, error}` (typesense-reference §1.3). */
+const SearchSlot = Schema.Struct({
+  code: Schema.optional(Schema.Number),
+  error: Schema.optional(Schema.String),
+  found: Schema.optional(Schema.Number),
+  hits: Schema.optional(
+    Schema.Array(Schema.Struct({ document: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
+  )
+})
+const MultiSearchResult = Schema.Struct({ results: Schema.Array(SearchSlot) })
+
+export type SearchParams = Record<string, string | number>
+
+/**
+ * `POST /multi_search` (S4-b); a slot holding an `error` fails the whole read with the engine's message verbatim and
+ * its code as the status (typesense-reference §7.3).
+ */
+export const multiSearch = Effect.fn("SearchBrowse.multiSearch")(function*(
+  client: SearchClient,
+  searches: ReadonlyArray<SearchParams>,
+  options?: CallOptions
+) {
+  const json = yield* client.call("POST", "/multi_search", { _tag: "Json", value: { searches } }, options)
+  const { results } = yield* client.decode(MultiSearchResult, json)
+  for (const slot of results) {
+    if (slot.error !== undefined) {
+      return yield* new SearchEngineError(
+        slot.code === undefined
+          ? { reason: "Status", message: slot.error }
+          : { reason: "Status", message: slot.error, status: slot.code }
+      )
+    }
+  }
+  return results
+})
+
+export interface ReadPageRequest {
+  readonly collection: string
+  readonly offset?: number | undefined
+  readonly limit?: number | undefined
+  readonly filter?: SearchFilterRequest | undefined
+  readonly sort?: ReadonlyArray<SortRequest> | undefined
+  /** The collection's columns when the structure is already loaded; otherwise the schema is read first. */
+  readonly columns?: ReadonlyArray<SearchColumn> | undefined
+}
+
+const noFilter: SearchFilterRequest = { filters: [], logic: "and" }
+
+/** The columns of a collection, read from its schema (`GET /collections/:c`); a reload re-reads it (S2.2-e). */
+export const describeCollection = Effect.fn("SearchBrowse.describeCollection")(function*(
+  client: SearchClient,
+  collection: string,
+  options?: CallOptions
+) {
+  const schema = yield* client.getCollection(collection, options)
+  return { schema, columns: deriveColumns(schema) }
+})
+
+/**
+ * Reads one page of a collection (doc 2 §4.1): filters refused before any request (S7-e), unsortable sorts and a
+ * fourth sort dropped and reported (S4.1-b/c, S7-a), searches of ≤ 250 hits batched ≤ 50 per `multi_search` call, the
+ * default 1,000-row page in one round trip (S4.1-a); reading stops at the first short search.
+ */
+export const readPage = Effect.fn("SearchBrowse.readPage")(function*(
+  client: SearchClient,
+  request: ReadPageRequest,
+  options?: CallOptions
+) {
+  const filter = request.filter ?? noFilter
+  yield* precheckFilter(filter)
+  const columns = request.columns ?? (yield* describeCollection(client, request.collection, options)).columns
+  const filterBy = yield* compileFilter(filter, columns)
+  const sorts = planSorts(request.sort ?? [], columns)
+  const offset = Math.max(0, Math.trunc(request.offset ?? 0))
+  const limit = Math.trunc(request.limit ?? defaultPageSize)
+  const names = columns.map((column) => column.name)
+  const rows: Array<SearchPage["rows"][number]> = []
+  let found = 0
+  for (const batch of planPage(offset, limit)) {
+    const searches = batch.map((slice): SearchParams => ({
+      collection: request.collection,
+      q: "*",
+      offset: slice.offset,
+      limit: slice.limit,
+      ...(filterBy === undefined ? {} : { filter_by: filterBy }),
+      ...(sorts.sortBy === undefined ? {} : { sort_by: sorts.sortBy })
+    }))
+    const results = yield* multiSearch(client, searches, options)
+    found = results[0]?.found ?? found
+    let short = results.length < batch.length
+    batch.forEach((slice, index) => {
+      const hits = results[index]?.hits ?? []
+      if (short) return
+      hits.forEach((hit) => rows.push(documentRow(hit.document, names)))
+      if (hits.length < slice.limit) short = true
+    })
+    if (short) break
+  }
+  const page: SearchPage = {
+    columns,
+    rows,
+    found,
+    droppedSorts: sorts.dropped,
+    ...(filterBy === undefined ? {} : { filterBy }),
+    ...(sorts.sortBy === undefined ? {} : { sortBy: sorts.sortBy })
+  }
+  return page
+})
+
+/** Rows matching a filter: one search with `per_page=0`, reading `found` (typesense-reference §7.3). */
+export const countRows = Effect.fn("SearchBrowse.countRows")(function*(
+  client: SearchClient,
+  collection: string,
+  filter?: SearchFilterRequest,
+  columns?: ReadonlyArray<SearchColumn>,
+  options?: CallOptions
+) {
+  const request = filter ?? noFilter
+  yield* precheckFilter(request)
+  const known = columns ?? (request.filters.length === 0
+    ? []
+    : (yield* describeCollection(client, collection, options)).columns)
+  const filterBy = yield* compileFilter(request, known)
+  const search: SearchParams = { collection, q: "*", per_page: 0, ...(filterBy === undefined ? {} : { filter_by: filterBy }) }
+  const results = yield* multiSearch(client, [search], options)
+  return results[0]?.found ?? 0
+})

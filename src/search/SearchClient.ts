@@ -1,0 +1,168 @@
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import * as Undici from "@effect/platform-node/Undici"
+import { Effect, Redacted, Schema } from "effect"
+import type { Scope } from "effect"
+import type { SearchConnectionSettings } from "../domain/SearchConnection.ts"
+import { SearchEngineError } from "../domain/SearchErrors.ts"
+import { EngineCollection } from "./CollectionSchema.ts"
+
+/** W3C trace context of the MCP call a request is made for, forwarded unchanged (product-decisions §6, C2.2-f). */
+export interface TraceContext {
+  readonly traceparent?: string | undefined
+  readonly tracestate?: string | undefined
+  readonly baggage?: string | undefined
+}
+
+export interface CallOptions {
+  readonly trace?: TraceContext | undefined
+}
+
+export type EngineMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD"
+
+export type EngineBody =
+  | { readonly _tag: "Json"; readonly value: unknown }
+  | { readonly _tag: "Text"; readonly text: string; readonly contentType: string }
+
+/** A response as received, whatever its status. */
+export interface EngineResponse {
+  readonly status: number
+  readonly contentType: string
+  readonly body: string
+}
+
+/** The header carrying the key (doc 2 §2.1, product-decisions §8; S2.1-b). */
+export const apiKeyHeader = "x-typesense-api-key"
+
+/**
+ * One path segment percent-encoded, `/` and `.` included (typesense-reference §7.1): a collection `a/b` is `a%2Fb`,
+ * `v1.2` is `v1%2E2`.
+ */
+export const encodeSegment = (segment: string) => encodeURIComponent(segment).replace(/\./g, "%2E")
+
+/** A path from raw segments: `enginePath("collections", name, "documents")`. */
+export const enginePath = (...segments: ReadonlyArray<string>) => `/${segments.map(encodeSegment).join("/")}`
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** The engine's own `message`, verbatim (doc 2 §7); else the raw text; else the status. */
+export const engineMessage = (response: EngineResponse): string => {
+  const json = parseJson(response.body)
+  if (typeof json === "object" && json !== null && "message" in json && typeof json.message === "string") {
+    return json.message
+  }
+  const text = response.body.trim()
+  return text === "" ? `HTTP ${response.status}` : text
+}
+
+const statusError = (response: EngineResponse) =>
+  new SearchEngineError({ reason: "Status", status: response.status, message: engineMessage(response) })
+
+/**
+ * The REST client of one search-engine connection. Every request carries the key (S5-a) and the caller's trace
+ * context; interrupting the calling fiber aborts the HTTP request.
+ */
+export const makeSearchClientWith = (settings: SearchConnectionSettings, httpClient: HttpClient.HttpClient) => {
+  const apiKey = Redacted.value(settings.apiKey)
+
+  const send = Effect.fn("SearchClient.send")(function*(
+    method: EngineMethod,
+    path: string,
+    body?: EngineBody,
+    options?: CallOptions
+  ) {
+    const headers: Record<string, string> = { accept: "application/json" }
+    if (apiKey !== "") headers[apiKeyHeader] = apiKey
+    for (const name of ["traceparent", "tracestate", "baggage"] as const) {
+      const value = options?.trace?.[name]
+      if (value !== undefined) headers[name] = value
+    }
+    let request = HttpClientRequest.make(method)(`${settings.origin}${path}`).pipe(HttpClientRequest.setHeaders(headers))
+    if (body !== undefined && method !== "GET" && method !== "HEAD") {
+      request = body._tag === "Json"
+        ? HttpClientRequest.bodyText(request, JSON.stringify(body.value), "application/json")
+        : HttpClientRequest.bodyText(request, body.text, body.contentType)
+    }
+    const response = yield* httpClient.execute(request)
+    const text = yield* response.text
+    return { status: response.status, contentType: response.headers["content-type"] ?? "", body: text }
+  }, (effect) =>
+    Effect.catchTags(effect, {
+      RequestError: (error) =>
+        Effect.fail(
+          new SearchEngineError({
+            reason: "Transport",
+            message: `Could not reach Typesense at ${settings.origin}: ${transportReason(error.cause)}`
+          })
+        ),
+      ResponseError: (error) =>
+        Effect.fail(
+          new SearchEngineError({ reason: "Transport", message: `The response from Typesense broke off: ${error.message}` })
+        )
+    }))
+
+  /** A call that must succeed (2xx); its JSON body, or the engine's message as a `SearchEngineError`. */
+  const call = Effect.fn("SearchClient.call")(function*(
+    method: EngineMethod,
+    path: string,
+    body?: EngineBody,
+    options?: CallOptions
+  ) {
+    const response = yield* send(method, path, body, options)
+    if (response.status < 200 || response.status > 299) return yield* statusError(response)
+    return parseJson(response.body)
+  })
+
+  const decode = <A, I>(schema: Schema.Schema<A, I>, value: unknown) =>
+    Schema.decodeUnknown(schema)(value).pipe(
+      Effect.mapError(
+        (error) =>
+          new SearchEngineError({ reason: "Decode", message: `Typesense sent an answer dbdesk cannot read: ${error.message}` })
+      )
+    )
+
+  const getCollection = Effect.fn("SearchClient.getCollection")(function*(name: string, options?: CallOptions) {
+    const json = yield* call("GET", enginePath("collections", name), undefined, options)
+    return yield* decode(EngineCollection, json)
+  })
+
+  return { settings, send, call, decode, getCollection } as const
+}
+
+export type SearchClient = ReturnType<typeof makeSearchClientWith>
+
+const transportReason = (cause: unknown): string => {
+  const inner = cause instanceof Error && cause.cause instanceof Error ? cause.cause : cause
+  if (inner instanceof Error) {
+    const code = "code" in inner && typeof inner.code === "string" ? ` (${inner.code})` : ""
+    return `${inner.message}${code}`
+  }
+  return String(inner)
+}
+
+/**
+ * The client of one connection over its own undici dispatcher, closed with the scope. Skip TLS Verification applies
+ * to this dispatcher only, never process-wide (product-decisions §2, search row); `VerifyCA` checks the certificate
+ * chain but not the host name.
+ */
+export const makeSearchClient = (
+  settings: SearchConnectionSettings
+): Effect.Effect<SearchClient, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() =>
+      new Undici.Agent({
+        connect: settings.skipTlsVerification
+          ? { rejectUnauthorized: false }
+          : settings.sslMode === "VerifyCA"
+          ? { checkServerIdentity: () => undefined }
+          : {}
+      })
+    ),
+    (agent) => Effect.promise(() => agent.destroy())
+  ).pipe(Effect.map((agent) => makeSearchClientWith(settings, NodeHttpClient.makeUndici(agent))))
