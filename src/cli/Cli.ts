@@ -1,0 +1,9 @@
+import { Command } from "@effect/cli"
+import { serveCommand } from "./ServeCommand.ts"
+
+const dbdesk = Command.make("dbdesk").pipe(
+  Command.withDescription("dbdesk: a local MCP server for your database connections"),
+  Command.withSubcommands([serveCommand])
+)
+
+export const runCli = Command.run(dbdesk, { name: "dbdesk", version: "0.1.0" })

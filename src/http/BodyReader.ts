@@ -1,0 +1,64 @@
+import type { IncomingMessage } from "node:http"
+
+/** product-decisions §4 "Body limit": "10 MB" = 10,485,760 bytes. */
+export const MAX_BODY_BYTES = 10_485_760
+/** How much of an oversized body is drained so the 413 is not lost to a TCP reset. */
+const DRAIN_CAP_BYTES = 64 * 1024 * 1024
+
+export type BodyResult = { readonly ok: true; readonly body: string } | { readonly ok: false; readonly reason: "too_large" | "aborted" }
+
+/** Drains (and discards) the rest of a request up to a cap, then resolves. */
+export const drain = (request: IncomingMessage): Promise<void> =>
+  new Promise((resolve) => {
+    let seen = 0
+    const done = () => {
+      request.removeAllListeners("data")
+      resolve()
+    }
+    request.on("data", (chunk: Buffer) => {
+      seen += chunk.length
+      if (seen > DRAIN_CAP_BYTES) {
+        request.pause()
+        done()
+      }
+    })
+    request.once("end", done)
+    request.once("error", done)
+    request.once("close", done)
+    request.resume()
+  })
+
+/**
+ * Reads the body up to MAX_BODY_BYTES. A larger Content-Length is refused before reading; a
+ * chunked body is read up to the limit. Either way the unread rest is drained (wire contract §8, C8-a).
+ */
+export const readBody = (request: IncomingMessage): Promise<BodyResult> => {
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
+    return drain(request).then(() => ({ ok: false, reason: "too_large" }) as const)
+  }
+  return new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let settled = false
+    const settle = (result: BodyResult) => {
+      if (settled) return
+      settled = true
+      resolve(result)
+    }
+    request.on("data", (chunk: Buffer) => {
+      if (settled) return
+      size += chunk.length
+      if (size > MAX_BODY_BYTES) {
+        chunks.length = 0
+        request.removeAllListeners("data")
+        void drain(request).then(() => settle({ ok: false, reason: "too_large" }))
+        return
+      }
+      chunks.push(chunk)
+    })
+    request.once("end", () => settle({ ok: true, body: Buffer.concat(chunks).toString("utf8") }))
+    request.once("error", () => settle({ ok: false, reason: "aborted" }))
+    request.once("close", () => settle(request.complete ? { ok: true, body: Buffer.concat(chunks).toString("utf8") } : { ok: false, reason: "aborted" }))
+  })
+}

@@ -1,0 +1,184 @@
+import { Cause, Effect, Either, Mailbox, Schema, Stream } from "effect"
+import type { JsonObject } from "../domain/Json.ts"
+import { isJsonObject } from "../domain/Json.ts"
+import { JsonRpcRequest, looksLikeResponse, type RequestId } from "../domain/JsonRpc.ts"
+import { ProtocolError } from "../domain/ProtocolErrors.ts"
+import { META_PROTOCOL_VERSION } from "../domain/ProtocolVersions.ts"
+import { decodeModernEnvelope, detectEra, type Era, type ModernEnvelope } from "../domain/RequestEnvelope.ts"
+import { RequestRegistry } from "../services/RequestRegistry.ts"
+import { ServerIdentity } from "../services/ServerIdentity.ts"
+import { Authenticator } from "./Authenticator.ts"
+import { checkContentType, checkModernHeaders } from "./HeaderChecks.ts"
+import { emptyResponse, jsonResponse, type McpHttpRequest, type McpHttpResponse } from "./McpHttp.ts"
+import type { Execution, McpMethod, MethodContext } from "./McpMethod.ts"
+import { McpMethods } from "./McpMethods.ts"
+import { errorBody, errorResponse, sseFrame, sseHeaders } from "./ResponseEncoding.ts"
+import { finalizeResult } from "./ResultEnvelope.ts"
+import { SupportedVersions } from "./SupportedVersions.ts"
+
+/** Wire contract §8: the handler deadline, for every method except `subscriptions/listen` (§3.2). */
+export const HANDLER_DEADLINE_SECONDS = 330
+
+const parseBody = (body: string): Either.Either<unknown, undefined> => {
+  try {
+    return Either.right(JSON.parse(body) as unknown)
+  } catch {
+    return Either.left(undefined)
+  }
+}
+
+const idOf = (value: unknown): RequestId | null => {
+  if (!isJsonObject(value)) return null
+  const id = value["id"]
+  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : null
+}
+
+/**
+ * The MCP request pipeline: one place each for the body and header checks, envelope decoding,
+ * principal resolution, dispatch and error encoding, in the order of product-decisions §3.2.
+ * Host/Origin and the HTTP method are checked before this, by the transport.
+ */
+export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/McpDispatcher", {
+  effect: Effect.gen(function*() {
+    const methods = yield* McpMethods
+    const authenticator = yield* Authenticator
+    const identity = yield* ServerIdentity
+    const versions = yield* SupportedVersions
+    const registry = yield* RequestRegistry
+    const serverInfo = { name: identity.serverInfo.name, version: identity.serverInfo.version }
+
+    /** Wire contract §4.1: a notification is 202 with no body; only `notifications/cancelled` is acted on. */
+    const onNotification = (request: McpHttpRequest, message: JsonObject) =>
+      Effect.gen(function*() {
+        if (message["method"] !== "notifications/cancelled") return
+        const params = message["params"]
+        const requestId = isJsonObject(params) ? params["requestId"] : undefined
+        if (typeof requestId !== "string" && typeof requestId !== "number") return
+        const principal = yield* authenticator.identifyNotifier(request)
+        if (principal !== undefined) yield* registry.cancel(principal.key, requestId)
+      }).pipe(Effect.catchAllCause(() => Effect.void), Effect.as(emptyResponse(202)))
+
+    const decodeRequest = (request: McpHttpRequest) =>
+      Effect.gen(function*() {
+        const parsed = parseBody(request.body)
+        if (Either.isRight(parsed) && isJsonObject(parsed.right) && !("id" in parsed.right) && typeof parsed.right["method"] === "string") {
+          return { notification: parsed.right } as const
+        }
+        const contentTypeError = checkContentType(request.headers)
+        if (contentTypeError !== undefined) return yield* Effect.fail({ error: contentTypeError, id: Either.isRight(parsed) ? idOf(parsed.right) : null })
+        if (Either.isLeft(parsed)) return yield* Effect.fail({ error: ProtocolError.of(-32700), id: null })
+        const body = parsed.right
+        if (Array.isArray(body)) {
+          return yield* Effect.fail({ error: ProtocolError.invalidRequest("Batches are not supported: send one JSON-RPC message per request"), id: null })
+        }
+        if (!isJsonObject(body)) return yield* Effect.fail({ error: ProtocolError.invalidRequest("The body must be one JSON-RPC request object"), id: null })
+        if (looksLikeResponse(body)) {
+          return yield* Effect.fail({ error: ProtocolError.invalidRequest("This endpoint accepts requests, not JSON-RPC responses"), id: idOf(body) })
+        }
+        const decoded = Schema.decodeUnknownEither(JsonRpcRequest)(body)
+        if (Either.isLeft(decoded) || decoded.right.id === undefined) {
+          return yield* Effect.fail({
+            error: ProtocolError.invalidRequest("Invalid JSON-RPC request: it needs jsonrpc \"2.0\", an integer or string id, a method string and an object params"),
+            id: idOf(body)
+          })
+        }
+        return { request: decoded.right as JsonRpcRequest & { readonly id: RequestId } } as const
+      })
+
+    const execute = (method: McpMethod, context: MethodContext, execution: Execution) => {
+      const bounded = method.name === "subscriptions/listen" ? execution : execution.pipe(
+        Effect.timeoutFail({
+          duration: `${HANDLER_DEADLINE_SECONDS} seconds`,
+          onTimeout: () => ProtocolError.of(-33003, `The request ran past the ${HANDLER_DEADLINE_SECONDS} s handler deadline`, { deadline: "handler", seconds: HANDLER_DEADLINE_SECONDS })
+        })
+      )
+      return registry.track(context.principal.key, context.id, bounded).pipe(
+        Effect.map((result) => finalizeResult(result, context.era, serverInfo, method.cacheHint?.(context.params, result))),
+        Effect.catchAllDefect((defect) => Effect.fail(ProtocolError.of(-32603, "Internal error", { detail: Cause.pretty(Cause.die(defect)).split("\n")[0] ?? "" })))
+      )
+    }
+
+    const respond = (method: McpMethod, context: MethodContext, execution: Execution, mailbox: Mailbox.Mailbox<string> | undefined) => {
+      if (mailbox === undefined) {
+        return execute(method, context, execution).pipe(
+          Effect.map((result) => jsonResponse(200, { jsonrpc: "2.0", id: context.id, result })),
+          Effect.catchAll((error) => Effect.succeed(errorResponse(error, context.id)))
+        )
+      }
+      const work = execute(method, context, execution).pipe(
+        Effect.map((result) => ({ jsonrpc: "2.0", id: context.id, result })),
+        Effect.catchAll((error) => Effect.succeed(errorBody(error, context.id))),
+        Effect.flatMap((final) => mailbox.offer(sseFrame(final))),
+        Effect.ensuring(mailbox.end)
+      )
+      const frames = Stream.unwrapScoped(Effect.as(Effect.forkScoped(work), Mailbox.toStream(mailbox)))
+      return Effect.succeed<McpHttpResponse>({ kind: "sse", headers: sseHeaders, frames })
+    }
+
+    const handleRequest = (http: McpHttpRequest, request: JsonRpcRequest & { readonly id: RequestId }) =>
+      Effect.gen(function*() {
+        const params: JsonObject = request.params ?? {}
+        const era: Era = detectEra(http.headers["mcp-protocol-version"], request.params)
+        let envelope: ModernEnvelope | undefined
+        if (era === "modern") {
+          const meta = params["_meta"]
+          const version = isJsonObject(meta) ? meta[META_PROTOCOL_VERSION] : undefined
+          const headerError = checkModernHeaders(http.headers, request.method, params, typeof version === "string" && version !== "" ? version : undefined)
+          if (headerError !== undefined) return yield* Effect.fail(headerError)
+          envelope = yield* decodeModernEnvelope(params, versions.current())
+        } else if (!versions.servesLegacy) {
+          return yield* Effect.fail(ProtocolError.of(-32022, "This server speaks protocol revision 2026-07-28: send _meta[\"io.modelcontextprotocol/protocolVersion\"] with each request", {
+            supported: [...versions.current()]
+          }))
+        }
+        const method = methods.get(request.method)
+        if (method === undefined || !method.eras.includes(era)) return yield* Effect.fail(ProtocolError.methodNotFound(request.method))
+        const principal = yield* authenticator.authenticate(http, method)
+        const missing = method.scopes.filter((scope) => !principal.scopes.includes(scope))
+        if (missing.length > 0) {
+          return yield* Effect.fail(ProtocolError.of(-33007, `This token lacks the scope ${missing.join(", ")} needed for ${method.name}`, { requiredScopes: [...method.scopes] }))
+        }
+        const progressToken = envelope?.progressToken ?? legacyProgressToken(params)
+        const mailbox = progressToken === undefined ? undefined : yield* Mailbox.make<string>()
+        let lastProgress = Number.NEGATIVE_INFINITY
+        const context: MethodContext = {
+          id: request.id,
+          method: request.method,
+          params,
+          era,
+          envelope,
+          principal,
+          remoteAddress: http.remoteAddress,
+          progress: (progress, message) =>
+            Effect.suspend(() => {
+              // Wire contract §4.1: progress must increase; a non-advancing update is dropped.
+              if (mailbox === undefined || !(progress > lastProgress)) return Effect.void
+              lastProgress = progress
+              return Effect.asVoid(mailbox.offer(sseFrame({
+                jsonrpc: "2.0",
+                method: "notifications/progress",
+                params: { progressToken: progressToken!, progress, total: 1, message }
+              })))
+            })
+        }
+        const execution = yield* method.prepare(context)
+        return yield* respond(method, context, execution, mailbox)
+      }).pipe(Effect.catchAll((error) => Effect.succeed(errorResponse(error, request.id))))
+
+    const handle = (http: McpHttpRequest): Effect.Effect<McpHttpResponse> =>
+      decodeRequest(http).pipe(
+        Effect.flatMap((decoded) => decoded.notification !== undefined ? onNotification(http, decoded.notification) : handleRequest(http, decoded.request)),
+        Effect.catchAll(({ error, id }) => Effect.succeed(errorResponse(error, id))),
+        Effect.catchAllDefect(() => Effect.succeed(errorResponse(ProtocolError.of(-32603), null)))
+      )
+
+    return { handle } as const
+  })
+}) {}
+
+const legacyProgressToken = (params: JsonObject): string | number | undefined => {
+  const meta = params["_meta"]
+  const token = isJsonObject(meta) ? meta["progressToken"] : undefined
+  return typeof token === "string" || (typeof token === "number" && Number.isInteger(token)) ? token : undefined
+}
+

@@ -1,0 +1,26 @@
+import type { Stream } from "effect"
+
+/** One POST to /mcp as the pipeline sees it: header names lower-case, body as text. */
+export interface McpHttpRequest {
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly body: string
+  readonly remoteAddress: string
+}
+
+export type McpHttpResponse =
+  | { readonly kind: "json"; readonly status: number; readonly headers: Record<string, string>; readonly body: unknown }
+  | { readonly kind: "empty"; readonly status: number; readonly headers: Record<string, string> }
+  | { readonly kind: "sse"; readonly headers: Record<string, string>; readonly frames: Stream.Stream<string> }
+
+export const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}): McpHttpResponse => ({
+  kind: "json",
+  status,
+  headers,
+  body
+})
+
+export const emptyResponse = (status: number, headers: Record<string, string> = {}): McpHttpResponse => ({
+  kind: "empty",
+  status,
+  headers
+})

@@ -1,0 +1,45 @@
+import type { Effect } from "effect"
+import type { JsonObject } from "../domain/Json.ts"
+import type { RequestId } from "../domain/JsonRpc.ts"
+import type { Principal, Scope } from "../domain/Principal.ts"
+import type { ProtocolError } from "../domain/ProtocolErrors.ts"
+import type { Era, ModernEnvelope } from "../domain/RequestEnvelope.ts"
+import type { CacheScope } from "../domain/ServerInfo.ts"
+
+export interface CacheHint {
+  readonly ttlMs: number
+  readonly cacheScope: CacheScope
+}
+
+/** Everything a method handler may know about its request. */
+export interface MethodContext {
+  readonly id: RequestId
+  readonly method: string
+  readonly params: JsonObject
+  readonly era: Era
+  readonly envelope: ModernEnvelope | undefined
+  readonly principal: Principal
+  readonly remoteAddress: string
+  /**
+   * Wire contract §4.1/§2.7: reports progress on the SSE stream of a request that carried a
+   * `progressToken`; a no-op otherwise. A non-advancing value is dropped here, for every tool.
+   */
+  readonly progress: (progress: number, message: string) => Effect.Effect<void>
+}
+
+/** The work of a request, run after the response has started (product-decisions §3.2). */
+export type Execution = Effect.Effect<JsonObject, ProtocolError>
+
+export interface McpMethod {
+  readonly name: string
+  readonly eras: ReadonlyArray<Era>
+  /** Wire contract §4.3: scopes the caller must hold; tool-specific scopes are checked by the tool. */
+  readonly scopes: ReadonlyArray<Scope>
+  /** Wire contract §4.4: only the six cacheable methods set this. */
+  readonly cacheHint?: (params: JsonObject, result: JsonObject) => CacheHint
+  /**
+   * Validation and every gate that may answer with a non-200 status happen here, before the
+   * response commits (product-decisions §3.2 "Order of gates"); the returned Execution runs inside it.
+   */
+  readonly prepare: (context: MethodContext) => Effect.Effect<Execution, ProtocolError>
+}

@@ -1,0 +1,59 @@
+import { Effect, Exit, Fiber } from "effect"
+import type { RequestId } from "../domain/JsonRpc.ts"
+import { ProtocolError } from "../domain/ProtocolErrors.ts"
+
+type Running = Fiber.RuntimeFiber<unknown, unknown>
+
+/**
+ * product-decisions §4 "Running requests": every running request is registered per
+ * (principal, request id) as a multimap, so a cancel interrupts every match of that principal
+ * and nothing of another (wire contract §3.2, C3.2-g).
+ */
+export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/services/RequestRegistry", {
+  sync: () => {
+    const running = new Map<string, Set<Running>>()
+    const keyOf = (principalKey: string, id: RequestId) => `${principalKey}\u0000${typeof id}:${String(id)}`
+
+    const track = <A>(principalKey: string, id: RequestId, work: Effect.Effect<A, ProtocolError>) =>
+      Effect.gen(function*() {
+        const key = keyOf(principalKey, id)
+        const fiber = yield* Effect.fork(work)
+        const set = running.get(key) ?? new Set<Running>()
+        set.add(fiber as Running)
+        running.set(key, set)
+        const exit = yield* Fiber.await(fiber).pipe(
+          Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+          Effect.ensuring(Effect.sync(() => {
+            set.delete(fiber as Running)
+            if (set.size === 0 && running.get(key) === set) running.delete(key)
+          }))
+        )
+        if (Exit.isInterrupted(exit)) {
+          return yield* Effect.fail(ProtocolError.of(-33002, "Request cancelled", { requestId: id }))
+        }
+        return yield* exit
+      })
+
+    /** Interrupts every running request of this principal with this id; returns how many matched. */
+    const cancel = (principalKey: string, id: RequestId) =>
+      Effect.suspend(() => {
+        const set = running.get(keyOf(principalKey, id))
+        if (set === undefined) return Effect.succeed(0)
+        const fibers = [...set]
+        return Effect.as(Effect.forEach(fibers, (fiber) => Fiber.interruptFork(fiber), { discard: true }), fibers.length)
+      })
+
+    /** Interrupts every running request whose principal key satisfies `matches` (token revocation). */
+    const cancelWhere = (matches: (principalKey: string) => boolean) =>
+      Effect.suspend(() => {
+        const fibers = [...running.entries()]
+          .filter(([key]) => matches(key.slice(0, key.indexOf("\u0000"))))
+          .flatMap(([, set]) => [...set])
+        return Effect.as(Effect.forEach(fibers, (fiber) => Fiber.interruptFork(fiber), { discard: true }), fibers.length)
+      })
+
+    const size = Effect.sync(() => [...running.values()].reduce((total, set) => total + set.size, 0))
+
+    return { track, cancel, cancelWhere, size } as const
+  }
+}) {}

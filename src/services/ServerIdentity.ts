@@ -1,0 +1,33 @@
+import { Context, Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { readFileSync } from "node:fs"
+import type { ServerInfo } from "../domain/ServerInfo.ts"
+
+const packageVersion = (): string => {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+  return pkg.version
+}
+
+export interface ServerIdentityShape {
+  /** product-decisions §1 "Server identity"; `websiteUrl` is the UI origin without any secret. */
+  readonly serverInfo: ServerInfo & { readonly title: string; readonly websiteUrl: string }
+  /** UUID per start: lets the bridge prove the handshake file names this live server. */
+  readonly instanceId: string
+  readonly startedAt: Date
+}
+
+export class ServerIdentity extends Context.Tag("dbdesk/services/ServerIdentity")<ServerIdentity, ServerIdentityShape>() {
+  static readonly make = (websiteUrl: string, overrides?: Partial<ServerInfo>): ServerIdentityShape => ({
+    serverInfo: { name: "dbdesk", title: "dbdesk", version: packageVersion(), websiteUrl, ...overrides } as ServerIdentityShape["serverInfo"],
+    instanceId: randomUUID(),
+    startedAt: new Date()
+  })
+
+  static readonly layer = (websiteUrl: string, overrides?: Partial<ServerInfo>) =>
+    Layer.sync(ServerIdentity, () => ServerIdentity.make(websiteUrl, overrides))
+}
+
+export const serverInfoForResults = Effect.map(ServerIdentity, (identity) => ({
+  name: identity.serverInfo.name,
+  version: identity.serverInfo.version
+}))
