@@ -1,0 +1,128 @@
+import type { BrowseFilter, BrowseQuery, FilterLogic, ScalarValue } from "../../domain/SqlBrowse.ts"
+
+/** SQL for `browse_table` and `count_rows`: identifiers checked against the real columns and quoted, values bound. */
+export interface BoundSql {
+  readonly sql: string
+  readonly params: ReadonlyArray<unknown>
+}
+
+export type BuildResult = { readonly ok: true; readonly value: BoundSql } | { readonly ok: false; readonly message: string }
+
+/** `?` for SQLite, `$n` for PostgreSQL. */
+export type Placeholder = (position: number) => string
+
+export const quoteIdentifier = (name: string): string => `"${name.replace(/"/g, "\"\"")}"`
+
+const likePattern = (value: string, prefixOnly: boolean): string => {
+  const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`)
+  return prefixOnly ? `${escaped}%` : `%${escaped}%`
+}
+
+const bindable = (value: ScalarValue): unknown => (typeof value === "boolean" ? (value ? 1 : 0) : value)
+
+class BuildError {
+  constructor(readonly message: string) {}
+}
+
+const checkColumn = (known: ReadonlyArray<string>, column: string): string => {
+  if (!known.includes(column)) {
+    throw new BuildError(`unknown column "${column}"; the table has: ${known.join(", ")}`)
+  }
+  return quoteIdentifier(column)
+}
+
+const whereClause = (
+  known: ReadonlyArray<string>,
+  filters: ReadonlyArray<BrowseFilter>,
+  logic: FilterLogic,
+  params: Array<unknown>,
+  placeholder: Placeholder
+): string => {
+  const bind = (value: unknown): string => {
+    params.push(value)
+    return placeholder(params.length)
+  }
+  const scalar = (filter: BrowseFilter, value: BrowseFilter["value"] | undefined): ScalarValue => {
+    if (value === undefined || Array.isArray(value)) {
+      throw new BuildError(`operator ${filter.operator} on "${filter.column}" needs a single value`)
+    }
+    return value as ScalarValue
+  }
+  const conditions = filters.map((filter) => {
+    const column = checkColumn(known, filter.column)
+    switch (filter.operator) {
+      case "is_null":
+        return `${column} IS NULL`
+      case "is_not_null":
+        return `${column} IS NOT NULL`
+      case "between": {
+        if (filter.second_value === undefined) {
+          throw new BuildError(`operator between on "${filter.column}" needs value and second_value`)
+        }
+        const low = bind(bindable(scalar(filter, filter.value)))
+        return `${column} BETWEEN ${low} AND ${bind(bindable(filter.second_value))}`
+      }
+      case "in":
+      case "not_in": {
+        const values = filter.value
+        if (!Array.isArray(values) || values.length === 0) {
+          throw new BuildError(`operator ${filter.operator} on "${filter.column}" needs a non-empty array value`)
+        }
+        const list = (values as ReadonlyArray<ScalarValue>).map((v) => bind(bindable(v))).join(", ")
+        return `${column} ${filter.operator === "in" ? "IN" : "NOT IN"} (${list})`
+      }
+      case "contains":
+      case "not_contains":
+      case "starts_with": {
+        const pattern = likePattern(String(scalar(filter, filter.value)), filter.operator === "starts_with")
+        const not = filter.operator === "not_contains" ? "NOT " : ""
+        return `${column} ${not}LIKE ${bind(pattern)} ESCAPE '\\'`
+      }
+      default:
+        return `${column} ${filter.operator} ${bind(bindable(scalar(filter, filter.value)))}`
+    }
+  })
+  return conditions.length === 0 ? "" : ` WHERE ${conditions.map((c) => `(${c})`).join(logic === "or" ? " OR " : " AND ")}`
+}
+
+const attempt = (build: () => BoundSql): BuildResult => {
+  try {
+    return { ok: true, value: build() }
+  } catch (error) {
+    if (error instanceof BuildError) return { ok: false, message: error.message }
+    throw error
+  }
+}
+
+/** Fetches `limit + 1` rows so the caller can tell whether the page is truncated. */
+export const buildBrowse = (
+  table: string,
+  known: ReadonlyArray<string>,
+  query: BrowseQuery,
+  placeholder: Placeholder
+): BuildResult =>
+  attempt(() => {
+    const params: Array<unknown> = []
+    const columns = query.columns === undefined || query.columns.length === 0
+      ? "*"
+      : query.columns.map((c) => checkColumn(known, c)).join(", ")
+    const where = whereClause(known, query.filters ?? [], query.logic ?? "and", params, placeholder)
+    const order = (query.sort ?? []).map((s) => `${checkColumn(known, s.column)} ${s.direction === "desc" ? "DESC" : "ASC"}`)
+    const limit = placeholder(params.push((query.limit ?? 500) + 1))
+    const offset = placeholder(params.push(query.offset ?? 0))
+    const orderBy = order.length === 0 ? "" : ` ORDER BY ${order.join(", ")}`
+    return { sql: `SELECT ${columns} FROM ${quoteIdentifier(table)}${where}${orderBy} LIMIT ${limit} OFFSET ${offset}`, params }
+  })
+
+export const buildCount = (
+  table: string,
+  known: ReadonlyArray<string>,
+  filters: ReadonlyArray<BrowseFilter>,
+  logic: FilterLogic,
+  placeholder: Placeholder
+): BuildResult =>
+  attempt(() => {
+    const params: Array<unknown> = []
+    const where = whereClause(known, filters, logic, params, placeholder)
+    return { sql: `SELECT count(*) FROM ${quoteIdentifier(table)}${where}`, params }
+  })

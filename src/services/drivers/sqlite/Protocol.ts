@@ -1,0 +1,38 @@
+import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
+import type { StatementAccess } from "../Driver.ts"
+
+/** Messages between the SQLite driver and its child process (one child per connection, product-decisions §2). */
+export type ChildRequest =
+  | { readonly op: "status" }
+  | { readonly op: "listTables"; readonly includeRowCounts: boolean }
+  | { readonly op: "describeTable"; readonly table: string }
+  | { readonly op: "tableDdl"; readonly table: string }
+  | { readonly op: "searchSchema"; readonly term: string; readonly limit: number }
+  | { readonly op: "browse"; readonly table: string; readonly query: BrowseQuery }
+  | { readonly op: "count"; readonly table: string; readonly filters: ReadonlyArray<BrowseFilter>; readonly logic: FilterLogic }
+  | {
+    readonly op: "execute"
+    readonly sql: string
+    readonly maxRows: number
+    readonly access: StatementAccess
+    readonly params: ReadonlyArray<unknown>
+  }
+  | { readonly op: "explain"; readonly sql: string }
+  | {
+    readonly op: "insertRows"
+    readonly table: string
+    readonly columns: ReadonlyArray<string>
+    readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+  }
+  | { readonly op: "close" }
+
+export type ChildFailure =
+  | { readonly kind: "Sql"; readonly message: string }
+  | { readonly kind: "TableNotFound"; readonly table: string }
+  | { readonly kind: "InvalidArgument"; readonly message: string }
+
+export type ChildResponse =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly failure: ChildFailure }
+
+export const READY = "ready"

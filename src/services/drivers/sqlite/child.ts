@@ -1,0 +1,74 @@
+import Database from "better-sqlite3"
+import type { ChildFailure, ChildRequest, ChildResponse } from "./Protocol.ts"
+import { READY } from "./Protocol.ts"
+import { OpFailure, SqliteOps } from "./SqliteOps.ts"
+
+/** The SQLite child process: runs one request at a time, synchronously, off the server's event loop. */
+const path = process.argv[2] ?? ""
+let readonlyHandle: Database.Database | undefined
+let readwriteHandle: Database.Database | undefined
+
+const handles = {
+  readonly: (): Database.Database => {
+    if (readonlyHandle === undefined) {
+      readonlyHandle = new Database(path, { readonly: true, fileMustExist: true })
+      readonlyHandle.pragma("query_only = ON")
+    }
+    return readonlyHandle
+  },
+  readwrite: (): Database.Database => {
+    if (readwriteHandle === undefined) {
+      readwriteHandle = new Database(path, { fileMustExist: true })
+      readwriteHandle.pragma("foreign_keys = ON")
+    }
+    return readwriteHandle
+  }
+}
+
+const ops = new SqliteOps(handles)
+
+const run = (request: ChildRequest): unknown => {
+  switch (request.op) {
+    case "status":
+      return ops.status()
+    case "listTables":
+      return ops.listTables(request.includeRowCounts)
+    case "describeTable":
+      return ops.describeTable(request.table)
+    case "tableDdl":
+      return ops.describeTable(request.table).ddl ?? ""
+    case "searchSchema":
+      return ops.searchSchema(request.term, request.limit)
+    case "browse":
+      return ops.browse(request.table, request.query)
+    case "count":
+      return ops.count(request.table, request.filters, request.logic)
+    case "execute":
+      return ops.execute(request.sql, request.params, request.access, request.maxRows)
+    case "explain":
+      return ops.execute(`EXPLAIN QUERY PLAN ${request.sql}`, [], "readonly", 10_000)
+    case "insertRows":
+      return ops.insertRows(request.table, request.columns, request.rows)
+    case "close":
+      readonlyHandle?.close()
+      readwriteHandle?.close()
+      return null
+  }
+}
+
+const failureOf = (error: unknown): ChildFailure =>
+  error instanceof OpFailure ? error.failure : { kind: "Sql", message: error instanceof Error ? error.message : String(error) }
+
+process.on("message", (message: { readonly id: number } & ChildRequest) => {
+  let response: ChildResponse
+  try {
+    response = { id: message.id, ok: true, value: run(message) }
+  } catch (error) {
+    response = { id: message.id, ok: false, failure: failureOf(error) }
+  }
+  process.send?.(response, () => {
+    if (message.op === "close") process.exit(0)
+  })
+})
+process.on("disconnect", () => process.exit(0))
+process.send?.(READY)
