@@ -11,6 +11,11 @@ export class SearchConsoleRefused extends Schema.TaggedError<SearchConsoleRefuse
   message: Schema.String
 }) {}
 
+/** A grid edit the client refuses before any request, such as a change to the read-only `id` (S2.2-b). */
+export class SearchEditRefused extends Schema.TaggedError<SearchEditRefused>()("SearchEditRefused", {
+  message: Schema.String
+}) {}
+
 /**
  * A failed engine call. `message` is the engine's own `message` verbatim (product-decisions §8, doc 2 §7); `status` is
  * absent when the engine was not reached.
