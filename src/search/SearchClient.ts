@@ -70,6 +70,8 @@ const statusError = (response: EngineResponse) =>
  */
 export const makeSearchClientWith = (settings: SearchConnectionSettings, httpClient: HttpClient.HttpClient) => {
   const apiKey = Redacted.value(settings.apiKey)
+  // the caller's trace context goes out unchanged, never replaced by the client's own span (C2.2-f)
+  const http = HttpClient.withTracerPropagation(httpClient, false)
 
   const send = Effect.fn("SearchClient.send")(function*(
     method: EngineMethod,
@@ -89,7 +91,7 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
         ? HttpClientRequest.bodyText(request, JSON.stringify(body.value), "application/json")
         : HttpClientRequest.bodyText(request, body.text, body.contentType)
     }
-    const response = yield* httpClient.execute(request)
+    const response = yield* http.execute(request)
     const text = yield* response.text
     return { status: response.status, contentType: response.headers["content-type"] ?? "", body: text }
   }, (effect) =>
