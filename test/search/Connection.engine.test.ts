@@ -119,7 +119,9 @@ describe("requests are interruptible", () => {
         Deferred.unsafeDone(received, Effect.void)
       })
       yield* Effect.acquireRelease(
-        Effect.async<void>((resume) => server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        Effect.async<void>((resume) => {
+          server.listen(0, "127.0.0.1", () => resume(Effect.void))
+        }),
         () => Effect.sync(() => server.close())
       )
       const port = (server.address() as AddressInfo).port
