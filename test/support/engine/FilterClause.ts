@@ -34,27 +34,35 @@ const DECIMAL = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
 
 /** One number checked against the field type, with the §2.4 messages. */
 const parseNumber = (field: Field, text: string): number => {
-  const prefix = `Error with filter field \`${field.name}\`:`
   const type = baseType(field.type)
-  if (!DECIMAL.test(text)) return failure(400, `${prefix} Numerical field has an invalid comparator.`)
-  if (type === "float") return Number(text)
-  if (!INTEGER.test(text)) return failure(400, `${prefix} ${type === "int32" ? "Not an int32." : "Not an int64."}`)
+  const valid = type === "float" ? DECIMAL.test(text) : INTEGER.test(text)
+  if (!valid) {
+    const expected = type === "int32" ? "Not an int32." : type === "int64" ? "Not an int64." : "Not a float."
+    return failure(400, `Error with filter field \`${field.name}\`: ${expected}`)
+  }
   const value = Number(text)
   if (type === "int32" && (value > 2147483647 || value < -2147483648)) {
-    return failure(400, `${prefix} \`${text}\` exceeds the range of an int32.`)
+    return failure(400, `Error with filter field \`${field.name}\`: \`${text}\` exceeds the range of an int32.`)
   }
   return value
 }
 
+/**
+ * `filter::extract_num_comparator`: a plain number is an equality, else a leading comparator is
+ * required, else "invalid comparator" (this is what a backticked number hits).
+ */
 const parseNumberItem = (field: Field, item: string): NumberItem => {
   const text = item.trim()
   const range = text.indexOf("..")
   if (range !== -1) {
     return { op: "..", low: parseNumber(field, text.slice(0, range).trim()), high: parseNumber(field, text.slice(range + 2).trim()) }
   }
-  const comparator = /^(<=|>=|<|>|=)?/.exec(text)![0]
-  const op = comparator === "" ? "=" : (comparator as "=" | "<" | "<=" | ">" | ">=")
-  return { op, value: parseNumber(field, text.slice(comparator.length).trim()) }
+  if (DECIMAL.test(text)) return { op: "=", value: parseNumber(field, text) }
+  const comparator = /^(<=|>=|<|>|=)/.exec(text)?.[0]
+  if (comparator === undefined) {
+    return failure(400, `Error with filter field \`${field.name}\`: Numerical field has an invalid comparator.`)
+  }
+  return { op: comparator as "=" | "<" | "<=" | ">" | ">=", value: parseNumber(field, text.slice(comparator.length).trim()) }
 }
 
 const parseNumeric = (field: Field, raw: string): Clause => {
