@@ -93,7 +93,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
         })
       )
       return registry.track(context.principal.key, context.id, bounded).pipe(
-        Effect.map((result) => finalizeResult(result, context.era, serverInfo, method.cacheHint?.(context.params, result))),
+        Effect.map((result) => finalizeResult(result, { era: context.era, method: method.name, params: context.params }, serverInfo, method.cacheHint?.(context.params, result))),
         Effect.catchAllDefect((defect) => Effect.fail(ProtocolError.of(-32603, "Internal error", { detail: Cause.pretty(Cause.die(defect)).split("\n")[0] ?? "" })))
       )
     }
