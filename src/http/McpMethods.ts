@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { McpMethod } from "./McpMethod.ts"
 import { DiscoverMethod } from "./methods/Discover.ts"
+import { ToolsCallMethod } from "./methods/ToolsCall.ts"
 import { ToolsListMethod } from "./methods/ToolsList.ts"
 
 /** The method table of wire contract §4.3; each method lives in its own file under `methods/`. */
@@ -10,6 +11,6 @@ export class McpMethods extends Context.Tag("dbdesk/http/McpMethods")<McpMethods
 
   static readonly layer = Layer.effect(
     McpMethods,
-    Effect.map(Effect.all([DiscoverMethod, ToolsListMethod]), McpMethods.fromMethods)
+    Effect.map(Effect.all([DiscoverMethod, ToolsListMethod, ToolsCallMethod]), McpMethods.fromMethods)
   )
 }

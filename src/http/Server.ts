@@ -1,4 +1,8 @@
 import { Console, Effect, Layer } from "effect"
+import { ConnectionAccess } from "../services/ConnectionAccess.ts"
+import { Connections } from "../services/Connections.ts"
+import { Drivers } from "../services/Drivers.ts"
+import { ToolRegistry } from "../services/tools/ToolRegistry.ts"
 import type { ServerInfo } from "../domain/ServerInfo.ts"
 import type { SettingsPatch } from "../domain/Settings.ts"
 import { refuseSecondStart, removeOwnHandshake, writeHandshake } from "../services/Handshake.ts"
@@ -19,6 +23,8 @@ export interface ServerOptions {
   readonly settings?: SettingsPatch
   /** Embedded hosts name themselves (product-decisions §1 "Server identity"). */
   readonly serverInfo?: Partial<ServerInfo>
+  /** The host's connections (embedded mode); default: connections.json with the sample database. */
+  readonly connections?: Layer.Layer<Connections, never, SupportPaths>
 }
 
 /** Publishes the handshake file once the port is bound, and removes it at a clean stop. */
@@ -52,7 +58,9 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
     ServerIdentity.layer(`http://127.0.0.1:${current.ui.port}`, options.serverInfo)
   ))
   const core = Layer.mergeAll(identity, SupportedVersions.modernOnly, Authenticator.anonymous).pipe(Layer.provideMerge(base))
-  const methods = McpMethods.layer.pipe(Layer.provideMerge(core))
+  const connections = Layer.mergeAll(ConnectionAccess.Default, Drivers.Default).pipe(Layer.provideMerge(options.connections ?? Connections.layerFile))
+  const tools = ToolRegistry.layer.pipe(Layer.provideMerge(connections), Layer.provideMerge(core))
+  const methods = McpMethods.layer.pipe(Layer.provideMerge(tools))
   const dispatcher = McpDispatcher.Default.pipe(Layer.provideMerge(methods))
   const server = NodeMcpServerLive.pipe(Layer.provideMerge(dispatcher))
   return HandshakeLive.pipe(Layer.provideMerge(server), Layer.provide(SingleInstanceGuard), Layer.provide(paths))

@@ -1,0 +1,80 @@
+import { Schema } from "effect"
+import { SearchSslMode } from "./SearchConnection.ts"
+
+/** product-decisions §2: the three access settings of every connection, defaults first. */
+export const ExternalAccess = Schema.Literal("readOnly", "readWrite", "blocked")
+export type ExternalAccess = typeof ExternalAccess.Type
+export const AiPolicy = Schema.Literal("askEachTime", "alwaysAllow", "never")
+export type AiPolicy = typeof AiPolicy.Type
+export const ConfirmQueries = Schema.Literal("writes", "all")
+export type ConfirmQueries = typeof ConfirmQueries.Type
+
+export const ConnectionId = Schema.String.pipe(Schema.nonEmptyString(), Schema.brand("ConnectionId"))
+export type ConnectionId = typeof ConnectionId.Type
+
+const common = {
+  id: ConnectionId,
+  name: Schema.String.pipe(Schema.nonEmptyString({ message: () => "A connection needs a name." })),
+  externalAccess: Schema.optionalWith(ExternalAccess, { default: () => "readOnly" as const }),
+  aiPolicy: Schema.optionalWith(AiPolicy, { default: () => "askEachTime" as const }),
+  confirmQueries: Schema.optionalWith(ConfirmQueries, { default: () => "writes" as const })
+}
+
+export const SqliteConnection = Schema.Struct({
+  ...common,
+  type: Schema.Literal("sqlite"),
+  path: Schema.String.pipe(Schema.nonEmptyString({ message: () => "A SQLite connection needs the path of its database file." }))
+})
+export type SqliteConnection = typeof SqliteConnection.Type
+
+export const PostgresSslMode = Schema.Literal("disable", "prefer", "require", "verify-ca", "verify-full")
+
+export const PostgresConnection = Schema.Struct({
+  ...common,
+  type: Schema.Literal("postgresql"),
+  host: Schema.String.pipe(Schema.nonEmptyString()),
+  port: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 65535)), { default: () => 5432 }),
+  database: Schema.String.pipe(Schema.nonEmptyString()),
+  user: Schema.String.pipe(Schema.nonEmptyString()),
+  password: Schema.optionalWith(Schema.Redacted(Schema.String), { exact: true }),
+  sslMode: Schema.optionalWith(PostgresSslMode, { default: () => "prefer" as const })
+})
+export type PostgresConnection = typeof PostgresConnection.Type
+
+/** Doc 2 §2.1: one cluster, no Database field; the API key is the whole credential. */
+export const SearchConnection = Schema.Struct({
+  ...common,
+  type: Schema.Literal("search"),
+  host: Schema.String.pipe(Schema.nonEmptyString()),
+  port: Schema.Int.pipe(Schema.between(1, 65535)),
+  apiKey: Schema.Redacted(Schema.String),
+  sslMode: Schema.optionalWith(SearchSslMode, { default: () => "Disabled" as const }),
+  skipTlsVerification: Schema.optionalWith(Schema.Boolean, { default: () => false })
+})
+export type SearchConnection = typeof SearchConnection.Type
+
+export const Connection = Schema.Union(SqliteConnection, PostgresConnection, SearchConnection)
+export type Connection = typeof Connection.Type
+export type ConnectionType = Connection["type"]
+
+/** `connections.json` (0600, holds secrets). */
+export const ConnectionsFile = Schema.Struct({
+  version: Schema.Literal(1),
+  connections: Schema.Array(Connection)
+})
+export type ConnectionsFile = typeof ConnectionsFile.Type
+
+/** What `list_connections` shows of a connection (product-decisions §3): never a secret. */
+export const ConnectionSummary = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  type: Schema.Literal("sqlite", "postgresql", "search"),
+  host: Schema.optionalWith(Schema.String, { exact: true }),
+  port: Schema.optionalWith(Schema.Int, { exact: true }),
+  database: Schema.optionalWith(Schema.String, { exact: true }),
+  is_connected: Schema.Boolean,
+  external_access: ExternalAccess,
+  ai_policy: AiPolicy,
+  confirm_queries: ConfirmQueries
+})
+export type ConnectionSummary = typeof ConnectionSummary.Type

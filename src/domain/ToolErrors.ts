@@ -1,0 +1,27 @@
+import { Data } from "effect"
+
+/** Wire contract §7.2: the codes a tool error's text starts with. */
+export const TOOL_ERROR_CODES = [
+  "invalid_argument",
+  "not_connected",
+  "not_found",
+  "denied",
+  "timeout",
+  "unsupported",
+  "query_failed",
+  "user_cancelled",
+  "internal_failure"
+] as const
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number]
+
+/**
+ * A tool that failed because of the database, the arguments' values or the user's policy: a
+ * successful JSON-RPC result with `isError: true` whose text is `<code>: <message>` (§7.2, C7.2-a).
+ */
+export class ToolFailure extends Data.TaggedError("ToolFailure")<{ readonly code: ToolErrorCode; readonly detail: string }> {
+  override get message(): string {
+    return `${this.code}: ${this.detail}`
+  }
+}
+
+export const toolFailure = (code: ToolErrorCode, detail: string) => new ToolFailure({ code, detail })

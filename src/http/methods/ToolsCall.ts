@@ -1,0 +1,35 @@
+import { Effect } from "effect"
+import { isJsonObject } from "../../domain/Json.ts"
+import { ProtocolError } from "../../domain/ProtocolErrors.ts"
+import { ToolFailure } from "../../domain/ToolErrors.ts"
+import { toolErrorResult } from "../../services/tools/Tool.ts"
+import { ToolRegistry } from "../../services/tools/ToolRegistry.ts"
+import type { McpMethod } from "../McpMethod.ts"
+
+/**
+ * Wire contract §2.3/§4.3: `tools/call` needs `tools:read` plus the tool's own scope; an unknown
+ * tool is -32602; a tool that fails is a successful result with `isError: true` (§7.2).
+ */
+export const ToolsCallMethod = Effect.gen(function*() {
+  const registry = yield* ToolRegistry
+  return {
+    name: "tools/call",
+    eras: ["modern", "legacy"],
+    scopes: ["tools:read"],
+    prepare: (context) =>
+      Effect.gen(function*() {
+        const name = context.params["name"]
+        if (typeof name !== "string") return yield* ProtocolError.invalidParams("params.name must be the name of a tool from tools/list")
+        const tool = registry.get(name)
+        if (tool === undefined) return yield* ProtocolError.invalidParams(`Unknown tool ${JSON.stringify(name)}; call tools/list for the tools you can use`, { tool: name })
+        const missing = tool.scopes.filter((scope) => !context.principal.scopes.includes(scope))
+        if (missing.length > 0) {
+          return yield* ProtocolError.of(-33007, `The tool ${name} needs the scope ${missing.join(", ")}`, { requiredScopes: ["tools:read", ...tool.scopes] })
+        }
+        const args = context.params["arguments"]
+        if (args !== undefined && !isJsonObject(args)) return yield* ProtocolError.invalidParams("params.arguments must be an object")
+        const run = yield* tool.prepare(args ?? {}, context)
+        return run.pipe(Effect.catchIf((error): error is ToolFailure => error instanceof ToolFailure, (failure) => Effect.succeed(toolErrorResult(failure))))
+      }).pipe(Effect.catchIf((error): error is ToolFailure => error instanceof ToolFailure, (failure) => Effect.succeed(Effect.succeed(toolErrorResult(failure)))))
+  } satisfies McpMethod
+})

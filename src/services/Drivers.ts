@@ -1,0 +1,53 @@
+import { Effect, Stream } from "effect"
+import type { Connection } from "../domain/Connection.ts"
+import { toolFailure } from "../domain/ToolErrors.ts"
+import { Connections, connectionSecrets } from "./Connections.ts"
+import type { DatabaseDriver } from "./drivers/Driver.ts"
+import { makeSqliteDriver } from "./drivers/SqliteDriver.ts"
+
+/**
+ * One lazily opened driver per SQL connection, closed when the connection changes or is removed
+ * and at shutdown (product-decisions §2).
+ */
+export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers", {
+  scoped: Effect.gen(function*() {
+    const connections = yield* Connections
+    const open = new Map<string, DatabaseDriver>()
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const drop = (id: string) =>
+      Effect.suspend(() => {
+        const driver = open.get(id)
+        open.delete(id)
+        return driver === undefined ? Effect.void : driver.close()
+      })
+
+    yield* connections.changes.pipe(
+      Stream.runForEach((change) => (change.kind === "added" ? Effect.void : drop(change.connection.id))),
+      Effect.forkScoped
+    )
+    yield* Effect.addFinalizer(() => Effect.forEach([...open.keys()], drop, { discard: true }))
+
+    const forConnection = Effect.fn("Drivers.forConnection")(function*(connection: Connection) {
+      const existing = open.get(connection.id)
+      if (existing !== undefined) return existing
+      return yield* lock.withPermits(1)(Effect.gen(function*() {
+        const again = open.get(connection.id)
+        if (again !== undefined) return again
+        switch (connection.type) {
+          case "sqlite": {
+            const driver = yield* makeSqliteDriver({ path: connection.path, secrets: connectionSecrets(connection) })
+            open.set(connection.id, driver)
+            return driver as DatabaseDriver
+          }
+          case "postgresql":
+            return yield* toolFailure("unsupported", `the PostgreSQL driver is not available in this build, so '${connection.name}' cannot be opened`)
+          case "search":
+            return yield* toolFailure("unsupported", `'${connection.name}' is a search-engine connection: use search_documents or list_tables`)
+        }
+      }))
+    })
+
+    return { forConnection } as const
+  })
+}) {}

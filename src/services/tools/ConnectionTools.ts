@@ -1,0 +1,86 @@
+import { Effect, Schema } from "effect"
+import type { Connection } from "../../domain/Connection.ts"
+import type { JsonObject } from "../../domain/Json.ts"
+import { toolFailure } from "../../domain/ToolErrors.ts"
+import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { Drivers } from "../Drivers.ts"
+import { defineTool, described, toolResult } from "./Tool.ts"
+
+const connectionId = described(Schema.String, "Id of the connection, from list_connections")
+
+export const summarize = (connection: Connection, isConnected: boolean): JsonObject => ({
+  id: connection.id,
+  name: connection.name,
+  type: connection.type,
+  ...(connection.type === "sqlite" ? { database: connection.path } : {}),
+  ...(connection.type === "postgresql" ? { host: connection.host, port: connection.port, database: connection.database } : {}),
+  ...(connection.type === "search" ? { host: connection.host, port: connection.port } : {}),
+  is_connected: isConnected,
+  external_access: connection.externalAccess,
+  ai_policy: connection.aiPolicy,
+  confirm_queries: connection.confirmQueries
+})
+
+export const ConnectionTools = Effect.gen(function*() {
+  const access = yield* ConnectionAccess
+  const drivers = yield* Drivers
+
+  const listConnections = defineTool({
+    name: "list_connections",
+    title: "List connections",
+    description: "Lists the database connections the user lets you use, with their ids, types and access settings. Start here.",
+    arguments: Schema.Struct({}),
+    scopes: [],
+    readOnly: true,
+    prepare: (_args, context) =>
+      Effect.succeed(Effect.map(access.visible(context.principal), (connections) =>
+        toolResult({ connections: connections.map((connection) => summarize(connection, connection.type === "sqlite")) })))
+  })
+
+  const getConnectionStatus = defineTool({
+    name: "get_connection_status",
+    title: "Connection status",
+    description: "Checks whether a connection can be reached and reports the server version.",
+    arguments: Schema.Struct({ connection_id: connectionId }),
+    scopes: [],
+    readOnly: true,
+    prepare: (args, context) =>
+      Effect.map(access.resolve(context.principal, args.connection_id), (connection) =>
+        Effect.gen(function*() {
+          const driver = yield* drivers.forConnection(connection)
+          const status = yield* driver.status()
+          return toolResult({ ...status })
+        }))
+  })
+
+  const listDatabases = defineTool({
+    name: "list_databases",
+    title: "List databases",
+    description: "Lists the databases of a connection. A SQLite connection has one database, main; search connections have none (use list_tables).",
+    arguments: Schema.Struct({ connection_id: connectionId }),
+    scopes: [],
+    readOnly: true,
+    prepare: (args, context) =>
+      Effect.map(access.resolve(context.principal, args.connection_id), (connection) => {
+        if (connection.type === "search") {
+          return Effect.fail(toolFailure("unsupported", "a search-engine connection reaches one cluster and has no databases; call list_tables to see its collections"))
+        }
+        if (connection.type === "sqlite") return Effect.succeed(toolResult({ databases: ["main"] }))
+        return Effect.succeed(toolResult({ databases: [connection.database] }))
+      })
+  })
+
+  const listSchemas = defineTool({
+    name: "list_schemas",
+    title: "List schemas",
+    description: "Lists the schemas of a PostgreSQL database. Other connection types have no schemas.",
+    arguments: Schema.Struct({ connection_id: connectionId, database: Schema.optionalWith(Schema.String, { exact: true }) }),
+    scopes: [],
+    readOnly: true,
+    prepare: (args, context) =>
+      Effect.map(access.resolve(context.principal, args.connection_id), (connection) =>
+        Effect.fail(toolFailure("unsupported", `'${connection.name}' is a ${connection.type} connection, which has no schemas; call list_tables`)))
+  })
+
+  return [listConnections, getConnectionStatus, listDatabases, listSchemas] as const
+})

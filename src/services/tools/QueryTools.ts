@@ -1,0 +1,121 @@
+import { Effect, Schema } from "effect"
+import type { Connection } from "../../domain/Connection.ts"
+import type { JsonObject } from "../../domain/Json.ts"
+import { ProtocolError } from "../../domain/ProtocolErrors.ts"
+import { classifyStatement, type Classification } from "../../domain/StatementClassifier.ts"
+import { toolFailure } from "../../domain/ToolErrors.ts"
+import type { MethodContext } from "../../http/McpMethod.ts"
+import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { Drivers } from "../Drivers.ts"
+import { SettingsStore } from "../Settings.ts"
+import { mapDriverFailure } from "./DriverFailures.ts"
+import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
+
+const connectionId = described(Schema.String, "Id of the connection, from list_connections")
+
+const dialectOf = (connection: Connection): "postgresql" | "sqlite" => (connection.type === "postgresql" ? "postgresql" : "sqlite")
+
+/**
+ * product-decisions §3.1: one statement per call; files/code refused for every external caller;
+ * destructive statements only through confirm_destructive_operation.
+ */
+export const classifyForExecution = (query: string, connection: Connection) =>
+  Effect.gen(function*() {
+    if (query.trim() === "") return yield* toolFailure("invalid_argument", "query must not be empty")
+    const classification = classifyStatement(query, dialectOf(connection))
+    if (classification.statementCount > 1) return yield* toolFailure("invalid_argument", "send one statement at a time")
+    if (classification.reachesFilesOrCode) {
+      return yield* toolFailure("denied", `this statement reads or writes files or runs code on the database server, which AI clients may never do${classification.reason === undefined ? "" : ` (${classification.reason})`}`)
+    }
+    return classification
+  })
+
+/** Wire contract §5 point 8 / product-decisions §2: scope and external access for a non-safe statement. */
+export const checkWriteGates = (classification: Classification, connection: Connection, context: MethodContext) =>
+  Effect.gen(function*() {
+    if (classification.tier === "safe") return
+    if (!context.principal.scopes.includes("tools:write")) {
+      return yield* ProtocolError.of(-33007, "This statement changes data, which needs the tools:write scope", { requiredScopes: ["tools:read", "tools:write"] })
+    }
+    if (connection.externalAccess !== "readWrite") {
+      return yield* ProtocolError.of(-33007, `'${connection.name}' allows AI clients to read only`, { reason: "external_access_read_only", connectionId: connection.id })
+    }
+  })
+
+export const QueryTools = Effect.gen(function*() {
+  const access = yield* ConnectionAccess
+  const drivers = yield* Drivers
+  const settings = yield* SettingsStore
+
+  const executeQuery = defineTool({
+    name: "execute_query",
+    title: "Run a query",
+    description: "Runs one SQL statement and returns a result set. Reads run at once; writes are confirmed by the user; DROP and TRUNCATE go through confirm_destructive_operation.",
+    arguments: Schema.Struct({
+      connection_id: connectionId,
+      query: described(Schema.String, "One SQL statement"),
+      max_rows: Schema.optionalWith(described(Schema.Number, "Rows to return at most (default limits.defaultRows, 1 to limits.maxRows)"), { exact: true }),
+      timeout_seconds: Schema.optionalWith(described(Schema.Number, "Statement deadline in seconds (1–300, default limits.queryTimeoutSeconds)"), { exact: true }),
+      database: Schema.optionalWith(Schema.String, { exact: true }),
+      schema: Schema.optionalWith(Schema.String, { exact: true })
+    }),
+    scopes: [],
+    readOnly: false,
+    prepare: (args, context) =>
+      Effect.gen(function*() {
+        const limits = (yield* settings.current).limits
+        const maxRows = args.max_rows ?? limits.defaultRows
+        const timeoutSeconds = args.timeout_seconds ?? limits.queryTimeoutSeconds
+        if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > limits.maxRows) {
+          return yield* toolFailure("invalid_argument", `max_rows must be a whole number from 1 to ${limits.maxRows}`)
+        }
+        if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 300) {
+          return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
+        }
+        const connection = yield* access.resolve(context.principal, args.connection_id)
+        const classification = yield* classifyForExecution(args.query, connection)
+        if (classification.tier === "destructive") {
+          return yield* toolFailure("denied", "this statement drops or truncates data; use confirm_destructive_operation")
+        }
+        yield* checkWriteGates(classification, connection, context)
+        if (classification.tier !== "safe") {
+          return yield* toolFailure("denied", "this statement changes data and needs the user's approval, which this server cannot ask for yet; only reads run")
+        }
+        const run: ToolRun = mapDriverFailure(Effect.gen(function*() {
+          yield* context.progress(0, "Resolving connection")
+          const driver = yield* drivers.forConnection(connection)
+          yield* context.progress(0.3, "Executing")
+          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: "readonly" })
+          yield* context.progress(1, "Done")
+          return toolResult(resultSet as unknown as JsonObject)
+        }))
+        return run
+      })
+  })
+
+  const explainQuery = defineTool({
+    name: "explain_query",
+    title: "Explain a query",
+    description: "Shows the plan of one statement. analyze runs it (PostgreSQL, safe statements only); SQLite shows EXPLAIN QUERY PLAN.",
+    arguments: Schema.Struct({
+      connection_id: connectionId,
+      query: described(Schema.String, "One SQL statement"),
+      analyze: Schema.optionalWith(described(Schema.Boolean, "Run the statement to measure it (PostgreSQL, safe statements only)"), { exact: true })
+    }),
+    scopes: [],
+    readOnly: true,
+    prepare: (args, context) =>
+      Effect.gen(function*() {
+        const connection = yield* access.resolve(context.principal, args.connection_id)
+        const classification = yield* classifyForExecution(args.query, connection)
+        if (args.analyze === true && classification.tier !== "safe") {
+          return yield* toolFailure("denied", "analyze runs the statement, so it is only allowed for a statement that reads")
+        }
+        const run: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
+          Effect.map(driver.explain(args.query, args.analyze ?? false), (resultSet) => toolResult(resultSet as unknown as JsonObject))))
+        return run
+      })
+  })
+
+  return [executeQuery, explainQuery] as const
+})

@@ -1,0 +1,95 @@
+import { Effect, Schema } from "effect"
+import type { JsonObject } from "../../domain/Json.ts"
+import { toolFailure } from "../../domain/ToolErrors.ts"
+import type { MethodContext } from "../../http/McpMethod.ts"
+import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { Drivers } from "../Drivers.ts"
+import type { DatabaseDriver } from "../drivers/Driver.ts"
+import { mapDriverFailure } from "./DriverFailures.ts"
+import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
+
+const connectionId = described(Schema.String, "Id of the connection, from list_connections")
+const table = described(Schema.String, "Name of the table (or collection), from list_tables")
+const database = Schema.optionalWith(described(Schema.String, "Database name (PostgreSQL); SQLite has only main"), { exact: true })
+const schemaName = Schema.optionalWith(described(Schema.String, "Schema name (PostgreSQL)"), { exact: true })
+
+export const requireName = (value: string, what: string) =>
+  value.trim() === "" ? Effect.fail(toolFailure("invalid_argument", `${what} must not be empty`)) : Effect.void
+
+/** Resolves the connection (gates before the response starts), then runs `use` with its driver. */
+export const withDriver = (
+  access: ConnectionAccess,
+  drivers: Drivers,
+  context: MethodContext,
+  connectionId: string,
+  use: (driver: DatabaseDriver) => Effect.Effect<JsonObject, any>
+) =>
+  Effect.map(access.resolve(context.principal, connectionId), (connection): ToolRun =>
+    mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), use)))
+
+export const SchemaTools = Effect.gen(function*() {
+  const access = yield* ConnectionAccess
+  const drivers = yield* Drivers
+
+  const listTables = defineTool({
+    name: "list_tables",
+    title: "List tables",
+    description: "Lists the tables and views of a connection (collections for a search connection), optionally with row counts.",
+    arguments: Schema.Struct({
+      connection_id: connectionId,
+      database,
+      schema: schemaName,
+      include_row_counts: Schema.optionalWith(described(Schema.Boolean, "Also count the rows of each table"), { exact: true })
+    }),
+    scopes: [],
+    readOnly: true,
+    prepare: (args, context) =>
+      withDriver(access, drivers, context, args.connection_id, (driver) =>
+        Effect.map(driver.listTables({ includeRowCounts: args.include_row_counts ?? false }), (tables) => toolResult({ tables: tables.map((entry) => ({ ...entry })) })))
+  })
+
+  const describeTable = defineTool({
+    name: "describe_table",
+    title: "Describe a table",
+    description: "Returns the columns (types, nullability, primary key, sortability), indexes, foreign keys and DDL of a table. Call it before writing SQL or a filter.",
+    arguments: Schema.Struct({ connection_id: connectionId, table, database, schema: schemaName }),
+    scopes: [],
+    readOnly: true,
+    prepare: (args, context) =>
+      Effect.zipRight(requireName(args.table, "table"), withDriver(access, drivers, context, args.connection_id, (driver) =>
+        Effect.map(driver.describeTable(args.table), (description) => toolResult(JSON.parse(JSON.stringify(description)) as JsonObject))))
+  })
+
+  const getTableDdl = defineTool({
+    name: "get_table_ddl",
+    title: "Table DDL",
+    description: "Returns the statement that creates a table (the collection schema JSON for a search connection).",
+    arguments: Schema.Struct({ connection_id: connectionId, table }),
+    scopes: [],
+    readOnly: true,
+    prepare: (args, context) =>
+      Effect.zipRight(requireName(args.table, "table"), withDriver(access, drivers, context, args.connection_id, (driver) =>
+        Effect.map(driver.tableDdl(args.table), (ddl) => toolResult({ ddl }))))
+  })
+
+  const searchSchema = defineTool({
+    name: "search_schema",
+    title: "Search the schema",
+    description: "Finds tables and columns whose names contain a term.",
+    arguments: Schema.Struct({
+      connection_id: connectionId,
+      term: described(Schema.String, "Text to look for in table and column names"),
+      limit: Schema.optionalWith(described(Schema.Number, "At most this many matches (1–500, default 50)"), { exact: true })
+    }),
+    scopes: [],
+    readOnly: true,
+    prepare: (args, context) => {
+      const limit = args.limit ?? 50
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500) return Effect.fail(toolFailure("invalid_argument", "limit must be a whole number from 1 to 500"))
+      return Effect.zipRight(requireName(args.term, "term"), withDriver(access, drivers, context, args.connection_id, (driver) =>
+        Effect.map(driver.searchSchema(args.term, limit), (matches) => toolResult({ matches: matches.map((match) => ({ ...match })) }))))
+    }
+  })
+
+  return [listTables, describeTable, getTableDdl, searchSchema] as const
+})
