@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3"
-import { type ResultSet, toCell } from "../../../domain/ResultSet.ts"
+import type { ResultSet } from "../../../domain/ResultSet.ts"
+import { toCell } from "../../../domain/SqlCell.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type {
   ColumnDescription,
