@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
-import type { ColumnFilter, FilterLogic } from "../../src/domain/SearchFilter.ts"
+import type { ColumnFilter, FilterLogic, FilterOperator } from "../../src/domain/SearchFilter.ts"
 import { countRows, describeCollection, readPage } from "../../src/search/SearchBrowse.ts"
 import { startEngine } from "../support/engine/index.ts"
 import type { RunningEngine } from "../support/engine/index.ts"
@@ -87,7 +87,7 @@ const numberText = (column: "qty" | "price") =>
 const filter: FastCheck.Arbitrary<ColumnFilter> = FastCheck.oneof(
   FastCheck.tuple(
     FastCheck.constantFrom("name", "tags", "note"),
-    FastCheck.constantFrom("=", "!=", "contains", "not_contains", "in", "not_in", "starts_with" as const)
+    FastCheck.constantFrom<FilterOperator>("=", "!=", "contains", "not_contains", "in", "not_in", "starts_with")
   ).chain(([column, operator]) =>
     (operator === "in" || operator === "not_in"
       ? wordList
@@ -99,7 +99,7 @@ const filter: FastCheck.Arbitrary<ColumnFilter> = FastCheck.oneof(
   ),
   FastCheck.tuple(
     FastCheck.constantFrom("qty" as const, "price" as const),
-    FastCheck.constantFrom("=", "!=", ">", ">=", "<", "<=", "between", "in", "not_in" as const)
+    FastCheck.constantFrom<FilterOperator>("=", "!=", ">", ">=", "<", "<=", "between", "in", "not_in")
   ).chain(([column, operator]) =>
     FastCheck.tuple(numberText(column), numberText(column), FastCheck.array(numberText(column), { minLength: 1, maxLength: 3 }))
       .map(([a, b, list]): ColumnFilter =>
@@ -110,7 +110,7 @@ const filter: FastCheck.Arbitrary<ColumnFilter> = FastCheck.oneof(
           : { column, operator, value: a }
       )
   ),
-  FastCheck.tuple(FastCheck.constantFrom("=", "!=", "in", "not_in" as const), FastCheck.constantFrom("true", "FALSE", "true,false"))
+  FastCheck.tuple(FastCheck.constantFrom<FilterOperator>("=", "!=", "in", "not_in"), FastCheck.constantFrom("true", "FALSE", "true,false"))
     .map(([operator, value]): ColumnFilter => ({
       column: "active",
       operator,
