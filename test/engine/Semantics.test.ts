@@ -1,3 +1,4 @@
+import { get } from "node:http"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { type RunningEngine, startEngine } from "../support/engine/index.ts"
 import { rawRequest, seedBooks } from "./EngineFixtures.ts"
@@ -79,5 +80,28 @@ describe("engine: schema learning and nested fields (reference §1.6)", () => {
     expect(fields.map((f) => `${f.name}:${f.type}`)).toEqual(["meta:object", "variants:object[]", "meta.pages:int64", "meta.publisher.name:string", "variants.sku:string[]"])
     const found = await rawRequest(engine, "GET", "/collections/nested/documents/search?q=*&filter_by=meta.pages:>400&&variants.sku:=B2")
     expect(ids(found.body)).toEqual(["1"])
+  })
+})
+
+describe("engine: path segments are split before decoding (reference §0.1)", () => {
+  it("engine: a collection named a/b and a document id `..` are addressable; a document `search` is not fetchable", async () => {
+    const engine = await startEngine()
+    try {
+      await engine.createCollection({ name: "a/b", fields: [{ name: "t", type: "string" }] })
+      await engine.importDocuments("a/b", [{ id: "..", t: "dots" }, { id: "search", t: "s" }])
+      expect(JSON.parse((await rawRequest(engine, "GET", "/collections/a%2Fb")).body)).toMatchObject({ name: "a/b", num_documents: 2 })
+      const dots = await new Promise<string>((resolve, reject) => {
+        const request = get({ host: engine.host, port: engine.port, path: "/collections/a%2Fb/documents/%2E%2E", headers: { "x-typesense-api-key": engine.apiKey } }, (response) => {
+          let body = ""
+          response.on("data", (chunk: Buffer) => (body += chunk.toString()))
+          response.on("end", () => resolve(body))
+        })
+        request.on("error", reject)
+      })
+      expect(dots).toBe("{\"id\":\"..\",\"t\":\"dots\"}")
+      expect((await rawRequest(engine, "GET", "/collections/a%2Fb/documents/search")).body).toBe("{\"message\":\"Parameter `q` is required.\"}")
+    } finally {
+      await engine.stop()
+    }
   })
 })
