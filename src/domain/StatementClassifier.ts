@@ -64,13 +64,27 @@ const closeOf = (tokens: ReadonlyArray<SqlToken>, open: number): number => {
 
 const FILE_FUNCTION_CALL = new RegExp(`\\b(${[...K.FILES_OR_CODE_FUNCTIONS].join("|")})\\s*\\(`, "i")
 
+/** PostgreSQL `U&"…"` / `U&'…'` text with its `\XXXX` and `\+XXXXXX` escapes (or the UESCAPE character) decoded. */
+const decodedText = (tokens: ReadonlyArray<SqlToken>, i: number): string => {
+  const token = tokens[i]!
+  const text = token.kind === "word" ? token.text : token.kind === "quoted" || token.kind === "string" ? token.text : ""
+  if (!(isPunct(tokens[i - 1], "&") && isWord(tokens[i - 2], "U"))) return text
+  const custom = isWord(tokens[i + 1], "UESCAPE") ? tokens[i + 2] : undefined
+  const escape = custom?.kind === "string" && custom.text.length === 1 ? custom.text : "\\"
+  const quoted = escape.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+  return text.replace(new RegExp(`${quoted}(${quoted}|\\+[0-9A-Fa-f]{6}|[0-9A-Fa-f]{4})`, "g"), (_m, code: string) =>
+    code === escape ? escape : String.fromCodePoint(Number.parseInt(code.replace("+", ""), 16)))
+}
+
 /** Refused markers anywhere in the statement: server functions (also quoted, or named in a string), pairs. */
 const scanFilesOrCode = (tokens: ReadonlyArray<SqlToken>): Verdict => {
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!
-    const name = nameOf(token)?.toLowerCase()
+    const name = nameOf(token) === undefined ? undefined : decodedText(tokens, i).toLowerCase()
     if (name !== undefined && K.FILES_OR_CODE_FUNCTIONS.has(name)) return filesOrCode(`calls ${name}`)
-    if (token.kind === "string" && FILE_FUNCTION_CALL.test(token.text)) return filesOrCode("names a refused function")
+    if (token.kind === "string" && FILE_FUNCTION_CALL.test(decodedText(tokens, i))) {
+      return filesOrCode("names a refused function")
+    }
     for (const [first, second] of K.FILES_OR_CODE_PAIRS) {
       if (isWord(token, first) && isWord(tokens[i + 1], second)) return filesOrCode(`uses ${first} ${second}`)
     }

@@ -165,6 +165,18 @@ describe("StatementClassifier tables", () => {
     }
   }
 
+  it("classifier: a refused function spelled with PostgreSQL unicode escapes is still refused", () => {
+    for (
+      const sql of [
+        "SELECT U&\"pg\\005fread\\005ffile\"('/etc/passwd')",
+        "SELECT U&\"pg!005fread!+00005ffile\" UESCAPE '!' ('/etc/passwd')",
+        "SELECT query_to_xml(U&'select pg\\005fread\\005ffile(1)', true, true, '')"
+      ]
+    ) {
+      assert.isTrue(tierOf(sql, "postgresql").reachesFilesOrCode, sql)
+    }
+  })
+
   it("classifier: a refused function inside a string literal alone is not a call", () => {
     assert.isFalse(tierOf("SELECT 'pg_read_file is refused' AS note", "postgresql").reachesFilesOrCode)
     assert.isFalse(tierOf("INSERT INTO t VALUES (1) ON CONFLICT DO NOTHING", "postgresql").reachesFilesOrCode)

@@ -63,7 +63,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       const child = fork(CHILD_SCRIPT, [settings.path], {
         execArgv: ["--import", TSX_LOADER],
         stdio: ["ignore", "ignore", "pipe", "ipc"],
-        serialization: "json"
+        serialization: "advanced"
       })
       const pending = new Map<number, (response: ChildResponse) => void>()
       let markReady = (): void => {}
@@ -119,7 +119,13 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           target.pending.set(id, (response) =>
             resume(response.ok ? Effect.succeed(response.value as A) : Effect.fail(failureOf(response))))
           void target.ready.then(() => {
-            if (target.pending.has(id)) target.child.send({ id, ...request }, (error) => error && kill(target))
+            if (!target.pending.has(id)) return
+            try {
+              target.child.send({ id, ...request }, (error) => error && kill(target))
+            } catch (error) {
+              target.pending.delete(id)
+              resume(Effect.fail(new DriverError({ message: redact(`cannot send the request: ${String(error)}`) })))
+            }
           })
           return Effect.sync(() => {
             if (target.pending.delete(id)) kill(target)

@@ -190,3 +190,18 @@ describe("SqliteDriver on the sample database", () => {
       assert.strictEqual(unknown._tag, "InvalidArgument")
     }))
 })
+
+describe("SqliteDriver parameters", () => {
+  it.scopedLive("binds 64-bit, boolean, null and blob parameters; an unsendable parameter is a DriverError", () =>
+    Effect.gen(function*() {
+      const driver = yield* driverFor({ path: template })
+      const result = yield* driver.execute("SELECT ? AS big, ? AS yes, ? AS empty, length(?) AS bytes", {
+        ...read,
+        params: [9223372036854775807n, true, null, Buffer.from([1, 2, 3])]
+      })
+      expect(result.rows).toEqual([["9223372036854775807", 1, null, 3]])
+      const error = yield* Effect.flip(driver.execute("SELECT ?", { ...read, params: [() => 1] }))
+      assert.strictEqual(error._tag, "DriverError")
+      expect((yield* driver.execute("SELECT 1", read)).rows).toEqual([[1]])
+    }))
+})
