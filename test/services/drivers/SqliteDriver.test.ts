@@ -168,6 +168,8 @@ describe("SqliteDriver on the sample database", () => {
       const plan = yield* driver.explain("SELECT * FROM orders WHERE customer_id = 3", false)
       assert.include(plan.columns, "detail")
       assert.include(JSON.stringify(plan.rows), "idx_orders_customer_id")
+      const prefixed = yield* driver.explain("explain query plan SELECT * FROM orders WHERE customer_id = 3", false)
+      expect(prefixed.rows).toEqual(plan.rows)
       const analyze = yield* Effect.flip(driver.explain("SELECT 1", true))
       assert.strictEqual(analyze._tag, "Unsupported")
     }))

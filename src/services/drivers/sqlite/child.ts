@@ -26,6 +26,7 @@ const handles = {
 }
 
 const ops = new SqliteOps(handles)
+const EXPLAIN_PREFIX = /^\s*EXPLAIN(\s+QUERY\s+PLAN)?\s+/i
 
 const run = (request: ChildRequest): unknown => {
   switch (request.op) {
@@ -46,7 +47,7 @@ const run = (request: ChildRequest): unknown => {
     case "execute":
       return ops.execute(request.sql, request.params, request.access, request.maxRows)
     case "explain":
-      return ops.execute(`EXPLAIN QUERY PLAN ${request.sql}`, [], "readonly", 10_000)
+      return ops.execute(`EXPLAIN QUERY PLAN ${request.sql.replace(EXPLAIN_PREFIX, "")}`, [], "readonly", 10_000)
     case "insertRows":
       return ops.insertRows(request.table, request.columns, request.rows)
     case "close":
