@@ -17,6 +17,15 @@ export class SearchEditRefused extends Schema.TaggedError<SearchEditRefused>()("
 }) {}
 
 /**
+ * A request whose path the URL standard would rewrite (a `.` or `..` segment, even percent-encoded, or a backslash), so
+ * it would reach another resource than the one named; refused before sending. A document id `..` cannot be addressed.
+ */
+export class SearchPathRefused extends Schema.TaggedError<SearchPathRefused>()("SearchPathRefused", {
+  message: Schema.String,
+  path: Schema.String
+}) {}
+
+/**
  * A failed engine call. `message` is the engine's own `message` verbatim (product-decisions §8, doc 2 §7); `status` is
  * absent when the engine was not reached.
  */

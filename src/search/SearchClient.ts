@@ -4,7 +4,7 @@ import * as Undici from "@effect/platform-node/Undici"
 import { Effect, Redacted, Schema } from "effect"
 import type { Scope } from "effect"
 import type { SearchConnectionSettings } from "../domain/SearchConnection.ts"
-import { SearchEngineError } from "../domain/SearchErrors.ts"
+import { SearchEngineError, SearchPathRefused } from "../domain/SearchErrors.ts"
 import { EngineCollection } from "./CollectionSchema.ts"
 
 /** W3C trace context of the MCP call a request is made for, forwarded unchanged (product-decisions §6, C2.2-f). */
@@ -43,6 +43,15 @@ export const encodeSegment = (segment: string) => encodeURIComponent(segment).re
 /** A path from raw segments: `enginePath("collections", name, "documents")`. */
 export const enginePath = (...segments: ReadonlyArray<string>) => `/${segments.map(encodeSegment).join("/")}`
 
+/**
+ * Whether the URL standard would rewrite the path: `new URL` resolves `.`/`..` segments, `%2E%2E` included, and reads a
+ * backslash as `/`, so `DELETE …/documents/%2E%2E` would otherwise reach `DELETE /collections/:c`.
+ */
+export const isRewrittenPath = (path: string) => {
+  const bare = path.split("?")[0] ?? ""
+  return bare.includes("\\") || bare.split("/").some((segment) => /^(\.|%2e){1,2}$/i.test(segment))
+}
+
 const parseJson = (text: string): unknown => {
   try {
     return JSON.parse(text)
@@ -79,6 +88,12 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
     body?: EngineBody,
     options?: CallOptions
   ) {
+    if (isRewrittenPath(path)) {
+      return yield* new SearchPathRefused({
+        path,
+        message: "This path holds a . or .. segment (or a backslash), which HTTP clients resolve to another resource, so it is not sent. A document or collection named . or .. cannot be reached from dbdesk."
+      })
+    }
     const headers: Record<string, string> = { accept: "application/json" }
     if (apiKey !== "") headers[apiKeyHeader] = apiKey
     for (const name of ["traceparent", "tracestate", "baggage"] as const) {

@@ -138,6 +138,8 @@ describe("requests are interruptible", () => {
       const gone = { host: "127.0.0.1", port: 1, url: "http://127.0.0.1:1", apiKey: "k" } as RunningEngine
       const client = yield* clientFor(gone)
       const error = yield* Effect.flip(connect(client))
+      assert.strictEqual(error._tag, "SearchEngineError")
+      if (error._tag !== "SearchEngineError") return
       expect(error.reason).toBe("Transport")
       expect(error.message).toMatch(/^Could not reach Typesense at http:\/\/127\.0\.0\.1:1: /)
       expect(searchErrorCode(error)).toBe("not_connected")

@@ -95,6 +95,21 @@ describe.each([26, 29] as const)("grid edits against engine v%i", (version) => {
       expect(engine.requests).toEqual([])
     }))
 
+  it.scoped("a document id . or .. is refused before sending, so the URL standard never turns it into another resource", () =>
+    Effect.gen(function*() {
+      const { client, columns } = yield* setup
+      for (const id of ["..", "."]) {
+        const deleted = yield* Effect.flip(deleteDocument(client, "books", id))
+        expect(deleted._tag).toBe("SearchPathRefused")
+        const updated = yield* Effect.flip(updateDocument(client, "books", id, { title: "x" }, columns))
+        expect(updated._tag).toBe("SearchPathRefused")
+      }
+      const console = yield* Effect.flip(client.send("DELETE", "/collections/books/documents/%2e%2E"))
+      expect(console._tag).toBe("SearchPathRefused")
+      expect(engine.requests).toEqual([])
+      expect((yield* client.getCollection("books")).name).toBe("books")
+    }))
+
   it.scoped("S8-a a delete is one DELETE keyed by the document id", () =>
     Effect.gen(function*() {
       const { client } = yield* setup
