@@ -72,6 +72,16 @@ describe("engine: schema learning and nested fields (reference §1.6)", () => {
     ])
   })
 
+  it("engine: dirty_values: coerce_or_reject coerces, coerce_or_drop and drop discard what does not fit", async () => {
+    await engine.createCollection({ name: "typed", fields: [{ name: "n", type: "int32", optional: true }, { name: "b", type: "bool", optional: true }] })
+    const post = (query: string, doc: object) => rawRequest(engine, "POST", `/collections/typed/documents?${query}`, doc)
+    expect((await post("dirty_values=coerce_or_reject", { id: "1", n: "7", b: "TRUE" })).body).toBe("{\"b\":true,\"id\":\"1\",\"n\":7}")
+    expect((await post("dirty_values=coerce_or_reject", { id: "2", n: "x" })).body).toBe("{\"message\":\"Field `n` must be an int32.\"}")
+    expect((await post("dirty_values=coerce_or_drop", { id: "3", n: "x", b: 1 })).body).toBe("{\"b\":true,\"id\":\"3\"}")
+    expect((await post("dirty_values=drop", { id: "4", n: "7", b: true })).body).toBe("{\"b\":true,\"id\":\"4\"}")
+    expect((await post("", { id: "5", n: 7.5 })).status).toBe(400)
+  })
+
   it("engine: nested fields report the object parent and its dotted leaves; documents stay nested", async () => {
     await engine.createCollection({ name: "nested", enable_nested_fields: true, fields: [{ name: "meta", type: "object" }, { name: "variants", type: "object[]", optional: true }] })
     const doc = { id: "1", meta: { pages: 412, publisher: { name: "Ace" } }, variants: [{ sku: "A1" }, { sku: "B2" }] }
