@@ -1,6 +1,20 @@
 import { Schema } from "effect"
 import * as K from "./SqlKeywords.ts"
 import { readingsFor, type SqlDialect, splitStatements, type SqlToken, tokenize } from "./SqlLexer.ts"
+import {
+  closeOf,
+  destructive,
+  filesOrCode,
+  isPunct,
+  isWord,
+  nameOf,
+  SAFE,
+  scanFilesOrCode,
+  scanRead,
+  type Verdict,
+  worse,
+  write
+} from "./SqlVerdict.ts"
 
 export type { SqlDialect } from "./SqlLexer.ts"
 
@@ -21,93 +35,6 @@ export const Classification = Schema.Struct({
   approvalHint: Schema.optionalWith(Schema.String, { exact: true })
 })
 export type Classification = typeof Classification.Type
-
-interface Verdict {
-  readonly tier: StatementTier
-  readonly files: boolean
-  readonly reason?: string | undefined
-  readonly hint?: string | undefined
-}
-
-const rank: Record<StatementTier, number> = { safe: 0, write: 1, destructive: 2 }
-const SAFE: Verdict = { tier: "safe", files: false }
-const write = (reason: string): Verdict => ({ tier: "write", files: false, reason })
-const destructive = (reason: string): Verdict => ({ tier: "destructive", files: false, reason })
-const filesOrCode = (reason: string): Verdict => ({ tier: "write", files: true, reason })
-
-const worse = (a: Verdict, b: Verdict): Verdict => {
-  const tier = rank[b.tier] > rank[a.tier] ? b.tier : a.tier
-  const reason = b.files && !a.files
-    ? b.reason
-    : !a.files && rank[b.tier] > rank[a.tier]
-    ? b.reason
-    : (a.reason ?? b.reason)
-  return { tier, files: a.files || b.files, reason, hint: a.hint ?? b.hint }
-}
-
-const isWord = (token: SqlToken | undefined, ...uppers: ReadonlyArray<string>): boolean =>
-  token !== undefined && token.kind === "word" && uppers.includes(token.upper)
-const isPunct = (token: SqlToken | undefined, text: string): boolean =>
-  token !== undefined && token.kind === "punct" && token.text === text
-const nameOf = (token: SqlToken | undefined): string | undefined =>
-  token === undefined ? undefined : token.kind === "word" || token.kind === "quoted" ? token.text : undefined
-
-/** Index just after the parenthesised group that opens at `open`. */
-const closeOf = (tokens: ReadonlyArray<SqlToken>, open: number): number => {
-  let depth = 0
-  for (let i = open; i < tokens.length; i++) {
-    if (isPunct(tokens[i], "(")) depth++
-    else if (isPunct(tokens[i], ")") && --depth === 0) return i + 1
-  }
-  return tokens.length
-}
-
-const FILE_FUNCTION_CALL = new RegExp(`\\b(${[...K.FILES_OR_CODE_FUNCTIONS].join("|")})\\s*\\(`, "i")
-
-/** PostgreSQL `U&"…"` / `U&'…'` text with its `\XXXX` and `\+XXXXXX` escapes (or the UESCAPE character) decoded. */
-const decodedText = (tokens: ReadonlyArray<SqlToken>, i: number): string => {
-  const token = tokens[i]!
-  const text = token.kind === "word" ? token.text : token.kind === "quoted" || token.kind === "string" ? token.text : ""
-  if (!(isPunct(tokens[i - 1], "&") && isWord(tokens[i - 2], "U"))) return text
-  const custom = isWord(tokens[i + 1], "UESCAPE") ? tokens[i + 2] : undefined
-  const escape = custom?.kind === "string" && custom.text.length === 1 ? custom.text : "\\"
-  const quoted = escape.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-  return text.replace(new RegExp(`${quoted}(${quoted}|\\+[0-9A-Fa-f]{6}|[0-9A-Fa-f]{4})`, "g"), (_m, code: string) =>
-    code === escape ? escape : String.fromCodePoint(Number.parseInt(code.replace("+", ""), 16)))
-}
-
-/** Refused markers anywhere in the statement: server functions (also quoted, or named in a string), pairs. */
-const scanFilesOrCode = (tokens: ReadonlyArray<SqlToken>): Verdict => {
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!
-    const name = nameOf(token) === undefined ? undefined : decodedText(tokens, i).toLowerCase()
-    if (name !== undefined && K.FILES_OR_CODE_FUNCTIONS.has(name)) return filesOrCode(`calls ${name}`)
-    if (token.kind === "string" && FILE_FUNCTION_CALL.test(decodedText(tokens, i))) {
-      return filesOrCode("names a refused function")
-    }
-    for (const [first, second] of K.FILES_OR_CODE_PAIRS) {
-      if (isWord(token, first) && isWord(tokens[i + 1], second)) return filesOrCode(`uses ${first} ${second}`)
-    }
-  }
-  return SAFE
-}
-
-/** A statement that should only read: any data-changing word, row lock or side-effect function makes it a write. */
-const scanRead = (tokens: ReadonlyArray<SqlToken>): Verdict => {
-  let verdict = SAFE
-  tokens.forEach((token, i) => {
-    if (token.kind !== "word") return
-    if (K.DESTRUCTIVE_LEADING.has(token.upper)) verdict = worse(verdict, destructive(`contains ${token.upper}`))
-    else if (token.upper === "INTO") verdict = worse(verdict, write("writes INTO a table"))
-    else if (K.WRITE_WORDS_IN_READS.has(token.upper)) verdict = worse(verdict, write(`contains ${token.upper}`))
-    else if (token.upper === "FOR" && isWord(tokens[i + 1], ...K.ROW_LOCK_WORDS)) {
-      verdict = worse(verdict, write("locks rows (FOR UPDATE/SHARE)"))
-    } else if (K.WRITE_FUNCTIONS.has(token.text.toLowerCase()) && isPunct(tokens[i + 1], "(")) {
-      verdict = worse(verdict, write(`calls ${token.text.toLowerCase()}, which has side effects`))
-    }
-  })
-  return verdict
-}
 
 const hasTopLevelWhere = (tokens: ReadonlyArray<SqlToken>): boolean => {
   let depth = 0
