@@ -12,16 +12,17 @@ export const drain = (request: IncomingMessage): Promise<void> =>
   new Promise((resolve) => {
     let seen = 0
     const done = () => {
-      request.removeAllListeners("data")
+      request.off("data", onData)
       resolve()
     }
-    request.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       seen += chunk.length
       if (seen > DRAIN_CAP_BYTES) {
         request.pause()
         done()
       }
-    })
+    }
+    request.on("data", onData)
     request.once("end", done)
     request.once("error", done)
     request.once("close", done)
@@ -44,21 +45,27 @@ export const readBody = (request: IncomingMessage): Promise<BodyResult> => {
     const settle = (result: BodyResult) => {
       if (settled) return
       settled = true
+      request.off("data", onData)
+      request.off("end", onEnd)
+      request.off("error", onError)
+      request.off("close", onClose)
       resolve(result)
     }
-    request.on("data", (chunk: Buffer) => {
-      if (settled) return
+    const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size > MAX_BODY_BYTES) {
-        chunks.length = 0
-        request.removeAllListeners("data")
-        void drain(request).then(() => settle({ ok: false, reason: "too_large" }))
-        return
-      }
-      chunks.push(chunk)
-    })
-    request.once("end", () => settle({ ok: true, body: Buffer.concat(chunks).toString("utf8") }))
-    request.once("error", () => settle({ ok: false, reason: "aborted" }))
-    request.once("close", () => settle(request.complete ? { ok: true, body: Buffer.concat(chunks).toString("utf8") } : { ok: false, reason: "aborted" }))
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
+      chunks.length = 0
+      request.off("data", onData)
+      request.off("end", onEnd)
+      request.off("close", onClose)
+      void drain(request).then(() => settle({ ok: false, reason: "too_large" }))
+    }
+    const onEnd = () => settle({ ok: true, body: Buffer.concat(chunks).toString("utf8") })
+    const onError = () => settle({ ok: false, reason: "aborted" })
+    const onClose = () => settle(request.complete ? { ok: true, body: Buffer.concat(chunks).toString("utf8") } : { ok: false, reason: "aborted" })
+    request.on("data", onData)
+    request.once("end", onEnd)
+    request.once("error", onError)
+    request.once("close", onClose)
   })
 }

@@ -1,17 +1,20 @@
 import { Context, Effect, FiberId, Layer, Runtime, Stream } from "effect"
 import * as http from "node:http"
-import type { Socket } from "node:net"
+import * as net from "node:net"
+import type { Duplex } from "node:stream"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { SettingsStore } from "../services/Settings.ts"
-import { readBody } from "./BodyReader.ts"
+import { MAX_BODY_BYTES, readBody } from "./BodyReader.ts"
 import type { McpHttpResponse } from "./McpHttp.ts"
 import { McpDispatcher } from "./McpDispatcher.ts"
 import { errorBody } from "./ResponseEncoding.ts"
-import { checkHost, checkOrigin, transportRejectionBody } from "./TransportGuard.ts"
+import { routeTransport } from "./TransportGuard.ts"
 
 /** Wire contract §8 / product-decisions §4 "Headers" and "Connections". */
 export const MAX_HEADER_BYTES = 16_384
 export const MAX_CONNECTIONS = 64
+/** How long a socket we are closing keeps draining what the client still sends, so our reply is not lost to a reset. */
+const CLOSING_LINGER_MS = 2_000
 
 export class McpServerAddress extends Context.Tag("dbdesk/http/McpServerAddress")<McpServerAddress, {
   readonly port: number
@@ -51,7 +54,66 @@ const writeResponse = (res: http.ServerResponse, response: McpHttpResponse) => {
   }
 }
 
-const listen = (server: http.Server, port: number) =>
+const rawResponse = (status: string, body: unknown, headers: Record<string, string>) => {
+  const text = JSON.stringify(body)
+  const lines = Object.entries({ ...headers, "content-type": "application/json", connection: "close", "content-length": String(Buffer.byteLength(text)) })
+  return `HTTP/1.1 ${status}\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n${text}`
+}
+
+const TOO_MANY_CONNECTIONS = rawResponse(
+  "503 Service Unavailable",
+  errorBody(ProtocolError.of(-33000, `Too many open connections (${MAX_CONNECTIONS}): retry shortly`), null),
+  { "retry-after": "1" }
+)
+const HEADERS_TOO_LARGE = rawResponse("431 Request Header Fields Too Large", {
+  error: { code: "headers_too_large", message: `Request headers are limited to ${MAX_HEADER_BYTES} bytes` }
+}, {})
+const BAD_REQUEST = rawResponse("400 Bad Request", { error: { code: "bad_request", message: "Malformed HTTP request" } }, {})
+
+/** Sends a last reply and closes, reading and discarding what the client still sends (no TCP reset). */
+const closeWithReply = (socket: Duplex, reply: string) => {
+  socket.removeAllListeners("data")
+  socket.on("data", () => {})
+  socket.on("error", () => socket.destroy())
+  const linger = setTimeout(() => socket.destroy(), CLOSING_LINGER_MS).unref()
+  socket.once("close", () => clearTimeout(linger))
+  socket.end(reply)
+  socket.resume()
+}
+
+/**
+ * Product-decisions §4 "Connections": a keep-alive socket with no request in flight for
+ * `mcp.idleTimeoutSeconds` is closed (C8-d). The setting is read each time a socket turns idle.
+ */
+const makeIdleTracker = (idleMs: () => number) => {
+  const states = new WeakMap<net.Socket, { active: number; timer: NodeJS.Timeout | undefined }>()
+  const stateOf = (socket: net.Socket) => {
+    let state = states.get(socket)
+    if (state === undefined) {
+      state = { active: 0, timer: undefined }
+      states.set(socket, state)
+    }
+    return state
+  }
+  const stop = (socket: net.Socket) => clearTimeout(stateOf(socket).timer)
+  const arm = (socket: net.Socket) => {
+    const state = stateOf(socket)
+    clearTimeout(state.timer)
+    if (state.active === 0 && !socket.destroyed) state.timer = setTimeout(() => socket.destroy(), idleMs()).unref()
+  }
+  const busy = (socket: net.Socket, res: http.ServerResponse) => {
+    const state = stateOf(socket)
+    state.active += 1
+    clearTimeout(state.timer)
+    res.once("close", () => {
+      state.active -= 1
+      arm(socket)
+    })
+  }
+  return { arm, busy, stop } as const
+}
+
+const listen = (server: net.Server, port: number) =>
   new Promise<number>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off("listening", onListening)
@@ -59,7 +121,7 @@ const listen = (server: http.Server, port: number) =>
     }
     const onListening = () => {
       server.off("error", onError)
-      resolve((server.address() as { port: number }).port)
+      resolve((server.address() as net.AddressInfo).port)
     }
     server.once("error", onError)
     server.once("listening", onListening)
@@ -69,6 +131,8 @@ const listen = (server: http.Server, port: number) =>
 /**
  * The only file that knows node:http for the MCP port: loopback bind (C1-a), transport checks
  * of wire contract §4.1, limits of §8, and the bridge from a socket to the Effect pipeline.
+ * Sockets are accepted by a plain net.Server so the 65th connection is refused before the HTTP
+ * parser ever sees it.
  */
 export const NodeMcpServerLive = Layer.scoped(
   McpServerAddress,
@@ -77,70 +141,85 @@ export const NodeMcpServerLive = Layer.scoped(
     const settingsStore = yield* SettingsStore
     const runtime = yield* Effect.runtime<never>()
     const runFork = Runtime.runFork(runtime)
-    const initial = yield* settingsStore.current
-    const sockets = new Set<Socket>()
+    const settingsNow = () => Runtime.runSync(runtime)(settingsStore.current)
+    const sockets = new Set<net.Socket>()
+    const closing = new Set<net.Socket>()
+    const idle = makeIdleTracker(() => settingsNow().mcp.idleTimeoutSeconds * 1000)
     let boundPort = 0
 
-    const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
-      void Effect.runPromise(settingsStore.current).then((settings) => {
-        const origin = req.headers.origin
-        const rejection = checkHost(req.headers.host, boundPort) ?? checkOrigin(origin, settings.mcp.allowedOrigins)
-        if (rejection !== undefined) return writeJson(res, 403, transportRejectionBody(rejection))
-        const path = (req.url ?? "/").split("?")[0]
-        if (path !== "/mcp") return writeJson(res, 404, { error: { code: "not_found", message: "Only /mcp exists on this port" } })
-        const cors: Record<string, string> = origin === undefined ? {} : { "access-control-allow-origin": origin, vary: "Origin" }
-        if (req.method === "OPTIONS") {
-          res.writeHead(204, {
-            ...cors,
-            "access-control-allow-methods": "POST, OPTIONS",
-            "access-control-allow-headers": "content-type, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, mcp-param-*, last-event-id",
-            "access-control-expose-headers": "mcp-session-id, www-authenticate, retry-after",
-            "access-control-max-age": "600"
-          })
-          return res.end()
+    const onPost = (req: http.IncomingMessage, res: http.ServerResponse, cors: Record<string, string>) =>
+      readBody(req).then((body) => {
+        if (!body.ok) {
+          if (body.reason === "aborted") return
+          const error = ProtocolError.of(-33005, `The request body is larger than ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES })
+          return writeJson(res, 413, errorBody(error, null), { ...cors, connection: "close" })
         }
-        if (req.method !== "POST") {
-          return writeJson(res, 405, errorBody(ProtocolError.invalidRequest(`${req.method ?? "?"} is not allowed on /mcp: use POST`), null), { allow: "POST, OPTIONS" })
-        }
-        void readBody(req).then((body) => {
-          if (!body.ok) {
-            if (body.reason === "aborted") return
-            return writeJson(res, 413, errorBody(ProtocolError.of(-33005, "The request body is larger than 10,485,760 bytes", { limitBytes: 10_485_760 }), null), { ...cors, connection: "close" })
-          }
-          if (!settings.mcp.enabled) return writeJson(res, 503, errorBody(ProtocolError.of(-33006), null), cors)
-          const fiber = runFork(dispatcher.handle({
-            headers: req.headers as Record<string, string | undefined>,
-            body: body.body,
-            remoteAddress: req.socket.remoteAddress ?? "unknown"
-          }).pipe(Effect.flatMap((response) => writeResponse(res, { ...response, headers: { ...cors, ...response.headers } }))))
-          // Wire contract §3.2: a client that drops its connection cancels its request.
-          res.once("close", () => {
-            if (!res.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
-          })
+        const fiber = runFork(dispatcher.handle({
+          headers: req.headers as Record<string, string | undefined>,
+          body: body.body,
+          remoteAddress: req.socket.remoteAddress ?? "unknown"
+        }).pipe(
+          Effect.flatMap((response) => writeResponse(res, { ...response, headers: { ...cors, ...response.headers } })),
+          Effect.catchAllDefect(() => Effect.sync(() => res.destroy()))
+        ))
+        // Wire contract §3.2: a client that drops its connection cancels its request.
+        res.once("close", () => {
+          if (!res.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
         })
       })
-    })
-    server.keepAliveTimeout = initial.mcp.idleTimeoutSeconds * 1000
-    server.headersTimeout = Math.max(server.keepAliveTimeout + 1000, 10_000)
-    server.requestTimeout = 0
-    server.on("connection", (socket: Socket) => {
-      if (sockets.size >= MAX_CONNECTIONS) {
-        const body = JSON.stringify(errorBody(ProtocolError.of(-33000, "Too many open connections (64): retry shortly"), null))
-        socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
-        return
+
+    const httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+      idle.busy(req.socket, res)
+      const settings = settingsNow()
+      httpServer.keepAliveTimeout = settings.mcp.idleTimeoutSeconds * 1000
+      const decision = routeTransport({
+        method: req.method,
+        url: req.url,
+        host: req.headers.host,
+        origin: req.headers.origin,
+        requestedHeaders: req.headers["access-control-request-headers"]
+      }, { boundPort, allowedOrigins: settings.mcp.allowedOrigins, enabled: settings.mcp.enabled })
+      switch (decision.kind) {
+        case "reply":
+          return writeJson(res, decision.status, decision.body, decision.headers)
+        case "preflight":
+          res.writeHead(204, decision.headers)
+          return res.end()
+        case "post":
+          return void onPost(req, res, decision.headers).catch(() => res.destroy())
       }
-      sockets.add(socket)
-      socket.once("close", () => sockets.delete(socket))
+    })
+    httpServer.requestTimeout = 0
+    httpServer.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+      if (!socket.writable || error.code === undefined || !error.code.startsWith("HPE_")) return socket.destroy()
+      closeWithReply(socket, error.code === "HPE_HEADER_OVERFLOW" ? HEADERS_TOO_LARGE : BAD_REQUEST)
     })
 
-    boundPort = yield* Effect.tryPromise(() => listen(server, initial.mcp.port)).pipe(
-      Effect.catchAll(() => Effect.tryPromise(() => listen(server, 0))),
+    const listener = net.createServer((socket) => {
+      // Product-decisions §4 "Connections": the 65th socket gets 503 -33000 with Retry-After: 1 and is closed.
+      if (sockets.size >= MAX_CONNECTIONS) {
+        closing.add(socket)
+        socket.once("close", () => closing.delete(socket))
+        return closeWithReply(socket, TOO_MANY_CONNECTIONS)
+      }
+      sockets.add(socket)
+      socket.once("close", () => {
+        sockets.delete(socket)
+        idle.stop(socket)
+      })
+      idle.arm(socket)
+      httpServer.emit("connection", socket)
+    })
+
+    const initial = settingsNow()
+    boundPort = yield* Effect.tryPromise(() => listen(listener, initial.mcp.port)).pipe(
+      Effect.catchAll(() => Effect.tryPromise(() => listen(listener, 0))),
       Effect.orDie
     )
     yield* Effect.addFinalizer(() =>
       Effect.async<void>((resume) => {
-        server.close(() => resume(Effect.void))
-        for (const socket of sockets) socket.destroy()
+        listener.close(() => resume(Effect.void))
+        for (const socket of [...sockets, ...closing]) socket.destroy()
       })
     )
     return { port: boundPort, url: `http://127.0.0.1:${boundPort}/mcp`, openConnections: () => sockets.size }
