@@ -33,10 +33,14 @@ export const refusedFilterOperators: ReadonlyArray<FilterOperator> = [
   "ends_with"
 ]
 
+/**
+ * One row of the filter bar. `value` is the text typed in the grid (a comma-separated list for `in` / `not in`), or a
+ * list of values as `browse_table` may send them.
+ */
 export const ColumnFilter = Schema.Struct({
   column: Schema.String,
   operator: FilterOperator,
-  value: Schema.optionalWith(Schema.String, { exact: true }),
+  value: Schema.optionalWith(Schema.Union(Schema.String, Schema.Array(Schema.String)), { exact: true }),
   second_value: Schema.optionalWith(Schema.String, { exact: true })
 })
 export type ColumnFilter = typeof ColumnFilter.Type

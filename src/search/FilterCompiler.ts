@@ -51,9 +51,8 @@ const decimal = /^-?\d+(\.\d+)?$/
 
 const quote = (value: string) => `\`${value}\``
 
-const listItems = (value: string) =>
-  value
-    .split(",")
+const listItems = (value: string | ReadonlyArray<string>) =>
+  (typeof value === "string" ? value.split(",") : value)
     .map((item) => item.trim())
     .filter((item) => item !== "")
 
@@ -69,7 +68,7 @@ const precheckClause = (filter: ColumnFilter): Either.Either<void, SearchFilterR
     )
   }
   // doc 2 §4.2 point 5: backticks are the engine's only quoting and cannot be escaped inside a value
-  for (const value of [filter.value, filter.second_value]) {
+  for (const value of [filter.value, filter.second_value].flat()) {
     if (value !== undefined && value.includes("`")) {
       return refuse(
         `Typesense has no way to escape a backtick in a filter value, so ${column} cannot be filtered on this text. Remove the backtick or filter with contains on a part of the text without it.`,
@@ -91,8 +90,12 @@ const compileClause = (
   if (Either.isLeft(checked)) return Either.left(checked.left)
   const { column, operator } = filter
   const name = operatorNames[operator]
-  const value = (filter.value ?? "").trim()
-  if (value === "") return refuse(`The filter on ${column} (${name}) needs a value.`, column)
+  const isList = operator === "in" || operator === "not_in"
+  if (Array.isArray(filter.value) && !isList) {
+    return refuse(`The filter on ${column} (${name}) takes one value, not a list.`, column)
+  }
+  const value = typeof filter.value === "string" ? filter.value.trim() : ""
+  if (value === "" && !isList) return refuse(`The filter on ${column} (${name}) needs a value.`, column)
   const kind = kindOf(column, types)
 
   const number = (text: string): Compiled =>
@@ -107,8 +110,8 @@ const compileClause = (
   }
   const scalar = (text: string): Compiled =>
     kind === "number" ? number(text) : kind === "boolean" ? boolean(text) : Either.right(quote(text))
-  const list = (text: string): Compiled => {
-    const items = listItems(text)
+  const list = (given: string | ReadonlyArray<string>): Compiled => {
+    const items = listItems(given)
     if (items.length === 0) return refuse(`The filter on ${column} (${name}) needs at least one value.`, column)
     return Either.all(items.map(scalar)).pipe(Either.map((values) => `[${values.join(",")}]`))
   }
@@ -119,9 +122,9 @@ const compileClause = (
     case "!=":
       return scalar(value).pipe(Either.map((v) => `${column}:!=${v}`))
     case "in":
-      return list(value).pipe(Either.map((v) => `${column}:=${v}`))
+      return list(filter.value ?? "").pipe(Either.map((v) => `${column}:=${v}`))
     case "not_in":
-      return list(value).pipe(Either.map((v) => `${column}:!=${v}`))
+      return list(filter.value ?? "").pipe(Either.map((v) => `${column}:!=${v}`))
     case ">":
     case ">=":
     case "<":

@@ -47,6 +47,7 @@ describe("filter compiler", () => {
     expect(compiled([{ column: "title", operator: "starts_with", value: "Neu" }])).toBe("title:`Neu`*")
     expect(compiled([{ column: "in_stock", operator: "=", value: "TRUE" }])).toBe("in_stock:=true")
     expect(compiled([{ column: "id", operator: "in", value: "1,2" }])).toBe("id:=[`1`,`2`]")
+    expect(compiled([{ column: "tags", operator: "not_in", value: ["a, b", "c"] }])).toBe("tags:!=[`a, b`,`c`]")
     expect(compiled([{ column: "meta.pages", operator: ">", value: "100" }])).toBe("meta.pages:>100")
   })
 
@@ -105,6 +106,9 @@ describe("filter compiler", () => {
     expect(refusal([{ column: "year", operator: "contains", value: "1" }])).toMatch(/only in text fields/)
     expect(refusal([{ column: "title", operator: "=", value: " " }])).toMatch(/needs a value/)
     expect(refusal([{ column: "a:b", operator: "=", value: "x" }])).toMatch(/cannot be used/)
+    expect(refusal([{ column: "title", operator: "=", value: ["a", "b"] }])).toMatch(/takes one value, not a list/)
+    expect(refusal([{ column: "title", operator: "in", value: [] }])).toMatch(/needs at least one value/)
+    expect(refusal([{ column: "title", operator: "in", value: ["ok", "no`"] }])).toMatch(/backtick/)
   })
 
   const operator = FastCheck.constantFrom<FilterOperator>(

@@ -29,8 +29,10 @@ const textValues = (item: Item, column: string): ReadonlyArray<string> =>
   column === "name" ? [item.name] : column === "tags" ? item.tags : item.note === undefined ? [] : [item.note]
 
 const matches = (item: Item, filter: ColumnFilter): boolean => {
-  const value = filter.value ?? ""
-  const list = value.split(",").map((v) => v.trim()).filter((v) => v !== "")
+  const value = typeof filter.value === "string" ? filter.value : ""
+  const list = (typeof filter.value === "string" ? filter.value.split(",") : filter.value ?? [])
+    .map((v) => v.trim())
+    .filter((v) => v !== "")
   if (filter.column === "qty" || filter.column === "price") {
     const n = filter.column === "qty" ? item.qty : item.price
     switch (filter.operator) {
@@ -70,7 +72,9 @@ const matches = (item: Item, filter: ColumnFilter): boolean => {
 
 const word = FastCheck.constantFrom(...words)
 const phrase = FastCheck.array(word, { minLength: 1, maxLength: 2 }).map((ws) => ws.join(" "))
-const wordList = FastCheck.array(word, { minLength: 1, maxLength: 3 }).map((ws) => ws.join(","))
+/** A list as the grid types it (comma text) or as `browse_table` sends it (an array). */
+const wordList = FastCheck.tuple(FastCheck.array(word, { minLength: 1, maxLength: 3 }), FastCheck.boolean())
+  .map(([ws, asText]): string | ReadonlyArray<string> => (asText ? ws.join(",") : ws))
 const item = (id: string) =>
   FastCheck.record({
     name: phrase,
@@ -90,7 +94,7 @@ const filter: FastCheck.Arbitrary<ColumnFilter> = FastCheck.oneof(
     FastCheck.constantFrom<FilterOperator>("=", "!=", "contains", "not_contains", "in", "not_in", "starts_with")
   ).chain(([column, operator]) =>
     (operator === "in" || operator === "not_in"
-      ? wordList
+      ? wordList as FastCheck.Arbitrary<string | ReadonlyArray<string>>
       : operator === "starts_with"
       ? word.chain((w) => FastCheck.integer({ min: 1, max: w.length }).map((n) => w.slice(0, n)))
       : operator === "contains" || operator === "not_contains"
