@@ -1,3 +1,4 @@
+import * as http from "node:http"
 import * as net from "node:net"
 
 /** One HTTP/1.1 response read off a raw socket. */
@@ -107,3 +108,36 @@ export const eventually = async (condition: () => boolean, capMs = 10_000, what 
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }
+
+/** One request through node:http with no agent: any method, any Host, any header (fetch forbids some). */
+export const httpRequest = (
+  port: number,
+  options: { method?: string; path?: string; headers?: Record<string, string | number>; body?: string }
+): Promise<RawHttpResponse> =>
+  new Promise((resolve, reject) => {
+    const request = http.request({
+      host: "127.0.0.1",
+      port,
+      agent: false,
+      method: options.method ?? "POST",
+      path: options.path ?? "/mcp",
+      headers: { host: `127.0.0.1:${port}`, ...options.headers }
+    }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8")
+        let json: unknown
+        try {
+          json = JSON.parse(body)
+        } catch {
+          json = undefined
+        }
+        const headers: Record<string, string> = {}
+        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers[name] = String(value)
+        resolve({ status: response.statusCode ?? 0, headers, body, json })
+      })
+    })
+    request.on("error", reject)
+    request.end(options.body)
+  })
