@@ -3,14 +3,22 @@ import { ConnectionAccess } from "../services/ConnectionAccess.ts"
 import { Connections } from "../services/Connections.ts"
 import { Drivers } from "../services/Drivers.ts"
 import { ToolRegistry } from "../services/tools/ToolRegistry.ts"
+import { ApprovalPrompt } from "../services/ApprovalPrompt.ts"
+import { Approvals } from "../services/Approvals.ts"
+import { RequestStates } from "../services/RequestStates.ts"
+import { StatementApproval } from "../services/StatementApproval.ts"
 import type { ServerInfo } from "../domain/ServerInfo.ts"
 import type { SettingsPatch } from "../domain/Settings.ts"
 import { refuseSecondStart, removeOwnHandshake, writeHandshake } from "../services/Handshake.ts"
+import { LegacySessions } from "../services/LegacySessions.ts"
 import { RequestRegistry } from "../services/RequestRegistry.ts"
 import { ServerIdentity } from "../services/ServerIdentity.ts"
 import { SettingsOverrides, SettingsStore } from "../services/Settings.ts"
 import { SupportPaths } from "../services/SupportPaths.ts"
-import { Authenticator } from "./Authenticator.ts"
+import { AuthLockouts, PairingLockouts } from "../services/AuthLockouts.ts"
+import { RateLimits } from "../services/RateLimits.ts"
+import { Tokens } from "../services/Tokens.ts"
+import { RevocationCancelsRequests, TokenAuthenticatorLive } from "./TokenAuthenticator.ts"
 import { McpDispatcher } from "./McpDispatcher.ts"
 import { McpMethods } from "./McpMethods.ts"
 import { McpServerAddress, NodeMcpServerLive } from "./NodeMcpServer.ts"
@@ -25,6 +33,8 @@ export interface ServerOptions {
   readonly serverInfo?: Partial<ServerInfo>
   /** The host's connections (embedded mode); default: connections.json with the sample database. */
   readonly connections?: Layer.Layer<Connections, never, SupportPaths>
+  /** The app's own approval dialog (product-decisions §3.2); default: only the UI answers. */
+  readonly approvalPrompt?: Layer.Layer<ApprovalPrompt>
 }
 
 /** Publishes the handshake file once the port is bound, and removes it at a clean stop. */
@@ -57,9 +67,17 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
   const identity = Layer.unwrapEffect(Effect.map(Effect.flatMap(SettingsStore, (store) => store.current), (current) =>
     ServerIdentity.layer(`http://127.0.0.1:${current.ui.port}`, options.serverInfo)
   ))
-  const core = Layer.mergeAll(identity, SupportedVersions.modernOnly, Authenticator.anonymous).pipe(Layer.provideMerge(base))
+  const auth = Layer.mergeAll(TokenAuthenticatorLive, RevocationCancelsRequests).pipe(
+    Layer.provideMerge(Layer.mergeAll(Tokens.Default, AuthLockouts.Default, PairingLockouts.Default, RateLimits.Default)),
+    Layer.provideMerge(base)
+  )
+  const core = Layer.mergeAll(identity, SupportedVersions.allEras, LegacySessions.Default, auth).pipe(Layer.provideMerge(base))
   const connections = Layer.mergeAll(ConnectionAccess.Default, Drivers.Default).pipe(Layer.provideMerge(options.connections ?? Connections.layerFile))
-  const tools = ToolRegistry.layer.pipe(Layer.provideMerge(connections), Layer.provideMerge(core))
+  const approvals = StatementApproval.Default.pipe(
+    Layer.provideMerge(Layer.mergeAll(Approvals.Default, RequestStates.Default)),
+    Layer.provide(options.approvalPrompt ?? ApprovalPrompt.uiOnly)
+  )
+  const tools = ToolRegistry.layer.pipe(Layer.provideMerge(Layer.mergeAll(connections, approvals)), Layer.provideMerge(core))
   const methods = McpMethods.layer.pipe(Layer.provideMerge(tools))
   const dispatcher = McpDispatcher.Default.pipe(Layer.provideMerge(methods))
   const server = NodeMcpServerLive.pipe(Layer.provideMerge(dispatcher))

@@ -8,6 +8,7 @@ import type { MethodContext } from "../../http/McpMethod.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
+import { StatementApproval } from "../StatementApproval.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
 import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
 
@@ -42,10 +43,17 @@ export const checkWriteGates = (classification: Classification, connection: Conn
     }
   })
 
+/** The leading keyword of a statement, for the approval question ("Allow UPDATE on 'Sample'?"). */
+export const statementVerb = (query: string): string => {
+  const match = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/.exec(query)
+  return match?.[1]?.toUpperCase() ?? "this statement"
+}
+
 export const QueryTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
   const drivers = yield* Drivers
   const settings = yield* SettingsStore
+  const approval = yield* StatementApproval
 
   const executeQuery = defineTool({
     name: "execute_query",
@@ -78,14 +86,18 @@ export const QueryTools = Effect.gen(function*() {
           return yield* toolFailure("denied", "this statement drops or truncates data; use confirm_destructive_operation")
         }
         yield* checkWriteGates(classification, connection, context)
-        if (classification.tier !== "safe") {
-          return yield* toolFailure("denied", "this statement changes data and needs the user's approval, which this server cannot ask for yet; only reads run")
-        }
+        // product-decisions §3.2: approval for every non-safe statement, and for every statement on a confirm-all connection.
+        const needsApproval = classification.tier !== "safe" || connection.confirmQueries === "all"
+        const gate = needsApproval
+          ? yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint }) })
+          : undefined
+        if (gate?.kind === "input_required") return Effect.succeed(gate.result)
         const run: ToolRun = mapDriverFailure(Effect.gen(function*() {
           yield* context.progress(0, "Resolving connection")
+          if (gate !== undefined) yield* gate.askApp
           const driver = yield* drivers.forConnection(connection)
           yield* context.progress(0.3, "Executing")
-          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: "readonly" })
+          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: classification.tier === "safe" ? "readonly" : "readwrite" })
           yield* context.progress(1, "Done")
           return toolResult(resultSet as unknown as JsonObject)
         }))

@@ -4,6 +4,7 @@ import { DataTools } from "./DataTools.ts"
 import { QueryTools } from "./QueryTools.ts"
 import { SchemaTools } from "./SchemaTools.ts"
 import type { AnyTool } from "./Tool.ts"
+import { WriteTools } from "./WriteTools.ts"
 
 /** The tools offered by `tools/list`, sorted by name (product-decisions §3). */
 export class ToolRegistry extends Context.Tag("dbdesk/services/tools/ToolRegistry")<ToolRegistry, {
@@ -18,6 +19,6 @@ export class ToolRegistry extends Context.Tag("dbdesk/services/tools/ToolRegistr
 
   static readonly layer = Layer.effect(
     ToolRegistry,
-    Effect.map(Effect.all([ConnectionTools, SchemaTools, DataTools, QueryTools]), (families) => ToolRegistry.fromTools(families.flat()))
+    Effect.map(Effect.all([ConnectionTools, SchemaTools, DataTools, QueryTools, WriteTools]), (families) => ToolRegistry.fromTools(families.flat()))
   )
 }

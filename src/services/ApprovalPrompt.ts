@@ -1,0 +1,35 @@
+import { Context, Effect, Layer } from "effect"
+import type { ApprovalDecision, PendingApproval } from "../domain/Approval.ts"
+
+/**
+ * The app's own dialog (product-decisions §3.2): a port with several implementations — the UI
+ * (answers arrive through `Approvals.answer`), a terminal prompt, the host's callback when
+ * embedded, and scripted answers in tests. `ask` may never answer: the caller's deadline ends it.
+ */
+export class ApprovalPrompt extends Context.Tag("dbdesk/services/ApprovalPrompt")<ApprovalPrompt, {
+  readonly ask: (approval: PendingApproval) => Effect.Effect<ApprovalDecision>
+}>() {
+  /** No prompt of its own: only the UI (through `Approvals.answer`) can answer. */
+  static readonly uiOnly = Layer.succeed(ApprovalPrompt, { ask: () => Effect.never })
+
+  /** Embedded mode: the host application's callback decides. */
+  static readonly host = (callback: (approval: PendingApproval) => Promise<boolean>) =>
+    Layer.succeed(ApprovalPrompt, {
+      ask: (approval) =>
+        Effect.tryPromise(() => callback(approval)).pipe(
+          Effect.map((approved): ApprovalDecision => (approved ? "approved" : "denied")),
+          Effect.orElseSucceed((): ApprovalDecision => "denied")
+        )
+    })
+
+  /** Tests: a function answers each dialog; `asked` records every dialog shown. */
+  static readonly scripted = (answer: (approval: PendingApproval) => ApprovalDecision | "never", asked: Array<PendingApproval> = []) =>
+    Layer.succeed(ApprovalPrompt, {
+      ask: (approval) =>
+        Effect.suspend(() => {
+          asked.push(approval)
+          const decision = answer(approval)
+          return decision === "never" ? Effect.never : Effect.succeed(decision)
+        })
+    })
+}

@@ -1,0 +1,104 @@
+import { Effect } from "effect"
+import { approvalText } from "../domain/Approval.ts"
+import type { Connection } from "../domain/Connection.ts"
+import type { JsonObject } from "../domain/Json.ts"
+import { isJsonObject } from "../domain/Json.ts"
+import { ProtocolError } from "../domain/ProtocolErrors.ts"
+import { toolFailure } from "../domain/ToolErrors.ts"
+import type { MethodContext } from "../http/McpMethod.ts"
+import { Approvals } from "./Approvals.ts"
+import { RequestStates } from "./RequestStates.ts"
+
+/** What to ask about: the question's verb phrase and the statement shown verbatim. */
+export interface ApprovalSubject {
+  readonly connection: Connection
+  /** e.g. "UPDATE", "an insert of 3 rows", "DROP" — used as "Allow <what> on '<connection>'?" */
+  readonly what: string
+  /** The statement verbatim (SQL, or the search request's method, path and body). */
+  readonly statement: string
+  /** A plain-words warning such as "deletes every row of orders". */
+  readonly warning?: string
+}
+
+/** The outcome of the gate: answer now with `input_required`, or run after an optional app dialog. */
+export type ApprovalGate =
+  | { readonly kind: "input_required"; readonly result: JsonObject }
+  | { readonly kind: "proceed"; readonly askApp: Effect.Effect<void, ReturnType<typeof toolFailure>> }
+
+/** product-decisions §3.2: form-mode elicitation is declared by `elicitation: {}` or one holding `form`. */
+export const declaresFormElicitation = (context: MethodContext): boolean => {
+  if (context.era !== "modern") return false
+  const elicitation = context.envelope?.clientCapabilities["elicitation"]
+  if (!isJsonObject(elicitation)) return false
+  return Object.keys(elicitation).length === 0 || "form" in elicitation
+}
+
+const questionOf = (subject: ApprovalSubject) =>
+  `Allow ${subject.what} on '${subject.connection.name}'?${subject.warning === undefined ? "" : ` This ${subject.warning}.`}`
+
+const DENIED = "the user did not approve this operation"
+
+/**
+ * Wire contract §3.1, every row: without form elicitation the call waits on the app's own dialog;
+ * with it the first call answers `input_required` and the repeated call proceeds when accepted —
+ * on `fullAccess` the form replaces the dialog, on every other principal the dialog follows (C3.1-d/e).
+ */
+export class StatementApproval extends Effect.Service<StatementApproval>()("dbdesk/services/StatementApproval", {
+  effect: Effect.gen(function*() {
+    const approvals = yield* Approvals
+    const states = yield* RequestStates
+
+    const appDialog = (context: MethodContext, subject: ApprovalSubject) =>
+      approvals.ask({
+        kind: "statement",
+        message: questionOf(subject),
+        statement: subject.statement,
+        connectionId: subject.connection.id,
+        connectionName: subject.connection.name,
+        principal: context.principal.tokenName ?? context.principal.kind,
+        ...(context.envelope?.clientInfo === undefined ? {} : { client: `${context.envelope.clientInfo.name} ${context.envelope.clientInfo.version}`.trim() })
+      }).pipe(Effect.flatMap((decision) => (decision === "approved" ? Effect.void : Effect.fail(toolFailure("denied", DENIED)))))
+
+    const gate = Effect.fn("StatementApproval.gate")(function*(context: MethodContext, subject: ApprovalSubject) {
+      const state = context.params["requestState"]
+      const responses = context.params["inputResponses"]
+      if (state !== undefined || responses !== undefined) {
+        if (typeof state !== "string") return yield* ProtocolError.invalidParams("inputResponses came without the requestState of the input_required result")
+        yield* states.redeem(context.principal, context.method, context.params, state)
+        const response = isJsonObject(responses) ? responses["approve_statement"] : undefined
+        const content = isJsonObject(response) ? response["content"] : undefined
+        const accepted = isJsonObject(response) && response["action"] === "accept" && isJsonObject(content) && content["approved"] === true
+        if (!accepted) return yield* toolFailure("denied", DENIED)
+        const askApp = context.principal.access === "fullAccess" ? Effect.void : appDialog(context, subject)
+        return { kind: "proceed", askApp } satisfies ApprovalGate as ApprovalGate
+      }
+      if (declaresFormElicitation(context)) {
+        const requestState = yield* states.issue(context.principal, context.method, context.params)
+        const result: JsonObject = {
+          resultType: "input_required",
+          inputRequests: {
+            approve_statement: {
+              method: "elicitation/create",
+              params: {
+                mode: "form",
+                message: questionOf(subject),
+                requestedSchema: {
+                  type: "object",
+                  properties: {
+                    approved: { type: "boolean", title: `Approve this ${subject.what}`, description: approvalText(subject.statement) }
+                  },
+                  required: ["approved"]
+                }
+              }
+            }
+          },
+          requestState
+        }
+        return { kind: "input_required", result } satisfies ApprovalGate as ApprovalGate
+      }
+      return { kind: "proceed", askApp: appDialog(context, subject) } satisfies ApprovalGate as ApprovalGate
+    })
+
+    return { gate } as const
+  })
+}) {}

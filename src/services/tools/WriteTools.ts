@@ -1,0 +1,101 @@
+import { Effect, Schema } from "effect"
+import type { JsonObject } from "../../domain/Json.ts"
+import { ScalarValue } from "../../domain/SqlBrowse.ts"
+import { toolFailure } from "../../domain/ToolErrors.ts"
+import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { Drivers } from "../Drivers.ts"
+import { StatementApproval } from "../StatementApproval.ts"
+import { mapDriverFailure } from "./DriverFailures.ts"
+import { classifyForExecution, checkWriteGates, statementVerb } from "./QueryTools.ts"
+import { requireName } from "./SchemaTools.ts"
+import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
+
+const connectionId = described(Schema.String, "Id of the connection, from list_connections")
+const quote = (name: string) => `"${name.replace(/"/g, "\"\"")}"`
+const literal = (value: unknown) => (typeof value === "string" ? `'${value.replace(/'/g, "''")}'` : value === null ? "NULL" : String(value))
+
+/** product-decisions §3.2: for insert_rows the statement shown is the parameterised SQL followed by the first rows' values. */
+export const insertApprovalText = (table: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
+  const sql = `INSERT INTO ${quote(table)} (${columns.map(quote).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`
+  const shown = rows.slice(0, 10).map((row) => `(${row.map(literal).join(", ")})`)
+  const more = rows.length > shown.length ? [`… and ${rows.length - shown.length} more rows`] : []
+  return [sql, `-- ${rows.length} row${rows.length === 1 ? "" : "s"}:`, ...shown, ...more].join("\n")
+}
+
+export const WriteTools = Effect.gen(function*() {
+  const access = yield* ConnectionAccess
+  const drivers = yield* Drivers
+  const approval = yield* StatementApproval
+
+  const insertRows = defineTool({
+    name: "insert_rows",
+    title: "Insert rows",
+    description: "Inserts 1 to 1,000 rows into a table with bound parameters, after the user approves. Reports rows that failed and why.",
+    arguments: Schema.Struct({
+      connection_id: connectionId,
+      table: described(Schema.String, "Name of the table"),
+      columns: described(Schema.Array(Schema.String), "Column names, in the order of each row's values"),
+      rows: described(Schema.Array(Schema.Array(ScalarValue)), "Rows of values (1 to 1,000)")
+    }),
+    scopes: ["tools:write"],
+    readOnly: false,
+    prepare: (args, context) =>
+      Effect.gen(function*() {
+        yield* requireName(args.table, "table")
+        if (args.columns.length === 0) return yield* toolFailure("invalid_argument", "columns must name at least one column")
+        if (args.rows.length < 1 || args.rows.length > 1000) return yield* toolFailure("invalid_argument", "rows must hold 1 to 1,000 rows")
+        const connection = yield* access.resolve(context.principal, args.connection_id)
+        if (connection.type === "search") return yield* toolFailure("unsupported", "insert_rows into a search collection is not available in this build")
+        yield* checkWriteGates({ tier: "write", reachesFilesOrCode: false, statementCount: 1 }, connection, context)
+        const gate = yield* approval.gate(context, {
+          connection,
+          what: `an insert of ${args.rows.length} row${args.rows.length === 1 ? "" : "s"} into ${args.table}`,
+          statement: insertApprovalText(args.table, args.columns, args.rows)
+        })
+        if (gate.kind === "input_required") return Effect.succeed(gate.result)
+        const run: ToolRun = mapDriverFailure(Effect.gen(function*() {
+          yield* gate.askApp
+          const driver = yield* drivers.forConnection(connection)
+          const result = yield* driver.insertRows(args.table, args.columns, args.rows)
+          return toolResult({ rows_affected: result.rows_affected, failed_rows: result.failed_rows.map((row) => ({ ...row })) })
+        }))
+        return run
+      })
+  })
+
+  const confirmDestructive = defineTool({
+    name: "confirm_destructive_operation",
+    title: "Run a destructive statement",
+    description: "Runs one DROP or TRUNCATE (or another statement that destroys data) after the user explicitly consents. Other statements: use execute_query.",
+    arguments: Schema.Struct({
+      connection_id: connectionId,
+      query: described(Schema.String, "One destructive SQL statement"),
+      timeout_seconds: Schema.optionalWith(described(Schema.Number, "Statement deadline in seconds (1–300, default 30)"), { exact: true })
+    }),
+    scopes: ["tools:write", "admin"],
+    readOnly: false,
+    prepare: (args, context) =>
+      Effect.gen(function*() {
+        const timeoutSeconds = args.timeout_seconds ?? 30
+        if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 300) {
+          return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
+        }
+        const connection = yield* access.resolve(context.principal, args.connection_id)
+        const classification = yield* classifyForExecution(args.query, connection)
+        if (classification.tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
+        yield* checkWriteGates(classification, connection, context)
+        // product-decisions §3: consent is always required and never skipped by a policy.
+        const gate = yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, warning: "destroys data and cannot be undone" })
+        if (gate.kind === "input_required") return Effect.succeed(gate.result)
+        const run: ToolRun = mapDriverFailure(Effect.gen(function*() {
+          yield* gate.askApp
+          const driver = yield* drivers.forConnection(connection)
+          const resultSet = yield* driver.execute(args.query, { maxRows: 1, timeoutSeconds, access: "readwrite" })
+          return toolResult(resultSet as unknown as JsonObject)
+        }))
+        return run
+      })
+  })
+
+  return [insertRows, confirmDestructive] as const
+})
