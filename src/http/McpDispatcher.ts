@@ -5,10 +5,12 @@ import { JsonRpcRequest, looksLikeResponse, type RequestId } from "../domain/Jso
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { META_PROTOCOL_VERSION } from "../domain/ProtocolVersions.ts"
 import { decodeModernEnvelope, detectEra, type Era, type ModernEnvelope } from "../domain/RequestEnvelope.ts"
+import { LegacySessions } from "../services/LegacySessions.ts"
 import { RequestRegistry } from "../services/RequestRegistry.ts"
 import { ServerIdentity } from "../services/ServerIdentity.ts"
 import { Authenticator } from "./Authenticator.ts"
 import { checkContentType, checkModernHeaders } from "./HeaderChecks.ts"
+import { admitLegacy, withHeaders } from "./LegacyGate.ts"
 import { emptyResponse, jsonResponse, type McpHttpRequest, type McpHttpResponse } from "./McpHttp.ts"
 import type { Execution, McpMethod, MethodContext } from "./McpMethod.ts"
 import { McpMethods } from "./McpMethods.ts"
@@ -44,6 +46,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
     const authenticator = yield* Authenticator
     const identity = yield* ServerIdentity
     const versions = yield* SupportedVersions
+    const sessions = yield* LegacySessions
     const registry = yield* RequestRegistry
     const serverInfo = { name: identity.serverInfo.name, version: identity.serverInfo.version }
 
@@ -134,6 +137,8 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
         const method = methods.get(request.method)
         if (method === undefined || !method.eras.includes(era)) return yield* Effect.fail(ProtocolError.methodNotFound(request.method))
         const principal = yield* authenticator.authenticate(http, method)
+        // Product-decisions §4 "Era of a request": a legacy request other than initialize needs its session; modern ones never touch sessions.
+        const admission = era === "legacy" ? yield* admitLegacy(sessions, versions.current(), http, { method: request.method, params }, principal) : undefined
         const missing = method.scopes.filter((scope) => !principal.scopes.includes(scope))
         if (missing.length > 0) {
           return yield* Effect.fail(ProtocolError.of(-33007, `This token lacks the scope ${missing.join(", ")} needed for ${method.name}`, { requiredScopes: [...method.scopes] }))
@@ -162,7 +167,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
             })
         }
         const execution = yield* method.prepare(context)
-        return yield* respond(method, context, execution, mailbox)
+        return withHeaders(yield* respond(method, context, execution, mailbox), admission?.headers ?? {})
       }).pipe(Effect.catchAll((error) => Effect.succeed(errorResponse(error, request.id))))
 
     const handle = (http: McpHttpRequest): Effect.Effect<McpHttpResponse> =>

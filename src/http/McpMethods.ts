@@ -1,6 +1,9 @@
 import { Context, Effect, Layer } from "effect"
 import type { McpMethod } from "./McpMethod.ts"
 import { DiscoverMethod } from "./methods/Discover.ts"
+import { InitializeMethod } from "./methods/Initialize.ts"
+import { LoggingSetLevelMethod } from "./methods/LoggingSetLevel.ts"
+import { PingMethod } from "./methods/Ping.ts"
 import { ToolsCallMethod } from "./methods/ToolsCall.ts"
 import { ToolsListMethod } from "./methods/ToolsList.ts"
 
@@ -11,6 +14,6 @@ export class McpMethods extends Context.Tag("dbdesk/http/McpMethods")<McpMethods
 
   static readonly layer = Layer.effect(
     McpMethods,
-    Effect.map(Effect.all([DiscoverMethod, ToolsListMethod, ToolsCallMethod]), McpMethods.fromMethods)
+    Effect.map(Effect.all([DiscoverMethod, InitializeMethod, PingMethod, LoggingSetLevelMethod, ToolsListMethod, ToolsCallMethod]), McpMethods.fromMethods)
   )
 }

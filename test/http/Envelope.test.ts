@@ -83,10 +83,10 @@ describe("request envelope (wire contract §2.1, §2.2)", () => {
     expect(bad.json.error.code).toBe(-32602)
   })
 
-  it("C9-b a request whose _meta lacks the protocol version is legacy: answered with the versions served", async () => {
-    const response = await postMcp(server.url, { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })
-    expect(response.json.error.code).toBe(-32022)
-    expect(response.json.error.data.supported).toContain("2026-07-28")
+  it("C9-b C3.3-f a request whose _meta lacks the protocol version is legacy: without a session it is 404 -33001", async () => {
+    const response = await postMcp(server.url, { jsonrpc: "2.0", id: 1, method: "ping", params: {} }, { "mcp-method": undefined })
+    expect(response.status).toBe(404)
+    expect(response.json.error.code).toBe(-33001)
   })
 
   it("C2.1-a unparseable JSON is -32700 and the server keeps serving", async () => {
