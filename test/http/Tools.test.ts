@@ -74,7 +74,7 @@ describe("the read tools on the embedded SQLite sample", () => {
   it("C2.7-a C4.1-l C6-a the official client's onprogress sees 0, 0.3, 1 and then the result", async () => {
     const client = await connectModernClient(server.url)
     try {
-      const seen: Array<{ progress: number; total?: number; message?: string }> = []
+      const seen: Array<{ progress: number; total?: number | undefined; message?: string | undefined }> = []
       const result: any = await client.callTool(
         { name: "execute_query", arguments: { connection_id: connectionId, query: "SELECT 1 AS one" } },
         { onprogress: (progress) => seen.push(progress) }
