@@ -1,9 +1,10 @@
 import { Command } from "@effect/cli"
 import { serveCommand } from "./ServeCommand.ts"
+import { tokenCommand } from "./TokenCommand.ts"
 
 const dbdesk = Command.make("dbdesk").pipe(
   Command.withDescription("dbdesk: a local MCP server for your database connections"),
-  Command.withSubcommands([serveCommand])
+  Command.withSubcommands([serveCommand, tokenCommand])
 )
 
 export const runCli = Command.run(dbdesk, { name: "dbdesk", version: "0.1.0" })

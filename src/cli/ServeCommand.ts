@@ -1,6 +1,7 @@
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import { announce, makeServerLayer } from "../http/Server.ts"
+import { announceDefaultToken } from "./TokenCommand.ts"
 
 const port = Options.integer("port").pipe(
   Options.withDescription("MCP port (default: mcp.port from settings.json, 23750); 0 picks a free port"),
@@ -21,6 +22,7 @@ export const serveCommand = Command.make("serve", { port, home }, ({ home, port 
     yield* Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(layer)
       yield* Effect.provide(announce, context)
+      yield* Effect.provide(announceDefaultToken, context)
       yield* Effect.never
     }))
   }).pipe(

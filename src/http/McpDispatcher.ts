@@ -6,8 +6,10 @@ import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { META_PROTOCOL_VERSION } from "../domain/ProtocolVersions.ts"
 import { decodeModernEnvelope, detectEra, type Era, type ModernEnvelope } from "../domain/RequestEnvelope.ts"
 import { LegacySessions } from "../services/LegacySessions.ts"
+import { RateLimits } from "../services/RateLimits.ts"
 import { RequestRegistry } from "../services/RequestRegistry.ts"
 import { ServerIdentity } from "../services/ServerIdentity.ts"
+import { withScopeChallenge } from "./AuthChallenges.ts"
 import { Authenticator } from "./Authenticator.ts"
 import { checkContentType, checkModernHeaders } from "./HeaderChecks.ts"
 import { admitLegacy, withHeaders } from "./LegacyGate.ts"
@@ -48,6 +50,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
     const versions = yield* SupportedVersions
     const sessions = yield* LegacySessions
     const registry = yield* RequestRegistry
+    const rateLimits = yield* RateLimits
     const serverInfo = { name: identity.serverInfo.name, version: identity.serverInfo.version }
 
     /** Wire contract §4.1: a notification is 202 with no body; only `notifications/cancelled` is acted on. */
@@ -118,8 +121,10 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
       return Effect.succeed<McpHttpResponse>({ kind: "sse", headers: sseHeaders, frames })
     }
 
-    const handleRequest = (http: McpHttpRequest, request: JsonRpcRequest & { readonly id: RequestId }) =>
-      Effect.gen(function*() {
+    const handleRequest = (http: McpHttpRequest, request: JsonRpcRequest & { readonly id: RequestId }) => {
+      // Product-decisions §4 "Rate limits": the caller's slot is held until the execution ends, whatever ends it.
+      let releaseSlot: Effect.Effect<void> = Effect.void
+      return Effect.gen(function*() {
         const params: JsonObject = request.params ?? {}
         const era: Era = detectEra(http.headers["mcp-protocol-version"], request.params)
         let envelope: ModernEnvelope | undefined
@@ -137,6 +142,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
         const method = methods.get(request.method)
         if (method === undefined || !method.eras.includes(era)) return yield* Effect.fail(ProtocolError.methodNotFound(request.method))
         const principal = yield* authenticator.authenticate(http, method)
+        releaseSlot = yield* rateLimits.admit(principal.key, method.name)
         // Product-decisions §4 "Era of a request": a legacy request other than initialize needs its session; modern ones never touch sessions.
         const admission = era === "legacy" ? yield* admitLegacy(sessions, versions.current(), http, { method: request.method, params }, principal) : undefined
         const missing = method.scopes.filter((scope) => !principal.scopes.includes(scope))
@@ -167,8 +173,12 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
             })
         }
         const execution = yield* method.prepare(context)
-        return withHeaders(yield* respond(method, context, execution, mailbox), admission?.headers ?? {})
-      }).pipe(Effect.catchAll((error) => Effect.succeed(errorResponse(error, request.id))))
+        return withHeaders(yield* respond(method, context, Effect.ensuring(execution, releaseSlot), mailbox), admission?.headers ?? {})
+      }).pipe(
+        Effect.onInterrupt(() => releaseSlot),
+        Effect.catchAll((error) => Effect.as(releaseSlot, errorResponse(withScopeChallenge(error), request.id)))
+      )
+    }
 
     const handle = (http: McpHttpRequest): Effect.Effect<McpHttpResponse> =>
       decodeRequest(http).pipe(

@@ -5,29 +5,37 @@ import { join } from "node:path"
 import type { SettingsPatch } from "../../src/domain/Settings.ts"
 import { makeServerLayer } from "../../src/http/Server.ts"
 import { McpServerAddress } from "../../src/http/NodeMcpServer.ts"
+import type { AccessLevel } from "../../src/domain/Principal.ts"
+import { Tokens } from "../../src/services/Tokens.ts"
 
 export interface TestServer {
   readonly url: string
   readonly port: number
   readonly home: string
   readonly context: Context.Context<never>
+  /** The value of a token created at start when `token` names an access level (send it as a bearer token). */
+  readonly token: string | undefined
   readonly stop: () => Promise<void>
 }
 
 export const tempHome = (prefix = "dbdesk-test-"): string => mkdtempSync(join(tmpdir(), prefix))
 
 /** Starts the real server (every layer of the wiring file) on a free loopback port in a temp support directory. */
-export const startTestServer = async (options: { home?: string; settings?: SettingsPatch } = {}): Promise<TestServer> => {
+export const startTestServer = async (options: { home?: string; settings?: SettingsPatch; token?: AccessLevel } = {}): Promise<TestServer> => {
   const home = options.home ?? tempHome()
   const scope = Effect.runSync(Scope.make())
   const layer = makeServerLayer({ home, settings: { ...options.settings, mcp: { port: 0, ...options.settings?.mcp } } })
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   const address = Context.get(context, McpServerAddress)
+  const token = options.token === undefined
+    ? undefined
+    : (await Effect.runPromise(Context.get(context, Tokens).create({ name: `test ${options.token}`, access: options.token, connections: "all" }))).value
   return {
     url: address.url,
     port: address.port,
     home,
     context: context as Context.Context<never>,
+    token,
     stop: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }

@@ -1,0 +1,74 @@
+import { Clock, Effect } from "effect"
+
+export interface LockoutPolicy {
+  readonly maxFailures: number
+  readonly windowMs: number
+  readonly lockoutMs: number
+}
+
+/** product-decisions §4 "Rate limits": failed authentication, 5 per 60 s per (address, fingerprint) → 300 s. */
+export const AUTH_LOCKOUT: LockoutPolicy = { maxFailures: 5, windowMs: 60_000, lockoutMs: 300_000 }
+/** product-decisions §4 "Rate limits": pairing exchange, 5 failures per 300 s → 900 s. */
+export const PAIRING_LOCKOUT: LockoutPolicy = { maxFailures: 5, windowMs: 300_000, lockoutMs: 900_000 }
+
+/** Entries without a live lockout or a recent failure are swept once the table grows past this. */
+const SWEEP_THRESHOLD = 1024
+
+interface Entry {
+  failures: Array<number>
+  lockedUntil: number
+}
+
+export type LockoutStatus = { readonly locked: false } | { readonly locked: true; readonly retryAfterSeconds: number }
+
+/**
+ * A failure counter with lockout, keyed by the caller. Failures are kept as a sliding log of
+ * timestamps: the in-memory store of `@effect/experimental`'s RateLimiter leaks one token per
+ * window/limit (12 s here), so five failures 13 s apart would never lock; and it has no notion of
+ * a lockout that outlasts the window. Time comes from Effect's Clock.
+ */
+export const makeLockout = (policy: LockoutPolicy) => {
+  const entries = new Map<string, Entry>()
+
+  const sweep = (now: number) => {
+    if (entries.size <= SWEEP_THRESHOLD) return
+    for (const [key, entry] of entries) {
+      if (entry.lockedUntil <= now && entry.failures.every((at) => now - at >= policy.windowMs)) entries.delete(key)
+    }
+  }
+
+  const status = (key: string) =>
+    Effect.map(Clock.currentTimeMillis, (now): LockoutStatus => {
+      const entry = entries.get(key)
+      if (entry === undefined || entry.lockedUntil <= now) return { locked: false }
+      return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil((entry.lockedUntil - now) / 1000)) }
+    })
+
+  /** Records one failure; the failure that reaches the limit starts the lockout. */
+  const fail = (key: string) =>
+    Effect.map(Clock.currentTimeMillis, (now) => {
+      sweep(now)
+      const entry = entries.get(key) ?? { failures: [], lockedUntil: 0 }
+      entry.failures = [...entry.failures.filter((at) => now - at < policy.windowMs), now]
+      if (entry.failures.length >= policy.maxFailures) {
+        entry.lockedUntil = now + policy.lockoutMs
+        entry.failures = []
+      }
+      entries.set(key, entry)
+    })
+
+  /** A success clears the counter (not a running lockout: a locked pair is never checked). */
+  const succeed = (key: string) => Effect.sync(() => void entries.delete(key))
+
+  return { status, fail, succeed } as const
+}
+
+/** Failed-authentication lockouts, counted apart from request rates (wire contract §5 point 10). */
+export class AuthLockouts extends Effect.Service<AuthLockouts>()("dbdesk/services/AuthLockouts", {
+  sync: () => makeLockout(AUTH_LOCKOUT)
+}) {}
+
+/** Pairing-exchange lockouts for the UI's `POST /api/pairing/exchange` (wire contract §5 point 10). */
+export class PairingLockouts extends Effect.Service<PairingLockouts>()("dbdesk/services/PairingLockouts", {
+  sync: () => makeLockout(PAIRING_LOCKOUT)
+}) {}

@@ -1,0 +1,203 @@
+import { Clock, Data, Effect, ParseResult, PubSub, Schedule, Schema, type Scope, Stream } from "effect"
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
+import * as fs from "node:fs/promises"
+import type { AccessLevel } from "../domain/Principal.ts"
+import {
+  summarize,
+  TOKEN_PREFIX_LENGTH,
+  TOKEN_VALUE_PATTERN,
+  TokenFile,
+  type TokenRecord,
+  tokenState,
+  type TokenSummary
+} from "../domain/Token.ts"
+import { readFileIfExists, writeJsonAtomic } from "./AtomicFile.ts"
+import { SupportPaths } from "./SupportPaths.ts"
+
+export class TokensFileInvalid extends Data.TaggedError("TokensFileInvalid")<{ readonly path: string; readonly reason: string }> {
+  override get message(): string {
+    return `${this.path} is not valid: ${this.reason}. Fix or delete the file (every token in it stops working) and start again.`
+  }
+}
+
+export class TokenNotFound extends Data.TaggedError("TokenNotFound")<{ readonly id: string }> {
+  override get message(): string {
+    return `No token has the id ${this.id}; dbdesk token list shows the ids`
+  }
+}
+
+export interface NewToken {
+  readonly name: string
+  readonly access: AccessLevel
+  readonly connections: "all" | ReadonlyArray<string>
+  readonly expiresAt?: Date | undefined
+  readonly bridge?: boolean
+}
+
+/** The outcome of checking a presented value; `valid` carries the record, never the value. */
+export type Verification =
+  | { readonly kind: "valid"; readonly token: TokenRecord }
+  | { readonly kind: "unknown" | "revoked" | "expired" }
+
+/** product-decisions §4 "Token record": `lastUsedAt` is written at most once a minute. */
+const LAST_USED_WRITE_INTERVAL_MS = 60_000
+/** Tokens created or revoked by another process (the CLI) reach a running server within this. */
+const RELOAD_INTERVAL = "2 seconds"
+
+const digest = (salt: string, value: string): Buffer => createHash("sha256").update(salt + value).digest()
+
+/** Constant-time comparison of the presented value against one stored hash (product-decisions §4 "Token format"). */
+const matches = (record: TokenRecord, value: string): boolean => {
+  const stored = Buffer.from(record.hash, "hex")
+  const presented = digest(record.salt, value)
+  return stored.length === presented.length && timingSafeEqual(stored, presented)
+}
+
+/** Tells a file replaced by an atomic rename (or edited) from the one last read. */
+const signatureOf = (path: string) =>
+  Effect.promise(() => fs.stat(path).then((stat) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`, () => "absent"))
+
+/**
+ * The token store, `tokens.json` (0600, written atomically, salted SHA-256 only). The file is
+ * re-read whenever it changes on disk, so `dbdesk token create/revoke` in another process
+ * takes effect in a running server; revocations are published so in-flight work is cancelled.
+ */
+export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
+  scoped: Effect.gen(function*() {
+    const { tokens: path } = yield* SupportPaths
+    const revocations = yield* PubSub.unbounded<string>()
+    const lock = yield* Effect.makeSemaphore(1)
+    let records: ReadonlyArray<TokenRecord> = []
+    let signature = "unread"
+
+    const decode = (text: string) =>
+      Effect.try({ try: () => JSON.parse(text) as unknown, catch: (error) => new TokensFileInvalid({ path, reason: String(error) }) }).pipe(
+        Effect.flatMap(Schema.decodeUnknown(TokenFile)),
+        Effect.mapError((error) =>
+          error._tag === "ParseError" ? new TokensFileInvalid({ path, reason: ParseResult.TreeFormatter.formatErrorSync(error) }) : error
+        )
+      )
+
+    const live = (list: ReadonlyArray<TokenRecord>) => new Set(list.filter((token) => token.revokedAt === undefined).map((token) => token.id))
+
+    const replace = (next: ReadonlyArray<TokenRecord>) =>
+      Effect.gen(function*() {
+        const before = live(records)
+        records = next
+        const after = live(next)
+        yield* Effect.forEach([...before].filter((id) => !after.has(id)), (id) => PubSub.publish(revocations, id), { discard: true })
+      })
+
+    const reload = Effect.gen(function*() {
+      const current = yield* signatureOf(path)
+      if (current === signature) return
+      const text = yield* readFileIfExists(path)
+      yield* replace(text === undefined ? [] : (yield* decode(text)).tokens)
+      signature = current
+    })
+
+    const persist = (next: ReadonlyArray<TokenRecord>) =>
+      Effect.gen(function*() {
+        yield* writeJsonAtomic(path, Schema.encodeSync(TokenFile)({ version: 1, tokens: next }), 0o600)
+        yield* replace(next)
+        signature = yield* signatureOf(path)
+      })
+
+    /** Read-modify-write under one lock, starting from what is on disk now. */
+    const modify = <A>(change: (list: ReadonlyArray<TokenRecord>, now: number) => readonly [A, ReadonlyArray<TokenRecord>]) =>
+      lock.withPermits(1)(Effect.gen(function*() {
+        yield* reload
+        const [result, next] = change(records, yield* Clock.currentTimeMillis)
+        if (next !== records) yield* persist(next)
+        return result
+      }))
+
+    yield* reload
+    yield* Effect.forkScoped(reload.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(RELOAD_INTERVAL))))
+
+    const create = Effect.fn("Tokens.create")(function*(spec: NewToken) {
+      const value = `dbd_${randomBytes(32).toString("base64url")}`
+      const salt = randomBytes(16).toString("base64")
+      const token = yield* modify((list, now): readonly [TokenRecord, ReadonlyArray<TokenRecord>] => {
+        const record: TokenRecord = {
+          id: randomUUID(),
+          name: spec.name,
+          prefix: value.slice(0, TOKEN_PREFIX_LENGTH),
+          hash: digest(salt, value).toString("hex"),
+          salt,
+          access: spec.access,
+          connections: spec.connections,
+          createdAt: new Date(now).toISOString(),
+          lastUsedAt: null,
+          ...(spec.expiresAt === undefined ? {} : { expiresAt: spec.expiresAt.toISOString() }),
+          bridge: spec.bridge ?? false
+        }
+        return [record, [...list, record]]
+      })
+      return { token: summarize(token), value } as const
+    })
+
+    const list = Effect.fn("Tokens.list")(function*() {
+      yield* lock.withPermits(1)(reload)
+      return records.map(summarize)
+    })
+
+    const revoke = Effect.fn("Tokens.revoke")(function*(id: string) {
+      const found = yield* modify((list, now) => {
+        const target = list.find((token) => token.id === id)
+        if (target === undefined) return [undefined, list] as const
+        if (target.revokedAt !== undefined) return [target, list] as const
+        const revoked: TokenRecord = { ...target, revokedAt: new Date(now).toISOString() }
+        return [revoked, list.map((token) => (token.id === id ? revoked : token))] as const
+      })
+      if (found === undefined) return yield* new TokenNotFound({ id })
+      return summarize(found)
+    })
+
+    const remove = Effect.fn("Tokens.remove")(function*(id: string) {
+      const found = yield* modify((list) => {
+        const target = list.find((token) => token.id === id)
+        return target === undefined ? [false, list] as const : [true, list.filter((token) => token.id !== id)] as const
+      })
+      if (!found) return yield* new TokenNotFound({ id })
+    })
+
+    const touch = (id: string) =>
+      modify((list, now) => {
+        const target = list.find((token) => token.id === id)
+        if (target === undefined || (target.lastUsedAt !== null && now - Date.parse(target.lastUsedAt) < LAST_USED_WRITE_INTERVAL_MS)) {
+          return [undefined, list] as const
+        }
+        const used: TokenRecord = { ...target, lastUsedAt: new Date(now).toISOString() }
+        return [undefined, list.map((token) => (token.id === id ? used : token))] as const
+      })
+
+    /** Checks a presented value; a valid use stamps `lastUsedAt` (throttled, best effort). */
+    const verify = Effect.fn("Tokens.verify")(function*(value: string) {
+      yield* lock.withPermits(1)(reload).pipe(Effect.ignore)
+      const record = TOKEN_VALUE_PATTERN.test(value) ? records.find((token) => matches(token, value)) : undefined
+      if (record === undefined) return { kind: "unknown" } satisfies Verification
+      const now = yield* Clock.currentTimeMillis
+      const state = tokenState(record, now)
+      if (state !== "active") return { kind: state } satisfies Verification
+      if (record.lastUsedAt === null || now - Date.parse(record.lastUsedAt) >= LAST_USED_WRITE_INTERVAL_MS) {
+        yield* touch(record.id).pipe(Effect.ignore)
+      }
+      return { kind: "valid", token: record } satisfies Verification
+    })
+
+    /** product-decisions §4 "Authentication": the first start with auth on and no token mints "Default". */
+    const ensureDefault = Effect.fn("Tokens.ensureDefault")(function*() {
+      yield* lock.withPermits(1)(reload)
+      if (records.some((token) => !token.bridge)) return undefined
+      return yield* create({ name: "Default", access: "readWrite", connections: "all" })
+    })
+
+    /** Subscribes now (so nothing published after this call is missed) to the ids of revoked or deleted tokens. */
+    const subscribeRevocations: Effect.Effect<Stream.Stream<string>, never, Scope.Scope> = Stream.fromPubSub(revocations, { scoped: true })
+
+    return { create, list, revoke, remove, verify, ensureDefault, subscribeRevocations } as const
+  })
+}) {}
+
+export type { TokenSummary }
