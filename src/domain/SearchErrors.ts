@@ -38,7 +38,7 @@ export class SearchEngineError extends Schema.TaggedError<SearchEngineError>()("
 /** The MCP tool error code for an engine failure (product-decisions §8, Errors row). */
 export const searchErrorCode = (
   error: SearchEngineError
-): "denied" | "not_found" | "invalid_argument" | "not_connected" | "error" => {
+): "denied" | "not_found" | "invalid_argument" | "not_connected" | "query_failed" => {
   if (error.reason === "Transport") return "not_connected"
   switch (error.status) {
     case 401:
@@ -50,6 +50,6 @@ export const searchErrorCode = (
     case 422:
       return "invalid_argument"
     default:
-      return "error"
+      return "query_failed"
   }
 }

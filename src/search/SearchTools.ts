@@ -1,0 +1,170 @@
+import { Clock, Effect, Either } from "effect"
+import type { ResultSet } from "../domain/ResultSet.ts"
+import type { BrowseFilter, BrowseQuery, FilterLogic } from "../domain/SqlBrowse.ts"
+import type { TableDescription, TableEntry } from "../domain/SqlTable.ts"
+import { ToolFailure } from "../domain/ToolErrors.ts"
+import type { ColumnFilter } from "../domain/SearchFilter.ts"
+import { searchErrorCode } from "../domain/SearchErrors.ts"
+import type {
+  SearchConsoleRefused,
+  SearchEditRefused,
+  SearchEngineError,
+  SearchFilterRefused,
+  SearchPathRefused
+} from "../domain/SearchErrors.ts"
+import { classifyConsoleRequest, parseConsoleInput } from "./ConsoleRequest.ts"
+import type { RequestTier } from "./ConsoleRequest.ts"
+import { countRows, describeCollection, readPage } from "./SearchBrowse.ts"
+import type { CallOptions, SearchClient } from "./SearchClient.ts"
+import { runConsoleRequest } from "./SearchConsole.ts"
+import { listCollections } from "./SearchServer.ts"
+import { droppedSortsMessage } from "./ReadPlan.ts"
+
+type SearchError = SearchEngineError | SearchFilterRefused | SearchConsoleRefused | SearchPathRefused | SearchEditRefused
+
+/** A search failure as an MCP tool error (product-decisions §8, Errors row); the engine's message stays verbatim. */
+export const toToolFailure = (error: SearchError): ToolFailure =>
+  new ToolFailure({
+    code: error._tag === "SearchEngineError" ? searchErrorCode(error) : "invalid_argument",
+    detail: error.message
+  })
+
+const asTool = <A, E extends SearchError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.mapError(effect, (error) => toToolFailure(error))
+
+const scalarText = (value: string | number | boolean | null) => (value === null ? "" : String(value))
+
+/** A `browse_table` / `count_rows` filter for the search compiler (product-decisions §3: the grid's rules apply). */
+export const columnFilterOf = (filter: BrowseFilter): ColumnFilter => {
+  const value = filter.value === undefined
+    ? undefined
+    : Array.isArray(filter.value)
+    ? filter.value.map(scalarText)
+    : scalarText(filter.value as string | number | boolean | null)
+  return {
+    column: filter.column,
+    operator: filter.operator,
+    ...(value === undefined ? {} : { value }),
+    ...(filter.second_value === undefined ? {} : { second_value: scalarText(filter.second_value) })
+  }
+}
+
+/**
+ * `list_tables` on a search connection: collections with `num_documents`. A key that may not list collections is a
+ * `denied` tool error carrying the engine's reason (the sidebar shows the same reason with an empty list).
+ */
+export const searchListTables = (client: SearchClient, includeRowCounts: boolean, options?: CallOptions) =>
+  asTool(listCollections(client, options)).pipe(
+    Effect.flatMap((listing) =>
+      listing.unavailableReason !== undefined
+        ? Effect.fail(new ToolFailure({ code: "denied", detail: listing.unavailableReason }))
+        : Effect.succeed(listing.collections.map((collection): TableEntry => ({
+          name: collection.name,
+          type: "table",
+          ...(includeRowCounts ? { row_count: Math.max(0, Math.trunc(collection.num_documents)) } : {})
+        })))
+    )
+  )
+
+/** `describe_table`: doc 2 §2.2 columns, `ddl` = the collection schema JSON (product-decisions §3). */
+export const searchDescribeTable = (client: SearchClient, table: string, options?: CallOptions) =>
+  asTool(describeCollection(client, table, options)).pipe(
+    Effect.map(({ columns, schema }): TableDescription => ({
+      table,
+      columns: columns.map((column) => ({
+        name: column.name,
+        data_type: column.type,
+        is_nullable: column.isNullable,
+        is_primary_key: column.isPrimaryKey,
+        is_sortable: column.isSortable
+      })),
+      indexes: [],
+      foreign_keys: [],
+      ddl: JSON.stringify(schema, null, 2),
+      approximate_row_count: Math.max(0, Math.trunc(schema.num_documents))
+    }))
+  )
+
+/**
+ * `browse_table` on a search connection: the grid's read path (doc 2 §4), with dropped sorts named in
+ * `status_message`. `columns` limits the returned columns; an unknown one is an `invalid_argument`.
+ */
+export const searchBrowseTable = Effect.fn("SearchTools.browseTable")(function*(
+  client: SearchClient,
+  table: string,
+  query: BrowseQuery,
+  defaultRows: number,
+  options?: CallOptions
+) {
+  const started = yield* Clock.currentTimeMillis
+  const offset = query.offset ?? 0
+  const page = yield* asTool(readPage(client, {
+    collection: table,
+    offset,
+    limit: query.limit ?? defaultRows,
+    filter: { filters: (query.filters ?? []).map(columnFilterOf), logic: query.logic ?? "and" },
+    sort: query.sort ?? []
+  }, options))
+  const names = page.columns.map((column) => column.name)
+  const wanted = query.columns ?? names
+  const missing = wanted.filter((name) => !names.includes(name))
+  if (missing.length > 0) {
+    return yield* new ToolFailure({ code: "invalid_argument", detail: `${table} has no column ${missing.join(", ")}` })
+  }
+  const picks = wanted.map((name) => names.indexOf(name))
+  const rows = page.rows.map((row) => picks.map((index) => row[index] ?? null))
+  const message = droppedSortsMessage(page.droppedSorts)
+  const result: ResultSet = {
+    columns: wanted,
+    rows,
+    row_count: rows.length,
+    rows_affected: 0,
+    execution_time_ms: Math.max(0, (yield* Clock.currentTimeMillis) - started),
+    is_truncated: page.found > offset + rows.length,
+    ...(message === undefined ? {} : { status_message: message })
+  }
+  return result
+})
+
+/** `count_rows`: an exact count through `per_page=0` (typesense-reference §7.3). */
+export const searchCountRows = (
+  client: SearchClient,
+  table: string,
+  filters: ReadonlyArray<BrowseFilter>,
+  logic: FilterLogic,
+  options?: CallOptions
+) =>
+  asTool(countRows(client, table, { filters: filters.map(columnFilterOf), logic }, undefined, options)).pipe(
+    Effect.map((count) => ({ row_count: count, is_approximate: false }))
+  )
+
+/**
+ * The approval tier of `execute_query` console text on a search connection (product-decisions §3.1); SQL-like or
+ * unparseable text is refused before any approval is asked.
+ */
+export const classifySearchConsoleText = (text: string): Either.Either<RequestTier, SearchConsoleRefused> =>
+  parseConsoleInput(text).pipe(Either.map((request) => classifyConsoleRequest(request.method, request.path)))
+
+/** `execute_query` on a search connection: console text run and rendered by the console rules (doc 2 §4.3). */
+export const searchExecute = Effect.fn("SearchTools.execute")(function*(
+  client: SearchClient,
+  text: string,
+  maxRows: number,
+  options?: CallOptions
+) {
+  const started = yield* Clock.currentTimeMillis
+  const request = yield* asTool(parseConsoleInput(text))
+  const output = yield* asTool(runConsoleRequest(client, request, options))
+  const columns = output._tag === "Grid" ? output.columns : ["response"]
+  const all = output._tag === "Grid" ? output.rows : [[output.text]]
+  const rows = all.slice(0, maxRows)
+  const result: ResultSet = {
+    columns,
+    rows,
+    row_count: rows.length,
+    rows_affected: 0,
+    execution_time_ms: Math.max(0, (yield* Clock.currentTimeMillis) - started),
+    is_truncated: all.length > rows.length
+  }
+  return result
+})
