@@ -59,13 +59,13 @@ export const findParamField = (root: JsonObject, field: string): { found: true; 
   return { found: false }
 }
 
+/** A decimal number as clients render one (`42`, `42.0`, `-1.5`, `1e+21`); hex, `+1`, `.5` and `5.` are not. */
+const DECIMAL_NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/
+
 /** Wire contract §4.2: strings as text, numbers numerically, booleans `true`/`false`; arrays and objects never match. */
 export const paramMatches = (headerValue: string, bodyValue: Json): boolean => {
   if (typeof bodyValue === "string") return headerValue === bodyValue
-  if (typeof bodyValue === "number") {
-    const trimmed = headerValue.trim()
-    return trimmed !== "" && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed) && Number(trimmed) === bodyValue
-  }
+  if (typeof bodyValue === "number") return DECIMAL_NUMBER.test(headerValue) && Number(headerValue) === bodyValue
   if (typeof bodyValue === "boolean") return headerValue === String(bodyValue)
   return false
 }
@@ -114,6 +114,8 @@ export const checkModernHeaders = (
     if (typeof bodyName === "string") {
       const error = requireEqual(headers, "mcp-name", bodyName)
       if (error !== undefined) return error
+    } else if (headers["mcp-name"] !== undefined) {
+      return mismatch("mcp-name", `params.${nameField}`, `Header Mcp-Name is sent but the body has no string params.${nameField}`)
     }
   }
   return checkParamHeaders(headers, method, params)
