@@ -1,10 +1,22 @@
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect, Layer, Stream } from "effect"
+import { ActivityLog } from "../services/ActivityLog.ts"
+import { ApprovalActivity, recordServerLifecycle, TokenActivity } from "../services/activity/ActivityFeeds.ts"
+import { RequestActivity } from "../services/activity/RequestActivity.ts"
+import { type BridgeCredential, BridgeTiming, BridgeToken } from "../services/BridgeToken.ts"
+import { ConnectedClients } from "../services/ConnectedClients.ts"
 import { ConnectionAccess } from "../services/ConnectionAccess.ts"
 import { Connections } from "../services/Connections.ts"
 import { Drivers } from "../services/Drivers.ts"
+import { QueryHistory } from "../services/QueryHistory.ts"
+import { Completions } from "../services/resources/Completions.ts"
+import { LiveSchema } from "../services/resources/LiveSchema.ts"
+import { PromptRenderer } from "../services/resources/PromptRenderer.ts"
+import { ResourceReader } from "../services/resources/ResourceReader.ts"
+import { RevocationClosesSubscriptions, Subscriptions, SubscriptionsShutdown } from "../services/Subscriptions.ts"
 import { ToolRegistry } from "../services/tools/ToolRegistry.ts"
 import { ApprovalPrompt } from "../services/ApprovalPrompt.ts"
 import { Approvals } from "../services/Approvals.ts"
+import { ConnectionGrants } from "../services/ConnectionGrants.ts"
 import { RequestStates } from "../services/RequestStates.ts"
 import { StatementApproval } from "../services/StatementApproval.ts"
 import type { ServerInfo } from "../domain/ServerInfo.ts"
@@ -35,23 +47,34 @@ export interface ServerOptions {
   readonly connections?: Layer.Layer<Connections, never, SupportPaths>
   /** The app's own approval dialog (product-decisions §3.2); default: only the UI answers. */
   readonly approvalPrompt?: Layer.Layer<ApprovalPrompt>
+  /** Bridge token rotation (product-decisions §4); default hourly with a 10-minute overlap. */
+  readonly bridgeTiming?: Parameters<typeof BridgeTiming.layer>[0]
 }
 
-/** Publishes the handshake file once the port is bound, and removes it at a clean stop. */
+/**
+ * Publishes the handshake file once the port is bound, rewrites it (atomically, 0600) whenever
+ * the bridge token rotates, and removes it at a clean stop (product-decisions §1, §4).
+ */
 const HandshakeLive = Layer.scopedDiscard(Effect.gen(function*() {
   const paths = yield* SupportPaths
   const address = yield* McpServerAddress
   const identity = yield* ServerIdentity
-  yield* writeHandshake(paths.handshake, {
+  const bridge = yield* BridgeToken
+  const write = (credential: BridgeCredential) => writeHandshake(paths.handshake, {
     version: 1,
     port: address.port,
     pid: process.pid,
     instanceId: identity.instanceId,
     protocolVersion: "2026-07-28",
     startedAt: identity.startedAt.toISOString(),
-    uiUrl: identity.serverInfo.websiteUrl
+    uiUrl: identity.serverInfo.websiteUrl,
+    bridgeToken: credential.value,
+    bridgeTokenExpiresAt: credential.expiresAt
   })
+  yield* write(yield* bridge.current)
   yield* Effect.addFinalizer(() => removeOwnHandshake(paths.handshake, identity.instanceId).pipe(Effect.ignore))
+  yield* Effect.forkScoped(Stream.runForEach(bridge.changes, (credential) => Effect.ignore(write(credential))))
+  yield* recordServerLifecycle(address.port)
 }))
 
 /** Refuses to start when the support directory's handshake names a live dbdesk (product-decisions §1). */
@@ -63,25 +86,37 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
   const settings = SettingsStore.Default.pipe(
     Layer.provide(Layer.succeed(SettingsOverrides, options.settings ?? {}))
   )
-  const base = Layer.mergeAll(settings, RequestRegistry.Default).pipe(Layer.provideMerge(paths))
+  const base = Layer.mergeAll(settings, RequestRegistry.Default, ActivityLog.Default).pipe(Layer.provideMerge(paths))
   const identity = Layer.unwrapEffect(Effect.map(Effect.flatMap(SettingsStore, (store) => store.current), (current) =>
     ServerIdentity.layer(`http://127.0.0.1:${current.ui.port}`, options.serverInfo)
   ))
-  const auth = Layer.mergeAll(TokenAuthenticatorLive, RevocationCancelsRequests).pipe(
+  const auth = Layer.mergeAll(TokenAuthenticatorLive, RevocationCancelsRequests, TokenActivity).pipe(
     Layer.provideMerge(Layer.mergeAll(Tokens.Default, AuthLockouts.Default, PairingLockouts.Default, RateLimits.Default)),
     Layer.provideMerge(base)
   )
-  const core = Layer.mergeAll(identity, SupportedVersions.allEras, LegacySessions.Default, auth).pipe(Layer.provideMerge(base))
-  const connections = Layer.mergeAll(ConnectionAccess.Default, Drivers.Default).pipe(Layer.provideMerge(options.connections ?? Connections.layerFile))
-  const approvals = StatementApproval.Default.pipe(
-    Layer.provideMerge(Layer.mergeAll(Approvals.Default, RequestStates.Default)),
-    Layer.provide(options.approvalPrompt ?? ApprovalPrompt.uiOnly)
+  const activity = RequestActivity.Default.pipe(Layer.provideMerge(ConnectedClients.Default), Layer.provideMerge(auth))
+  const core = Layer.mergeAll(identity, SupportedVersions.allEras, LegacySessions.Default, activity).pipe(Layer.provideMerge(base))
+  const approvalDialogs = Approvals.Default.pipe(Layer.provide(options.approvalPrompt ?? ApprovalPrompt.uiOnly))
+  const grants = ConnectionGrants.Default.pipe(Layer.provideMerge(approvalDialogs), Layer.provide(core))
+  const connections = Layer.mergeAll(ConnectionAccess.Default, Drivers.Default).pipe(
+    Layer.provideMerge(grants),
+    Layer.provideMerge(options.connections ?? Connections.layerFile)
   )
-  const tools = ToolRegistry.layer.pipe(Layer.provideMerge(Layer.mergeAll(connections, approvals)), Layer.provideMerge(core))
-  const methods = McpMethods.layer.pipe(Layer.provideMerge(tools))
+  const approvals = StatementApproval.Default.pipe(Layer.provideMerge(Layer.mergeAll(approvalDialogs, RequestStates.Default)))
+  const tools = ToolRegistry.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(connections, approvals, ApprovalActivity.pipe(Layer.provide(approvalDialogs)))),
+    Layer.provideMerge(core)
+  )
+  const resources = Layer.mergeAll(ResourceReader.Default, PromptRenderer.Default, Completions.Default).pipe(
+    Layer.provideMerge(Layer.mergeAll(LiveSchema.Default, QueryHistory.Default, Subscriptions.Default)),
+    Layer.provideMerge(tools)
+  )
+  const methods = McpMethods.layer.pipe(Layer.provideMerge(Layer.merge(resources, RevocationClosesSubscriptions.pipe(Layer.provide(resources)))))
   const dispatcher = McpDispatcher.Default.pipe(Layer.provideMerge(methods))
-  const server = NodeMcpServerLive.pipe(Layer.provideMerge(dispatcher))
-  return HandshakeLive.pipe(Layer.provideMerge(server), Layer.provide(SingleInstanceGuard), Layer.provide(paths))
+  // Interop §5.3: at a clean stop every open subscription gets its graceful result before the sockets close.
+  const server = SubscriptionsShutdown.pipe(Layer.provideMerge(NodeMcpServerLive.pipe(Layer.provideMerge(dispatcher))))
+  const bridge = BridgeToken.Default.pipe(Layer.provide(BridgeTiming.layer(options.bridgeTiming)), Layer.provide(core))
+  return HandshakeLive.pipe(Layer.provideMerge(Layer.merge(server, bridge)), Layer.provide(SingleInstanceGuard), Layer.provide(paths))
 }
 
 export const announce = Effect.gen(function*() {

@@ -3,6 +3,7 @@ import type { Connection } from "../domain/Connection.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { toolFailure } from "../domain/ToolErrors.ts"
+import { ConnectionGrants } from "./ConnectionGrants.ts"
 import { Connections } from "./Connections.ts"
 
 export type HiddenReason = "external_access_blocked" | "ai_policy_never" | "token_allowlist"
@@ -25,13 +26,15 @@ const reasonText: Record<HiddenReason, string> = {
 export class ConnectionAccess extends Effect.Service<ConnectionAccess>()("dbdesk/services/ConnectionAccess", {
   effect: Effect.gen(function*() {
     const connections = yield* Connections
+    const grants = yield* ConnectionGrants
 
     const visible = Effect.fn("ConnectionAccess.visible")(function*(principal: Principal) {
       const all = yield* connections.list
       return all.filter((connection) => hiddenReason(principal, connection) === undefined)
     })
 
-    const resolve = Effect.fn("ConnectionAccess.resolve")(function*(principal: Principal, connectionId: string) {
+    /** `client` names the caller in the access dialog of AI policy askEachTime (product-decisions §3.2). */
+    const resolve = Effect.fn("ConnectionAccess.resolve")(function*(principal: Principal, connectionId: string, client?: string) {
       if (connectionId.trim() === "") return yield* toolFailure("invalid_argument", "connection_id must not be empty; call list_connections for the ids")
       const connection = yield* connections.get(connectionId)
       if (connection === undefined) {
@@ -41,6 +44,7 @@ export class ConnectionAccess extends Effect.Service<ConnectionAccess>()("dbdesk
       if (reason !== undefined) {
         return yield* ProtocolError.of(-33007, `The user does not allow AI clients to use this connection: ${reasonText[reason]}`, { reason, connectionId })
       }
+      yield* grants.ensure(principal, connection, client)
       return connection
     })
 

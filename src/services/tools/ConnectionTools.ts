@@ -45,7 +45,7 @@ export const ConnectionTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
-      Effect.map(access.resolve(context.principal, args.connection_id), (connection) =>
+      Effect.map(access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name), (connection) =>
         Effect.gen(function*() {
           const driver = yield* drivers.forConnection(connection)
           const status = yield* driver.status()
@@ -61,7 +61,7 @@ export const ConnectionTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
-      Effect.map(access.resolve(context.principal, args.connection_id), (connection) => {
+      Effect.map(access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name), (connection) => {
         if (connection.type === "search") {
           return Effect.fail(toolFailure("unsupported", "a search-engine connection reaches one cluster and has no databases; call list_tables to see its collections"))
         }
@@ -78,7 +78,7 @@ export const ConnectionTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
-      Effect.map(access.resolve(context.principal, args.connection_id), (connection) =>
+      Effect.map(access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name), (connection) =>
         Effect.fail(toolFailure("unsupported", `'${connection.name}' is a ${connection.type} connection, which has no schemas; call list_tables`)))
   })
 

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
-import type { DriverError, InvalidArgument, StatementTimeout, TableNotFound, Unsupported } from "../drivers/Driver.ts"
+import type { DriverError, InvalidArgument, LockTimeout, StatementTimeout, TableNotFound, Unsupported } from "../drivers/Driver.ts"
 
-type DriverFailure = DriverError | TableNotFound | InvalidArgument | Unsupported | StatementTimeout
+type DriverFailure = DriverError | TableNotFound | InvalidArgument | Unsupported | StatementTimeout | LockTimeout
 
 /**
  * Wire contract §7.2 and product-decisions §3 "Deadlines": driver failures become tool errors,
@@ -20,6 +20,8 @@ export const mapDriverFailure = <A, R>(effect: Effect.Effect<A, DriverFailure | 
         return Effect.fail(toolFailure("invalid_argument", error.message))
       case "Unsupported":
         return Effect.fail(toolFailure("unsupported", error.message))
+      case "LockTimeout":
+        return Effect.fail(toolFailure("timeout", error.message))
       case "StatementTimeout":
         return Effect.fail(ProtocolError.of(-33003, `The statement ran past its ${error.seconds} s deadline and was stopped`, { deadline: "statement", seconds: error.seconds }))
       default:

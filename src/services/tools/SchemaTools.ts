@@ -24,7 +24,7 @@ export const withDriver = (
   connectionId: string,
   use: (driver: DatabaseDriver) => Effect.Effect<JsonObject, any>
 ) =>
-  Effect.map(access.resolve(context.principal, connectionId), (connection): ToolRun =>
+  Effect.map(access.resolve(context.principal, connectionId, context.envelope?.clientInfo?.name), (connection): ToolRun =>
     mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), use)))
 
 export const SchemaTools = Effect.gen(function*() {

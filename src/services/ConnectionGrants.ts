@@ -1,0 +1,78 @@
+import { Clock, Effect, Option, Stream } from "effect"
+import type { Connection } from "../domain/Connection.ts"
+import type { Principal } from "../domain/Principal.ts"
+import { ProtocolError } from "../domain/ProtocolErrors.ts"
+import { Approvals } from "./Approvals.ts"
+import { SettingsStore } from "./Settings.ts"
+import { Tokens } from "./Tokens.ts"
+
+/** product-decisions §3.2: a refusal blocks re-asking for 60 s. */
+export const REFUSAL_COOL_OFF_MS = 60_000
+/** The access dialog shares the handler deadline (wire contract §8). */
+const DIALOG_DEADLINE = "330 seconds"
+
+/** Connection grants are kept per grant subject: the token, or `bridge` for every bridge token. */
+export const grantSubject = (principal: Principal): string => (principal.tokenName === "bridge" ? "bridge" : principal.key)
+
+/**
+ * product-decisions §3.2 "Connection access dialog" for AI policy `askEachTime`: "<client> wants
+ * to access '<connection>'", asked before the response starts and before any statement approval,
+ * never through elicitation; remembered per `mcp.connectionApproval`; forgotten on revocation.
+ */
+export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk/services/ConnectionGrants", {
+  scoped: Effect.gen(function*() {
+    const approvals = yield* Approvals
+    const settings = yield* SettingsStore
+    const granted = new Set<string>()
+    const refusedUntil = new Map<string, number>()
+    const keyOf = (subject: string, connectionId: string) => `${subject}\u0000${connectionId}`
+
+    const tokens = yield* Effect.serviceOption(Tokens)
+    if (Option.isSome(tokens)) {
+      const revocations = yield* tokens.value.subscribeRevocations
+      yield* revocations.pipe(
+        Stream.runForEach((tokenId) => Effect.sync(() => {
+          for (const key of [...granted, ...refusedUntil.keys()]) {
+            if (key.startsWith(`token:${tokenId}\u0000`)) {
+              granted.delete(key)
+              refusedUntil.delete(key)
+            }
+          }
+        })),
+        Effect.forkScoped
+      )
+    }
+
+    const ensure = Effect.fn("ConnectionGrants.ensure")(function*(principal: Principal, connection: Connection, client: string | undefined) {
+      if (connection.aiPolicy !== "askEachTime") return
+      const mode = (yield* settings.current).mcp.connectionApproval
+      if (mode === "alwaysApprove") return
+      const key = keyOf(grantSubject(principal), connection.id)
+      if (mode === "oncePerConnection" && granted.has(key)) return
+      const now = yield* Clock.currentTimeMillis
+      const refusal = refusedUntil.get(key)
+      const refuse = () => ProtocolError.of(-33007, `The user refused access to '${connection.name}' for this client`, { reason: "user_refused_access", connectionId: connection.id })
+      if (refusal !== undefined && refusal > now) return yield* refuse()
+      const who = client ?? principal.tokenName ?? "An AI client"
+      const decision = yield* approvals.ask({
+        kind: "connection_access",
+        message: `${who} wants to access '${connection.name}'`,
+        connectionId: connection.id,
+        connectionName: connection.name,
+        principal: principal.tokenName ?? principal.kind,
+        ...(client === undefined ? {} : { client })
+      }).pipe(Effect.timeoutFail({
+        duration: DIALOG_DEADLINE,
+        onTimeout: () => ProtocolError.of(-33003, "Nobody answered the access dialog before the 330 s deadline", { deadline: "handler", seconds: 330 })
+      }))
+      if (decision === "approved") {
+        if (mode === "oncePerConnection") granted.add(key)
+        return
+      }
+      refusedUntil.set(key, (yield* Clock.currentTimeMillis) + REFUSAL_COOL_OFF_MS)
+      return yield* refuse()
+    })
+
+    return { ensure } as const
+  })
+}) {}

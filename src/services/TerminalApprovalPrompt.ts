@@ -1,0 +1,42 @@
+import { Effect, Layer } from "effect"
+import { createInterface } from "node:readline"
+import type { ApprovalDecision, PendingApproval } from "../domain/Approval.ts"
+import { ApprovalPrompt } from "./ApprovalPrompt.ts"
+
+const block = (approval: PendingApproval): string => {
+  const lines = [
+    "",
+    "── dbdesk: approval needed ─────────────────────────────",
+    approval.message,
+    `  connection: ${approval.connectionName}`,
+    `  caller:     ${approval.principal}${approval.client === undefined ? "" : ` (${approval.client})`}`
+  ]
+  if (approval.statement !== undefined) {
+    lines.push("  statement:")
+    for (const line of approval.statement.split("\n")) lines.push(`    │ ${line}`)
+  }
+  return lines.join("\n")
+}
+
+/**
+ * product-decisions §3.2 "The app dialog": a terminal prompt when the server runs in a TTY.
+ * One question at a time; anything but "y"/"yes" denies (Deny is the default).
+ */
+export const terminalApprovalPrompt = (input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stderr) =>
+  Layer.effect(ApprovalPrompt, Effect.gen(function*() {
+    const oneAtATime = yield* Effect.makeSemaphore(1)
+    const ask = (approval: PendingApproval) =>
+      oneAtATime.withPermits(1)(Effect.async<ApprovalDecision>((resume) => {
+        const readline = createInterface({ input, output, terminal: false })
+        output.write(`${block(approval)}\n`)
+        readline.question("Allow? [y/N] ", (answer) => {
+          readline.close()
+          resume(Effect.succeed(/^\s*y(es)?\s*$/i.test(answer) ? "approved" : "denied"))
+        })
+        return Effect.sync(() => {
+          output.write("\n(the request ended before an answer; this question is withdrawn)\n")
+          readline.close()
+        })
+      }))
+    return { ask }
+  }))
