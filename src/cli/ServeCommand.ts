@@ -1,6 +1,7 @@
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import { announce, makeServerLayer } from "../http/Server.ts"
+import { terminalApprovalPrompt } from "../services/TerminalApprovalPrompt.ts"
 import { announceDefaultToken } from "./TokenCommand.ts"
 
 const port = Options.integer("port").pipe(
@@ -17,7 +18,9 @@ export const serveCommand = Command.make("serve", { port, home }, ({ home, port 
   Effect.gen(function*() {
     const layer = makeServerLayer({
       ...(Option.isSome(home) ? { home: home.value } : {}),
-      ...(Option.isSome(port) ? { settings: { mcp: { port: port.value } } } : {})
+      ...(Option.isSome(port) ? { settings: { mcp: { port: port.value } } } : {}),
+      // product-decisions §3.2: a terminal prompt answers approvals when the server runs in a TTY.
+      ...(process.stdin.isTTY ? { approvalPrompt: terminalApprovalPrompt() } : {})
     })
     yield* Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(layer)
