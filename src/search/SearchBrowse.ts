@@ -13,6 +13,7 @@ const SearchSlot = Schema.Struct({
   code: Schema.optional(Schema.Number),
   error: Schema.optional(Schema.String),
   found: Schema.optional(Schema.Number),
+  search_time_ms: Schema.optional(Schema.Number),
   hits: Schema.optional(
     Schema.Array(Schema.Struct({ document: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
   )
