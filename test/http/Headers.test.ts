@@ -25,7 +25,7 @@ const expectHeadersAccepted = (response: Awaited<ReturnType<typeof postMcp>>, wh
 }
 
 describe("modern-era headers (wire contract §4.2)", () => {
-  it("C4.2-a Content-Type application/json with parameters or any +json type is accepted; anything else is 400 -32020", async () => {
+  it("C4.2-a C7.1-a Content-Type application/json with parameters or any +json type is accepted; anything else is 400 -32020", async () => {
     for (const type of ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/vnd.example+json"]) {
       const response = await postMcp(server.url, modernRequest("server/discover", {}, 11), { "content-type": type })
       expect(response.status, type).toBe(200)

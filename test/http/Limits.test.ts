@@ -73,7 +73,7 @@ describe("limits (wire contract §8, product-decisions §4)", () => {
     expect(fine.status).toBe(200)
   })
 
-  it("C8-c the 65th concurrent connection gets an immediate 503 -33000 with Retry-After: 1 and is closed; the server keeps serving", async () => {
+  it("C8-c C7.1-a the 65th concurrent connection gets an immediate 503 -33000 with Retry-After: 1 and is closed; the server keeps serving", async () => {
     const fresh = await startTestServer()
     const address = Context.get(fresh.context as Context.Context<McpServerAddress>, McpServerAddress)
     const held: Array<RawSocket> = []
