@@ -1,4 +1,4 @@
-import { Effect, Exit, Fiber } from "effect"
+import { Duration, Effect, Exit, Fiber, Schedule } from "effect"
 import type { RequestId } from "../domain/JsonRpc.ts"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 
@@ -54,6 +54,28 @@ export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/s
 
     const size = Effect.sync(() => [...running.values()].reduce((total, set) => total + set.size, 0))
 
-    return { track, cancel, cancelWhere, size } as const
+    const emptied = (within: Duration.DurationInput) =>
+      size.pipe(
+        Effect.repeat({ until: (count) => count === 0, schedule: Schedule.spaced("20 millis") }),
+        Effect.timeoutOption(within),
+        Effect.flatMap(() => size)
+      )
+
+    /**
+     * Graceful shutdown (issue "Requests in flight"): lets running requests finish for at most
+     * `grace`, then cancels the rest so each still gets its JSON-RPC answer (-33002).
+     */
+    const drain = (grace: Duration.DurationInput = "10 seconds") =>
+      Effect.gen(function*() {
+        const left = yield* emptied(grace)
+        if (left === 0) return 0
+        const cancelled = yield* cancelWhere(() => true)
+        yield* emptied("2 seconds")
+        // Let the cancelled requests' answers reach their sockets before they close.
+        yield* Effect.sleep("100 millis")
+        return cancelled
+      })
+
+    return { track, cancel, cancelWhere, size, drain } as const
   }
 }) {}

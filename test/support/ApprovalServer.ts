@@ -50,5 +50,5 @@ export const startApprovalServer = async (): Promise<ApprovalServer> => {
       holder.script = value
     }
   })
-  return extended as ApprovalServer
+  return extended as unknown as ApprovalServer
 }
