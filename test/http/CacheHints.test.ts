@@ -83,7 +83,7 @@ describe("cache hints (wire contract §4.4)", () => {
 describe("cache hints on the wire (wire contract §4.4)", () => {
   let server: TestServer
   beforeAll(async () => {
-    server = await startTestServer()
+    server = await startTestServer({ settings: { mcp: { requireAuth: false } } })
   })
   afterAll(() => server.stop())
 
