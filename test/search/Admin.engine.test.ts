@@ -62,6 +62,20 @@ describe.each([26, 29] as const)("console, Users & Roles and dashboard against e
       if (one._tag === "Grid") expect(one.rows).toEqual([["0", "Author 0", true, 100, 0, "[\"classic\"]", "Book 0", 1900]])
     }))
 
+  it.scoped("S4-c S8-a collections are created and documents imported from the console, one HTTP call each", () =>
+    Effect.gen(function*() {
+      engine.requests.length = 0
+      const created = yield* run("POST /collections\n{\"name\":\"notes\",\"fields\":[{\"name\":\"text\",\"type\":\"string\"}]}")
+      assert.strictEqual(created._tag, "Json")
+      const imported = yield* run("POST /collections/notes/documents/import\n{\"id\":\"1\",\"text\":\"a\"}\n{\"id\":\"2\",\"text\":\"b\"}")
+      expect(imported).toEqual({ _tag: "Grid", columns: ["success"], rows: [[true], [true]] })
+      expect(engine.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        "POST /collections",
+        "POST /collections/notes/documents/import"
+      ])
+      expect(engine.requests[1]?.headers["content-type"]).toMatch(/^text\/plain/)
+    }))
+
   it.scoped("S4.3-e S7-f SQL-like input sends nothing; S7-b an engine error shows its message", () =>
     Effect.gen(function*() {
       engine.requests.length = 0
@@ -74,7 +88,7 @@ describe.each([26, 29] as const)("console, Users & Roles and dashboard against e
       expect([tooMany._tag, tooMany.message]).toEqual(["SearchEngineError", "Only upto 250 hits can be fetched per page."])
     }))
 
-  it.scoped("S2.3-a S2.3-b keys list their reach, a new key's value is shown once, keys can be deleted", () =>
+  it.scoped("S1-e S2.3-a S2.3-b keys list their reach, a new key's value is shown once, keys can be deleted", () =>
     Effect.gen(function*() {
       const client = yield* clientFor(engine)
       const created = yield* SearchAdmin.createKey(client, {

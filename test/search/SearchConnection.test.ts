@@ -34,6 +34,10 @@ describe("search connection settings", () => {
       assert.isFalse("database" in database)
     }))
 
+  it("S5-c S1-c the fields are one cluster's: no database, SSH, tunnel or proxy settings", () => {
+    expect(Object.keys(SearchConnectionSettings.fields)).toEqual(["host", "port", "apiKey", "sslMode", "skipTlsVerification"])
+  })
+
   it.effect("S5-a the API key is the only credential and never prints", () =>
     Effect.gen(function*() {
       const settings = yield* decodeSearchConnectionForm({ host: "h", apiKey: "super-secret-key" })
