@@ -9,12 +9,13 @@ import { LegacySessions } from "../services/LegacySessions.ts"
 import { RateLimits } from "../services/RateLimits.ts"
 import { RequestRegistry } from "../services/RequestRegistry.ts"
 import { ServerIdentity } from "../services/ServerIdentity.ts"
+import { Subscriptions } from "../services/Subscriptions.ts"
 import { withScopeChallenge } from "./AuthChallenges.ts"
 import { Authenticator } from "./Authenticator.ts"
 import { checkContentType, checkModernHeaders } from "./HeaderChecks.ts"
 import { admitLegacy, withHeaders } from "./LegacyGate.ts"
 import { emptyResponse, jsonResponse, type McpHttpRequest, type McpHttpResponse } from "./McpHttp.ts"
-import type { Execution, McpMethod, MethodContext } from "./McpMethod.ts"
+import { type Execution, type McpMethod, type MethodContext, StreamingExecution } from "./McpMethod.ts"
 import { McpMethods } from "./McpMethods.ts"
 import { errorBody, errorResponse, sseFrame, sseHeaders } from "./ResponseEncoding.ts"
 import { finalizeResult } from "./ResultEnvelope.ts"
@@ -50,6 +51,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
     const versions = yield* SupportedVersions
     const sessions = yield* LegacySessions
     const registry = yield* RequestRegistry
+    const subscriptions = yield* Subscriptions
     const rateLimits = yield* RateLimits
     const serverInfo = { name: identity.serverInfo.name, version: identity.serverInfo.version }
 
@@ -61,7 +63,9 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
         const requestId = isJsonObject(params) ? params["requestId"] : undefined
         if (typeof requestId !== "string" && typeof requestId !== "number") return
         const principal = yield* authenticator.identifyNotifier(request)
-        if (principal !== undefined) yield* registry.cancel(principal.key, requestId)
+        if (principal === undefined) return
+        yield* registry.cancel(principal.key, requestId)
+        yield* subscriptions.cancel(principal.key, requestId)
       }).pipe(Effect.catchAllCause(() => Effect.void), Effect.as(emptyResponse(202)))
 
     const decodeRequest = (request: McpHttpRequest) =>
@@ -173,6 +177,10 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
             })
         }
         const execution = yield* method.prepare(context)
+        if (execution instanceof StreamingExecution) {
+          yield* releaseSlot
+          return withHeaders({ kind: "sse", headers: sseHeaders, frames: execution.frames }, admission?.headers ?? {})
+        }
         return withHeaders(yield* respond(method, context, Effect.ensuring(execution, releaseSlot), mailbox), admission?.headers ?? {})
       }).pipe(
         Effect.onInterrupt(() => releaseSlot),

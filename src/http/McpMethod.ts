@@ -1,4 +1,4 @@
-import type { Effect } from "effect"
+import type { Effect, Stream } from "effect"
 import type { JsonObject } from "../domain/Json.ts"
 import type { RequestId } from "../domain/JsonRpc.ts"
 import type { Principal, Scope } from "../domain/Principal.ts"
@@ -30,6 +30,15 @@ export interface MethodContext {
 /** The work of a request, run after the response has started (product-decisions §3.2). */
 export type Execution = Effect.Effect<JsonObject, ProtocolError>
 
+/**
+ * A method that answers with its own long-lived SSE stream (`subscriptions/listen`, interop §5):
+ * the frames are sent as they come (`data: …` lines or `:` comments), with no request slot, no
+ * handler deadline and no result envelope — the stream writes its own final response, if any.
+ */
+export class StreamingExecution {
+  constructor(readonly frames: Stream.Stream<string>) {}
+}
+
 export interface McpMethod {
   readonly name: string
   readonly eras: ReadonlyArray<Era>
@@ -41,5 +50,5 @@ export interface McpMethod {
    * Validation and every gate that may answer with a non-200 status happen here, before the
    * response commits (product-decisions §3.2 "Order of gates"); the returned Execution runs inside it.
    */
-  readonly prepare: (context: MethodContext) => Effect.Effect<Execution, ProtocolError>
+  readonly prepare: (context: MethodContext) => Effect.Effect<Execution | StreamingExecution, ProtocolError>
 }

@@ -55,7 +55,7 @@ describe.each([26, 29] as const)("MCP tool adapters on engine v%i", (version) =>
       expect(count).toEqual({ row_count: 15, is_approximate: false })
     }))
 
-  it.scoped("S2.2-a S4-a list_tables and describe_table on a search connection", () =>
+  it.scoped("S2.2-a S4-a S8-b list_tables and describe_table on a search connection: tables only, no foreign keys", () =>
     Effect.gen(function*() {
       const client = yield* clientFor(engine)
       expect(yield* searchListTables(client, true)).toEqual([{ name: "books", type: "table", row_count: 30 }])
@@ -68,6 +68,7 @@ describe.each([26, 29] as const)("MCP tool adapters on engine v%i", (version) =>
         is_sortable: false
       })
       expect(JSON.parse(described.ddl ?? "").name).toBe("books")
+      expect([described.foreign_keys, described.indexes]).toEqual([[], []])
       expect(described.approximate_row_count).toBe(30)
       const missing = yield* Effect.flip(searchDescribeTable(client, "nope"))
       expect(missing.code).toBe("not_found")

@@ -1,0 +1,32 @@
+import { Effect, Either } from "effect"
+import { ProtocolError } from "../../domain/ProtocolErrors.ts"
+import { ResourceReader } from "../../services/resources/ResourceReader.ts"
+import { parseResourceUri, RESOURCE_TTL_MS } from "../../services/resources/ResourceUris.ts"
+import type { McpMethod } from "../McpMethod.ts"
+
+/**
+ * Wire contract §4.3/§4.4/§7.1 and product-decisions §5: `resources/read` needs `resources:read`;
+ * the TTL depends on the URI (always `private`); hidden connections are -33007 and resources that
+ * do not exist -32602 (C7.1-b). The read happens before the response commits, so every one of
+ * those errors keeps its HTTP status even when a progressToken asked for SSE.
+ */
+export const ResourcesReadMethod = Effect.gen(function*() {
+  const reader = yield* ResourceReader
+  return {
+    name: "resources/read",
+    eras: ["modern", "legacy"],
+    scopes: ["resources:read"],
+    cacheHint: (params) => {
+      const uri = params["uri"]
+      const ref = typeof uri === "string" ? Either.getOrUndefined(parseResourceUri(uri)) : undefined
+      return { ttlMs: ref === undefined ? 0 : RESOURCE_TTL_MS[ref.kind], cacheScope: "private" }
+    },
+    prepare: (context) =>
+      Effect.gen(function*() {
+        const uri = context.params["uri"]
+        if (typeof uri !== "string") return yield* ProtocolError.invalidParams("params.uri must be a resource URI from resources/list")
+        const result = yield* reader.read(context.principal, uri)
+        return Effect.succeed(result)
+      })
+  } satisfies McpMethod
+})

@@ -1,0 +1,121 @@
+import Database from "better-sqlite3"
+import { Clock, Data, Effect } from "effect"
+import { chmodSync, closeSync, openSync } from "node:fs"
+import { SettingsStore } from "./Settings.ts"
+import { SupportPaths } from "./SupportPaths.ts"
+
+export type HistoryOutcome = "success" | "error" | "denied" | "cancelled" | "timeout"
+export type HistorySource = "mcp" | "ui"
+
+/** One statement run on a connection (product-decisions §5 "Query history"). */
+export interface HistoryEntry {
+  readonly connectionId: string
+  readonly text: string
+  readonly durationMs: number
+  readonly rowCount: number | null
+  readonly outcome: HistoryOutcome
+  readonly source: HistorySource
+}
+
+export interface StoredHistoryEntry extends HistoryEntry {
+  readonly id: number
+  readonly executedAt: string
+}
+
+export class HistoryStoreError extends Data.TaggedError("HistoryStoreError")<{ readonly cause: unknown }> {
+  override get message(): string {
+    return `The query history (history.db) could not be used: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
+  }
+}
+
+/** Entries kept per connection; older ones are pruned on insert (the product decisions set no bound). */
+export const HISTORY_KEPT_PER_CONNECTION = 1_000
+export const HISTORY_LIMIT = { default: 50, max: 500 } as const
+
+interface Row {
+  readonly id: number
+  readonly connection_id: string
+  readonly text: string
+  readonly executed_at: string
+  readonly duration_ms: number
+  readonly row_count: number | null
+  readonly outcome: HistoryOutcome
+  readonly source: HistorySource
+}
+
+/** history.db is the user's own data: created 0600 before SQLite opens it (product-decisions §5). */
+const openPrivate = (path: string): Database.Database => {
+  closeSync(openSync(path, "a", 0o600))
+  if (process.platform !== "win32") chmodSync(path, 0o600)
+  const db = new Database(path)
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS history (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      connection_id TEXT NOT NULL,
+      text TEXT NOT NULL,
+      executed_at TEXT NOT NULL,
+      duration_ms REAL NOT NULL,
+      row_count INTEGER,
+      outcome TEXT NOT NULL,
+      source TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS history_by_connection ON history (connection_id, id DESC);
+  `)
+  return db
+}
+
+/**
+ * The local query history (`history.db`): statements run from MCP when `mcp.logQueries` is on and
+ * from the UI console, with text, duration, row count, outcome and source (product-decisions §5).
+ */
+export class QueryHistory extends Effect.Service<QueryHistory>()("dbdesk/services/QueryHistory", {
+  scoped: Effect.gen(function*() {
+    const paths = yield* SupportPaths
+    const settings = yield* SettingsStore
+    const db = yield* Effect.acquireRelease(
+      Effect.try({ try: () => openPrivate(paths.history), catch: (cause) => new HistoryStoreError({ cause }) }),
+      (db) => Effect.sync(() => db.close())
+    )
+    const insert = db.prepare(
+      "INSERT INTO history (connection_id, text, executed_at, duration_ms, row_count, outcome, source) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    )
+    const prune = db.prepare(
+      "DELETE FROM history WHERE connection_id = ? AND id <= (SELECT id FROM history WHERE connection_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)"
+    )
+    const select = db.prepare("SELECT * FROM history WHERE connection_id = ? ORDER BY id DESC LIMIT ?")
+    const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (cause) => new HistoryStoreError({ cause }) })
+
+    /**
+     * Records one statement. MCP statements are kept only while `mcp.logQueries` is on (product-decisions
+     * §4.4); returns whether the entry was stored.
+     */
+    const record = Effect.fn("QueryHistory.record")(function*(entry: HistoryEntry) {
+      if (entry.source === "mcp" && !(yield* settings.current).mcp.logQueries) return false
+      const executedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+      yield* attempt(() =>
+        db.transaction(() => {
+          insert.run(entry.connectionId, entry.text, executedAt, entry.durationMs, entry.rowCount, entry.outcome, entry.source)
+          prune.run(entry.connectionId, entry.connectionId, HISTORY_KEPT_PER_CONNECTION)
+        })()
+      )
+      return true
+    })
+
+    /** The last `limit` entries of a connection, newest first. */
+    const recent = Effect.fn("QueryHistory.recent")(function*(connectionId: string, limit: number = HISTORY_LIMIT.default) {
+      const rows = yield* attempt(() => select.all(connectionId, Math.max(1, Math.min(HISTORY_LIMIT.max, limit))) as Array<Row>)
+      return rows.map((row): StoredHistoryEntry => ({
+        id: row.id,
+        connectionId: row.connection_id,
+        text: row.text,
+        executedAt: row.executed_at,
+        durationMs: row.duration_ms,
+        rowCount: row.row_count,
+        outcome: row.outcome,
+        source: row.source
+      }))
+    })
+
+    return { record, recent } as const
+  })
+}) {}
