@@ -1,10 +1,11 @@
 import { Command } from "@effect/cli"
+import { activityCommand } from "./ActivityCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"
 import { tokenCommand } from "./TokenCommand.ts"
 
 const dbdesk = Command.make("dbdesk").pipe(
   Command.withDescription("dbdesk: a local MCP server for your database connections"),
-  Command.withSubcommands([serveCommand, tokenCommand])
+  Command.withSubcommands([serveCommand, tokenCommand, activityCommand])
 )
 
 export const runCli = Command.run(dbdesk, { name: "dbdesk", version: "0.1.0" })

@@ -6,6 +6,7 @@ import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { META_PROTOCOL_VERSION } from "../domain/ProtocolVersions.ts"
 import { decodeModernEnvelope, detectEra, type Era, type ModernEnvelope } from "../domain/RequestEnvelope.ts"
 import { LegacySessions } from "../services/LegacySessions.ts"
+import { type CallAudit, RequestActivity } from "../services/activity/RequestActivity.ts"
 import { RateLimits } from "../services/RateLimits.ts"
 import { RequestRegistry } from "../services/RequestRegistry.ts"
 import { ServerIdentity } from "../services/ServerIdentity.ts"
@@ -53,6 +54,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
     const registry = yield* RequestRegistry
     const subscriptions = yield* Subscriptions
     const rateLimits = yield* RateLimits
+    const activity = yield* RequestActivity
     const serverInfo = { name: identity.serverInfo.name, version: identity.serverInfo.version }
 
     /** Wire contract §4.1: a notification is 202 with no body; only `notifications/cancelled` is acted on. */
@@ -95,27 +97,27 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
         return { request: decoded.right as JsonRpcRequest & { readonly id: RequestId } } as const
       })
 
-    const execute = (method: McpMethod, context: MethodContext, execution: Execution) => {
+    const execute = (method: McpMethod, context: MethodContext, execution: Execution, audit: CallAudit) => {
       const bounded = method.name === "subscriptions/listen" ? execution : execution.pipe(
         Effect.timeoutFail({
           duration: `${HANDLER_DEADLINE_SECONDS} seconds`,
           onTimeout: () => ProtocolError.of(-33003, `The request ran past the ${HANDLER_DEADLINE_SECONDS} s handler deadline`, { deadline: "handler", seconds: HANDLER_DEADLINE_SECONDS })
         })
       )
-      return registry.track(context.principal.key, context.id, bounded).pipe(
+      return audit.settle(registry.track(context.principal.key, context.id, bounded)).pipe(
         Effect.map((result) => finalizeResult(result, { era: context.era, method: method.name, params: context.params }, serverInfo, method.cacheHint?.(context.params, result))),
         Effect.catchAllDefect((defect) => Effect.fail(ProtocolError.of(-32603, "Internal error", { detail: Cause.pretty(Cause.die(defect)).split("\n")[0] ?? "" })))
       )
     }
 
-    const respond = (method: McpMethod, context: MethodContext, execution: Execution, mailbox: Mailbox.Mailbox<string> | undefined) => {
+    const respond = (method: McpMethod, context: MethodContext, execution: Execution, mailbox: Mailbox.Mailbox<string> | undefined, audit: CallAudit) => {
       if (mailbox === undefined) {
-        return execute(method, context, execution).pipe(
+        return execute(method, context, execution, audit).pipe(
           Effect.map((result) => jsonResponse(200, { jsonrpc: "2.0", id: context.id, result })),
           Effect.catchAll((error) => Effect.succeed(errorResponse(error, context.id)))
         )
       }
-      const work = execute(method, context, execution).pipe(
+      const work = execute(method, context, execution, audit).pipe(
         Effect.map((result) => ({ jsonrpc: "2.0", id: context.id, result })),
         Effect.catchAll((error) => Effect.succeed(errorBody(error, context.id))),
         Effect.flatMap((final) => mailbox.offer(sseFrame(final))),
@@ -176,12 +178,14 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
               })))
             })
         }
-        const execution = yield* method.prepare(context)
+        // Product-decisions §6: the activity log sees every request here, once, with its outcome.
+        const audit = yield* activity.begin(context, envelope?.clientInfo ?? admission?.session.clientInfo)
+        const execution = yield* Effect.tapError(method.prepare(context), audit.refused)
         if (execution instanceof StreamingExecution) {
           yield* releaseSlot
           return withHeaders({ kind: "sse", headers: sseHeaders, frames: execution.frames }, admission?.headers ?? {})
         }
-        return withHeaders(yield* respond(method, context, Effect.ensuring(execution, releaseSlot), mailbox), admission?.headers ?? {})
+        return withHeaders(yield* respond(method, context, Effect.ensuring(execution, releaseSlot), mailbox, audit), admission?.headers ?? {})
       }).pipe(
         Effect.onInterrupt(() => releaseSlot),
         Effect.catchAll((error) => Effect.as(releaseSlot, errorResponse(withScopeChallenge(error), request.id)))

@@ -2,6 +2,7 @@ import { Effect, Layer, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { anonymousPrincipal, type Principal, scopesForLevel } from "../domain/Principal.ts"
 import type { TokenRecord } from "../domain/Token.ts"
+import { ActivityLog } from "../services/ActivityLog.ts"
 import { AuthLockouts } from "../services/AuthLockouts.ts"
 import { RequestRegistry } from "../services/RequestRegistry.ts"
 import { rateLimited } from "../services/RateLimits.ts"
@@ -12,7 +13,8 @@ import { Authenticator } from "./Authenticator.ts"
 import type { McpHttpRequest } from "./McpHttp.ts"
 
 export const tokenPrincipal = (token: TokenRecord): Principal => ({
-  key: `token:${token.id}`,
+  // Product-decisions §4 "Bridge token": rotation is not revocation, so every bridge value is one caller.
+  key: token.bridge ? "bridge" : `token:${token.id}`,
   kind: "token",
   access: token.access,
   scopes: scopesForLevel(token.access),
@@ -48,13 +50,24 @@ export const TokenAuthenticatorLive = Layer.effect(
     const tokens = yield* Tokens
     const lockouts = yield* AuthLockouts
     const settings = yield* SettingsStore
+    const log = yield* ActivityLog
+
+    /** Product-decisions §6: an authentication failure with its reason, and the lockout it may start. */
+    const failed = (pair: string | undefined, address: string, reason: string) =>
+      Effect.gen(function*() {
+        yield* log.record({ category: "auth", action: "auth.failure", outcome: "denied", address, details: `reason=${reason}` })
+        if (pair === undefined) return
+        yield* lockouts.fail(pair)
+        const after = yield* lockouts.status(pair)
+        if (after.locked) yield* log.record({ category: "auth", action: "auth.lockout", outcome: "denied", address, details: `retryAfter=${after.retryAfterSeconds}` })
+      })
 
     const authenticate = Effect.fn("TokenAuthenticator.authenticate")(function*(request: McpHttpRequest, method: { readonly scopes: ReadonlyArray<string> }) {
       const presented = presentedCredential(request.headers["authorization"])
       if (presented.kind === "absent") {
         const { mcp } = yield* settings.current
         if (!mcp.requireAuth || method.scopes.length === 0) return anonymousPrincipal(request.remoteAddress)
-        return yield* missingToken()
+        return yield* Effect.zipRight(failed(undefined, request.remoteAddress, "missing_token"), missingToken())
       }
       const pair = `${request.remoteAddress}|${presentedFingerprint(presented.raw)}`
       const lockout = yield* lockouts.status(pair)
@@ -62,7 +75,7 @@ export const TokenAuthenticatorLive = Layer.effect(
         return yield* rateLimited("Too many failed authentication attempts with this token from this address", lockout.retryAfterSeconds, "authenticationFailures")
       }
       if (presented.kind === "malformed") {
-        yield* lockouts.fail(pair)
+        yield* failed(pair, request.remoteAddress, "invalid_authorization_scheme")
         return yield* invalidToken()
       }
       const verification = yield* tokens.verify(presented.value).pipe(Effect.orDie)
@@ -71,10 +84,10 @@ export const TokenAuthenticatorLive = Layer.effect(
           yield* lockouts.succeed(pair)
           return tokenPrincipal(verification.token)
         case "expired":
-          yield* lockouts.fail(pair)
+          yield* failed(pair, request.remoteAddress, "expired_token")
           return yield* expiredToken()
         default:
-          yield* lockouts.fail(pair)
+          yield* failed(pair, request.remoteAddress, `${verification.kind}_token`)
           return yield* invalidToken()
       }
     })

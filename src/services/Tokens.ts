@@ -39,6 +39,12 @@ export type Verification =
   | { readonly kind: "valid"; readonly token: TokenRecord }
   | { readonly kind: "unknown" | "revoked" | "expired" }
 
+/** A change to the store, from this process or another (the CLI); the activity log records them. */
+export interface TokenChange {
+  readonly kind: "created" | "revoked" | "removed"
+  readonly token: TokenSummary
+}
+
 /** product-decisions §4 "Token record": `lastUsedAt` is written at most once a minute. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000
 /** Tokens created or revoked by another process (the CLI) reach a running server within this. */
@@ -66,6 +72,7 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
   scoped: Effect.gen(function*() {
     const { tokens: path } = yield* SupportPaths
     const revocations = yield* PubSub.unbounded<string>()
+    const changes = yield* PubSub.unbounded<TokenChange>()
     const lock = yield* Effect.makeSemaphore(1)
     let records: ReadonlyArray<TokenRecord> = []
     let signature = "unread"
@@ -83,9 +90,18 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
     const replace = (next: ReadonlyArray<TokenRecord>) =>
       Effect.gen(function*() {
         const before = live(records)
+        const previous = new Map(records.map((token) => [token.id, token]))
         records = next
         const after = live(next)
         yield* Effect.forEach([...before].filter((id) => !after.has(id)), (id) => PubSub.publish(revocations, id), { discard: true })
+        const present = new Set(next.map((token) => token.id))
+        const changed: Array<TokenChange> = [
+          ...next.filter((token) => !previous.has(token.id)).map((token) => ({ kind: "created" as const, token: summarize(token) })),
+          ...next.filter((token) => token.revokedAt !== undefined && previous.get(token.id)?.revokedAt === undefined && previous.has(token.id))
+            .map((token) => ({ kind: "revoked" as const, token: summarize(token) })),
+          ...[...previous.values()].filter((token) => !present.has(token.id)).map((token) => ({ kind: "removed" as const, token: summarize(token) }))
+        ]
+        yield* PubSub.publishAll(changes, changed)
       })
 
     const reload = Effect.gen(function*() {
@@ -196,7 +212,10 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
     /** Subscribes now (so nothing published after this call is missed) to the ids of revoked or deleted tokens. */
     const subscribeRevocations: Effect.Effect<Stream.Stream<string>, never, Scope.Scope> = Stream.fromPubSub(revocations, { scoped: true })
 
-    return { create, list, revoke, remove, verify, ensureDefault, subscribeRevocations } as const
+    /** Subscribes now to every later change of the store (created, revoked, removed). */
+    const subscribeChanges: Effect.Effect<Stream.Stream<TokenChange>, never, Scope.Scope> = Stream.fromPubSub(changes, { scoped: true })
+
+    return { create, list, revoke, remove, verify, ensureDefault, subscribeRevocations, subscribeChanges } as const
   })
 }) {}
 

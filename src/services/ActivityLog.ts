@@ -1,0 +1,112 @@
+import { Clock, Deferred, Effect, Fiber, Queue } from "effect"
+import {
+  ACTIVITY_FIELDS,
+  ACTIVITY_RETENTION_DAYS,
+  type ActivityEntry,
+  type ActivityEvent,
+  type ActivityQuery,
+  type ChainVerdict
+} from "../domain/Activity.ts"
+import { verifyChain } from "./activity/ActivityChain.ts"
+import { openActivityStore, type Unchained } from "./activity/ActivityStore.ts"
+import { SupportPaths } from "./SupportPaths.ts"
+
+/** Rows chained and written in one transaction at most. */
+export const MAX_BATCH = 512
+
+type Pending =
+  | { readonly kind: "row"; readonly row: Unchained }
+  | { readonly kind: "flush"; readonly done: Deferred.Deferred<void> }
+
+const DAY_MS = 86_400_000
+
+const stamp = (event: ActivityEvent, at: string): Unchained => ({
+  at,
+  category: event.category,
+  action: event.action,
+  outcome: event.outcome ?? null,
+  tokenId: event.tokenId ?? null,
+  tokenName: event.tokenName ?? null,
+  clientName: event.clientName ?? null,
+  clientVersion: event.clientVersion ?? null,
+  clientTitle: event.clientTitle ?? null,
+  address: event.address ?? null,
+  connectionId: event.connectionId ?? null,
+  subject: event.subject ?? null,
+  durationMs: event.durationMs ?? null,
+  digest: event.digest ?? null,
+  details: event.details ?? null,
+  traceparent: event.traceparent ?? null,
+  tracestate: event.tracestate ?? null,
+  baggage: event.baggage ?? null
+})
+
+/** A cell a spreadsheet would run as a formula is prefixed with ' (client names come from clients). */
+const csvCell = (value: string | number | null): string => {
+  if (value === null) return ""
+  const text = typeof value === "number" ? String(value) : /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll("\"", "\"\"")}"` : text
+}
+
+export const toCsv = (entries: ReadonlyArray<ActivityEntry>): string =>
+  [ACTIVITY_FIELDS.join(","), ...entries.map((entry) => ACTIVITY_FIELDS.map((field) => csvCell(entry[field])).join(","))].join("\r\n") + "\r\n"
+
+/**
+ * The activity log (product-decisions §6). `record` only stamps the time and enqueues, so the
+ * request path never waits on SQLite; a background fiber drains the queue in batches, each
+ * chained and written in one transaction. Closing the scope writes whatever is still queued.
+ * Rows older than 90 days are pruned when the log opens, anchoring the chain at the last one removed.
+ */
+export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/ActivityLog", {
+  scoped: Effect.gen(function*() {
+    const { activity: path } = yield* SupportPaths
+    const store = yield* Effect.acquireRelease(Effect.sync(() => openActivityStore(path)), (opened) => Effect.sync(() => opened.close()))
+    const now = yield* Clock.currentTimeMillis
+    yield* Effect.sync(() => store.prune(new Date(now - ACTIVITY_RETENTION_DAYS * DAY_MS).toISOString()))
+    const queue = yield* Queue.unbounded<Pending>()
+    const batchSizes: Array<number> = []
+
+    const write = (items: Iterable<Pending>) =>
+      Effect.gen(function*() {
+        const list = [...items]
+        const rows = list.flatMap((item) => (item.kind === "row" ? [item.row] : []))
+        if (rows.length > 0) {
+          yield* Effect.try(() => store.append(rows)).pipe(
+            Effect.tap(() => Effect.sync(() => batchSizes.push(rows.length))),
+            Effect.catchAll((error) => Effect.logWarning(`activity.db: ${rows.length} rows could not be written`, error))
+          )
+        }
+        yield* Effect.forEach(list, (item) => (item.kind === "flush" ? Deferred.succeed(item.done, undefined) : Effect.void), { discard: true })
+      })
+
+    // Taking and writing a batch is one step: an interrupt at shutdown never drops a taken batch.
+    const drainOnce = Effect.uninterruptibleMask((restore) => Effect.flatMap(restore(Queue.takeBetween(queue, 1, MAX_BATCH)), write))
+    const writer = yield* Effect.forkScoped(Effect.forever(drainOnce))
+    yield* Effect.addFinalizer(() => Effect.zipRight(Fiber.interrupt(writer), Effect.flatMap(Queue.takeAll(queue), write)))
+
+    const record = (event: ActivityEvent): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (millis) => Queue.offer(queue, { kind: "row", row: stamp(event, new Date(millis).toISOString()) })).pipe(Effect.asVoid)
+
+    /** Waits until every row recorded before this call is in the database. */
+    const flush = Effect.gen(function*() {
+      const done = yield* Deferred.make<void>()
+      yield* Queue.offer(queue, { kind: "flush", done })
+      yield* Deferred.await(done)
+    })
+
+    const list = Effect.fn("ActivityLog.list")(function*(query: ActivityQuery) {
+      return yield* Effect.sync(() => store.query(query))
+    })
+
+    const exportCsv = Effect.fn("ActivityLog.exportCsv")(function*(query: ActivityQuery) {
+      return toCsv(yield* list(query))
+    })
+
+    const verify: Effect.Effect<ChainVerdict> = Effect.zipRight(flush, Effect.sync(() => verifyChain(store.all(), store.anchor(), store.head())))
+
+    /** Sizes of the batches written so far (for the note on issue 7 and the bench). */
+    const batches = Effect.sync(() => [...batchSizes])
+
+    return { record, flush, list, exportCsv, verify, batches } as const
+  })
+}) {}

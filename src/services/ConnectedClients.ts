@@ -1,0 +1,93 @@
+import { Clock, Data, Effect } from "effect"
+import { createHash } from "node:crypto"
+import type { ConnectedClient } from "../domain/Activity.ts"
+import type { Principal } from "../domain/Principal.ts"
+import type { ClientInfo } from "../domain/RequestEnvelope.ts"
+import { Tokens } from "./Tokens.ts"
+
+/** product-decisions §6: a client is listed while it was seen in the last 5 minutes. */
+export const CONNECTED_WINDOW_MS = 5 * 60_000
+/** Entries held at most (as the reference client's ledger, reference §8); the least recently seen go first. */
+export const MAX_CONNECTED_CLIENTS = 200
+
+export class ClientNotFound extends Data.TaggedError("ClientNotFound")<{ readonly id: string }> {
+  override get message(): string {
+    return `No connected client has the id ${this.id}; it may not have been seen in the last 5 minutes`
+  }
+}
+
+export class AnonymousClient extends Data.TaggedError("AnonymousClient")<{ readonly id: string }> {
+  override get message(): string {
+    return "This client uses no token (anonymous loopback), so there is nothing to revoke; turn on mcp.requireAuth instead"
+  }
+}
+
+interface Sighting {
+  readonly principal: Principal
+  readonly clientInfo: ClientInfo | undefined
+  readonly address: string
+}
+
+const UNKNOWN_CLIENT = "Unknown client"
+
+/**
+ * Connected clients (product-decisions §6, C2.2-d): one entry per (clientInfo name and version,
+ * token, address) seen in the last 5 minutes, with first and last seen read from Effect's Clock.
+ * The token part is the principal's key, so the bridge stays one client across rotations.
+ * Disconnect revokes the entry's token, which cancels its in-flight requests (wire contract §5 point 9).
+ */
+export class ConnectedClients extends Effect.Service<ConnectedClients>()("dbdesk/services/ConnectedClients", {
+  effect: Effect.gen(function*() {
+    const tokens = yield* Tokens
+    const entries = new Map<string, { entry: ConnectedClient; lastSeen: number }>()
+
+    const expire = (now: number) => {
+      for (const [id, { lastSeen }] of entries) if (now - lastSeen > CONNECTED_WINDOW_MS) entries.delete(id)
+    }
+
+    const seen = (sighting: Sighting): Effect.Effect<void> =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const name = sighting.clientInfo?.name ?? UNKNOWN_CLIENT
+        const version = sighting.clientInfo?.version ?? ""
+        const id = createHash("sha256").update(JSON.stringify([name, version, sighting.principal.key, sighting.address])).digest("hex").slice(0, 16)
+        const at = new Date(now).toISOString()
+        const previous = entries.get(id)
+        entries.delete(id)
+        entries.set(id, {
+          lastSeen: now,
+          entry: {
+            id,
+            clientName: name,
+            clientVersion: version,
+            clientTitle: sighting.clientInfo?.title ?? null,
+            principalKey: sighting.principal.key,
+            tokenId: sighting.principal.tokenId ?? null,
+            tokenName: sighting.principal.tokenName ?? null,
+            address: sighting.address,
+            firstSeenAt: previous?.entry.firstSeenAt ?? at,
+            lastSeenAt: at
+          }
+        })
+        if (entries.size > MAX_CONNECTED_CLIENTS) entries.delete(entries.keys().next().value!)
+      })
+
+    /** The clients seen in the last 5 minutes, most recently seen first. */
+    const list = Effect.map(Clock.currentTimeMillis, (now) => {
+      expire(now)
+      return [...entries.values()].map(({ entry }) => entry).reverse()
+    })
+
+    const disconnect = Effect.fn("ConnectedClients.disconnect")(function*(id: string) {
+      expire(yield* Clock.currentTimeMillis)
+      const found = entries.get(id)
+      if (found === undefined) return yield* new ClientNotFound({ id })
+      const tokenId = found.entry.tokenId
+      if (tokenId === null) return yield* new AnonymousClient({ id })
+      const revoked = yield* tokens.revoke(tokenId)
+      for (const [key, { entry }] of entries) if (entry.tokenId === tokenId) entries.delete(key)
+      return revoked
+    })
+
+    return { seen, list, disconnect } as const
+  })
+}) {}
