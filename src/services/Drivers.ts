@@ -1,8 +1,9 @@
-import { Effect, Stream } from "effect"
+import { Effect, Redacted, Stream } from "effect"
 import type { Connection } from "../domain/Connection.ts"
 import { toolFailure } from "../domain/ToolErrors.ts"
 import { Connections, connectionSecrets } from "./Connections.ts"
 import type { DatabaseDriver } from "./drivers/Driver.ts"
+import { makePostgresDriver } from "./drivers/PostgresDriver.ts"
 import { makeSqliteDriver } from "./drivers/SqliteDriver.ts"
 
 /**
@@ -40,8 +41,20 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
             open.set(connection.id, driver)
             return driver as DatabaseDriver
           }
-          case "postgresql":
-            return yield* toolFailure("unsupported", `the PostgreSQL driver is not available in this build, so '${connection.name}' cannot be opened`)
+          case "postgresql": {
+            const driver = yield* makePostgresDriver({
+              name: connection.name,
+              host: connection.host,
+              port: connection.port,
+              database: connection.database,
+              user: connection.user,
+              ...(connection.password === undefined ? {} : { password: Redacted.value(connection.password) }),
+              sslMode: connection.sslMode,
+              secrets: connectionSecrets(connection)
+            })
+            open.set(connection.id, driver)
+            return driver
+          }
           case "search":
             return yield* toolFailure("unsupported", `'${connection.name}' is a search-engine connection: use search_documents or list_tables`)
         }

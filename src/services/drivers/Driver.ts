@@ -10,6 +10,9 @@ export class DriverError extends Data.TaggedError("DriverError")<{ readonly mess
 /** dbdesk's statement deadline ended the call; the MCP layer answers -33003 with `data.deadline: "statement"`. */
 export class StatementTimeout extends Data.TaggedError("StatementTimeout")<{ readonly seconds: number }> {}
 
+/** The database gave up waiting for a lock (PostgreSQL SQLSTATE 55P03); the tools answer `timeout:` (product-decisions §3). */
+export class LockTimeout extends Data.TaggedError("LockTimeout")<{ readonly message: string }> {}
+
 export class TableNotFound extends Data.TaggedError("TableNotFound")<{ readonly table: string }> {}
 
 /** An argument the database cannot accept as given (unknown column, missing filter value…). */
@@ -66,12 +69,14 @@ export interface DatabaseDriver {
     filters: ReadonlyArray<BrowseFilter>,
     logic: FilterLogic
   ) => Effect.Effect<RowCount, DriverError | TableNotFound | InvalidArgument>
-  readonly execute: (sql: string, options: ExecuteOptions) => Effect.Effect<ResultSet, DriverError | StatementTimeout>
+  readonly execute: (sql: string, options: ExecuteOptions) => Effect.Effect<ResultSet, DriverError | StatementTimeout | LockTimeout>
   readonly explain: (sql: string, analyze: boolean) => Effect.Effect<ResultSet, DriverError | Unsupported>
   readonly insertRows: (
     table: string,
     columns: ReadonlyArray<string>,
     rows: ReadonlyArray<ReadonlyArray<unknown>>
   ) => Effect.Effect<InsertResult, DriverError | TableNotFound | InvalidArgument>
+  /** Schemas of the connection's database; only drivers that have schemas (PostgreSQL) implement it. */
+  readonly listSchemas?: () => Effect.Effect<ReadonlyArray<string>, DriverError>
   readonly close: () => Effect.Effect<void>
 }

@@ -4,6 +4,7 @@ import type { JsonObject } from "../../domain/Json.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
+import { mapDriverFailure } from "./DriverFailures.ts"
 import { defineTool, described, toolResult } from "./Tool.ts"
 
 const connectionId = described(Schema.String, "Id of the connection, from list_connections")
@@ -79,7 +80,13 @@ export const ConnectionTools = Effect.gen(function*() {
     readOnly: true,
     prepare: (args, context) =>
       Effect.map(access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name), (connection) =>
-        Effect.fail(toolFailure("unsupported", `'${connection.name}' is a ${connection.type} connection, which has no schemas; call list_tables`)))
+        connection.type !== "postgresql"
+          ? Effect.fail(toolFailure("unsupported", `'${connection.name}' is a ${connection.type} connection, which has no schemas; call list_tables`))
+          : mapDriverFailure(Effect.gen(function*() {
+            const driver = yield* drivers.forConnection(connection)
+            if (driver.listSchemas === undefined) return yield* toolFailure("unsupported", `'${connection.name}' cannot list schemas`)
+            return toolResult({ schemas: [...(yield* driver.listSchemas())] })
+          })))
   })
 
   return [listConnections, getConnectionStatus, listDatabases, listSchemas] as const

@@ -1,0 +1,201 @@
+// Reads of the PostgreSQL catalog for list_schemas, list_tables, describe_table, get_table_ddl and search_schema
+// (product-decisions §3). Every function runs on a connection inside `BEGIN READ ONLY`.
+import type postgres from "postgres"
+import type {
+  ColumnDescription,
+  ForeignKeyDescription,
+  IndexDescription,
+  SchemaMatch,
+  TableDescription,
+  TableEntry
+} from "../../../domain/SqlTable.ts"
+import { quoteIdentifier } from "../BrowseSql.ts"
+
+type Db = postgres.Sql | postgres.TransactionSql | postgres.ReservedSql
+
+/** A table found by name: `schema.name`, or a bare name resolved through the search path. */
+export interface ResolvedTable {
+  readonly oid: number
+  readonly schema: string
+  readonly name: string
+  readonly kind: string
+}
+
+const USER_SCHEMAS = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'"
+const RELATIONS = "c.relkind IN ('r', 'p', 'v', 'm', 'f')"
+
+/** The name shown to the model: bare in `public`, qualified elsewhere, so it resolves back the same way. */
+export const displayName = (schema: string, name: string): string => (schema === "public" ? name : `${schema}.${name}`)
+
+export const qualifiedName = (table: ResolvedTable): string => `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`
+
+export const listSchemas = async (db: Db): Promise<Array<string>> => {
+  const rows = await db.unsafe<Array<{ name: string }>>(`SELECT n.nspname AS name FROM pg_namespace n WHERE ${USER_SCHEMAS} ORDER BY 1`)
+  return rows.map((row) => row.name)
+}
+
+export const findTable = async (db: Db, table: string): Promise<ResolvedTable | undefined> => {
+  const dot = table.indexOf(".")
+  const candidates: Array<[string | null, string]> = [[null, table]]
+  if (dot > 0) candidates.unshift([table.slice(0, dot), table.slice(dot + 1)])
+  for (const [schema, name] of candidates) {
+    const rows = await db.unsafe<Array<ResolvedTable>>(
+      `SELECT c.oid::int AS oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE ${RELATIONS} AND c.relname = $1 AND ($2::text IS NULL AND pg_table_is_visible(c.oid) OR n.nspname = $2::text)
+        LIMIT 1`,
+      [name, schema]
+    )
+    if (rows[0] !== undefined) return rows[0]
+  }
+  return undefined
+}
+
+export const columnNames = async (db: Db, oid: number): Promise<Array<string>> => {
+  const rows = await db.unsafe<Array<{ name: string }>>(
+    "SELECT attname AS name FROM pg_attribute WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+    [oid]
+  )
+  return rows.map((row) => row.name)
+}
+
+export const listTables = async (db: Db, includeRowCounts: boolean): Promise<Array<TableEntry>> => {
+  const rows = await db.unsafe<Array<{ schema: string; name: string; kind: string }>>(
+    `SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${RELATIONS} AND ${USER_SCHEMAS} ORDER BY 1, 2`
+  )
+  const entries: Array<TableEntry> = []
+  for (const row of rows) {
+    const type = row.kind === "v" || row.kind === "m" ? "view" : "table"
+    const name = displayName(row.schema, row.name)
+    if (!includeRowCounts || type === "view") {
+      entries.push({ name, type })
+      continue
+    }
+    const [count] = await db.unsafe<Array<{ n: string }>>(`SELECT count(*)::text AS n FROM ${quoteIdentifier(row.schema)}.${quoteIdentifier(row.name)}`)
+    entries.push({ name, type, row_count: Number(count?.n ?? 0) })
+  }
+  return entries
+}
+
+interface ColumnRow {
+  readonly name: string
+  readonly data_type: string
+  readonly not_null: boolean
+  readonly default_value: string | null
+  readonly comment: string | null
+  readonly is_primary_key: boolean
+  readonly is_sortable: boolean
+}
+
+const columnRows = (db: Db, oid: number) =>
+  db.unsafe<Array<ColumnRow>>(
+    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS data_type, a.attnotnull AS not_null,
+            pg_get_expr(d.adbin, d.adrelid) AS default_value, col_description(a.attrelid, a.attnum) AS comment,
+            EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = a.attrelid AND i.indisprimary AND a.attnum = ANY (i.indkey)) AS is_primary_key,
+            (t.typcategory IN ('A', 'E') OR EXISTS (
+              SELECT 1 FROM pg_opclass oc JOIN pg_am am ON am.oid = oc.opcmethod
+               WHERE am.amname = 'btree' AND oc.opcdefault AND oc.opcintype IN (t.oid, t.typbasetype))) AS is_sortable
+       FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+       LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+      WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+    [oid]
+  )
+
+const indexes = (db: Db, oid: number) =>
+  db.unsafe<Array<IndexDescription & { columns: Array<string> }>>(
+    `SELECT ic.relname AS name, i.indisunique AS is_unique, i.indisprimary AS is_primary,
+            ARRAY(SELECT pg_get_indexdef(i.indexrelid, k, true) FROM generate_series(1, i.indnkeyatts) k ORDER BY k) AS columns
+       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = $1 ORDER BY ic.relname`,
+    [oid]
+  )
+
+const ACTIONS: Record<string, string> = { a: "NO ACTION", r: "RESTRICT", c: "CASCADE", n: "SET NULL", d: "SET DEFAULT" }
+
+const foreignKeys = async (db: Db, oid: number): Promise<Array<ForeignKeyDescription>> => {
+  const rows = await db.unsafe<Array<{ columns: Array<string>; schema: string; table: string; referenced: Array<string>; upd: string; del: string }>>(
+    `SELECT ARRAY(SELECT a.attname FROM unnest(k.conkey) WITH ORDINALITY u(n, o)
+                    JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o) AS columns,
+            rn.nspname AS schema, rc.relname AS table,
+            ARRAY(SELECT a.attname FROM unnest(k.confkey) WITH ORDINALITY u(n, o)
+                    JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.n ORDER BY u.o) AS referenced,
+            k.confupdtype AS upd, k.confdeltype AS del
+       FROM pg_constraint k JOIN pg_class rc ON rc.oid = k.confrelid JOIN pg_namespace rn ON rn.oid = rc.relnamespace
+      WHERE k.conrelid = $1 AND k.contype = 'f' ORDER BY k.conname`,
+    [oid]
+  )
+  return rows.map((row) => ({
+    columns: row.columns,
+    referenced_table: displayName(row.schema, row.table),
+    referenced_columns: row.referenced,
+    ...(ACTIONS[row.upd] === undefined ? {} : { on_update: ACTIONS[row.upd]! }),
+    ...(ACTIONS[row.del] === undefined ? {} : { on_delete: ACTIONS[row.del]! })
+  }))
+}
+
+/** A reconstructed `CREATE TABLE` (columns, constraints, then the indexes no constraint owns), or the view's definition. */
+export const tableDdl = async (db: Db, table: ResolvedTable): Promise<string> => {
+  const name = qualifiedName(table)
+  if (table.kind === "v" || table.kind === "m") {
+    const [view] = await db.unsafe<Array<{ definition: string }>>("SELECT pg_get_viewdef($1::oid, true) AS definition", [table.oid])
+    return `CREATE ${table.kind === "m" ? "MATERIALIZED " : ""}VIEW ${name} AS\n${view?.definition ?? ""}`
+  }
+  const columns = (await columnRows(db, table.oid)).map((c) =>
+    `  ${quoteIdentifier(c.name)} ${c.data_type}${c.default_value === null ? "" : ` DEFAULT ${c.default_value}`}${c.not_null ? " NOT NULL" : ""}`
+  )
+  const constraints = await db.unsafe<Array<{ name: string; definition: string }>>(
+    "SELECT conname AS name, pg_get_constraintdef(oid, true) AS definition FROM pg_constraint WHERE conrelid = $1 AND contype IN ('p', 'u', 'f', 'c', 'x') ORDER BY contype = 'p' DESC, conname",
+    [table.oid]
+  )
+  const ownIndexes = await db.unsafe<Array<{ definition: string }>>(
+    `SELECT pg_get_indexdef(i.indexrelid) AS definition FROM pg_index i
+      WHERE i.indrelid = $1 AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid AND k.conrelid = i.indrelid)
+      ORDER BY 1`,
+    [table.oid]
+  )
+  const body = [...columns, ...constraints.map((k) => `  CONSTRAINT ${quoteIdentifier(k.name)} ${k.definition}`)].join(",\n")
+  return [`CREATE TABLE ${name} (\n${body}\n);`, ...ownIndexes.map((index) => `${index.definition};`)].join("\n")
+}
+
+export const describeTable = async (db: Db, table: ResolvedTable): Promise<TableDescription> => {
+  const columns = await columnRows(db, table.oid)
+  const [estimate] = await db.unsafe<Array<{ n: number }>>("SELECT reltuples::float8 AS n FROM pg_class WHERE oid = $1", [table.oid])
+  const approximate = estimate === undefined || estimate.n < 0 ? undefined : Math.round(estimate.n)
+  return {
+    table: displayName(table.schema, table.name),
+    columns: columns.map((c): ColumnDescription => ({
+      name: c.name,
+      data_type: c.data_type,
+      is_nullable: !c.not_null,
+      is_primary_key: c.is_primary_key,
+      ...(c.default_value === null ? {} : { default_value: c.default_value }),
+      is_sortable: c.is_sortable,
+      ...(c.comment === null ? {} : { comment: c.comment })
+    })),
+    indexes: (await indexes(db, table.oid)).map((index) => ({ ...index })),
+    foreign_keys: await foreignKeys(db, table.oid),
+    ddl: await tableDdl(db, table),
+    ...(approximate === undefined ? {} : { approximate_row_count: approximate })
+  }
+}
+
+export const searchSchema = async (db: Db, term: string, limit: number): Promise<Array<SchemaMatch>> => {
+  const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+  const rows = await db.unsafe<Array<{ kind: "table" | "column"; schema: string; table: string; name: string; data_type: string | null }>>(
+    `SELECT * FROM (
+       SELECT 'table' AS kind, n.nspname AS schema, c.relname AS table, c.relname AS name, NULL AS data_type
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${RELATIONS} AND ${USER_SCHEMAS} AND c.relname ILIKE $1
+       UNION ALL
+       SELECT 'column', n.nspname, c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
+         FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE ${RELATIONS} AND ${USER_SCHEMAS} AND a.attnum > 0 AND NOT a.attisdropped AND a.attname ILIKE $1
+     ) m ORDER BY kind DESC, schema, "table", name LIMIT $2`,
+    [pattern, limit]
+  )
+  return rows.map((row) => ({
+    kind: row.kind,
+    table: displayName(row.schema, row.table),
+    name: row.kind === "table" ? displayName(row.schema, row.name) : row.name,
+    ...(row.data_type === null ? {} : { data_type: row.data_type })
+  }))
+}
