@@ -22,7 +22,7 @@ describe.skipIf(!postgresAvailable)("PostgresDriver against a real PostgreSQL 15
     await owner.unsafe(`
       CREATE TABLE customers (id serial PRIMARY KEY, name text NOT NULL, email text UNIQUE, big int8);
       COMMENT ON COLUMN customers.email IS 'where receipts go';
-      CREATE TABLE orders (id serial PRIMARY KEY, customer_id int NOT NULL REFERENCES customers (id) ON DELETE CASCADE, total numeric(10,2) DEFAULT 0, meta jsonb);
+      CREATE TABLE orders (id serial PRIMARY KEY, customer_id int NOT NULL REFERENCES customers (id) ON DELETE CASCADE, total numeric(10,2) DEFAULT 0, meta json);
       CREATE INDEX orders_customer_idx ON orders (customer_id);
       CREATE VIEW big_orders AS SELECT * FROM orders WHERE total > 100;
       CREATE SCHEMA sales;
@@ -136,7 +136,7 @@ describe.skipIf(!postgresAvailable)("PostgresDriver against a real PostgreSQL 15
           ["id", "integer", false, true, true],
           ["customer_id", "integer", false, false, true],
           ["total", "numeric(10,2)", true, false, true],
-          ["meta", "jsonb", true, false, false]
+          ["meta", "json", true, false, false]
         ])
         expect(orders.indexes).toContainEqual({ name: "orders_customer_idx", columns: ["customer_id"], is_unique: false, is_primary: false })
         expect(orders.foreign_keys).toEqual([{ columns: ["customer_id"], referenced_table: "customers", referenced_columns: ["id"], on_update: "NO ACTION", on_delete: "CASCADE" }])
