@@ -4,7 +4,7 @@ import * as SearchAdmin from "../../src/search/SearchAdmin.ts"
 import { runConsoleInput } from "../../src/search/SearchConsole.ts"
 import { startEngine } from "../support/engine/index.ts"
 import type { RunningEngine } from "../support/engine/index.ts"
-import { bookDocuments, books, clientFor } from "./engineHelpers.ts"
+import { bookDocuments, books, clientFor } from "./EngineHelpers.ts"
 
 describe.each([26, 29] as const)("console, Users & Roles and dashboard against engine v%i", (version) => {
   let engine: RunningEngine

@@ -5,7 +5,7 @@ import { refusedFilterOperators } from "../../src/domain/SearchFilter.ts"
 import { countRows, describeCollection, readPage } from "../../src/search/SearchBrowse.ts"
 import { startEngine } from "../support/engine/index.ts"
 import type { RunningEngine } from "../support/engine/index.ts"
-import { bookDocuments, books, clientFor, searchesOf } from "./engineHelpers.ts"
+import { bookDocuments, books, clientFor, searchesOf } from "./EngineHelpers.ts"
 
 describe.each([26, 29] as const)("grid reads against engine v%i", (version) => {
   let engine: RunningEngine

@@ -8,7 +8,7 @@ import { enginePath } from "../../src/search/SearchClient.ts"
 import { connect, engineMajor, listCollections } from "../../src/search/SearchServer.ts"
 import { startEngine } from "../support/engine/index.ts"
 import type { RunningEngine } from "../support/engine/index.ts"
-import { books, clientFor } from "./engineHelpers.ts"
+import { books, clientFor } from "./EngineHelpers.ts"
 
 const forbidden = "Forbidden - a valid `x-typesense-api-key` header must be sent."
 

@@ -6,7 +6,7 @@ import { searchDocuments, searchInsertRows } from "../../src/search/SearchDocume
 import { connect } from "../../src/search/SearchServer.ts"
 import { startEngine } from "../support/engine/index.ts"
 import type { RunningEngine } from "../support/engine/index.ts"
-import { bookDocuments, books, clientFor, searchesOf } from "./engineHelpers.ts"
+import { bookDocuments, books, clientFor, searchesOf } from "./EngineHelpers.ts"
 
 describe.each([26, 29] as const)("search_documents and insert_rows on engine v%i", (version) => {
   let engine: RunningEngine

@@ -4,7 +4,7 @@ import { describeCollection } from "../../src/search/SearchBrowse.ts"
 import { changedCells, deleteDocument, insertDocument, typeCellValue, updateDocument } from "../../src/search/SearchEdits.ts"
 import { startEngine } from "../support/engine/index.ts"
 import type { RunningEngine } from "../support/engine/index.ts"
-import { books, clientFor } from "./engineHelpers.ts"
+import { books, clientFor } from "./EngineHelpers.ts"
 
 describe("value typing", () => {
   it("S4-e values are typed from the schema: int32 numbers, bool true/false, arrays and objects parsed JSON", () => {

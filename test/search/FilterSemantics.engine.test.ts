@@ -4,7 +4,7 @@ import type { ColumnFilter, FilterLogic, FilterOperator } from "../../src/domain
 import { countRows, describeCollection, readPage } from "../../src/search/SearchBrowse.ts"
 import { startEngine } from "../support/engine/index.ts"
 import type { RunningEngine } from "../support/engine/index.ts"
-import { clientFor } from "./engineHelpers.ts"
+import { clientFor } from "./EngineHelpers.ts"
 
 /**
  * The documents a filter set selects, evaluated directly from the engine's documented semantics

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { connect, listCollections } from "../../src/search/SearchServer.ts"
 import { startEngine } from "../support/engine/index.ts"
 import type { RunningEngine } from "../support/engine/index.ts"
-import { clientFor } from "./engineHelpers.ts"
+import { clientFor } from "./EngineHelpers.ts"
 
 describe.each([26, 29] as const)("TLS against the HTTPS engine v%i", (version) => {
   let engine: RunningEngine

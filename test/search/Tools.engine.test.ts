@@ -11,7 +11,7 @@ import {
 } from "../../src/search/SearchTools.ts"
 import { startEngine } from "../support/engine/index.ts"
 import type { RunningEngine } from "../support/engine/index.ts"
-import { bookDocuments, books, clientFor, searchesOf } from "./engineHelpers.ts"
+import { bookDocuments, books, clientFor, searchesOf } from "./EngineHelpers.ts"
 
 describe.each([26, 29] as const)("MCP tool adapters on engine v%i", (version) => {
   let engine: RunningEngine
