@@ -64,15 +64,16 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
     const now = yield* Clock.currentTimeMillis
     yield* Effect.sync(() => store.prune(new Date(now - ACTIVITY_RETENTION_DAYS * DAY_MS).toISOString()))
     const queue = yield* Queue.unbounded<Pending>()
-    const batchSizes: Array<number> = []
+    const batchStats: Array<{ readonly rows: number; readonly writeMs: number }> = []
 
     const write = (items: Iterable<Pending>) =>
       Effect.gen(function*() {
         const list = [...items]
         const rows = list.flatMap((item) => (item.kind === "row" ? [item.row] : []))
         if (rows.length > 0) {
+          const started = performance.now()
           yield* Effect.try(() => store.append(rows)).pipe(
-            Effect.tap(() => Effect.sync(() => batchSizes.push(rows.length))),
+            Effect.tap(() => Effect.sync(() => batchStats.push({ rows: rows.length, writeMs: performance.now() - started }))),
             Effect.catchAll((error) => Effect.logWarning(`activity.db: ${rows.length} rows could not be written`, error))
           )
         }
@@ -104,8 +105,8 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
 
     const verify: Effect.Effect<ChainVerdict> = Effect.zipRight(flush, Effect.sync(() => verifyChain(store.all(), store.anchor(), store.head())))
 
-    /** Sizes of the batches written so far (for the note on issue 7 and the bench). */
-    const batches = Effect.sync(() => [...batchSizes])
+    /** Size and write time of each batch written so far (for the note on issue 7 and the bench). */
+    const batches = Effect.sync(() => [...batchStats])
 
     return { record, flush, list, exportCsv, verify, batches } as const
   })
