@@ -82,12 +82,11 @@ const precheckClause = (filter: ColumnFilter): Either.Either<void, SearchFilterR
   return Either.void
 }
 
+/** One clause; {@link precheckFilter} has already run. */
 const compileClause = (
   filter: ColumnFilter,
   types: ReadonlyMap<string, string>
 ): Compiled => {
-  const checked = precheckClause(filter)
-  if (Either.isLeft(checked)) return Either.left(checked.left)
   const { column, operator } = filter
   const name = operatorNames[operator]
   const isList = operator === "in" || operator === "not_in"
@@ -154,12 +153,6 @@ const compileClause = (
 }
 
 /**
- * Compiles the filter bar (or `browse_table` / `count_rows` filters) to a `filter_by` expression (doc 2 §4.2,
- * typesense-reference §7.5). Clauses are joined with `&&` (and) or `||` (or), each parenthesised when there are
- * several; the Raw filter is sent verbatim and joins as one more clause. Any refusal happens here, before a request
- * (S7-e). `undefined` means no filter.
- */
-/**
  * Refuses what the engine cannot express (case-sensitive matching, operators without an equivalent, backticks in
  * values, column names that break a clause) without knowing the schema, so callers can run it before any request.
  */
@@ -170,6 +163,12 @@ export const precheckFilter = (request: SearchFilterRequest): Either.Either<void
   return Either.all(request.filters.map(precheckClause)).pipe(Either.map(() => undefined))
 }
 
+/**
+ * Compiles the filter bar (or `browse_table` / `count_rows` filters) to a `filter_by` expression (doc 2 §4.2,
+ * typesense-reference §7.5). Clauses are joined with `&&` (and) or `||` (or), each parenthesised when there are
+ * several; the Raw filter is sent verbatim and joins as one more clause. Any refusal happens here, before a request
+ * (S7-e). `undefined` means no filter.
+ */
 export const compileFilter = (
   request: SearchFilterRequest,
   columns: ReadonlyArray<Pick<SearchColumn, "name" | "type">>
