@@ -20,6 +20,16 @@ type Pending =
 
 const DAY_MS = 86_400_000
 
+/**
+ * After the first row of a batch arrives the writer waits this long for more, so busy periods are
+ * written a few rows per transaction. Real time on purpose (not Effect's Clock): it only delays
+ * the write, never a request, and tests on TestClock still see their rows written.
+ */
+export const BATCH_LINGER_MS = 5
+const linger = Effect.async<void>((resume) => {
+  setTimeout(() => resume(Effect.void), BATCH_LINGER_MS)
+})
+
 const stamp = (event: ActivityEvent, at: string): Unchained => ({
   at,
   category: event.category,
@@ -80,8 +90,14 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
         yield* Effect.forEach(list, (item) => (item.kind === "flush" ? Deferred.succeed(item.done, undefined) : Effect.void), { discard: true })
       })
 
-    // Taking and writing a batch is one step: an interrupt at shutdown never drops a taken batch.
-    const drainOnce = Effect.uninterruptibleMask((restore) => Effect.flatMap(restore(Queue.takeBetween(queue, 1, MAX_BATCH)), write))
+    // Taking and writing a batch is one step: an interrupt at shutdown never drops a taken row.
+    const drainOnce = Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function*() {
+        const first = yield* restore(Queue.take(queue))
+        yield* linger
+        yield* write([first, ...(yield* Queue.takeUpTo(queue, MAX_BATCH - 1))])
+      })
+    )
     const writer = yield* Effect.forkScoped(Effect.forever(drainOnce))
     yield* Effect.addFinalizer(() => Effect.zipRight(Fiber.interrupt(writer), Effect.flatMap(Queue.takeAll(queue), write)))
 
