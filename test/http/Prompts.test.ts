@@ -34,7 +34,7 @@ describe("prompts (product-decisions §5)", () => {
     expect(other.json.result.prompts).toStrictEqual(first.json.result.prompts)
   })
 
-  it("explain_schema renders the live schema of the connection named by id or by name", async () => {
+  it("C2.5-b explain_schema renders the live schema of the connection named by id or by name", async () => {
     for (const connection of [sampleId, "sample (sqlite)"]) {
       const { status, json } = await getPrompt("explain_schema", { connection })
       expect(status).toBe(200)
@@ -46,7 +46,7 @@ describe("prompts (product-decisions §5)", () => {
     }
   })
 
-  it("explain_table, question_to_sql and data_quality_audit are briefs a model can act on", async () => {
+  it("C2.5-b explain_table, question_to_sql and data_quality_audit are briefs a model can act on", async () => {
     const table = textOf((await getPrompt("explain_table", { connection: sampleId, table: "orders" })).json)
     expect(table).toContain("## Columns")
     expect(table).toMatch(/CREATE TABLE/i)
@@ -84,13 +84,13 @@ describe("prompts (product-decisions §5)", () => {
     }
   })
 
-  it("C4.2-c Mcp-Name must equal params.name on prompts/get", async () => {
+  it("C4.2-d Mcp-Name must equal params.name on prompts/get", async () => {
     const { status, json } = await post("prompts/get", { name: "explain_schema", arguments: { connection: sampleId } }, { "mcp-name": "explain_table" })
     expect(status).toBe(400)
     expect(json.error.code).toBe(-32020)
   })
 
-  it("the official 2.4.0 client lists and gets prompts with its strict result checks", async () => {
+  it("C4.4-a the official 2.4.0 client lists and gets prompts with its strict result checks", async () => {
     const client = new Client({ name: "dbdesk-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
     try {

@@ -70,7 +70,7 @@ describe("resources (product-decisions §5)", () => {
     expect(typeof JSON.parse(json.result.contents[0].text)).toBe("object")
   })
 
-  it("resources/read mirrors the tools: connections, tables, describe_table, get_table_ddl and the schema", async () => {
+  it("C4.4-a resources/read mirrors the tools: connections, tables, describe_table, get_table_ddl and the schema", async () => {
     const payload = async (uri: string) => JSON.parse((await read(uri)).json.result.contents[0].text)
     const connections = await payload("dbdesk://connections")
     expect(connections.connections.map((item: { id: string }) => item.id)).toStrictEqual([sampleId])
@@ -87,7 +87,7 @@ describe("resources (product-decisions §5)", () => {
     expect(schema.tables.find((table: { name: string }) => table.name === "orders").columns.length).toBeGreaterThan(1)
   })
 
-  it("the history resource serves what QueryHistory recorded, newest first, honouring ?limit", async () => {
+  it("C4.4-a the history resource serves what QueryHistory recorded, newest first, honouring ?limit", async () => {
     const history = Context.get(server.context, QueryHistory)
     for (const text of ["SELECT 1", "SELECT 2", "SELECT 3"]) {
       await run(history.record({ connectionId: sampleId, text, durationMs: 4, rowCount: 1, outcome: "success", source: "mcp" }))
@@ -124,13 +124,13 @@ describe("resources (product-decisions §5)", () => {
     expect(json.error.code).toBe(-32602)
   })
 
-  it("C4.2-c Mcp-Name must equal params.uri on resources/read", async () => {
+  it("C4.2-d Mcp-Name must equal params.uri on resources/read", async () => {
     const { status, json } = await postMcp(server.url, modernRequest("resources/read", { uri: "dbdesk://connections" }), { "mcp-name": "dbdesk://other" })
     expect(status).toBe(400)
     expect(json.error.code).toBe(-32020)
   })
 
-  it("the official 2.4.0 client lists, reads and lists templates with its strict result checks", async () => {
+  it("C4.4-a the official 2.4.0 client lists, reads and lists templates with its strict result checks", async () => {
     const client = new Client({ name: "dbdesk-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
     try {
