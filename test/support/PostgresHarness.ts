@@ -134,6 +134,17 @@ export const runningStatements = async (server: PostgresServer, marker: string):
   return rows[0]?.n ?? 0
 }
 
+/**
+ * Whether the server log shows the statement holding `marker` ended by a cancel request (not by its own
+ * statement_timeout backstop, whose message says "statement timeout").
+ */
+export const cancelledByRequest = (server: PostgresServer, marker: string): boolean => {
+  const lines = server.log().split("\n")
+  return lines.some((line, index) =>
+    line.includes("ERROR:  canceling statement due to user request") && (lines[index + 1] ?? "").includes("STATEMENT:") &&
+    (lines[index + 1] ?? "").includes(marker))
+}
+
 /** Polls until `check` holds, at most 600 times 50 ms apart (a generous cap, not a timing assertion). */
 export const eventually = async (check: () => Promise<boolean> | boolean, what: string): Promise<void> => {
   for (let i = 0; i < 600; i++) {

@@ -4,7 +4,7 @@ import postgres from "postgres"
 import { classifyStatement } from "../../../src/domain/StatementClassifier.ts"
 import type { DatabaseDriver } from "../../../src/services/drivers/Driver.ts"
 import { makePostgresDriver, type PostgresSettings } from "../../../src/services/drivers/PostgresDriver.ts"
-import { eventually, POSTGRES_MISSING, postgresAvailable, type PostgresServer, runningStatements, startPostgres } from "../../support/PostgresHarness.ts"
+import { cancelledByRequest, eventually, POSTGRES_MISSING, postgresAvailable, type PostgresServer, runningStatements, startPostgres } from "../../support/PostgresHarness.ts"
 
 if (!postgresAvailable) console.warn(`[skipped] PostgresDriver: ${POSTGRES_MISSING}`)
 
@@ -46,10 +46,11 @@ describe.skipIf(!postgresAvailable)("PostgresDriver against a real PostgreSQL 15
   it.live("C3.2-d interrupting execute sends a cancel: pg_sleep leaves pg_stat_activity and the pool still works", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
-        const fiber = yield* Effect.fork(driver.execute("SELECT pg_sleep(60) AS interrupted_sleep", read))
+        const fiber = yield* Effect.fork(driver.execute("SELECT pg_sleep(60) AS interrupted_sleep", { ...read, timeoutSeconds: 300 }))
         yield* Effect.promise(() => eventually(async () => (await runningStatements(server, "interrupted_sleep")) === 1, "pg_sleep running"))
         yield* Fiber.interrupt(fiber)
         expect(yield* Effect.promise(() => runningStatements(server, "interrupted_sleep"))).toBe(0)
+        yield* Effect.promise(() => eventually(() => cancelledByRequest(server, "interrupted_sleep"), "a cancel request in the server log"))
         const next = yield* driver.execute("SELECT 2 AS two", read)
         expect(next.rows).toEqual([[2]])
       })), 60_000)
@@ -60,6 +61,7 @@ describe.skipIf(!postgresAvailable)("PostgresDriver against a real PostgreSQL 15
         const error = yield* Effect.flip(driver.execute("SELECT pg_sleep(60) AS deadline_sleep", { ...read, timeoutSeconds: 1 }))
         expect(error).toEqual(expect.objectContaining({ _tag: "StatementTimeout", seconds: 1 }))
         yield* Effect.promise(() => eventually(async () => (await runningStatements(server, "deadline_sleep")) === 0, "pg_sleep gone"))
+        yield* Effect.promise(() => eventually(() => cancelledByRequest(server, "deadline_sleep"), "a cancel request in the server log"))
       })), 60_000)
 
   it.live("product-decisions §3 the server's statement_timeout is the deadline plus 1 s, as a backstop", () =>

@@ -30,6 +30,16 @@ interface Cancellable {
 
 /** How long interruption waits for a cancelled statement to give its connection back. */
 const SETTLE_CAP = Duration.seconds(10)
+
+/** A plain promise race: an Effect timeout cannot end a wait that runs inside an (uninterruptible) canceller. */
+const settledWithin = (settled: Promise<unknown>, cap: Duration.Duration): Promise<void> =>
+  new Promise((done) => {
+    const timer = setTimeout(done, Duration.toMillis(cap))
+    void settled.finally(() => {
+      clearTimeout(timer)
+      done()
+    })
+  })
 const POOL_SIZE = 4
 
 const sslOption = (mode: PostgresSettings["sslMode"]): boolean | object | "prefer" | "require" | "verify-full" => {
@@ -145,7 +155,7 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
       return Effect.suspend(() => {
         stopped = true
         for (const query of running) query.cancel()
-        return Effect.promise(() => settled).pipe(Effect.timeout(SETTLE_CAP), Effect.ignore)
+        return Effect.promise(() => settledWithin(settled, SETTLE_CAP))
       })
     })
     return Effect.timeoutFail(work, { duration: Duration.seconds(seconds), onTimeout: () => new StatementTimeout({ seconds }) })
