@@ -54,9 +54,11 @@ export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/s
 
     const size = Effect.sync(() => [...running.values()].reduce((total, set) => total + set.size, 0))
 
+    // Finalizers run uninterruptibly; the wait is made interruptible so its own timeout can end it.
     const emptied = (within: Duration.DurationInput) =>
       size.pipe(
         Effect.repeat({ until: (count) => count === 0, schedule: Schedule.spaced("20 millis") }),
+        Effect.interruptible,
         Effect.timeoutOption(within),
         Effect.flatMap(() => size)
       )
@@ -72,7 +74,7 @@ export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/s
         const cancelled = yield* cancelWhere(() => true)
         yield* emptied("2 seconds")
         // Let the cancelled requests' answers reach their sockets before they close.
-        yield* Effect.sleep("100 millis")
+        yield* Effect.interruptible(Effect.sleep("100 millis"))
         return cancelled
       })
 
