@@ -80,6 +80,14 @@ const HandshakeLive = Layer.scopedDiscard(Effect.gen(function*() {
 /** Refuses to start when the support directory's handshake names a live dbdesk (product-decisions §1). */
 const SingleInstanceGuard = Layer.effectDiscard(Effect.flatMap(SupportPaths, (paths) => refuseSecondStart(paths.handshake)))
 
+/**
+ * Built after the HTTP server so it is released first: at SIGTERM/SIGINT running requests get up to
+ * 10 s to finish, the rest are cancelled and still answered, before the sockets close.
+ */
+const RequestsShutdown = Layer.scopedDiscard(
+  Effect.flatMap(RequestRegistry, (registry) => Effect.addFinalizer(() => Effect.asVoid(registry.drain("10 seconds"))))
+)
+
 /** The one file that wires every layer of the standalone and embedded server. */
 export const makeServerLayer = (options: ServerOptions = {}) => {
   const paths = SupportPaths.layer(options.home)
@@ -114,7 +122,7 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
   const methods = McpMethods.layer.pipe(Layer.provideMerge(Layer.merge(resources, RevocationClosesSubscriptions.pipe(Layer.provide(resources)))))
   const dispatcher = McpDispatcher.Default.pipe(Layer.provideMerge(methods))
   // Interop §5.3: at a clean stop every open subscription gets its graceful result before the sockets close.
-  const server = SubscriptionsShutdown.pipe(Layer.provideMerge(NodeMcpServerLive.pipe(Layer.provideMerge(dispatcher))))
+  const server = Layer.merge(SubscriptionsShutdown, RequestsShutdown).pipe(Layer.provideMerge(NodeMcpServerLive.pipe(Layer.provideMerge(dispatcher))))
   const bridge = BridgeToken.Default.pipe(Layer.provide(BridgeTiming.layer(options.bridgeTiming)), Layer.provide(core))
   return HandshakeLive.pipe(Layer.provideMerge(Layer.merge(server, bridge)), Layer.provide(SingleInstanceGuard), Layer.provide(paths))
 }
