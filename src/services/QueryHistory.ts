@@ -48,6 +48,9 @@ const openPrivate = (path: string): Database.Database => {
   closeSync(openSync(path, "a", 0o600))
   if (process.platform !== "win32") chmodSync(path, 0o600)
   const db = new Database(path)
+  // SQLite gives the -wal and -shm files the mode of the database file, so they stay 0600 too.
+  db.pragma("journal_mode = WAL")
+  db.pragma("synchronous = NORMAL")
   db.exec(`
     CREATE TABLE IF NOT EXISTS history (
       id INTEGER PRIMARY KEY AUTOINCREMENT,
