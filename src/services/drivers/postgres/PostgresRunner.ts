@@ -28,6 +28,18 @@ interface Cancellable {
   readonly cancel: () => void
 }
 
+/**
+ * `query.cancel()` of `postgres` 3.4 drops the promise of the cancel request, so a cancel sent to a server
+ * that has gone away would be an unhandled rejection; call its canceller ourselves and keep the promise.
+ */
+const cancelQuietly = (query: Cancellable): void => {
+  const internal = query as Cancellable & { canceller?: ((query: unknown) => Promise<unknown> | undefined) | null }
+  if (typeof internal.canceller !== "function") return query.cancel()
+  const pending = internal.canceller(query)
+  internal.canceller = null
+  void pending?.catch(() => undefined)
+}
+
 /** How long interruption waits for a cancelled statement to give its connection back. */
 const SETTLE_CAP = Duration.seconds(10)
 
@@ -144,7 +156,7 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
       let stopped = false
       const track: Track = (query) => {
         running.add(query)
-        if (stopped) query.cancel()
+        if (stopped) cancelQuietly(query)
         return query
       }
       // product-decisions §3 "Deadlines": the server's own timer is the deadline + 1 s, a backstop behind dbdesk's.
@@ -154,7 +166,7 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
       )
       return Effect.suspend(() => {
         stopped = true
-        for (const query of running) query.cancel()
+        for (const query of running) cancelQuietly(query)
         return Effect.promise(() => settledWithin(settled, SETTLE_CAP))
       })
     })
