@@ -31,9 +31,11 @@ export const drain = (request: IncomingMessage): Promise<void> =>
 
 /**
  * Reads the body up to MAX_BODY_BYTES. A larger Content-Length is refused before reading; a
- * chunked body is read up to the limit. Either way the unread rest is drained (wire contract §8, C8-a).
+ * chunked body is read up to the limit. Either way the unread rest is drained (wire contract §8,
+ * C8-a). A body that stops arriving for `stallMs` is aborted, so a stalled upload cannot hold one
+ * of the 64 connections forever (product-decisions §4 "Connections").
  */
-export const readBody = (request: IncomingMessage): Promise<BodyResult> => {
+export const readBody = (request: IncomingMessage, stallMs: number = Number.POSITIVE_INFINITY): Promise<BodyResult> => {
   const declared = request.headers["content-length"]
   if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
     return drain(request).then(() => ({ ok: false, reason: "too_large" }) as const)
@@ -42,9 +44,15 @@ export const readBody = (request: IncomingMessage): Promise<BodyResult> => {
     const chunks: Array<Buffer> = []
     let size = 0
     let settled = false
+    let stall: NodeJS.Timeout | undefined
+    const watchStall = () => {
+      clearTimeout(stall)
+      if (Number.isFinite(stallMs)) stall = setTimeout(() => request.destroy(), stallMs).unref()
+    }
     const settle = (result: BodyResult) => {
       if (settled) return
       settled = true
+      clearTimeout(stall)
       request.off("data", onData)
       request.off("end", onEnd)
       request.off("error", onError)
@@ -52,9 +60,11 @@ export const readBody = (request: IncomingMessage): Promise<BodyResult> => {
       resolve(result)
     }
     const onData = (chunk: Buffer) => {
+      watchStall()
       size += chunk.length
       if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
       chunks.length = 0
+      clearTimeout(stall)
       request.off("data", onData)
       request.off("end", onEnd)
       request.off("close", onClose)
@@ -63,6 +73,7 @@ export const readBody = (request: IncomingMessage): Promise<BodyResult> => {
     const onEnd = () => settle({ ok: true, body: Buffer.concat(chunks).toString("utf8") })
     const onError = () => settle({ ok: false, reason: "aborted" })
     const onClose = () => settle(request.complete ? { ok: true, body: Buffer.concat(chunks).toString("utf8") } : { ok: false, reason: "aborted" })
+    watchStall()
     request.on("data", onData)
     request.once("end", onEnd)
     request.once("error", onError)

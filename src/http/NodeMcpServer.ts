@@ -148,7 +148,7 @@ export const NodeMcpServerLive = Layer.scoped(
     let boundPort = 0
 
     const onPost = (req: http.IncomingMessage, res: http.ServerResponse, cors: Record<string, string>) =>
-      readBody(req).then((body) => {
+      readBody(req, settingsNow().mcp.idleTimeoutSeconds * 1000).then((body) => {
         if (!body.ok) {
           if (body.reason === "aborted") return
           const error = ProtocolError.of(-33005, `The request body is larger than ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES })

@@ -113,15 +113,18 @@ describe("limits (wire contract §8, product-decisions §4)", () => {
 })
 
 describe("idle and disabled (product-decisions §4 \"Connections\", \"Disabled\")", () => {
-  it("C8-d idle keep-alive sockets, and sockets that never send a request, are closed after mcp.idleTimeoutSeconds", async () => {
+  it("C8-d idle keep-alive sockets, sockets that never send a request and stalled uploads are closed after mcp.idleTimeoutSeconds", async () => {
     const quick = await startTestServer({ settings: { mcp: { idleTimeoutSeconds: 0.3 } } })
     try {
       const silent = await connectRaw(quick.port)
       const used = await connectRaw(quick.port)
       await used.write(postHead(quick.port, { "content-length": Buffer.byteLength(discoverJson) }) + discoverJson)
       expect((await used.nextResponse()).status).toBe(200)
+      const stalled = await connectRaw(quick.port)
+      await stalled.write(postHead(quick.port, { "content-length": 100 }) + "{\"jsonrpc\"")
       expect(await closedWithin(silent)).toBeUndefined()
       expect(await closedWithin(used)).toBeUndefined()
+      await closedWithin(stalled)
     } finally {
       await quick.stop()
     }
