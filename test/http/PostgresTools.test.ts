@@ -32,6 +32,7 @@ describe.skipIf(!postgresAvailable)("MCP tools on a PostgreSQL connection (real 
   let server: TestServer
   const goodId = randomUUID()
   const badId = randomUUID()
+  const lockyId = randomUUID()
   let wrongPassword = ""
 
   beforeAll(async () => {
@@ -39,6 +40,7 @@ describe.skipIf(!postgresAvailable)("MCP tools on a PostgreSQL connection (real 
     await postgres.admin.unsafe("CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)")
     await postgres.admin.unsafe(`ALTER TABLE items OWNER TO ${postgres.user}`)
     await postgres.admin.unsafe("INSERT INTO items (label) VALUES ('first'), ('second')")
+    await postgres.admin.unsafe("CREATE ROLE dbdesk_locky LOGIN PASSWORD 'locky-pw'; GRANT SELECT ON items TO dbdesk_locky; ALTER ROLE dbdesk_locky SET lock_timeout = '200ms'").simple()
     wrongPassword = `${postgres.password}-typo`
     const home = tempHome()
     const common = { type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, sslMode: "disable", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes" }
@@ -46,7 +48,8 @@ describe.skipIf(!postgresAvailable)("MCP tools on a PostgreSQL connection (real 
       version: 1,
       connections: [
         { ...common, id: goodId, name: "Warehouse (PostgreSQL)", password: postgres.password },
-        { ...common, id: badId, name: "Typo (PostgreSQL)", password: wrongPassword }
+        { ...common, id: badId, name: "Typo (PostgreSQL)", password: wrongPassword },
+        { ...common, id: lockyId, name: "Locky (PostgreSQL)", user: "dbdesk_locky", password: "locky-pw" }
       ]
     }), { mode: 0o600 })
     server = await startTestServer({ home, settings: { mcp: { requireAuth: false } } })
@@ -105,6 +108,20 @@ describe.skipIf(!postgresAvailable)("MCP tools on a PostgreSQL connection (real 
     expect(safe.json.result.structuredContent.rows).toEqual([["reached"]])
     await eventually(() => postgres.log().includes("reached_marker"), "the safe statement in the server log")
     expect(postgres.log()).not.toMatch(/refused_marker_/)
+  }, 60_000)
+
+  it("product-decisions §3 a lock timeout the database reports is the tool error timeout:, not -33003", async () => {
+    const holder = await postgres.admin.reserve()
+    try {
+      await holder.unsafe("BEGIN; LOCK TABLE items IN ACCESS EXCLUSIVE MODE").simple()
+      const answer = await call("execute_query", { connection_id: lockyId, query: "SELECT * FROM items" })
+      expect(answer.json.error).toBeUndefined()
+      expect(answer.json.result.isError).toBe(true)
+      expect(answer.json.result.content[0].text).toMatch(/^timeout: canceling statement due to lock timeout/)
+    } finally {
+      await holder.unsafe("ROLLBACK")
+      holder.release()
+    }
   }, 60_000)
 
   it("C7.2-b a wrong password: the error names the connection, never the password", async () => {
