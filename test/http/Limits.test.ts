@@ -87,6 +87,10 @@ describe("limits (wire contract §8, product-decisions §4)", () => {
       expect(response.headers["connection"]).toBe("close")
       expect(response.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -33000 } })
       expect(await extra.closed).toBeUndefined()
+      const eager = await connectRaw(fresh.port)
+      void eager.write(postHead(fresh.port, { "content-length": Buffer.byteLength(discoverJson) }) + discoverJson).catch(() => undefined)
+      expect((await eager.nextResponse()).status).toBe(503)
+      expect(await eager.closed).toBeUndefined()
       const stillServed = held[0]!
       await stillServed.write(postHead(fresh.port, { "content-length": Buffer.byteLength(discoverJson) }) + discoverJson)
       expect((await stillServed.nextResponse()).status).toBe(200)
