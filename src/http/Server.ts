@@ -6,6 +6,7 @@ import { type BridgeCredential, BridgeTiming, BridgeToken } from "../services/Br
 import { ConnectedClients } from "../services/ConnectedClients.ts"
 import { ConnectionAccess } from "../services/ConnectionAccess.ts"
 import { Connections } from "../services/Connections.ts"
+import { DriverRegistry } from "../services/DriverRegistry.ts"
 import { Drivers } from "../services/Drivers.ts"
 import { QueryHistory } from "../services/QueryHistory.ts"
 import { Completions } from "../services/resources/Completions.ts"
@@ -13,6 +14,7 @@ import { LiveSchema } from "../services/resources/LiveSchema.ts"
 import { PromptRenderer } from "../services/resources/PromptRenderer.ts"
 import { ResourceReader } from "../services/resources/ResourceReader.ts"
 import { RevocationClosesSubscriptions, Subscriptions, SubscriptionsShutdown } from "../services/Subscriptions.ts"
+import { SearchToolRoutes } from "../services/tools/SearchToolRoutes.ts"
 import { ToolRegistry } from "../services/tools/ToolRegistry.ts"
 import { ApprovalPrompt } from "../services/ApprovalPrompt.ts"
 import { Approvals } from "../services/Approvals.ts"
@@ -106,13 +108,14 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
   const core = Layer.mergeAll(identity, SupportedVersions.allEras, LegacySessions.Default, activity).pipe(Layer.provideMerge(base))
   const approvalDialogs = Approvals.Default.pipe(Layer.provide(options.approvalPrompt ?? ApprovalPrompt.uiOnly))
   const grants = ConnectionGrants.Default.pipe(Layer.provideMerge(approvalDialogs), Layer.provide(core))
-  const connections = Layer.mergeAll(ConnectionAccess.Default, Drivers.Default).pipe(
+  const connections = Layer.mergeAll(ConnectionAccess.Default, Drivers.Default, DriverRegistry.Default).pipe(
     Layer.provideMerge(grants),
     Layer.provideMerge(options.connections ?? Connections.layerFile)
   )
   const approvals = StatementApproval.Default.pipe(Layer.provideMerge(Layer.mergeAll(approvalDialogs, RequestStates.Default)))
+  const searchRoutes = SearchToolRoutes.Default.pipe(Layer.provideMerge(Layer.merge(approvals, connections)))
   const tools = ToolRegistry.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(connections, approvals, ApprovalActivity.pipe(Layer.provide(approvalDialogs)))),
+    Layer.provideMerge(Layer.mergeAll(searchRoutes, ApprovalActivity.pipe(Layer.provide(approvalDialogs)))),
     Layer.provideMerge(core)
   )
   const resources = Layer.mergeAll(ResourceReader.Default, PromptRenderer.Default, Completions.Default).pipe(

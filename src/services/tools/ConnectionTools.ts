@@ -5,6 +5,7 @@ import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
+import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult } from "./Tool.ts"
 
 const connectionId = described(Schema.String, "Id of the connection, from list_connections")
@@ -25,6 +26,7 @@ export const summarize = (connection: Connection, isConnected: boolean): JsonObj
 export const ConnectionTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
   const drivers = yield* Drivers
+  const search = yield* SearchToolRoutes
 
   const listConnections = defineTool({
     name: "list_connections",
@@ -47,7 +49,7 @@ export const ConnectionTools = Effect.gen(function*() {
     readOnly: true,
     prepare: (args, context) =>
       Effect.map(access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name), (connection) =>
-        Effect.gen(function*() {
+        connection.type === "search" ? search.status(connection, context) : Effect.gen(function*() {
           const driver = yield* drivers.forConnection(connection)
           const status = yield* driver.status()
           return toolResult({ ...status })

@@ -6,6 +6,7 @@ import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { requireName, withDriver } from "./SchemaTools.ts"
+import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult } from "./Tool.ts"
 
 const connectionId = described(Schema.String, "Id of the connection, from list_connections")
@@ -30,6 +31,7 @@ export const DataTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
   const drivers = yield* Drivers
   const settings = yield* SettingsStore
+  const search = yield* SearchToolRoutes
 
   const browseTable = defineTool({
     name: "browse_table",
@@ -57,7 +59,8 @@ export const DataTools = Effect.gen(function*() {
         }
         const query = yield* semantic(BrowseQuery, { ...args, limit, connection_id: undefined, table: undefined }, "browse_table arguments")
         return yield* withDriver(access, drivers, context, args.connection_id, (driver) =>
-          Effect.map(driver.browse(args.table, query), (resultSet) => toolResult(resultSet as unknown as JsonObject)))
+          Effect.map(driver.browse(args.table, query), (resultSet) => toolResult(resultSet as unknown as JsonObject)),
+          (connection) => search.browse(connection, args.table, query, limits.defaultRows, context))
       })
   })
 
@@ -74,7 +77,8 @@ export const DataTools = Effect.gen(function*() {
         const parsedFilters = yield* semantic(Schema.Array(BrowseFilter), args.filters ?? [], "filters")
         const parsedLogic = yield* semantic(FilterLogic, args.logic ?? "and", "logic")
         return yield* withDriver(access, drivers, context, args.connection_id, (driver) =>
-          Effect.map(driver.count(args.table, parsedFilters, parsedLogic), (count) => toolResult({ ...count })))
+          Effect.map(driver.count(args.table, parsedFilters, parsedLogic), (count) => toolResult({ ...count })),
+          (connection) => search.count(connection, args.table, parsedFilters, parsedLogic, context))
       })
   })
 

@@ -10,6 +10,7 @@ import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
+import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
 
 const connectionId = described(Schema.String, "Id of the connection, from list_connections")
@@ -54,14 +55,15 @@ export const QueryTools = Effect.gen(function*() {
   const drivers = yield* Drivers
   const settings = yield* SettingsStore
   const approval = yield* StatementApproval
+  const search = yield* SearchToolRoutes
 
   const executeQuery = defineTool({
     name: "execute_query",
     title: "Run a query",
-    description: "Runs one SQL statement and returns a result set. Reads run at once; writes are confirmed by the user; DROP and TRUNCATE go through confirm_destructive_operation.",
+    description: "Runs one SQL statement (on a search-engine connection: a REST request, METHOD /path then an optional JSON body) and returns a result set. Reads run at once; writes are confirmed by the user; DROP, TRUNCATE and DELETE requests go through confirm_destructive_operation.",
     arguments: Schema.Struct({
       connection_id: connectionId,
-      query: described(Schema.String, "One SQL statement"),
+      query: described(Schema.String, "One SQL statement, or for a search-engine connection METHOD /path and an optional JSON body"),
       max_rows: Schema.optionalWith(described(Schema.Number, "Rows to return at most (default limits.defaultRows, 1 to limits.maxRows)"), { exact: true }),
       timeout_seconds: Schema.optionalWith(described(Schema.Number, "Statement deadline in seconds (1–300, default limits.queryTimeoutSeconds)"), { exact: true }),
       database: Schema.optionalWith(Schema.String, { exact: true }),
@@ -81,6 +83,7 @@ export const QueryTools = Effect.gen(function*() {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
         const connection = yield* access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name)
+        if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds }, context)
         const classification = yield* classifyForExecution(args.query, connection)
         if (classification.tier === "destructive") {
           return yield* toolFailure("denied", "this statement drops or truncates data; use confirm_destructive_operation")

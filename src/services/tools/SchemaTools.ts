@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import type { SearchConnection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import type { MethodContext } from "../../http/McpMethod.ts"
@@ -6,6 +7,7 @@ import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import type { DatabaseDriver } from "../drivers/Driver.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
+import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
 
 const connectionId = described(Schema.String, "Id of the connection, from list_connections")
@@ -16,20 +18,27 @@ const schemaName = Schema.optionalWith(described(Schema.String, "Schema name (Po
 export const requireName = (value: string, what: string) =>
   value.trim() === "" ? Effect.fail(toolFailure("invalid_argument", `${what} must not be empty`)) : Effect.void
 
-/** Resolves the connection (gates before the response starts), then runs `use` with its driver. */
+/**
+ * Resolves the connection (gates before the response starts), then runs `use` with its driver, or `onSearch` for a
+ * search-engine connection (product-decisions §3, search rows).
+ */
 export const withDriver = (
   access: ConnectionAccess,
   drivers: Drivers,
   context: MethodContext,
   connectionId: string,
-  use: (driver: DatabaseDriver) => Effect.Effect<JsonObject, any>
+  use: (driver: DatabaseDriver) => Effect.Effect<JsonObject, any>,
+  onSearch?: (connection: SearchConnection) => ToolRun
 ) =>
   Effect.map(access.resolve(context.principal, connectionId, context.envelope?.clientInfo?.name), (connection): ToolRun =>
-    mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), use)))
+    connection.type === "search" && onSearch !== undefined
+      ? onSearch(connection)
+      : mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), use)))
 
 export const SchemaTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
   const drivers = yield* Drivers
+  const search = yield* SearchToolRoutes
 
   const listTables = defineTool({
     name: "list_tables",
@@ -45,7 +54,8 @@ export const SchemaTools = Effect.gen(function*() {
     readOnly: true,
     prepare: (args, context) =>
       withDriver(access, drivers, context, args.connection_id, (driver) =>
-        Effect.map(driver.listTables({ includeRowCounts: args.include_row_counts ?? false }), (tables) => toolResult({ tables: tables.map((entry) => ({ ...entry })) })))
+        Effect.map(driver.listTables({ includeRowCounts: args.include_row_counts ?? false }), (tables) => toolResult({ tables: tables.map((entry) => ({ ...entry })) })),
+        (connection) => search.listTables(connection, args.include_row_counts ?? false, context))
   })
 
   const describeTable = defineTool({
@@ -57,7 +67,8 @@ export const SchemaTools = Effect.gen(function*() {
     readOnly: true,
     prepare: (args, context) =>
       Effect.zipRight(requireName(args.table, "table"), withDriver(access, drivers, context, args.connection_id, (driver) =>
-        Effect.map(driver.describeTable(args.table), (description) => toolResult(JSON.parse(JSON.stringify(description)) as JsonObject))))
+        Effect.map(driver.describeTable(args.table), (description) => toolResult(JSON.parse(JSON.stringify(description)) as JsonObject)),
+        (connection) => search.describeTable(connection, args.table, context)))
   })
 
   const getTableDdl = defineTool({
@@ -69,7 +80,8 @@ export const SchemaTools = Effect.gen(function*() {
     readOnly: true,
     prepare: (args, context) =>
       Effect.zipRight(requireName(args.table, "table"), withDriver(access, drivers, context, args.connection_id, (driver) =>
-        Effect.map(driver.tableDdl(args.table), (ddl) => toolResult({ ddl }))))
+        Effect.map(driver.tableDdl(args.table), (ddl) => toolResult({ ddl })),
+        (connection) => search.tableDdl(connection, args.table, context)))
   })
 
   const searchSchema = defineTool({

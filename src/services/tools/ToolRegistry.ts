@@ -3,6 +3,7 @@ import { ConnectionTools } from "./ConnectionTools.ts"
 import { DataTools } from "./DataTools.ts"
 import { QueryTools } from "./QueryTools.ts"
 import { SchemaTools } from "./SchemaTools.ts"
+import { SearchDocumentTools } from "./SearchDocumentTools.ts"
 import type { AnyTool } from "./Tool.ts"
 import { WriteTools } from "./WriteTools.ts"
 
@@ -19,6 +20,6 @@ export class ToolRegistry extends Context.Tag("dbdesk/services/tools/ToolRegistr
 
   static readonly layer = Layer.effect(
     ToolRegistry,
-    Effect.map(Effect.all([ConnectionTools, SchemaTools, DataTools, QueryTools, WriteTools]), (families) => ToolRegistry.fromTools(families.flat()))
+    Effect.map(Effect.all([ConnectionTools, SchemaTools, DataTools, QueryTools, WriteTools, SearchDocumentTools]), (families) => ToolRegistry.fromTools(families.flat()))
   )
 }

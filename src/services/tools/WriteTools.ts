@@ -8,6 +8,7 @@ import { StatementApproval } from "../StatementApproval.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
 import { classifyForExecution, checkWriteGates, statementVerb } from "./QueryTools.ts"
 import { requireName } from "./SchemaTools.ts"
+import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
 
 const connectionId = described(Schema.String, "Id of the connection, from list_connections")
@@ -26,6 +27,7 @@ export const WriteTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
   const drivers = yield* Drivers
   const approval = yield* StatementApproval
+  const search = yield* SearchToolRoutes
 
   const insertRows = defineTool({
     name: "insert_rows",
@@ -45,7 +47,7 @@ export const WriteTools = Effect.gen(function*() {
         if (args.columns.length === 0) return yield* toolFailure("invalid_argument", "columns must name at least one column")
         if (args.rows.length < 1 || args.rows.length > 1000) return yield* toolFailure("invalid_argument", "rows must hold 1 to 1,000 rows")
         const connection = yield* access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name)
-        if (connection.type === "search") return yield* toolFailure("unsupported", "insert_rows into a search collection is not available in this build")
+        if (connection.type === "search") return yield* search.insertRows(connection, args, context)
         yield* checkWriteGates({ tier: "write", reachesFilesOrCode: false, statementCount: 1 }, connection, context)
         const gate = yield* approval.gate(context, {
           connection,
@@ -69,7 +71,7 @@ export const WriteTools = Effect.gen(function*() {
     description: "Runs one DROP or TRUNCATE (or another statement that destroys data) after the user explicitly consents. Other statements: use execute_query.",
     arguments: Schema.Struct({
       connection_id: connectionId,
-      query: described(Schema.String, "One destructive SQL statement"),
+      query: described(Schema.String, "One destructive SQL statement, or a DELETE request on a search-engine connection"),
       timeout_seconds: Schema.optionalWith(described(Schema.Number, "Statement deadline in seconds (1–300, default 30)"), { exact: true })
     }),
     scopes: ["tools:write", "admin"],
@@ -81,6 +83,7 @@ export const WriteTools = Effect.gen(function*() {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
         const connection = yield* access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name)
+        if (connection.type === "search") return yield* search.confirmDestructive(connection, { query: args.query, timeoutSeconds }, context)
         const classification = yield* classifyForExecution(args.query, connection)
         if (classification.tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
         yield* checkWriteGates(classification, connection, context)

@@ -1,0 +1,156 @@
+import { Duration, Effect } from "effect"
+import type { SearchConnection } from "../../domain/Connection.ts"
+import type { JsonObject } from "../../domain/Json.ts"
+import { ProtocolError } from "../../domain/ProtocolErrors.ts"
+import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBrowse.ts"
+import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
+import type { MethodContext } from "../../http/McpMethod.ts"
+import type { CallOptions } from "../../search/SearchClient.ts"
+import { DriverRegistry, type StatementTier } from "../DriverRegistry.ts"
+import type { SearchSession } from "../drivers/SearchDriver.ts"
+import { StatementApproval } from "../StatementApproval.ts"
+import { checkWriteGates, statementVerb } from "./QueryTools.ts"
+import { toolResult, type ToolRun } from "./Tool.ts"
+
+type SessionCall = (session: SearchSession, options: CallOptions) => Effect.Effect<JsonObject, ToolFailure | ProtocolError>
+
+/** The caller's trace context, forwarded as headers on every engine request of this call (C2.2-f). */
+const optionsOf = (context: MethodContext): CallOptions => ({ trace: context.envelope?.traceContext })
+
+const json = (value: unknown): JsonObject => JSON.parse(JSON.stringify(value)) as JsonObject
+
+const gatesFor = (tier: StatementTier) => ({ tier, reachesFilesOrCode: false, statementCount: 1 })
+
+/** dbdesk's own statement deadline is the JSON-RPC error -33003 (product-decisions §3 "Deadlines"). */
+const withDeadline = (seconds: number) => <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.timeoutFail(effect, {
+    duration: Duration.seconds(seconds),
+    onTimeout: () => ProtocolError.of(-33003, `The request ran past its ${seconds} s deadline and was stopped`, { deadline: "statement", seconds })
+  })
+
+/** How many import lines the approval shows before "… and N more" (product-decisions §3.2). */
+const shownRows = 10
+
+/** product-decisions §3.2: for a search-engine request the statement shown is the method, path and body. */
+export const importApprovalText = (collection: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
+  const lines = rows.slice(0, shownRows).map((row) => JSON.stringify(Object.fromEntries(columns.map((name, index) => [name, row[index] ?? null]))))
+  const more = rows.length > shownRows ? [`… and ${rows.length - shownRows} more documents`] : []
+  return [`POST /collections/${encodeURIComponent(collection)}/documents/import?action=create`, ...lines, ...more].join("\n")
+}
+
+/**
+ * The search-engine branch of each MCP tool (product-decisions §3, search rows): the session comes from the driver
+ * registry, which enables the search driver on the first use of a saved connection (S1-b). Interrupting a run aborts
+ * its HTTP request.
+ */
+export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk/services/tools/SearchToolRoutes", {
+  effect: Effect.gen(function*() {
+    const registry = yield* DriverRegistry
+    const approval = yield* StatementApproval
+
+    const withSession = (connection: SearchConnection, context: MethodContext, use: SessionCall): ToolRun =>
+      Effect.flatMap(registry.openSearch(connection), ({ session }) => use(session, optionsOf(context)))
+
+    const listTables = (connection: SearchConnection, includeRowCounts: boolean, context: MethodContext) =>
+      withSession(connection, context, (session, options) =>
+        Effect.map(session.listTables(includeRowCounts, options), (tables) => toolResult({ tables: json(tables) })))
+
+    const describeTable = (connection: SearchConnection, table: string, context: MethodContext) =>
+      withSession(connection, context, (session, options) => Effect.map(session.describeTable(table, options), (description) => toolResult(json(description))))
+
+    const tableDdl = (connection: SearchConnection, table: string, context: MethodContext) =>
+      withSession(connection, context, (session, options) =>
+        Effect.map(session.describeTable(table, options), (description) => toolResult({ ddl: description.ddl ?? "" })))
+
+    const browse = (connection: SearchConnection, table: string, query: BrowseQuery, defaultRows: number, context: MethodContext) =>
+      withSession(connection, context, (session, options) => Effect.map(session.browse(table, query, defaultRows, options), (result) => toolResult(json(result))))
+
+    const count = (connection: SearchConnection, table: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic, context: MethodContext) =>
+      withSession(connection, context, (session, options) => Effect.map(session.count(table, filters, logic, options), (result) => toolResult({ ...result })))
+
+    const status = (connection: SearchConnection, context: MethodContext) =>
+      withSession(connection, context, (session, options) => Effect.map(session.status(options), (result) => toolResult({ ...result })))
+
+    const search = (connection: SearchConnection, request: Parameters<SearchSession["search"]>[0], context: MethodContext) =>
+      withSession(connection, context, (session, options) => Effect.map(session.search(request, options), (result) => toolResult(json(result))))
+
+    /** `execute_query` with console text (product-decisions §3.1): safe requests run, writes are approved, DELETE is refused. */
+    const execute = Effect.fn("SearchToolRoutes.execute")(function*(
+      connection: SearchConnection,
+      args: { readonly query: string; readonly maxRows: number; readonly timeoutSeconds: number },
+      context: MethodContext
+    ) {
+      const { driver } = yield* registry.openSearch(connection)
+      const tier = yield* driver.classify(args.query)
+      if (tier === "destructive") {
+        return yield* toolFailure("denied", "this statement drops or truncates data; use confirm_destructive_operation")
+      }
+      yield* checkWriteGates(gatesFor(tier), connection, context)
+      const needsApproval = tier !== "safe" || connection.confirmQueries === "all"
+      const gate = needsApproval
+        ? yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query.trim() })
+        : undefined
+      if (gate?.kind === "input_required") return Effect.succeed(gate.result)
+      const run: ToolRun = Effect.gen(function*() {
+        yield* context.progress(0, "Resolving connection")
+        if (gate !== undefined) yield* gate.askApp
+        const { session } = yield* registry.openSearch(connection)
+        yield* context.progress(0.3, "Executing")
+        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context)).pipe(withDeadline(args.timeoutSeconds))
+        yield* context.progress(1, "Done")
+        return toolResult(json(result))
+      })
+      return run
+    })
+
+    /** `confirm_destructive_operation`: only a `DELETE` request, and consent is always asked (product-decisions §3). */
+    const confirmDestructive = Effect.fn("SearchToolRoutes.confirmDestructive")(function*(
+      connection: SearchConnection,
+      args: { readonly query: string; readonly timeoutSeconds: number },
+      context: MethodContext
+    ) {
+      const { driver } = yield* registry.openSearch(connection)
+      const tier = yield* driver.classify(args.query)
+      if (tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
+      yield* checkWriteGates(gatesFor(tier), connection, context)
+      const gate = yield* approval.gate(context, {
+        connection,
+        what: statementVerb(args.query),
+        statement: args.query.trim(),
+        warning: "destroys data and cannot be undone"
+      })
+      if (gate.kind === "input_required") return Effect.succeed(gate.result)
+      const run: ToolRun = Effect.gen(function*() {
+        yield* gate.askApp
+        const { session } = yield* registry.openSearch(connection)
+        const result = yield* session.execute(args.query, 1, optionsOf(context)).pipe(withDeadline(args.timeoutSeconds))
+        return toolResult(json(result))
+      })
+      return run
+    })
+
+    /** `insert_rows` into a collection: one approved import call; failed rows are reported (product-decisions §3). */
+    const insertRows = Effect.fn("SearchToolRoutes.insertRows")(function*(
+      connection: SearchConnection,
+      args: { readonly table: string; readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<ReadonlyArray<unknown>> },
+      context: MethodContext
+    ) {
+      yield* checkWriteGates(gatesFor("write"), connection, context)
+      const gate = yield* approval.gate(context, {
+        connection,
+        what: `an import of ${args.rows.length} document${args.rows.length === 1 ? "" : "s"} into ${args.table}`,
+        statement: importApprovalText(args.table, args.columns, args.rows)
+      })
+      if (gate.kind === "input_required") return Effect.succeed(gate.result)
+      const run: ToolRun = Effect.gen(function*() {
+        yield* gate.askApp
+        const { session } = yield* registry.openSearch(connection)
+        const result = yield* session.insertRows(args.table, args.columns, args.rows, optionsOf(context))
+        return toolResult(json(result))
+      })
+      return run
+    })
+
+    return { listTables, describeTable, tableDdl, browse, count, status, search, execute, confirmDestructive, insertRows } as const
+  })
+}) {}
