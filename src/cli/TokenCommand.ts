@@ -45,12 +45,13 @@ const create = Command.make("create", {
 
 const list = Command.make("list", {
   home,
-  json: Options.boolean("json").pipe(Options.withDescription("print JSON (token values are never stored, so never printed)"))
+  json: Options.boolean("json").pipe(Options.withDescription("print JSON (token values are never stored, so never printed)")),
+  all: Options.boolean("all").pipe(Options.withDescription("also list the running server's bridge tokens (product-decisions §4)"))
 }, (options) =>
   Effect.gen(function*() {
     const tokens = yield* Tokens
     const now = yield* Clock.currentTimeMillis
-    const all = (yield* tokens.list()).filter((token) => !token.bridge)
+    const all = (yield* tokens.list()).filter((token) => options.all || !token.bridge)
     const rows = all.map((token) => ({ ...token, state: tokenState({ ...token, hash: "", salt: "" }, now) }))
     if (options.json) return yield* Console.log(JSON.stringify(rows, null, 2))
     if (rows.length === 0) return yield* Console.log("No tokens. Create one with: dbdesk token create --name NAME --access readOnly")
