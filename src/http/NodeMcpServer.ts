@@ -189,7 +189,6 @@ export const NodeMcpServerLive = Layer.scoped(
           return void onPost(req, res, decision.headers).catch(() => res.destroy())
       }
     })
-    httpServer.requestTimeout = 0
     httpServer.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
       if (!socket.writable || error.code === undefined || !error.code.startsWith("HPE_")) return socket.destroy()
       closeWithReply(socket, error.code === "HPE_HEADER_OVERFLOW" ? HEADERS_TOO_LARGE : BAD_REQUEST)
