@@ -109,6 +109,28 @@ describe.each(legacyClients)("the official $revision client (legacy era)", ({ re
   })
 })
 
+describe("the official 2.4.0 client in its default legacy mode", () => {
+  it("C3.3-a C3.3-c C4.3-d mode legacy initialises with 2025-11-25, keeps its session id and gets 405 for its one GET", async () => {
+    const seen: Array<Seen> = []
+    const client = new ModernClient({ name: "dbdesk-2.4-legacy", version: "1.0.0" }, { versionNegotiation: { mode: "legacy" } })
+    const transport = new ModernTransport(new URL(server.url), { fetch: recordingFetch(seen) })
+    await client.connect(transport)
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name)).toContain("execute_query")
+    } finally {
+      await client.close()
+    }
+    const posts = seen.filter((entry) => entry.httpMethod === "POST")
+    expect(posts[0]!.rpcMethod).toBe("initialize")
+    const sessionId = posts[0]!.sessionIdAnswered
+    expect(sessionId).not.toBeNull()
+    expect(posts.find((entry) => entry.rpcMethod === "tools/list")!.requestHeaders.get("mcp-session-id")).toBe(sessionId)
+    expect(posts.every((entry) => entry.rpcMethod !== "server/discover")).toBe(true)
+    expect(seen.filter((entry) => entry.httpMethod === "GET").map((entry) => entry.status)).toEqual([405])
+  })
+})
+
 describe("the official 2.4.0 client in auto mode", () => {
   it("C1-d C4.3-d C9-c versionNegotiation auto picks the modern era: discover first, no initialize, no session id", async () => {
     const seen: Array<Seen> = []
