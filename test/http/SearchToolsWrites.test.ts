@@ -83,7 +83,7 @@ describe("search-engine writes through MCP (product-decisions §3.1, §3.2)", ()
     expect(result.structuredContent.failed_rows[1].error).toMatch(/already exists/)
     expect(fixture.engine.requests.filter((request) => request.path.includes("/documents/import"))).toHaveLength(1)
     expect(fixture.asked).toHaveLength(1)
-    expect(fixture.asked[0]!.statement.split("\n")[0]).toBe("POST /collections/books/documents/import?action=create")
+    expect(fixture.asked[0]?.statement?.split("\n")[0]).toBe("POST /collections/books/documents/import?action=create")
     expect(fixture.asked[0]!.statement).toContain("\"title\":\"Decimal year\"")
   })
 
