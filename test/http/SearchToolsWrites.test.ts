@@ -97,6 +97,15 @@ describe("search-engine writes through MCP (product-decisions §3.1, §3.2)", ()
     expect(await eventually(async () => hangingSockets[0]!.closed)).toBe(true)
   })
 
+  it("S1-a dbdesk's statement deadline ends a search request with -33003 and aborts it", async () => {
+    const before = hangingSockets.length
+    const token = await fixture.tokenFor("readOnly")
+    const raw = await postMcp(fixture.server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: HANGING_ID, query: "GET /collections", timeout_seconds: 1 } }), { authorization: `Bearer ${token}` })
+    expect(raw.json.error).toMatchObject({ code: -33003, data: { deadline: "statement", seconds: 1 } })
+    expect(hangingSockets).toHaveLength(before + 1)
+    expect(await eventually(async () => hangingSockets[before]!.closed)).toBe(true)
+  })
+
   it("S1-a DELETE /collections/books is refused by execute_query with the pointer and runs through confirm_destructive_operation on fullAccess after consent", async () => {
     const refused = await call(writer, "execute_query", { connection_id: SEARCH_ID, query: "DELETE /collections/books" })
     expect(errorText(refused)).toBe("denied: this statement drops or truncates data; use confirm_destructive_operation")
