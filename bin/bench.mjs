@@ -1,4 +1,7 @@
 #!/usr/bin/env node
-// `npm run bench` (product-decisions §11) is not built yet: see issue "Benchmarks side by side".
-console.error("dbdesk bench: not built yet. The benchmark suite (dbdesk vs the official SDK server vs a bare node:http ceiling) is an open issue.")
-process.exit(1)
+// `npm run bench` (product-decisions §11): runs the TypeScript orchestrator through tsx, like bin/dbdesk.mjs.
+// Flags are passed on: `npm run bench -- --quick`, `-- --profile`; see bench/README.md.
+import { register } from "tsx/esm/api"
+
+register()
+await import("../bench/run.ts")

@@ -1,0 +1,117 @@
+/**
+ * Summary of a V8 `.cpuprofile` (from `node --cpu-prof`): self time by function and by area (our sources by folder,
+ * effect, node internals, GC, idle). Used by `npm run bench -- --profile`, or alone:
+ * `node --import tsx bench/profile.ts <file.cpuprofile | directory>`.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+
+interface CallFrame {
+  readonly functionName: string
+  readonly url: string
+  readonly lineNumber: number
+}
+
+interface ProfileNode {
+  readonly id: number
+  readonly callFrame: CallFrame
+  readonly children?: ReadonlyArray<number>
+}
+
+interface CpuProfile {
+  readonly nodes: ReadonlyArray<ProfileNode>
+  readonly startTime: number
+  readonly endTime: number
+  readonly samples: ReadonlyArray<number>
+  readonly timeDeltas: ReadonlyArray<number>
+}
+
+/** Where a frame belongs, coarse enough to say where the time goes. */
+export const areaOf = (frame: CallFrame): string => {
+  const { url, functionName } = frame
+  if (url === "") {
+    if (functionName === "(idle)") return "(idle)"
+    if (functionName === "(garbage collector)") return "(garbage collector)"
+    if (functionName === "(program)") return "(program)"
+    return "(native)"
+  }
+  if (url.startsWith("node:")) return url.replace(/^node:(internal\/)?/, "node:").split("/").slice(0, 2).join("/")
+  const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)(\/.*)?$/.exec(url)
+  if (modules !== null) {
+    const pkg = modules[1]!
+    if (pkg === "effect") {
+      const file = /\/dist\/esm\/(?:internal\/)?([^/]+?)(?:\.js)?$/.exec(modules[2] ?? "")
+      return `effect${file === null ? "" : ` (${file[1]})`}`
+    }
+    return pkg
+  }
+  const source = /\/(src|bench|test)\/(.*)$/.exec(url)
+  if (source !== null) return `${source[1]}/${source[2]}`
+  return url
+}
+
+/** Self time (ms) per node id, from the sample stream, leaving out the first `skipMs` (start-up, compilation). */
+const selfTimes = (profile: CpuProfile, skipMs: number) => {
+  const self = new Map<number, number>()
+  let at = 0
+  profile.samples.forEach((id, index) => {
+    const delta = (profile.timeDeltas[index] ?? 0) / 1000
+    at += delta
+    if (at >= skipMs) self.set(id, (self.get(id) ?? 0) + delta)
+  })
+  return self
+}
+
+/**
+ * The main-thread profile (`CPU.<date>.<time>.<pid>.0.<seq>.cpuprofile`) of `pid`, or the newest main-thread one;
+ * thread 1 is tsx's module-loader worker, which only compiles sources at start.
+ */
+const mainThreadProfile = (path: string, pid?: number): string => {
+  if (!statSync(path).isDirectory()) return path
+  const files = readdirSync(path)
+    .filter((file) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(file))
+    .filter((file) => pid === undefined || file.split(".")[3] === String(pid))
+    .map((file) => join(path, file))
+  if (files.length === 0) throw new Error(`no main-thread .cpuprofile${pid === undefined ? "" : ` of pid ${pid}`} in ${path}`)
+  return files.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!
+}
+
+export const summarizeProfile = (path: string, pid?: number, skipMs = 0, top = 25): ReadonlyArray<string> => {
+  const file = mainThreadProfile(path, pid)
+  const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile
+  const self = selfTimes(profile, skipMs)
+  const total = [...self.values()].reduce((a, b) => a + b, 0)
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
+  const idle = [...self.entries()].filter(([id]) => nodes.get(id)?.callFrame.functionName === "(idle)").reduce((a, [, t]) => a + t, 0)
+  const busy = total - idle
+  const byArea = new Map<string, number>()
+  const byFunction = new Map<string, number>()
+  for (const [id, ms] of self) {
+    const frame = nodes.get(id)?.callFrame
+    if (frame === undefined || frame.functionName === "(idle)") continue
+    const area = areaOf(frame)
+    byArea.set(area, (byArea.get(area) ?? 0) + ms)
+    const name = `${frame.functionName || "(anonymous)"}  ${area}${frame.url === "" ? "" : `:${frame.lineNumber + 1}`}`
+    byFunction.set(name, (byFunction.get(name) ?? 0) + ms)
+  }
+  const pct = (ms: number) => `${((ms / busy) * 100).toFixed(1).padStart(5)}%`
+  const lines: Array<string> = [
+    `profile ${file}${skipMs > 0 ? ` (first ${(skipMs / 1000).toFixed(1)} s, start-up and probes, left out)` : ""}`,
+    `  ${(total / 1000).toFixed(1)} s sampled, ${(busy / 1000).toFixed(1)} s busy (percentages below are of busy time)`,
+    "  self time by area:"
+  ]
+  for (const [area, ms] of [...byArea.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    lines.push(`    ${pct(ms)}  ${(ms / 1000).toFixed(2).padStart(7)} s  ${area}`)
+  }
+  lines.push("  self time by function:")
+  for (const [name, ms] of [...byFunction.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    lines.push(`    ${pct(ms)}  ${(ms / 1000).toFixed(2).padStart(7)} s  ${name}`)
+  }
+  return lines
+}
+
+if (process.argv[1]?.endsWith("profile.ts") === true) {
+  const [target, skip] = process.argv.slice(2)
+  if (target === undefined) throw new Error("usage: profile.ts <file.cpuprofile | directory> [skip-ms]")
+  for (const line of summarizeProfile(target, undefined, Number(skip ?? 0))) process.stdout.write(`${line}\n`)
+}
