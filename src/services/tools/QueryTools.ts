@@ -9,6 +9,7 @@ import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
+import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
@@ -55,6 +56,7 @@ export const QueryTools = Effect.gen(function*() {
   const drivers = yield* Drivers
   const settings = yield* SettingsStore
   const approval = yield* StatementApproval
+  const recorder = yield* StatementRecorder
   const search = yield* SearchToolRoutes
 
   const executeQuery = defineTool({
@@ -95,16 +97,16 @@ export const QueryTools = Effect.gen(function*() {
           ? yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint }) })
           : undefined
         if (gate?.kind === "input_required") return Effect.succeed(gate.result)
-        const run: ToolRun = mapDriverFailure(Effect.gen(function*() {
+        const run = mapDriverFailure(Effect.gen(function*() {
           yield* context.progress(0, "Resolving connection")
           if (gate !== undefined) yield* gate.askApp
           const driver = yield* drivers.forConnection(connection)
           yield* context.progress(0.3, "Executing")
           const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: classification.tier === "safe" ? "readonly" : "readwrite" })
           yield* context.progress(1, "Done")
-          return toolResult(resultSet as unknown as JsonObject)
+          return resultSet
         }))
-        return run
+        return Effect.map(recorder.observe(connection.id, args.query, run), (resultSet) => toolResult(resultSet as unknown as JsonObject))
       })
   })
 

@@ -5,6 +5,7 @@ import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { StatementApproval } from "../StatementApproval.ts"
+import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
 import { classifyForExecution, checkWriteGates, statementVerb } from "./QueryTools.ts"
 import { requireName } from "./SchemaTools.ts"
@@ -27,6 +28,7 @@ export const WriteTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
   const drivers = yield* Drivers
   const approval = yield* StatementApproval
+  const recorder = yield* StatementRecorder
   const search = yield* SearchToolRoutes
 
   const insertRows = defineTool({
@@ -90,13 +92,12 @@ export const WriteTools = Effect.gen(function*() {
         // product-decisions §3: consent is always required and never skipped by a policy.
         const gate = yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, warning: "destroys data and cannot be undone" })
         if (gate.kind === "input_required") return Effect.succeed(gate.result)
-        const run: ToolRun = mapDriverFailure(Effect.gen(function*() {
+        const run = mapDriverFailure(Effect.gen(function*() {
           yield* gate.askApp
           const driver = yield* drivers.forConnection(connection)
-          const resultSet = yield* driver.execute(args.query, { maxRows: 1, timeoutSeconds, access: "readwrite" })
-          return toolResult(resultSet as unknown as JsonObject)
+          return yield* driver.execute(args.query, { maxRows: 1, timeoutSeconds, access: "readwrite" })
         }))
-        return run
+        return Effect.map(recorder.observe(connection.id, args.query, run), (resultSet) => toolResult(resultSet as unknown as JsonObject))
       })
   })
 
