@@ -21,6 +21,7 @@ import { Approvals } from "../services/Approvals.ts"
 import { ConnectionGrants } from "../services/ConnectionGrants.ts"
 import { RequestStates } from "../services/RequestStates.ts"
 import { StatementApproval } from "../services/StatementApproval.ts"
+import { StatementRecorder } from "../services/StatementRecorder.ts"
 import type { ServerInfo } from "../domain/ServerInfo.ts"
 import type { SettingsPatch } from "../domain/Settings.ts"
 import { refuseSecondStart, removeOwnHandshake, writeHandshake } from "../services/Handshake.ts"
@@ -114,12 +115,18 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
   )
   const approvals = StatementApproval.Default.pipe(Layer.provideMerge(Layer.mergeAll(approvalDialogs, RequestStates.Default)))
   const searchRoutes = SearchToolRoutes.Default.pipe(Layer.provideMerge(Layer.merge(approvals, connections)))
+  // Query history and subscriptions sit below the tools: execute_query records statements and announces DDL.
+  const feeds = StatementRecorder.Default.pipe(
+    Layer.provideMerge(Layer.mergeAll(QueryHistory.Default, Subscriptions.Default)),
+    Layer.provideMerge(connections),
+    Layer.provideMerge(core)
+  )
   const tools = ToolRegistry.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(searchRoutes, ApprovalActivity.pipe(Layer.provide(approvalDialogs)))),
+    Layer.provideMerge(Layer.mergeAll(searchRoutes, ApprovalActivity.pipe(Layer.provide(approvalDialogs)), feeds)),
     Layer.provideMerge(core)
   )
   const resources = Layer.mergeAll(ResourceReader.Default, PromptRenderer.Default, Completions.Default).pipe(
-    Layer.provideMerge(Layer.mergeAll(LiveSchema.Default, QueryHistory.Default, Subscriptions.Default)),
+    Layer.provideMerge(LiveSchema.Default),
     Layer.provideMerge(tools)
   )
   const methods = McpMethods.layer.pipe(Layer.provideMerge(Layer.merge(resources, RevocationClosesSubscriptions.pipe(Layer.provide(resources)))))
