@@ -1,0 +1,148 @@
+import { Effect, FiberSet } from "effect"
+import type * as http from "node:http"
+import * as readline from "node:readline"
+import type { Readable, Writable } from "node:stream"
+import { isJsonObject, type Json, type JsonObject } from "../domain/Json.ts"
+import type { RequestId } from "../domain/JsonRpc.ts"
+import { HOW_TO_START } from "./BridgeRefusal.ts"
+import { IdMap } from "./IdMap.ts"
+import { carriesModernEnvelope, initializeResult, stampModern, stripModernFields } from "./LegacyShim.ts"
+import { postUpstream, type UpstreamReply } from "./Upstream.ts"
+import type { FileInspector } from "./HandshakeTrust.ts"
+import { acquireUpstream, type Upstream } from "./UpstreamHandshake.ts"
+
+export interface BridgeIo {
+  readonly input: Readable
+  readonly output: Writable
+  readonly errors: Writable
+}
+
+const isRequestId = (value: unknown): value is RequestId => typeof value === "string" || typeof value === "number"
+const isResponse = (message: JsonObject) => !("method" in message) && ("result" in message || "error" in message)
+const errorCode = (reply: UpstreamReply) => {
+  if (reply.kind !== "json" || !isJsonObject(reply.message)) return undefined
+  const error = reply.message["error"]
+  return isJsonObject(error) ? error["code"] : undefined
+}
+
+/**
+ * The stdio side of the bridge (product-decisions §7): one JSON-RPC message per stdin line, one per
+ * stdout line. Returns when stdin ends; requests still running are then aborted, which the server
+ * treats as a dropped client (wire contract §3.2), so nothing is left running.
+ */
+export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Agent, initial: Upstream) =>
+  Effect.scoped(Effect.gen(function*() {
+    let upstream = initial
+    let legacyHost = false
+    let hostClientInfo: JsonObject | undefined
+    const ids = new IdMap()
+    const write = (message: JsonObject) => {
+      io.output.write(`${JSON.stringify(message)}\n`)
+    }
+    const log = (text: string) => {
+      io.errors.write(`dbdesk-mcp: ${text}\n`)
+    }
+    const fail = (id: RequestId | null, code: number, message: string) => write({ jsonrpc: "2.0", id, error: { code, message } })
+
+    /** On -33009 the handshake is read (and the server proven) again once: the token may have rotated. */
+    const reacquire = (failed: Upstream) =>
+      upstream !== failed
+        ? Effect.succeed(upstream)
+        : acquireUpstream(handshakePath, agent).pipe(
+          Effect.tap((next) => Effect.sync(() => {
+            upstream = next
+            log(`re-read ${handshakePath}: using the current bridge token of instance ${next.handshake.instanceId}`)
+          })),
+          Effect.catchTag("BridgeRefusal", (refusal) => Effect.as(Effect.sync(() => log(refusal.message)), undefined))
+        )
+
+    const forwardRequest = (message: JsonObject, hostId: RequestId) => {
+      const legacy = legacyHost || !carriesModernEnvelope(message)
+      const upstreamId = ids.issue(hostId)
+      const outgoing = { ...(legacy ? stampModern(message, hostClientInfo) : message), id: upstreamId }
+      const toHost = (frame: unknown) => {
+        if (!isJsonObject(frame)) return
+        if (!isResponse(frame)) return write(frame)
+        const result = frame["result"]
+        write({ ...frame, id: hostId, ...(legacy && result !== undefined ? { result: stripModernFields(result) } : {}) })
+      }
+      return Effect.gen(function*() {
+        let used = upstream
+        let reply = yield* postUpstream(agent, used.target, outgoing, toHost)
+        const code = errorCode(reply)
+        if (code === -33009 || code === -33008) {
+          const next = yield* reacquire(used)
+          if (next !== undefined) {
+            used = next
+            reply = yield* postUpstream(agent, used.target, outgoing, toHost)
+          }
+        }
+        if (reply.kind === "stream") {
+          if (!reply.answered) fail(hostId, -33000, "The dbdesk server closed the response stream without an answer")
+        } else if (isJsonObject(reply.message) && isResponse(reply.message)) {
+          toHost(reply.message)
+        } else {
+          fail(hostId, -33000, `The dbdesk server answered HTTP ${reply.status} without a JSON-RPC response`)
+        }
+      }).pipe(
+        Effect.catchTag("UpstreamUnreachable", (error) => Effect.sync(() => fail(hostId, -33000, `${error.message}. ${HOW_TO_START}`))),
+        Effect.ensuring(Effect.sync(() => ids.release(hostId, upstreamId)))
+      )
+    }
+
+    const forwardNotification = (message: JsonObject) => {
+      const params = isJsonObject(message["params"]) ? message["params"] : {}
+      const requestId = params["requestId"]
+      const upstreamId = isRequestId(requestId) ? ids.upstreamFor(requestId) : undefined
+      if (upstreamId === undefined) return Effect.void
+      const rewritten = { ...message, params: { ...params, requestId: upstreamId } }
+      const outgoing = legacyHost || !carriesModernEnvelope(message) ? stampModern(rewritten, hostClientInfo) : rewritten
+      return postUpstream(agent, upstream.target, outgoing, () => undefined).pipe(
+        Effect.catchAll((error) => Effect.sync(() => log(`could not forward notifications/cancelled: ${error.message}`)))
+      )
+    }
+
+    const handle = (message: JsonObject): Effect.Effect<void, never, FileInspector> => {
+      const method = message["method"]
+      const id = message["id"]
+      if (typeof method !== "string") {
+        if (isResponse(message)) return Effect.void
+        return Effect.sync(() => fail(isRequestId(id) ? id : null, -32600, "Invalid JSON-RPC message: it needs a method"))
+      }
+      if (id === undefined) {
+        // Only a cancel means anything upstream; the server drops every other notification (wire contract §6).
+        return method === "notifications/cancelled" ? forwardNotification(message) : Effect.void
+      }
+      if (!isRequestId(id)) return Effect.sync(() => fail(null, -32600, "Invalid JSON-RPC request: the id must be a string or an integer"))
+      if (method === "initialize") {
+        const params = isJsonObject(message["params"]) ? message["params"] : {}
+        legacyHost = true
+        hostClientInfo = isJsonObject(params["clientInfo"]) ? params["clientInfo"] : undefined
+        return Effect.sync(() => write({ jsonrpc: "2.0", id, result: initializeResult(upstream.server, params["protocolVersion"]) }))
+      }
+      if (method === "ping") return Effect.sync(() => write({ jsonrpc: "2.0", id, result: {} }))
+      return forwardRequest(message, id)
+    }
+
+    const onLine = (line: string): Effect.Effect<void, never, FileInspector> => {
+      if (line.trim() === "") return Effect.void
+      let parsed: Json
+      try {
+        parsed = JSON.parse(line) as Json
+      } catch {
+        return Effect.sync(() => fail(null, -32700, "Parse error: each stdin line must be one JSON-RPC message"))
+      }
+      if (!isJsonObject(parsed)) {
+        return Effect.sync(() => fail(null, -32600, "Batches are not supported: send one JSON-RPC message per line"))
+      }
+      return handle(parsed)
+    }
+
+    const run = yield* FiberSet.makeRuntime<FileInspector>()
+    const lines = readline.createInterface({ input: io.input, crlfDelay: Infinity })
+    io.output.on("error", () => lines.close())
+    lines.on("line", (line) => run(onLine(line)))
+    yield* Effect.async<void>((resume) => {
+      lines.once("close", () => resume(Effect.void))
+    })
+  }))

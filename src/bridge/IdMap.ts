@@ -1,0 +1,38 @@
+import { randomBytes } from "node:crypto"
+import type { RequestId } from "../domain/JsonRpc.ts"
+
+const keyOf = (id: RequestId) => `${typeof id}:${id}`
+
+/**
+ * Upstream request ids unique per bridge process (product-decisions §4 "Running requests"): every
+ * bridge authenticates as the one principal `bridge`, so two hosts' `1`s must never meet upstream.
+ */
+export class IdMap {
+  private next = 0
+  private readonly running = new Map<string, Array<string>>()
+
+  constructor(private readonly prefix: string = `dbdesk-mcp-${randomBytes(6).toString("hex")}`) {}
+
+  issue(hostId: RequestId): string {
+    const upstreamId = `${this.prefix}-${this.next++}`
+    const key = keyOf(hostId)
+    this.running.set(key, [...(this.running.get(key) ?? []), upstreamId])
+    return upstreamId
+  }
+
+  /** The upstream id of the host's running request with this id (the latest, if the host reused it). */
+  upstreamFor(hostId: RequestId): string | undefined {
+    return this.running.get(keyOf(hostId))?.at(-1)
+  }
+
+  release(hostId: RequestId, upstreamId: string): void {
+    const key = keyOf(hostId)
+    const left = (this.running.get(key) ?? []).filter((id) => id !== upstreamId)
+    if (left.length === 0) this.running.delete(key)
+    else this.running.set(key, left)
+  }
+
+  get size(): number {
+    return this.running.size
+  }
+}
