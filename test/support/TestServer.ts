@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { SettingsPatch } from "../../src/domain/Settings.ts"
-import { makeServerLayer } from "../../src/http/Server.ts"
+import { makeServerLayer, type ServerOptions } from "../../src/http/Server.ts"
 import { McpServerAddress } from "../../src/http/NodeMcpServer.ts"
 import type { AccessLevel } from "../../src/domain/Principal.ts"
 import { Tokens } from "../../src/services/Tokens.ts"
@@ -12,7 +12,7 @@ export interface TestServer {
   readonly url: string
   readonly port: number
   readonly home: string
-  readonly context: Context.Context<never>
+  readonly context: Context.Context<any>
   /** The value of a token created at start when `token` names an access level (send it as a bearer token). */
   readonly token: string | undefined
   readonly stop: () => Promise<void>
@@ -21,10 +21,17 @@ export interface TestServer {
 export const tempHome = (prefix = "dbdesk-test-"): string => mkdtempSync(join(tmpdir(), prefix))
 
 /** Starts the real server (every layer of the wiring file) on a free loopback port in a temp support directory. */
-export const startTestServer = async (options: { home?: string; settings?: SettingsPatch; token?: AccessLevel } = {}): Promise<TestServer> => {
+export interface TestServerOptions extends Omit<ServerOptions, "home" | "settings"> {
+  readonly home?: string
+  readonly settings?: SettingsPatch
+  readonly token?: AccessLevel
+}
+
+export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const home = options.home ?? tempHome()
   const scope = Effect.runSync(Scope.make())
-  const layer = makeServerLayer({ home, settings: { ...options.settings, mcp: { port: 0, ...options.settings?.mcp } } })
+  const { token: _level, ...serverOptions } = options
+  const layer = makeServerLayer({ ...serverOptions, home, settings: { ...options.settings, mcp: { port: 0, ...options.settings?.mcp } } })
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   const address = Context.get(context, McpServerAddress)
   const token = options.token === undefined
@@ -34,7 +41,7 @@ export const startTestServer = async (options: { home?: string; settings?: Setti
     url: address.url,
     port: address.port,
     home,
-    context: context as Context.Context<never>,
+    context: context as Context.Context<any>,
     token,
     stop: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
