@@ -38,6 +38,8 @@ import { McpDispatcher } from "./McpDispatcher.ts"
 import { McpMethods } from "./McpMethods.ts"
 import { McpServerAddress, NodeMcpServerLive } from "./NodeMcpServer.ts"
 import { SupportedVersions } from "./SupportedVersions.ts"
+import { UiAppLive } from "./ui/UiApp.ts"
+import { UiAddress, UiListener, type UiListenerOptions } from "./ui/UiListener.ts"
 
 export interface ServerOptions {
   /** Support directory; defaults to DBDESK_HOME or the platform location (product-decisions §1). */
@@ -52,6 +54,8 @@ export interface ServerOptions {
   readonly approvalPrompt?: Layer.Layer<ApprovalPrompt>
   /** Bridge token rotation (product-decisions §4); default hourly with a 10-minute overlap. */
   readonly bridgeTiming?: Parameters<typeof BridgeTiming.layer>[0]
+  /** The UI server on its own loopback port (product-decisions §1, §9); `false` leaves it out (embedded hosts). */
+  readonly ui?: UiListenerOptions | false
 }
 
 /**
@@ -98,9 +102,13 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
     Layer.provide(Layer.succeed(SettingsOverrides, options.settings ?? {}))
   )
   const base = Layer.mergeAll(settings, RequestRegistry.Default, ActivityLog.Default).pipe(Layer.provideMerge(paths))
-  const identity = Layer.unwrapEffect(Effect.map(Effect.flatMap(SettingsStore, (store) => store.current), (current) =>
-    ServerIdentity.layer(`http://127.0.0.1:${current.ui.port}`, options.serverInfo)
-  ))
+  // The UI port is bound first, so websiteUrl (and the handshake's uiUrl) name the origin really bound.
+  const uiAddress = options.ui === false ? undefined : UiListener(options.ui ?? {}).pipe(Layer.provide(base))
+  const identity = uiAddress === undefined
+    ? Layer.unwrapEffect(Effect.map(Effect.flatMap(SettingsStore, (store) => store.current), (current) =>
+      ServerIdentity.layer(`http://127.0.0.1:${current.ui.port}`, options.serverInfo)
+    ))
+    : Layer.effect(ServerIdentity, Effect.map(UiAddress, (address) => ServerIdentity.make(address.origin, options.serverInfo))).pipe(Layer.provide(uiAddress))
   const auth = Layer.mergeAll(TokenAuthenticatorLive, RevocationCancelsRequests, TokenActivity).pipe(
     Layer.provideMerge(Layer.mergeAll(Tokens.Default, AuthLockouts.Default, PairingLockouts.Default, RateLimits.Default)),
     Layer.provideMerge(base)
@@ -134,7 +142,10 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
   // Interop §5.3: at a clean stop every open subscription gets its graceful result before the sockets close.
   const server = Layer.merge(SubscriptionsShutdown, RequestsShutdown).pipe(Layer.provideMerge(NodeMcpServerLive.pipe(Layer.provideMerge(dispatcher))))
   const bridge = BridgeToken.Default.pipe(Layer.provide(BridgeTiming.layer(options.bridgeTiming)), Layer.provide(core))
-  return HandshakeLive.pipe(Layer.provideMerge(Layer.merge(server, bridge)), Layer.provide(SingleInstanceGuard), Layer.provide(paths))
+  const published = uiAddress === undefined
+    ? HandshakeLive
+    : Layer.merge(HandshakeLive, UiAppLive).pipe(Layer.provideMerge(uiAddress))
+  return published.pipe(Layer.provideMerge(Layer.merge(server, bridge)), Layer.provide(SingleInstanceGuard), Layer.provide(paths))
 }
 
 export const announce = Effect.gen(function*() {
@@ -142,4 +153,6 @@ export const announce = Effect.gen(function*() {
   const paths = yield* SupportPaths
   yield* Console.log(`dbdesk MCP server listening on ${address.url}`)
   yield* Console.log(`handshake file: ${paths.handshake}`)
+  const ui = yield* Effect.serviceOption(UiAddress)
+  if (ui._tag === "Some") yield* Console.log(`dbdesk UI: ${ui.value.launchUrl}`)
 })

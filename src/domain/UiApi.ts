@@ -1,0 +1,94 @@
+import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { ActivityEntry, ConnectedClient } from "./Activity.ts"
+import { PendingApproval } from "./Approval.ts"
+import { SearchDashboard, SearchKeyRecord, NewSearchKey } from "./SearchAdmin.ts"
+import { Settings } from "./Settings.ts"
+import {
+  UiAnswer,
+  UiBrowseRequest,
+  UiColumn,
+  UiConnection,
+  UiConnectionInput,
+  UiConsoleRequest,
+  UiConsoleResult,
+  UiCreatedToken,
+  UiDriver,
+  UiEditRequest,
+  UiEditResult,
+  UiError,
+  UiNewToken,
+  UiNotFound,
+  UiPage,
+  UiSettingsPatch,
+  UiStatus,
+  UiStructure,
+  UiTableList,
+  UiToken
+} from "./UiSchemas.ts"
+
+const IdPath = Schema.Struct({ id: Schema.String })
+const TablePath = Schema.Struct({ id: Schema.String, table: Schema.String })
+
+const server = HttpApiGroup.make("server")
+  .add(HttpApiEndpoint.get("status", "/status").addSuccess(UiStatus))
+  .add(HttpApiEndpoint.get("settings", "/settings").addSuccess(Settings))
+  .add(HttpApiEndpoint.patch("updateSettings", "/settings").setPayload(UiSettingsPatch).addSuccess(Settings))
+
+const connections = HttpApiGroup.make("connections")
+  .add(HttpApiEndpoint.get("list", "/connections").addSuccess(Schema.Array(UiConnection)))
+  .add(HttpApiEndpoint.post("add", "/connections").setPayload(UiConnectionInput).addSuccess(UiConnection))
+  .add(HttpApiEndpoint.put("update", "/connections/:id").setPath(IdPath).setPayload(UiConnectionInput).addSuccess(UiConnection))
+  .add(HttpApiEndpoint.del("remove", "/connections/:id").setPath(IdPath))
+  .add(HttpApiEndpoint.get("test", "/connections/:id/status").setPath(IdPath).addSuccess(Schema.Struct({ ok: Schema.Boolean, message: Schema.String })))
+  .add(HttpApiEndpoint.get("drivers", "/drivers").addSuccess(Schema.Array(UiDriver)))
+  .add(HttpApiEndpoint.post("enableDriver", "/drivers/:type/enable").setPath(Schema.Struct({ type: Schema.String })).addSuccess(Schema.Array(UiDriver)))
+
+const browse = HttpApiGroup.make("browse")
+  .add(HttpApiEndpoint.get("tables", "/connections/:id/tables").setPath(IdPath).addSuccess(UiTableList))
+  .add(HttpApiEndpoint.get("structure", "/connections/:id/tables/:table/structure").setPath(TablePath).addSuccess(UiStructure))
+  .add(HttpApiEndpoint.post("rows", "/connections/:id/tables/:table/rows").setPath(TablePath).setPayload(UiBrowseRequest).addSuccess(UiPage))
+  .add(HttpApiEndpoint.post("save", "/connections/:id/tables/:table/edits").setPath(TablePath).setPayload(UiEditRequest).addSuccess(UiEditResult))
+  .add(HttpApiEndpoint.post("console", "/connections/:id/console").setPath(IdPath).setPayload(UiConsoleRequest).addSuccess(UiConsoleResult))
+
+const search = HttpApiGroup.make("search")
+  .add(HttpApiEndpoint.get("keys", "/connections/:id/keys").setPath(IdPath).addSuccess(Schema.Array(SearchKeyRecord)))
+  .add(
+    HttpApiEndpoint.post("createKey", "/connections/:id/keys").setPath(IdPath).setPayload(NewSearchKey)
+      .addSuccess(Schema.Struct({ key: SearchKeyRecord, value: Schema.String }))
+  )
+  .add(HttpApiEndpoint.del("deleteKey", "/connections/:id/keys/:keyId").setPath(Schema.Struct({ id: Schema.String, keyId: Schema.NumberFromString })))
+  .add(HttpApiEndpoint.get("dashboard", "/connections/:id/dashboard").setPath(IdPath).addSuccess(SearchDashboard))
+
+const mcp = HttpApiGroup.make("mcp")
+  .add(HttpApiEndpoint.get("tokens", "/tokens").setUrlParams(Schema.Struct({ all: Schema.optional(Schema.Literal("true", "false")) })).addSuccess(Schema.Array(UiToken)))
+  .add(HttpApiEndpoint.post("createToken", "/tokens").setPayload(UiNewToken).addSuccess(UiCreatedToken))
+  .add(HttpApiEndpoint.del("revokeToken", "/tokens/:id").setPath(IdPath))
+  .add(HttpApiEndpoint.get("clients", "/clients").addSuccess(Schema.Array(ConnectedClient)))
+  .add(HttpApiEndpoint.post("disconnect", "/clients/:id/disconnect").setPath(IdPath))
+  .add(
+    HttpApiEndpoint.get("activity", "/activity").setUrlParams(Schema.Struct({
+      category: Schema.optional(Schema.String),
+      tokenId: Schema.optional(Schema.String),
+      client: Schema.optional(Schema.String),
+      since: Schema.optional(Schema.String),
+      until: Schema.optional(Schema.String),
+      limit: Schema.optional(Schema.NumberFromString)
+    })).addSuccess(Schema.Array(ActivityEntry))
+  )
+  .add(HttpApiEndpoint.get("approvals", "/approvals").addSuccess(Schema.Array(PendingApproval)))
+  .add(HttpApiEndpoint.post("answer", "/approvals/:id").setPath(IdPath).setPayload(UiAnswer).addSuccess(Schema.Struct({ answered: Schema.Boolean })))
+
+/** The UI API (product-decisions §1, §9): served under `/api` on the UI port; the UI derives its client from it. */
+export class UiApi extends HttpApi.make("ui")
+  .add(server)
+  .add(connections)
+  .add(browse)
+  .add(search)
+  .add(mcp)
+  .addError(UiError, { status: 400 })
+  .addError(UiNotFound, { status: 404 })
+  .prefix("/api")
+{}
+
+export { UiColumn }

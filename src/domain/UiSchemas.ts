@@ -1,0 +1,228 @@
+import { Schema } from "effect"
+import { PendingApproval, ApprovalDecision } from "./Approval.ts"
+import { AiPolicy, ConfirmQueries, ExternalAccess } from "./Connection.ts"
+import { AccessLevel } from "./Token.ts"
+
+/** A failure the UI shows as is: written for a person, never holding a secret (product-decisions §9). */
+export class UiError extends Schema.TaggedError<UiError>()("UiError", { message: Schema.String }) {}
+export class UiNotFound extends Schema.TaggedError<UiNotFound>()("UiNotFound", { message: Schema.String }) {}
+
+export const ConnectionKind = Schema.Literal("sqlite", "postgresql", "search")
+export type ConnectionKind = typeof ConnectionKind.Type
+
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** A connection as the UI sees it: whether a password or API key is set, never its value (product-decisions §9). */
+export const UiConnection = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  type: ConnectionKind,
+  externalAccess: ExternalAccess,
+  aiPolicy: AiPolicy,
+  confirmQueries: ConfirmQueries,
+  path: optional(Schema.String),
+  host: optional(Schema.String),
+  port: optional(Schema.Int),
+  database: optional(Schema.String),
+  user: optional(Schema.String),
+  sslMode: optional(Schema.String),
+  skipTlsVerification: optional(Schema.Boolean),
+  hasPassword: Schema.Boolean,
+  hasApiKey: Schema.Boolean
+})
+export type UiConnection = typeof UiConnection.Type
+
+/** The new/edit form; on edit an absent `password`/`apiKey` keeps the stored one. */
+export const UiConnectionInput = Schema.Struct({
+  name: Schema.String,
+  type: ConnectionKind,
+  externalAccess: ExternalAccess,
+  aiPolicy: AiPolicy,
+  confirmQueries: ConfirmQueries,
+  path: optional(Schema.String),
+  host: optional(Schema.String),
+  port: optional(Schema.Int),
+  database: optional(Schema.String),
+  user: optional(Schema.String),
+  password: optional(Schema.String),
+  apiKey: optional(Schema.String),
+  sslMode: optional(Schema.String),
+  skipTlsVerification: optional(Schema.Boolean)
+})
+export type UiConnectionInput = typeof UiConnectionInput.Type
+
+export const UiDriver = Schema.Struct({
+  type: ConnectionKind,
+  title: Schema.String,
+  state: Schema.Literal("builtIn", "available", "enabled")
+})
+export type UiDriver = typeof UiDriver.Type
+
+export const UiTable = Schema.Struct({
+  name: Schema.String,
+  kind: Schema.Literal("table", "view", "collection"),
+  rowCount: Schema.NullOr(Schema.Number)
+})
+export type UiTable = typeof UiTable.Type
+
+/** The sidebar; `note` says why it is empty when the engine refused the listing (doc 2 §2.1). */
+export const UiTableList = Schema.Struct({ tables: Schema.Array(UiTable), note: Schema.NullOr(Schema.String) })
+export type UiTableList = typeof UiTableList.Type
+
+export const UiColumn = Schema.Struct({
+  name: Schema.String,
+  type: Schema.String,
+  isPrimaryKey: Schema.Boolean,
+  isReadOnly: Schema.Boolean,
+  nullable: Schema.Boolean,
+  sortable: Schema.Boolean,
+  /** Why a header click does not sort (doc 2 §2.2 sort flag). */
+  sortNote: Schema.NullOr(Schema.String)
+})
+export type UiColumn = typeof UiColumn.Type
+
+export const UiStructure = Schema.Struct({
+  columns: Schema.Array(UiColumn),
+  indexes: Schema.Array(Schema.Struct({ name: Schema.String, columns: Schema.Array(Schema.String), unique: Schema.Boolean })),
+  foreignKeys: Schema.Array(Schema.Struct({ columns: Schema.Array(Schema.String), references: Schema.String })),
+  /** DDL for SQL tables, the collection schema JSON for search collections. */
+  definition: Schema.String,
+  readOnly: Schema.Boolean
+})
+export type UiStructure = typeof UiStructure.Type
+
+export const Cell = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
+export type Cell = typeof Cell.Type
+
+export const UiFilterRow = Schema.Struct({
+  column: Schema.String,
+  operator: Schema.String,
+  value: optional(Schema.String),
+  secondValue: optional(Schema.String)
+})
+export type UiFilterRow = typeof UiFilterRow.Type
+
+/** One grid read: filter bar rows joined by All/Any, the Raw filter, header sorts, a 1,000-row page. */
+export const UiBrowseRequest = Schema.Struct({
+  filters: Schema.Array(UiFilterRow),
+  logic: Schema.Literal("and", "or"),
+  raw: optional(Schema.String),
+  caseSensitive: Schema.Boolean,
+  sort: Schema.Array(Schema.Struct({ column: Schema.String, direction: Schema.Literal("asc", "desc") })),
+  offset: Schema.Int.pipe(Schema.nonNegative()),
+  limit: Schema.Int.pipe(Schema.between(1, 1000))
+})
+export type UiBrowseRequest = typeof UiBrowseRequest.Type
+
+export const UiPage = Schema.Struct({
+  columns: Schema.Array(UiColumn),
+  rows: Schema.Array(Schema.Array(Cell)),
+  total: Schema.NullOr(Schema.Number),
+  /** Dropped sorts, the filter_by sent, and similar facts worth showing under the grid. */
+  notes: Schema.Array(Schema.String),
+  editable: Schema.Boolean
+})
+export type UiPage = typeof UiPage.Type
+
+export const CellMap = Schema.Record({ key: Schema.String, value: Cell })
+export type CellMap = typeof CellMap.Type
+
+/** Pending grid changes saved together; each row is its own request (doc 2 §8: no transactions). */
+export const UiEditRequest = Schema.Struct({
+  inserts: Schema.Array(CellMap),
+  updates: Schema.Array(Schema.Struct({ id: Schema.String, original: CellMap, changes: CellMap })),
+  deletes: Schema.Array(Schema.String)
+})
+export type UiEditRequest = typeof UiEditRequest.Type
+
+export const UiEditResult = Schema.Struct({
+  applied: Schema.Int,
+  failures: Schema.Array(Schema.Struct({ row: Schema.String, message: Schema.String }))
+})
+export type UiEditResult = typeof UiEditResult.Type
+
+export const UiConsoleRequest = Schema.Struct({ text: Schema.String, confirmed: Schema.Boolean })
+export type UiConsoleRequest = typeof UiConsoleRequest.Type
+
+/** A console answer (doc 2 §4.3 for search): a grid, one pretty JSON cell, or a question before a write runs. */
+export const UiConsoleResult = Schema.Union(
+  Schema.TaggedStruct("Grid", {
+    columns: Schema.Array(Schema.String),
+    rows: Schema.Array(Schema.Array(Cell)),
+    rowsAffected: Schema.Number,
+    timeMs: Schema.Number,
+    message: Schema.NullOr(Schema.String)
+  }),
+  Schema.TaggedStruct("Json", { text: Schema.String, timeMs: Schema.Number }),
+  Schema.TaggedStruct("NeedsConfirmation", { tier: Schema.Literal("write", "destructive"), reason: Schema.String })
+)
+export type UiConsoleResult = typeof UiConsoleResult.Type
+
+export const UiToken = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  prefix: Schema.String,
+  access: AccessLevel,
+  connections: Schema.Union(Schema.Literal("all"), Schema.Array(Schema.String)),
+  createdAt: Schema.String,
+  lastUsedAt: Schema.NullOr(Schema.String),
+  expiresAt: Schema.NullOr(Schema.String),
+  state: Schema.Literal("active", "revoked", "expired"),
+  bridge: Schema.Boolean
+})
+export type UiToken = typeof UiToken.Type
+
+export const UiNewToken = Schema.Struct({
+  name: Schema.String,
+  access: AccessLevel,
+  connections: Schema.Union(Schema.Literal("all"), Schema.Array(Schema.String)),
+  expiresInDays: Schema.NullOr(Schema.Int.pipe(Schema.between(1, 3650)))
+})
+export type UiNewToken = typeof UiNewToken.Type
+
+/** The only time a token's value leaves the server (product-decisions §4 "Token format"). */
+export const UiCreatedToken = Schema.Struct({ token: UiToken, value: Schema.String })
+export type UiCreatedToken = typeof UiCreatedToken.Type
+
+export const UiStatus = Schema.Struct({
+  name: Schema.String,
+  version: Schema.String,
+  endpoint: Schema.String,
+  handshakePath: Schema.String,
+  uiUrl: Schema.String,
+  modernVersions: Schema.Array(Schema.String),
+  legacyVersions: Schema.Array(Schema.String),
+  mcpEnabled: Schema.Boolean,
+  requireAuth: Schema.Boolean
+})
+export type UiStatus = typeof UiStatus.Type
+
+/** The settings the UI may change (product-decisions §4.4); ports take effect at the next start. */
+export const UiSettingsPatch = Schema.Struct({
+  mcp: optional(Schema.Struct({
+    enabled: optional(Schema.Boolean),
+    requireAuth: optional(Schema.Boolean),
+    connectionApproval: optional(Schema.Literal("everyTime", "oncePerConnection", "alwaysApprove")),
+    logQueries: optional(Schema.Boolean),
+    port: optional(Schema.Int.pipe(Schema.between(0, 65535)))
+  })),
+  limits: optional(Schema.Struct({
+    defaultRows: optional(Schema.Int.pipe(Schema.between(1, 10_000))),
+    maxRows: optional(Schema.Int.pipe(Schema.between(1, 10_000))),
+    queryTimeoutSeconds: optional(Schema.Int.pipe(Schema.between(1, 300))),
+    requestsPerMinute: optional(Schema.Int.pipe(Schema.positive())),
+    concurrentPerCaller: optional(Schema.Int.pipe(Schema.positive()))
+  })),
+  ui: optional(Schema.Struct({ port: optional(Schema.Int.pipe(Schema.between(0, 65535))) }))
+})
+export type UiSettingsPatch = typeof UiSettingsPatch.Type
+
+/** What `/api/events` pushes (Server-Sent Events): the pending dialogs at connect, then changes. */
+export const UiEvent = Schema.Union(
+  Schema.TaggedStruct("Snapshot", { approvals: Schema.Array(PendingApproval) }),
+  Schema.TaggedStruct("Pending", { approval: PendingApproval }),
+  Schema.TaggedStruct("Settled", { id: Schema.String, decision: Schema.Literal("approved", "denied", "no_response") })
+)
+export type UiEvent = typeof UiEvent.Type
+
+export const UiAnswer = Schema.Struct({ decision: ApprovalDecision })

@@ -1,0 +1,122 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import type { Connection } from "../../domain/Connection.ts"
+import { UiApi } from "../../domain/UiApi.ts"
+import { type UiConnection, type UiConnectionInput, UiError } from "../../domain/UiSchemas.ts"
+import { Connections, type NewConnection } from "../../services/Connections.ts"
+import { DriverRegistry } from "../../services/DriverRegistry.ts"
+import { forUi, notFound } from "./UiErrors.ts"
+import { UiSessions } from "./UiSessions.ts"
+
+/** What the UI may see of a connection: never a password or API key, only whether one is set. */
+export const toUiConnection = (connection: Connection): UiConnection => {
+  const common = {
+    id: connection.id,
+    name: connection.name,
+    type: connection.type,
+    externalAccess: connection.externalAccess,
+    aiPolicy: connection.aiPolicy,
+    confirmQueries: connection.confirmQueries
+  }
+  switch (connection.type) {
+    case "sqlite":
+      return { ...common, path: connection.path, hasPassword: false, hasApiKey: false }
+    case "postgresql":
+      return {
+        ...common,
+        host: connection.host,
+        port: connection.port,
+        database: connection.database,
+        user: connection.user,
+        sslMode: connection.sslMode,
+        hasPassword: connection.password !== undefined,
+        hasApiKey: false
+      }
+    case "search":
+      return {
+        ...common,
+        host: connection.host,
+        port: connection.port,
+        sslMode: connection.sslMode,
+        skipTlsVerification: connection.skipTlsVerification,
+        hasPassword: false,
+        hasApiKey: true
+      }
+  }
+}
+
+const required = (value: string | undefined, message: string) =>
+  value === undefined || value.trim() === "" ? Effect.fail(new UiError({ message })) : Effect.succeed(value.trim())
+
+/** The form's fields for one driver, checked with messages that say which field to fill. */
+const connectionFields = (input: UiConnectionInput, editing: boolean) =>
+  Effect.gen(function*() {
+    const name = yield* required(input.name, "Give the connection a name.")
+    const common = { name, externalAccess: input.externalAccess, aiPolicy: input.aiPolicy, confirmQueries: input.confirmQueries }
+    switch (input.type) {
+      case "sqlite":
+        return { ...common, type: "sqlite" as const, path: yield* required(input.path, "Enter the path of the SQLite database file.") }
+      case "postgresql":
+        return {
+          ...common,
+          type: "postgresql" as const,
+          host: yield* required(input.host, "Enter the PostgreSQL host (for example 127.0.0.1)."),
+          port: input.port ?? 5432,
+          database: yield* required(input.database, "Enter the database name."),
+          user: yield* required(input.user, "Enter the user name."),
+          ...(input.password === undefined || input.password === "" ? {} : { password: input.password }),
+          ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "prefer" })
+        }
+      case "search": {
+        const apiKey = input.apiKey === undefined || input.apiKey === ""
+          ? (editing ? undefined : yield* required(undefined, "Enter the API key; it is the only credential Typesense has."))
+          : input.apiKey
+        return {
+          ...common,
+          type: "search" as const,
+          host: yield* required(input.host, "Enter the Typesense host."),
+          port: input.port ?? (input.sslMode === undefined || input.sslMode === "Disabled" ? 8108 : 443),
+          ...(apiKey === undefined ? {} : { apiKey }),
+          sslMode: (input.sslMode ?? "Disabled") as "Disabled",
+          skipTlsVerification: input.skipTlsVerification ?? false
+        }
+      }
+    }
+  })
+
+export const ConnectionsHandlers = HttpApiBuilder.group(UiApi, "connections", (handlers) =>
+  Effect.gen(function*() {
+    const connections = yield* Connections
+    const registry = yield* DriverRegistry
+    const sessions = yield* UiSessions
+    return handlers
+      .handle("list", () => Effect.map(connections.list, (all) => all.map(toUiConnection)))
+      .handle("add", ({ payload }) =>
+        forUi(Effect.gen(function*() {
+          yield* registry.requireForNewConnection(payload.type)
+          const fields = yield* connectionFields(payload, false)
+          return toUiConnection(yield* connections.add(fields as NewConnection))
+        })))
+      .handle("update", ({ path, payload }) =>
+        forUi(Effect.gen(function*() {
+          const existing = yield* connections.get(path.id)
+          if (existing === undefined) return yield* notFound("This connection")
+          if (existing.type !== payload.type) return yield* new UiError({ message: "The type of a saved connection cannot change; add a new connection instead." })
+          const fields = yield* connectionFields(payload, true)
+          return toUiConnection(yield* connections.update(path.id, fields as Partial<NewConnection>))
+        })))
+      .handle("remove", ({ path }) => forUi(Effect.asVoid(connections.remove(path.id))))
+      .handle("test", ({ path }) =>
+        forUi(Effect.gen(function*() {
+          const connection = yield* sessions.connection(path.id)
+          const status = yield* sessions.status(connection)
+          return status
+        })))
+      .handle("drivers", () => registry.list)
+      .handle("enableDriver", ({ path }) =>
+        forUi(Effect.gen(function*() {
+          if (path.type !== "search") return yield* new UiError({ message: `${path.type} is built in; nothing to install.` })
+          yield* registry.enable("search")
+          return yield* registry.list
+        })))
+  }))

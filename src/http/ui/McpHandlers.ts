@@ -1,0 +1,84 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Clock, Effect } from "effect"
+import type { ActivityQuery } from "../../domain/Activity.ts"
+import { ActivityCategory } from "../../domain/Activity.ts"
+import { type TokenSummary, tokenState } from "../../domain/Token.ts"
+import { UiApi } from "../../domain/UiApi.ts"
+import { UiError, type UiToken } from "../../domain/UiSchemas.ts"
+import { ActivityLog } from "../../services/ActivityLog.ts"
+import { Approvals } from "../../services/Approvals.ts"
+import { ConnectedClients } from "../../services/ConnectedClients.ts"
+import { Tokens } from "../../services/Tokens.ts"
+import { forUi } from "./UiErrors.ts"
+
+const DAY_MS = 86_400_000
+
+export const toUiToken = (token: TokenSummary, now: number): UiToken => ({
+  id: token.id,
+  name: token.name,
+  prefix: token.prefix,
+  access: token.access,
+  connections: token.connections,
+  createdAt: token.createdAt,
+  lastUsedAt: token.lastUsedAt,
+  expiresAt: token.expiresAt ?? null,
+  state: tokenState({ ...token, hash: "", salt: "" }, now),
+  bridge: token.bridge
+})
+
+const isCategory = (value: string): value is ActivityCategory => (ActivityCategory.literals as ReadonlyArray<string>).includes(value)
+
+/** The UI's activity filters (product-decisions §6: time, category, token, client). */
+export const activityQuery = (params: {
+  readonly category?: string | undefined
+  readonly tokenId?: string | undefined
+  readonly client?: string | undefined
+  readonly since?: string | undefined
+  readonly until?: string | undefined
+  readonly limit?: number | undefined
+}): ActivityQuery => ({
+  limit: Math.min(10_000, Math.max(1, Math.trunc(params.limit ?? 500))),
+  ...(params.category !== undefined && isCategory(params.category) ? { category: params.category } : {}),
+  ...(params.tokenId === undefined || params.tokenId === "" ? {} : { tokenId: params.tokenId }),
+  ...(params.client === undefined || params.client === "" ? {} : { client: params.client }),
+  ...(params.since === undefined || params.since === "" ? {} : { since: params.since }),
+  ...(params.until === undefined || params.until === "" ? {} : { until: params.until })
+})
+
+/** The MCP panel: tokens, connected clients, activity log and the approval dialogs (product-decisions §4, §6, §3.2). */
+export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
+  Effect.gen(function*() {
+    const tokens = yield* Tokens
+    const clients = yield* ConnectedClients
+    const activity = yield* ActivityLog
+    const approvals = yield* Approvals
+    return handlers
+      .handle("tokens", ({ urlParams }) =>
+        forUi(Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const all = yield* tokens.list()
+          return all.filter((token) => urlParams.all === "true" || !token.bridge).map((token) => toUiToken(token, now))
+        })))
+      .handle("createToken", ({ payload }) =>
+        forUi(Effect.gen(function*() {
+          const name = payload.name.trim()
+          if (name === "") return yield* new UiError({ message: "Give the token a name, such as the client that will use it." })
+          if (payload.connections !== "all" && payload.connections.length === 0) {
+            return yield* new UiError({ message: "Choose at least one connection, or all connections." })
+          }
+          const now = yield* Clock.currentTimeMillis
+          const created = yield* tokens.create({
+            name,
+            access: payload.access,
+            connections: payload.connections,
+            expiresAt: payload.expiresInDays === null ? undefined : new Date(now + payload.expiresInDays * DAY_MS)
+          })
+          return { token: toUiToken(created.token, now), value: created.value }
+        })))
+      .handle("revokeToken", ({ path }) => forUi(Effect.asVoid(tokens.revoke(path.id))))
+      .handle("clients", () => clients.list)
+      .handle("disconnect", ({ path }) => forUi(Effect.asVoid(clients.disconnect(path.id))))
+      .handle("activity", ({ urlParams }) => forUi(Effect.zipRight(activity.flush, activity.list(activityQuery(urlParams)))))
+      .handle("approvals", () => approvals.list)
+      .handle("answer", ({ path, payload }) => Effect.map(approvals.answer(path.id, payload.decision), (answered) => ({ answered })))
+  }))

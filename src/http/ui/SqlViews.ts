@@ -1,0 +1,117 @@
+import { Effect } from "effect"
+import type { BrowseFilter, FilterOperator } from "../../domain/SqlBrowse.ts"
+import { FilterOperator as SqlOperator } from "../../domain/SqlBrowse.ts"
+import { classifyStatement } from "../../domain/StatementClassifier.ts"
+import type { UiBrowseRequest, UiColumn, UiConsoleResult, UiPage, UiStructure, UiTableList } from "../../domain/UiSchemas.ts"
+import { UiError } from "../../domain/UiSchemas.ts"
+import type { DatabaseDriver } from "../../services/drivers/Driver.ts"
+
+const sqlOperators = new Set<string>(SqlOperator.literals)
+
+export const sqlTables = (driver: DatabaseDriver) =>
+  Effect.map(driver.listTables({ includeRowCounts: true }), (tables): UiTableList => ({
+    tables: tables.map((table) => ({ name: table.name, kind: table.type, rowCount: table.row_count ?? null })),
+    note: tables.length === 0 ? "This database has no tables yet." : null
+  }))
+
+export const sqlStructure = (driver: DatabaseDriver, table: string) =>
+  Effect.gen(function*() {
+    const description = yield* driver.describeTable(table)
+    const ddl = description.ddl ?? (yield* Effect.orElseSucceed(driver.tableDdl(table), () => ""))
+    const structure: UiStructure = {
+      columns: description.columns.map((column): UiColumn => ({
+        name: column.name,
+        type: column.data_type,
+        isPrimaryKey: column.is_primary_key,
+        isReadOnly: true,
+        nullable: column.is_nullable,
+        sortable: column.is_sortable,
+        sortNote: column.is_sortable ? null : "This column's type cannot be sorted."
+      })),
+      indexes: description.indexes.map((index) => ({ name: index.name, columns: index.columns, unique: index.is_unique })),
+      foreignKeys: description.foreign_keys.map((key) => ({
+        columns: key.columns,
+        references: `${key.referenced_table}(${key.referenced_columns.join(", ")})`
+      })),
+      definition: ddl,
+      readOnly: true
+    }
+    return structure
+  })
+
+const splitList = (value: string) => value.split(",").map((item) => item.trim()).filter((item) => item !== "")
+
+/** Filter bar rows for a SQL table; `browse_table`'s operators only. */
+const sqlFilters = (request: UiBrowseRequest) =>
+  Effect.forEach(request.filters, (row) => {
+    if (!sqlOperators.has(row.operator)) {
+      return Effect.fail(new UiError({ message: `The operator '${row.operator.replaceAll("_", " ")}' is not available for SQL tables yet; use contains or a console query.` }))
+    }
+    const operator = row.operator as FilterOperator
+    const filter: BrowseFilter = operator === "is_null" || operator === "is_not_null"
+      ? { column: row.column, operator }
+      : operator === "in" || operator === "not_in"
+      ? { column: row.column, operator, value: splitList(row.value ?? "") }
+      : {
+        column: row.column,
+        operator,
+        value: row.value ?? "",
+        ...(operator === "between" ? { second_value: row.secondValue ?? "" } : {})
+      }
+    return Effect.succeed(filter)
+  })
+
+export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest) =>
+  Effect.gen(function*() {
+    if (request.raw !== undefined && request.raw.trim() !== "") {
+      return yield* new UiError({ message: "The raw filter is available for search collections only; for SQL tables write the WHERE clause in the Console tab." })
+    }
+    const filters = yield* sqlFilters(request)
+    const structure = yield* sqlStructure(driver, table)
+    const [result, count] = yield* Effect.all([
+      driver.browse(table, { filters, logic: request.logic, sort: request.sort, limit: request.limit, offset: request.offset }),
+      driver.count(table, filters, request.logic)
+    ], { concurrency: 2 })
+    const byName = new Map(structure.columns.map((column) => [column.name, column]))
+    const page: UiPage = {
+      columns: result.columns.map((name) => byName.get(name) ?? { name, type: "", isPrimaryKey: false, isReadOnly: true, nullable: true, sortable: true, sortNote: null }),
+      rows: result.rows,
+      total: count.row_count,
+      notes: [
+        ...(count.is_approximate ? ["The total is approximate."] : []),
+        ...(result.status_message === undefined ? [] : [result.status_message])
+      ],
+      editable: false
+    }
+    return page
+  })
+
+/** The SQL console: a write or destructive statement waits for the user's confirmation in the UI first. */
+export const sqlConsole = (driver: DatabaseDriver, text: string, confirmed: boolean, limits: { readonly maxRows: number; readonly timeoutSeconds: number }) =>
+  Effect.gen(function*() {
+    if (text.trim() === "") return yield* new UiError({ message: "Type a statement first." })
+    const verdict = classifyStatement(text, driver.dialect)
+    if (verdict.tier !== "safe" && !confirmed) {
+      const result: UiConsoleResult = {
+        _tag: "NeedsConfirmation",
+        tier: verdict.tier,
+        reason: verdict.approvalHint ?? verdict.reason ?? (verdict.tier === "destructive" ? "This statement drops or deletes data." : "This statement changes data.")
+      }
+      return result
+    }
+    const started = Date.now()
+    const set = yield* driver.execute(text, {
+      maxRows: limits.maxRows,
+      timeoutSeconds: limits.timeoutSeconds,
+      access: verdict.tier === "safe" && !verdict.reachesFilesOrCode ? "readonly" : "readwrite"
+    })
+    const result: UiConsoleResult = {
+      _tag: "Grid",
+      columns: set.columns,
+      rows: set.rows,
+      rowsAffected: set.rows_affected,
+      timeMs: set.execution_time_ms || Date.now() - started,
+      message: set.status_message ?? (set.is_truncated ? `Showing the first ${set.row_count} rows.` : null)
+    }
+    return result
+  })
