@@ -16,6 +16,7 @@ import { ResourceReader } from "../services/resources/ResourceReader.ts"
 import { RevocationClosesSubscriptions, Subscriptions, SubscriptionsShutdown } from "../services/Subscriptions.ts"
 import { SearchToolRoutes } from "../services/tools/SearchToolRoutes.ts"
 import { ToolRegistry } from "../services/tools/ToolRegistry.ts"
+import type { AnyTool } from "../services/tools/Tool.ts"
 import { ApprovalPrompt } from "../services/ApprovalPrompt.ts"
 import { Approvals } from "../services/Approvals.ts"
 import { ConnectionGrants } from "../services/ConnectionGrants.ts"
@@ -52,6 +53,8 @@ export interface ServerOptions {
   readonly connections?: Layer.Layer<Connections, never, SupportPaths>
   /** The app's own approval dialog (product-decisions §3.2); default: only the UI answers. */
   readonly approvalPrompt?: Layer.Layer<ApprovalPrompt>
+  /** Tools an embedding host offers next to the built-in ones (listed and paged like them). */
+  readonly extraTools?: ReadonlyArray<AnyTool>
   /** Bridge token rotation (product-decisions §4); default hourly with a 10-minute overlap. */
   readonly bridgeTiming?: Parameters<typeof BridgeTiming.layer>[0]
   /** The UI server on its own loopback port (product-decisions §1, §9); `false` leaves it out (embedded hosts). */
@@ -129,7 +132,7 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
     Layer.provideMerge(connections),
     Layer.provideMerge(core)
   )
-  const tools = ToolRegistry.layer.pipe(
+  const tools = ToolRegistry.layerWith(options.extraTools ?? []).pipe(
     Layer.provideMerge(Layer.mergeAll(searchRoutes, ApprovalActivity.pipe(Layer.provide(approvalDialogs)), feeds)),
     Layer.provideMerge(core)
   )
