@@ -62,7 +62,7 @@ export const TokenAuthenticatorLive = Layer.effect(
         if (after.locked) yield* log.record({ category: "auth", action: "auth.lockout", outcome: "denied", address, details: `retryAfter=${after.retryAfterSeconds}` })
       })
 
-    const authenticate = Effect.fn("TokenAuthenticator.authenticate")(function*(request: McpHttpRequest, method: { readonly scopes: ReadonlyArray<string> }) {
+    const verifyCaller = Effect.fn("TokenAuthenticator.verifyCaller")(function*(request: McpHttpRequest, method: { readonly scopes: ReadonlyArray<string> }) {
       const presented = presentedCredential(request.headers["authorization"])
       if (presented.kind === "absent") {
         const { mcp } = yield* settings.current
@@ -91,6 +91,15 @@ export const TokenAuthenticatorLive = Layer.effect(
           return yield* invalidToken()
       }
     })
+
+    /**
+     * Product-decisions §5: `subscriptions/listen` without a valid token is not refused; the
+     * acknowledgement honours nothing and the stream ends with the graceful result.
+     */
+    const authenticate = (request: McpHttpRequest, method: { readonly name?: string; readonly scopes: ReadonlyArray<string> }) =>
+      method.name === "subscriptions/listen"
+        ? Effect.catchAll(verifyCaller(request, method), () => Effect.succeed(anonymousPrincipal(request.remoteAddress)))
+        : verifyCaller(request, method)
 
     /** Product-decisions §4 "Notifications": a token only decides whether a cancel is acted on; never fails. */
     const identifyNotifier = (request: McpHttpRequest) =>
