@@ -140,7 +140,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("dbdesk/servi
         if (open.size === 0) return
         drained.add(done)
         yield* closeWhere(() => true)
-        yield* Effect.timeoutOption(Deferred.await(done), within)
+        // Runs inside a finalizer (uninterruptible): the wait itself must be interruptible for its timeout to end it.
+        yield* Effect.timeoutOption(Effect.interruptible(Deferred.await(done)), within)
       })
 
     /** A schema changed (DDL through dbdesk, or a structure reload in the UI): `resources/updated`. */
