@@ -275,6 +275,8 @@ interface MemorySummary {
   readonly rssAfterFirstKb: number
   readonly rssAfterLastKb: number
   readonly growth: number
+  /** From the 10,000-request checkpoint on, when there is one: tells warm-up growth from a steady climb. */
+  readonly growthAfter10k?: number
   readonly mix: ReadonlyArray<string>
 }
 
@@ -345,7 +347,15 @@ const main = async () => {
       const last = points[points.length - 1]!
       const counts = new Map<string, number>()
       for (const name of mixNames) counts.set(name, (counts.get(name) ?? 0) + 1)
-      memory = { points, rssAfterFirstKb: first.rssKb, rssAfterLastKb: last.rssKb, growth: last.rssKb / first.rssKb - 1, mix: [...counts].map(([name, n]) => `${name} ${n}/${mixNames.length}`) }
+      const at10k = points.find((p) => p.requests === 10_000)
+      memory = {
+        points,
+        rssAfterFirstKb: first.rssKb,
+        rssAfterLastKb: last.rssKb,
+        growth: last.rssKb / first.rssKb - 1,
+        ...(at10k === undefined || at10k === last ? {} : { growthAfter10k: last.rssKb / at10k.rssKb - 1 }),
+        mix: [...counts].map(([name, n]) => `${name} ${n}/${mixNames.length}`)
+      }
       results["memory"] = memory
     }
 
@@ -414,7 +424,7 @@ const main = async () => {
       table(["requests", "", "dbdesk RSS MiB", "SQLite child RSS MiB", "elapsed s", "errors"], memory.points.map((p) => [
         String(p.requests), "", fmt(p.rssKb / 1024, 1), fmt(p.childrenRssKb / 1024, 1), fmt(p.seconds, 1), String(p.errors)
       ]))
-      log(`RSS growth 1,000 → ${options.memoryRequests}: ${(memory.growth * 100).toFixed(1)}%  (mix: ${memory.mix.join(", ")})`)
+      log(`RSS growth 1,000 → ${options.memoryRequests}: ${(memory.growth * 100).toFixed(1)}%${memory.growthAfter10k === undefined ? "" : `; 10,000 → ${options.memoryRequests}: ${(memory.growthAfter10k * 100).toFixed(1)}%`}  (mix: ${memory.mix.join(", ")})`)
     }
     if (grid !== undefined) {
       log()
