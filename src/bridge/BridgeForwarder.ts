@@ -17,6 +17,8 @@ export interface BridgeIo {
   readonly errors: Writable
 }
 
+const RESPONSE_AFTER_PROGRESS = "50 millis"
+
 const isRequestId = (value: unknown): value is RequestId => typeof value === "string" || typeof value === "number"
 const isResponse = (message: JsonObject) => !("method" in message) && ("result" in message || "error" in message)
 const errorCode = (reply: UpstreamReply) => {
@@ -60,11 +62,18 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
       const legacy = legacyHost || !carriesModernEnvelope(message)
       const upstreamId = ids.issue(hostId)
       const outgoing = { ...(legacy ? stampModern(message, hostClientInfo) : message), id: upstreamId }
+      let notified = false
+      let heldResponse: JsonObject | undefined
       const toHost = (frame: unknown) => {
         if (!isJsonObject(frame)) return
-        if (!isResponse(frame)) return write(frame)
+        if (!isResponse(frame)) {
+          notified = true
+          return write(frame)
+        }
         const result = frame["result"]
-        write({ ...frame, id: hostId, ...(legacy && result !== undefined ? { result: stripModernFields(result) } : {}) })
+        const response = { ...frame, id: hostId, ...(legacy && result !== undefined ? { result: stripModernFields(result) } : {}) }
+        if (notified) heldResponse = response
+        else write(response)
       }
       return Effect.gen(function*() {
         let used = upstream
@@ -78,7 +87,12 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
           }
         }
         if (reply.kind === "stream") {
-          if (!reply.answered) fail(hostId, -33000, "The dbdesk server closed the response stream without an answer")
+          if (heldResponse !== undefined) {
+            // Both official SDKs handle notifications a microtask late but responses at once: a response read
+            // in the same chunk as the last progress line would drop it, so it follows in a later write.
+            yield* Effect.sleep(RESPONSE_AFTER_PROGRESS)
+            write(heldResponse)
+          } else if (!reply.answered) fail(hostId, -33000, "The dbdesk server closed the response stream without an answer")
         } else if (isJsonObject(reply.message) && isResponse(reply.message)) {
           toHost(reply.message)
         } else {
@@ -120,7 +134,10 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
         hostClientInfo = isJsonObject(params["clientInfo"]) ? params["clientInfo"] : undefined
         return Effect.sync(() => write({ jsonrpc: "2.0", id, result: initializeResult(upstream.server, params["protocolVersion"]) }))
       }
-      if (method === "ping") return Effect.sync(() => write({ jsonrpc: "2.0", id, result: {} }))
+      // A legacy host's ping (and logging/setLevel, which the modern era lacks) is answered here as the server would.
+      if (method === "ping" || (legacyHost && method === "logging/setLevel")) {
+        return Effect.sync(() => write({ jsonrpc: "2.0", id, result: {} }))
+      }
       return forwardRequest(message, id)
     }
 
