@@ -195,6 +195,8 @@ export const NodeMcpServerLive = Layer.scoped(
     })
 
     const listener = net.createServer((socket) => {
+      // Small SSE frames must not wait on Nagle + delayed ACK (~40 ms each).
+      socket.setNoDelay(true)
       // Product-decisions §4 "Connections": the 65th socket gets 503 -33000 with Retry-After: 1 and is closed.
       if (sockets.size >= MAX_CONNECTIONS) {
         closing.add(socket)

@@ -190,7 +190,8 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
 
     /** Checks a presented value; a valid use stamps `lastUsedAt` (throttled, best effort). */
     const verify = Effect.fn("Tokens.verify")(function*(value: string) {
-      yield* lock.withPermits(1)(reload).pipe(Effect.ignore)
+      // A CLI create or revoke must take effect at once: stat per request, but lock and re-read only on a change.
+      if ((yield* signatureOf(path)) !== signature) yield* lock.withPermits(1)(reload).pipe(Effect.ignore)
       const record = TOKEN_VALUE_PATTERN.test(value) ? records.find((token) => matches(token, value)) : undefined
       if (record === undefined) return { kind: "unknown" } satisfies Verification
       const now = yield* Clock.currentTimeMillis
