@@ -55,6 +55,13 @@ export const writeHandshakeHome = (fields: Record<string, unknown>, mode = 0o600
   return { home, file }
 }
 
+export interface FakeAnswer {
+  readonly status?: number
+  readonly body?: unknown
+  /** Answer as SSE: one `data:` frame per message, each after a keep-alive comment. */
+  readonly sse?: ReadonlyArray<unknown>
+}
+
 export interface FakeServer {
   readonly port: number
   /** Every message POSTed, with its headers. */
@@ -64,7 +71,7 @@ export interface FakeServer {
 
 /** A tiny node:http stand-in for dbdesk; `answer` returns the JSON-RPC reply (or a status and body). */
 export const startFakeServer = async (
-  answer: (body: any, headers: http.IncomingHttpHeaders) => { status?: number; body?: unknown } | undefined
+  answer: (body: any, headers: http.IncomingHttpHeaders) => FakeAnswer | undefined | Promise<FakeAnswer | undefined>
 ): Promise<FakeServer> => {
   const received: Array<{ headers: http.IncomingHttpHeaders; body: any }> = []
   const server = http.createServer((request, response) => {
@@ -74,12 +81,18 @@ export const startFakeServer = async (
     request.on("end", () => {
       const body = JSON.parse(text)
       received.push({ headers: request.headers, body })
-      const reply = answer(body, request.headers)
-      if (reply === undefined || reply.body === undefined) {
-        response.writeHead(reply?.status ?? 202).end()
-        return
-      }
-      response.writeHead(reply.status ?? 200, { "content-type": "application/json" }).end(JSON.stringify(reply.body))
+      void Promise.resolve(answer(body, request.headers)).then((reply) => {
+        if (reply?.sse !== undefined) {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.end(reply.sse.map((frame) => `: keep-alive\n\nevent: message\ndata: ${JSON.stringify(frame)}\n\n`).join(""))
+          return
+        }
+        if (reply === undefined || reply.body === undefined) {
+          response.writeHead(reply?.status ?? 202).end()
+          return
+        }
+        response.writeHead(reply.status ?? 200, { "content-type": "application/json" }).end(JSON.stringify(reply.body))
+      })
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))

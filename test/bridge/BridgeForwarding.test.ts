@@ -1,0 +1,177 @@
+import { Effect } from "effect"
+import { chmodSync, readFileSync, writeFileSync } from "node:fs"
+import { PassThrough } from "node:stream"
+import { afterEach, describe, expect, it } from "vitest"
+import { runBridge } from "../../src/bridge/Bridge.ts"
+import { FileInspector } from "../../src/bridge/HandshakeTrust.ts"
+import { eventually } from "../support/RawRequests.ts"
+import { discoverAnswer, type FakeAnswer, type FakeServer, startFakeServer, writeHandshakeHome } from "./BridgeHarness.ts"
+
+const INSTANCE = "00000000-0000-4000-8000-000000000001"
+const SERVER_INFO = { name: "dbdesk", version: "0.0.0" }
+const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } }
+
+/** A bridge run in-process on PassThrough stdio against a fake upstream. */
+const startBridge = (home: string) => {
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const errors = new PassThrough()
+  const lines: Array<any> = []
+  let buffer = ""
+  output.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk
+    const parts = buffer.split("\n")
+    buffer = parts.pop() ?? ""
+    lines.push(...parts.map((line) => JSON.parse(line)))
+  })
+  errors.resume()
+  const exit = Effect.runPromise(runBridge({ home, input, output, errors }).pipe(Effect.provide(FileInspector.layer)))
+  return {
+    lines,
+    send: (message: unknown) => input.write(`${typeof message === "string" ? message : JSON.stringify(message)}\n`),
+    answerTo: async (id: unknown) => {
+      expect(await eventually(() => lines.some((line) => line.id === id && ("result" in line || "error" in line)))).toBe(true)
+      return lines.find((line) => line.id === id && ("result" in line || "error" in line))
+    },
+    close: () => {
+      input.end()
+      return exit
+    }
+  }
+}
+
+let fake: FakeServer | undefined
+afterEach(async () => {
+  await fake?.close()
+  fake = undefined
+})
+
+const upstreamServer = (answer: (body: any, headers: any) => FakeAnswer | undefined | Promise<FakeAnswer | undefined>) =>
+  startFakeServer((body, headers) => (body.method === "server/discover" ? { body: discoverAnswer(body.id, ["2026-07-28", "2025-11-25"], INSTANCE) } : answer(body, headers)))
+const forwarded = () => fake!.received.filter((entry) => entry.body.method !== "server/discover")
+const complete = (id: unknown, result: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  result: { ...result, resultType: "complete", ttlMs: 300000, cacheScope: "private", _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO, "dev.example/kept": true } }
+})
+
+describe("forwarding one message per line (product-decisions §7)", () => {
+  it("C1-c a legacy host: initialize and ping answered locally, requests stamped as 2026-07-28, results stripped, ids rewritten and mapped back", async () => {
+    fake = await upstreamServer((body) => ({ body: complete(body.id, { tools: [] }) }))
+    const { home } = writeHandshakeHome({ port: fake.port })
+    const bridge = startBridge(home)
+    bridge.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "host", version: "9" } } })
+    const initialized = await bridge.answerTo(0)
+    expect(initialized.result).toMatchObject({ protocolVersion: "2025-06-18", serverInfo: SERVER_INFO, instructions: "fake" })
+    expect(initialized.result.capabilities.resources.subscribe).toBe(false)
+    expect(initialized.result.capabilities).not.toHaveProperty("extensions")
+    bridge.send({ jsonrpc: "2.0", method: "notifications/initialized" })
+    bridge.send({ jsonrpc: "2.0", id: 1, method: "ping" })
+    expect((await bridge.answerTo(1)).result).toEqual({})
+    const trace = { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", tracestate: "vendor=1", baggage: "k=v", progressToken: "p" }
+    bridge.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: trace } })
+    const listed = await bridge.answerTo(2)
+    expect(listed).toEqual({ jsonrpc: "2.0", id: 2, result: { tools: [], _meta: { "dev.example/kept": true } } })
+    expect(forwarded()).toHaveLength(1)
+    const sent = forwarded()[0]!
+    expect(sent.body.id).not.toBe(2)
+    expect(sent.body.params._meta).toEqual({
+      ...trace,
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "host", version: "9" }
+    })
+    expect(sent.headers).toMatchObject({
+      "content-type": "application/json",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+      authorization: "Bearer dbd_fake"
+    })
+    expect(await bridge.close()).toBe(0)
+  })
+
+  it("C1-c a modern host is forwarded as is; Mcp-Name is base64-wrapped when not ASCII; ids stay unique across bridge processes", async () => {
+    fake = await upstreamServer((body) => ({ body: complete(body.id, { content: [], isError: false }) }))
+    const { home } = writeHandshakeHome({ port: fake.port })
+    const first = startBridge(home)
+    const second = startBridge(home)
+    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "café", arguments: { q: 1 }, _meta: MODERN_META } }
+    first.send(call)
+    second.send(call)
+    const answer = await first.answerTo(7)
+    await second.answerTo(7)
+    expect(answer.result).toMatchObject({ resultType: "complete", ttlMs: 300000, _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } })
+    const calls = forwarded()
+    expect(calls).toHaveLength(2)
+    expect(calls.map((entry) => ({ ...entry.body, id: 7 }))).toEqual([call, call])
+    expect(new Set(calls.map((entry) => entry.body.id)).size).toBe(2)
+    expect(calls[0]!.headers["mcp-name"]).toBe(`=?base64?${Buffer.from("café").toString("base64")}?=`)
+    await Promise.all([first.close(), second.close()])
+  })
+
+  it("C1-c SSE frames become one stdout line each, progress first and the response last", async () => {
+    fake = await upstreamServer((body) => ({
+      sse: [
+        { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "t", progress: 0, total: 1 } },
+        { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "t", progress: 1, total: 1 } },
+        complete(body.id, { content: [] })
+      ]
+    }))
+    const { home } = writeHandshakeHome({ port: fake.port })
+    const bridge = startBridge(home)
+    bridge.send({ jsonrpc: "2.0", id: "x", method: "tools/call", params: { name: "slow", arguments: {}, _meta: { ...MODERN_META, progressToken: "t" } } })
+    await bridge.answerTo("x")
+    expect(bridge.lines.map((line) => line.method ?? `response ${line.id}`)).toEqual(["notifications/progress", "notifications/progress", "response x"])
+    expect(bridge.lines[1].params.progress).toBe(1)
+    await bridge.close()
+  })
+
+  it("C1-c responses and other notifications on stdin are dropped; a cancel goes upstream with the rewritten id", async () => {
+    let release: (() => void) | undefined
+    const held = new Promise<void>((resolve) => (release = resolve))
+    fake = await upstreamServer(async (body) => {
+      if (body.method === "notifications/cancelled") return undefined
+      await held
+      return { body: { jsonrpc: "2.0", id: body.id, error: { code: -33002, message: "Request cancelled" } } }
+    })
+    const { home } = writeHandshakeHome({ port: fake.port })
+    const bridge = startBridge(home)
+    bridge.send({ jsonrpc: "2.0", id: 99, result: {} })
+    bridge.send({ jsonrpc: "2.0", method: "notifications/roots/list_changed" })
+    bridge.send("not json")
+    bridge.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "execute_query", arguments: {}, _meta: MODERN_META } })
+    expect(await eventually(() => forwarded().length === 1)).toBe(true)
+    bridge.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "stop", _meta: MODERN_META } })
+    expect(await eventually(() => forwarded().length === 2)).toBe(true)
+    const [call, cancel] = forwarded()
+    expect(cancel!.body).toEqual({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call!.body.id, reason: "stop", _meta: MODERN_META } })
+    expect(cancel!.headers["authorization"]).toBe("Bearer dbd_fake")
+    release?.()
+    expect((await bridge.answerTo(5)).error.code).toBe(-33002)
+    expect(bridge.lines.filter((line) => line.id === 99)).toEqual([])
+    expect(bridge.lines).toContainEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.any(String) } })
+    expect(forwarded().map((entry) => entry.body.method)).toEqual(["tools/call", "notifications/cancelled"])
+    await bridge.close()
+  })
+
+  it("C1-b on -33009 the bridge re-reads the handshake file once and retries with the rotated token", async () => {
+    fake = await upstreamServer((body, headers) =>
+      headers.authorization === "Bearer dbd_rotated"
+        ? { body: complete(body.id, { tools: [] }) }
+        : { status: 401, body: { jsonrpc: "2.0", id: body.id, error: { code: -33009, message: "Unauthenticated" } } })
+    const { file, home } = writeHandshakeHome({ port: fake.port })
+    const bridge = startBridge(home)
+    bridge.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } })
+    expect((await bridge.answerTo(1)).error.code).toBe(-33009)
+    expect(forwarded()).toHaveLength(2)
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), bridgeToken: "dbd_rotated" }))
+    chmodSync(file, 0o600)
+    bridge.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: MODERN_META } })
+    expect((await bridge.answerTo(2)).result.tools).toEqual([])
+    expect(forwarded().map((entry) => entry.headers["authorization"])).toEqual(["Bearer dbd_fake", "Bearer dbd_fake", "Bearer dbd_fake", "Bearer dbd_rotated"])
+    bridge.send({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: MODERN_META } })
+    await bridge.answerTo(3)
+    expect(forwarded().at(-1)!.headers["authorization"]).toBe("Bearer dbd_rotated")
+    await bridge.close()
+  })
+})
