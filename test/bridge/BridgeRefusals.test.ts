@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { chmodSync } from "node:fs"
 import { PassThrough } from "node:stream"
 import { afterEach, describe, expect, it } from "vitest"
 import { runBridge } from "../../src/bridge/Bridge.ts"
@@ -39,6 +40,16 @@ describe("the bridge refuses to start (product-decisions §7)", () => {
     const run = await runBridgeProcess(home, { input: HOST_REQUEST })
     expectRefusal(run, "untrusted_handshake")
     expect(run.stderr).toMatch(/0644/)
+    expect(fake.received).toHaveLength(0)
+  })
+
+  it("C1-b a handshake file in a directory group and others can write is refused", async () => {
+    fake = await startFakeServer((body) => ({ body: discoverAnswer(body.id, ["2026-07-28"], INSTANCE) }))
+    const { home } = writeHandshakeHome({ port: fake.port })
+    chmodSync(home, 0o777)
+    const run = await runBridgeProcess(home, { input: HOST_REQUEST })
+    expectRefusal(run, "untrusted_handshake")
+    expect(run.stderr).toMatch(/writable by group or others/)
     expect(fake.received).toHaveLength(0)
   })
 
