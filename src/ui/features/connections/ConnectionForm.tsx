@@ -1,0 +1,146 @@
+import { useState } from "react"
+import type { ConnectionKind, UiConnection, UiConnectionInput } from "../../../domain/UiSchemas.ts"
+import { call, useLoad } from "../../api.ts"
+
+type Form = { -readonly [K in keyof UiConnectionInput]: UiConnectionInput[K] }
+
+const initial = (connection: UiConnection | undefined, type: ConnectionKind): Form => ({
+  name: connection?.name ?? "",
+  type: connection?.type ?? type,
+  externalAccess: connection?.externalAccess ?? "readOnly",
+  aiPolicy: connection?.aiPolicy ?? "askEachTime",
+  confirmQueries: connection?.confirmQueries ?? "writes",
+  ...(connection?.path === undefined ? {} : { path: connection.path }),
+  ...(connection?.host === undefined ? {} : { host: connection.host }),
+  ...(connection?.port === undefined ? {} : { port: connection.port }),
+  ...(connection?.database === undefined ? {} : { database: connection.database }),
+  ...(connection?.user === undefined ? {} : { user: connection.user }),
+  ...(connection?.sslMode === undefined ? {} : { sslMode: connection.sslMode }),
+  ...(connection?.skipTlsVerification === undefined ? {} : { skipTlsVerification: connection.skipTlsVerification })
+})
+
+const Text = ({ label, value, onChange, type = "text", placeholder }: { label: string; value: string | number | undefined; onChange: (v: string) => void; type?: string; placeholder?: string }) => (
+  <label className="field">{label}<input aria-label={label} type={type} value={value ?? ""} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} /></label>
+)
+
+const Choice = ({ label, value, options, onChange }: { label: string; value: string; options: ReadonlyArray<readonly [string, string]>; onChange: (v: string) => void }) => (
+  <label className="field">{label}<select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>{options.map(([v, text]) => <option key={v} value={v}>{text}</option>)}</select></label>
+)
+
+/** Parses `postgres://user:pass@host:5432/db?sslmode=require` into the form (URL import; PostgreSQL only, doc 2 §1). */
+const fromPostgresUrl = (text: string, form: Form): Form | string => {
+  try {
+    const url = new URL(text)
+    if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") return "The URL must start with postgres:// or postgresql://."
+    return {
+      ...form,
+      host: decodeURIComponent(url.hostname),
+      port: url.port === "" ? 5432 : Number(url.port),
+      database: decodeURIComponent(url.pathname.slice(1)),
+      user: decodeURIComponent(url.username),
+      ...(url.password === "" ? {} : { password: decodeURIComponent(url.password) }),
+      ...(url.searchParams.get("sslmode") === null ? {} : { sslMode: url.searchParams.get("sslmode")! })
+    }
+  } catch {
+    return "That is not a URL dbdesk can read."
+  }
+}
+
+/** New/edit form per driver (product-decisions §9 point 1); search settings per doc 2 §2.1, Skip TLS on an Options tab. */
+export const ConnectionForm = ({ connection, onDone }: { readonly connection: UiConnection | undefined; readonly onDone: () => void }) => {
+  const drivers = useLoad((client) => client.connections.drivers(), [])
+  const [form, setForm] = useState<Form | undefined>(connection === undefined ? undefined : initial(connection, connection.type))
+  const [tab, setTab] = useState<"general" | "options">("general")
+  const [error, setError] = useState<string>()
+  const [busy, setBusy] = useState<string>()
+  const [url, setUrl] = useState("")
+  const set = (patch: Partial<Form>) => setForm((f) => (f === undefined ? f : { ...f, ...patch }))
+
+  if (form === undefined) {
+    const install = () => {
+      setBusy("Installing the Typesense driver…")
+      call((client) => client.connections.enableDriver({ path: { type: "search" } })).then(
+        () => { setBusy(undefined); drivers.reload() },
+        (e: Error) => { setBusy(undefined); setError(e.message) }
+      )
+    }
+    return (
+      <section className="card" aria-label="Choose a connection type">
+        <h2>New connection</h2>
+        {drivers.error !== undefined && <div className="error">{drivers.error}</div>}
+        {(drivers.data ?? []).map((driver) => (
+          <div className="row" key={driver.type} style={{ marginBottom: 6 }}>
+            <span style={{ width: 220 }}>{driver.title}</span>
+            {driver.state === "available"
+              ? <button onClick={install} disabled={busy !== undefined}>Install</button>
+              : <button className="primary" onClick={() => setForm(initial(undefined, driver.type))}>Choose</button>}
+          </div>
+        ))}
+        {busy !== undefined && <p className="progress">{busy}</p>}
+        {error !== undefined && <div className="error">{error}</div>}
+        <button onClick={onDone}>Cancel</button>
+      </section>
+    )
+  }
+
+  const save = () => {
+    setError(undefined)
+    setBusy("Saving…")
+    const payload: UiConnectionInput = form
+    const request = connection === undefined
+      ? call((client) => client.connections.add({ payload }))
+      : call((client) => client.connections.update({ path: { id: connection.id }, payload }))
+    request.then(() => { setBusy(undefined); onDone() }, (e: Error) => { setBusy(undefined); setError(e.message) })
+  }
+  const port = (v: string) => set(v === "" ? { port: undefined as never } : { port: Number(v) })
+  const secretHint = connection === undefined ? undefined : "leave empty to keep the saved one"
+
+  return (
+    <section className="card" aria-label="Connection form">
+      <h2>{connection === undefined ? "New" : "Edit"} {form.type === "search" ? "Typesense" : form.type === "postgresql" ? "PostgreSQL" : "SQLite"} connection</h2>
+      {form.type === "search" && (
+        <div className="tabs" role="tablist">
+          <button role="tab" aria-selected={tab === "general"} onClick={() => setTab("general")}>General</button>
+          <button role="tab" aria-selected={tab === "options"} onClick={() => setTab("options")}>Options</button>
+        </div>
+      )}
+      {tab === "general" && (
+        <div className="form-grid">
+          <Text label="Name" value={form.name} onChange={(name) => set({ name })} />
+          {form.type === "sqlite" && <Text label="Database file" value={form.path} onChange={(path) => set({ path })} placeholder="/path/to/file.db" />}
+          {form.type !== "sqlite" && <Text label="Host" value={form.host} onChange={(host) => set({ host })} />}
+          {form.type !== "sqlite" && <Text label="Port" type="number" value={form.port} onChange={port} placeholder={form.type === "postgresql" ? "5432" : form.sslMode === undefined || form.sslMode === "Disabled" ? "8108" : "443"} />}
+          {form.type === "postgresql" && <>
+            <Text label="Database" value={form.database} onChange={(database) => set({ database })} />
+            <Text label="User" value={form.user} onChange={(user) => set({ user })} />
+            <Text label="Password" type="password" value={form.password} onChange={(password) => set({ password })} {...(secretHint === undefined ? {} : { placeholder: connection?.hasPassword ? secretHint : "" })} />
+            <Choice label="SSL mode" value={form.sslMode ?? "prefer"} options={["disable", "prefer", "require", "verify-ca", "verify-full"].map((m) => [m, m] as const)} onChange={(sslMode) => set({ sslMode })} />
+          </>}
+          {form.type === "search" && <>
+            <Text label="API key" type="password" value={form.apiKey} onChange={(apiKey) => set({ apiKey })} {...(secretHint === undefined ? {} : { placeholder: secretHint })} />
+            <Choice label="SSL mode" value={form.sslMode ?? "Disabled"} options={["Disabled", "Preferred", "Required", "VerifyCA", "VerifyIdentity"].map((m) => [m, m] as const)} onChange={(sslMode) => set({ sslMode })} />
+          </>}
+          <Choice label="External access" value={form.externalAccess} options={[["readOnly", "Read only"], ["readWrite", "Read and write"], ["blocked", "Blocked"]]} onChange={(v) => set({ externalAccess: v as Form["externalAccess"] })} />
+          <Choice label="AI policy" value={form.aiPolicy} options={[["askEachTime", "Ask each time"], ["alwaysAllow", "Always allow"], ["never", "Never"]]} onChange={(v) => set({ aiPolicy: v as Form["aiPolicy"] })} />
+          <Choice label="Confirm queries" value={form.confirmQueries} options={[["writes", "Writes"], ["all", "All statements"]]} onChange={(v) => set({ confirmQueries: v as Form["confirmQueries"] })} />
+        </div>
+      )}
+      {tab === "options" && form.type === "search" && (
+        <label className="row"><input type="checkbox" checked={form.skipTlsVerification ?? false} onChange={(e) => set({ skipTlsVerification: e.target.checked })} /> Skip TLS verification (accepts any certificate, for example a self-signed proxy)</label>
+      )}
+      {form.type === "postgresql" && connection === undefined && (
+        <div className="row" style={{ marginTop: 8 }}>
+          <input aria-label="Connection URL" style={{ flex: 1 }} value={url} placeholder="postgres://user:password@host:5432/database" onChange={(e) => setUrl(e.target.value)} />
+          <button onClick={() => { const next = fromPostgresUrl(url, form); if (typeof next === "string") setError(next); else { setForm(next); setError(undefined) } }}>Import URL</button>
+        </div>
+      )}
+      {form.type === "search" && <p className="note">Typesense connections have no SSH, tunnel or URL import: reach private nodes through a reverse proxy.</p>}
+      {error !== undefined && <div className="error" role="alert">{error}</div>}
+      {busy !== undefined && <p className="progress">{busy}</p>}
+      <div className="row" style={{ marginTop: 8 }}>
+        <button className="primary" onClick={save} disabled={busy !== undefined}>Save</button>
+        <button onClick={onDone}>Cancel</button>
+      </div>
+    </section>
+  )
+}
