@@ -64,7 +64,7 @@ describe("writes with the user's consent (wire contract §3.1)", () => {
     }
   })
 
-  it("C3.1-f a declined form or approved:false is the tool error denied and nothing is written", async () => {
+  it("C3.1-f C2.3-b a declined form or approved:false is the tool error denied and nothing is written", async () => {
     for (const answer of ["decline", "reject-flag"] as const) {
       const before = productName(3)
       const { client } = await elicitingClient(await server.tokenFor("fullAccess"), answer)
@@ -134,7 +134,7 @@ describe("requestState and the repeated call (raw HTTP)", () => {
   const retry = (token: string, args: Record<string, unknown>, requestState: string, approved = true, id: number | string = 2) =>
     postMcp(server.url, modernRequest("tools/call", { name: "execute_query", arguments: args, requestState, inputResponses: { approve_statement: { action: "accept", content: { approved } } }, _meta: elicitMeta }, id), { authorization: `Bearer ${token}` })
 
-  it("C2.6-c C3.1-j the form carries the statement verbatim with line breaks, cut at 2,000 characters, and no cache hints", async () => {
+  it("C2.6-c C8-e C3.1-j the form carries the statement verbatim with line breaks, cut at 2,000 characters, and no cache hints", async () => {
     const token = await server.tokenFor("fullAccess")
     const longQuery = `UPDATE products\nSET name = '${"x".repeat(2500)}'\nWHERE id = 7`
     const result = await first(token, { connection_id: server.connectionId, query: longQuery })

@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => server.stop())
 
 describe("tools/list paging (wire contract §4.5)", () => {
-  it("C4.5-a C2.4-d pages of at most 50, nextCursor only while more remain: every tool exactly once, in name order", async () => {
+  it("C4.5-a C8-e C2.4-d pages of at most 50, nextCursor only while more remain: every tool exactly once, in name order", async () => {
     const names: Array<string> = []
     let cursor: string | undefined
     let pages = 0
