@@ -119,7 +119,7 @@ export const DataTab = ({ connection, table }: { readonly connection: UiConnecti
             ))}
             {(page?.rows ?? []).map((row, r) => (
               <tr key={r} className={deleted.has(r) ? "deleted" : edits[r] !== undefined ? "changed" : undefined}>
-                {page?.editable === true && <td><button aria-label="Delete row" title="Delete this row at Save" onClick={() => setDeleted((d) => { const next = new Set(d); if (!next.delete(r)) next.add(r); return next })}>🗑</button></td>}
+                {page?.editable === true && <td><button aria-label="Delete row" title="Delete this row at Save" onClick={() => setDeleted((d) => { const next = new Set(d); if (!next.delete(r)) next.add(r); return next })}>Delete</button></td>}
                 {row.map((cell, i) => {
                   const column = columns[i]
                   const text = cellText(cell)

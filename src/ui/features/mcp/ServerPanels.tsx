@@ -60,12 +60,12 @@ export const SettingsPanel = () => {
   )
   const save = () => {
     setMessage("Saving…")
+    // only what the user changed is written, so start-up overrides (such as --port) are not saved by accident
+    const before = loaded.data!
+    const changed = <G extends "mcp" | "limits" | "ui">(group: G) =>
+      Object.fromEntries(Object.entries(draft[group]).filter(([key, value]) => key !== "allowedOrigins" && key !== "idleTimeoutSeconds" && (before[group] as Record<string, unknown>)[key] !== value))
     call((client) => client.server.updateSettings({
-      payload: {
-        mcp: { enabled: draft.mcp.enabled, requireAuth: draft.mcp.requireAuth, connectionApproval: draft.mcp.connectionApproval, logQueries: draft.mcp.logQueries, port: draft.mcp.port },
-        limits: draft.limits,
-        ui: { port: draft.ui.port }
-      }
+      payload: { mcp: changed("mcp"), limits: changed("limits"), ui: changed("ui") }
     })).then(() => setMessage("Saved. Ports change at the next start; everything else applies now."), (e: Error) => setMessage(e.message))
   }
   const flag = (key: "enabled" | "requireAuth" | "logQueries", label: string) => (
