@@ -19,7 +19,7 @@ describe("UI on a search connection", () => {
     await engine?.stop()
   })
 
-  it("a new Typesense connection needs the install step, then the form adds it with the key never shown back", async () => {
+  it("S1-d S5-c a new Typesense connection needs the install step (no URL import or tunnel options), then the form adds it with the key never shown back", async () => {
     const { page } = ui
     await page.getByRole("button", { name: "New connection" }).click()
     await page.getByRole("button", { name: "Install" }).click()
@@ -28,6 +28,9 @@ describe("UI on a search connection", () => {
     await page.getByLabel("Host").fill(engine.host)
     await page.getByLabel("Port").fill(String(engine.port))
     await page.getByLabel("API key").fill(engine.apiKey)
+    // S1-d: no URL scheme for this type, so no URL import; S5-c: no SSH/tunnel fields.
+    expect(await page.getByRole("button", { name: "Import URL" }).count()).toBe(0)
+    expect(await page.getByLabel(/SSH/i).count()).toBe(0)
     await page.getByRole("tab", { name: "Options" }).click()
     await page.getByText("Skip TLS verification").waitFor()
     await screenshot(page, "search-form-options")
