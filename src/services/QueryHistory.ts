@@ -1,6 +1,6 @@
 import Database from "better-sqlite3"
 import { Clock, Data, Effect } from "effect"
-import { chmodSync, closeSync, openSync } from "node:fs"
+import { openPrivateDatabase } from "./PrivateDatabase.ts"
 import { SettingsStore } from "./Settings.ts"
 import { SupportPaths } from "./SupportPaths.ts"
 
@@ -45,12 +45,7 @@ interface Row {
 
 /** history.db is the user's own data: created 0600 before SQLite opens it (product-decisions §5). */
 const openPrivate = (path: string): Database.Database => {
-  closeSync(openSync(path, "a", 0o600))
-  if (process.platform !== "win32") chmodSync(path, 0o600)
-  const db = new Database(path)
-  // SQLite gives the -wal and -shm files the mode of the database file, so they stay 0600 too.
-  db.pragma("journal_mode = WAL")
-  db.pragma("synchronous = NORMAL")
+  const db = openPrivateDatabase(path)
   db.exec(`
     CREATE TABLE IF NOT EXISTS history (
       id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3"
-import { chmodSync, closeSync, openSync } from "node:fs"
+import { openPrivateDatabase } from "../PrivateDatabase.ts"
 import { ACTIVITY_FIELDS, type ActivityEntry, type ActivityQuery } from "../../domain/Activity.ts"
 import { type ChainAnchor, type ChainHead, GENESIS, hashEntry } from "./ActivityChain.ts"
 
@@ -19,11 +19,7 @@ export type Unchained = Omit<ActivityEntry, "seq" | "prevHash" | "hash">
  * pruned row) and head (the last written row).
  */
 export const openActivityStore = (path: string) => {
-  closeSync(openSync(path, "a", 0o600))
-  if (process.platform !== "win32") chmodSync(path, 0o600)
-  const db = new Database(path)
-  db.pragma("journal_mode = WAL")
-  db.pragma("synchronous = NORMAL")
+  const db = openPrivateDatabase(path)
   db.exec(`
     CREATE TABLE IF NOT EXISTS activity (
       seq INTEGER PRIMARY KEY, at TEXT NOT NULL, category TEXT NOT NULL, action TEXT NOT NULL, outcome TEXT,

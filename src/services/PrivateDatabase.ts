@@ -1,0 +1,16 @@
+import Database from "better-sqlite3"
+import { chmodSync, closeSync, openSync } from "node:fs"
+
+/**
+ * Opens a SQLite file of the user's own data (product-decisions §1): created 0600 before SQLite
+ * opens it, WAL so readers never block the writer. SQLite gives the -wal and -shm files the mode
+ * of the database file, so they stay 0600 too.
+ */
+export const openPrivateDatabase = (path: string): Database.Database => {
+  closeSync(openSync(path, "a", 0o600))
+  if (process.platform !== "win32") chmodSync(path, 0o600)
+  const db = new Database(path)
+  db.pragma("journal_mode = WAL")
+  db.pragma("synchronous = NORMAL")
+  return db
+}
