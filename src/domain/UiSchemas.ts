@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { CellValue } from "./ResultSet.ts"
 import { PendingApproval, ApprovalDecision } from "./Approval.ts"
 import { AiPolicy, ConfirmQueries, ExternalAccess } from "./Connection.ts"
 import { AccessLevel } from "./Token.ts"
@@ -91,8 +92,9 @@ export const UiStructure = Schema.Struct({
 })
 export type UiStructure = typeof UiStructure.Type
 
-export const Cell = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
-export type Cell = typeof Cell.Type
+/** A grid cell is a result-set cell (product-decisions §3 "Result set"). */
+export const Cell = CellValue
+export type Cell = CellValue
 
 export const UiFilterRow = Schema.Struct({
   column: Schema.String,

@@ -165,6 +165,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
           era,
           envelope,
           principal,
+          clientInfo: envelope?.clientInfo ?? admission?.session.clientInfo,
           remoteAddress: http.remoteAddress,
           progress: (progress, message) =>
             Effect.suspend(() => {
@@ -179,7 +180,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
             })
         }
         // Product-decisions §6: the activity log sees every request here, once, with its outcome.
-        const audit = yield* activity.begin(context, envelope?.clientInfo ?? admission?.session.clientInfo)
+        const audit = yield* activity.begin(context, context.clientInfo)
         const execution = yield* Effect.tapError(method.prepare(context), audit.refused)
         if (execution instanceof StreamingExecution) {
           yield* releaseSlot

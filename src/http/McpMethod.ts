@@ -3,7 +3,7 @@ import type { JsonObject } from "../domain/Json.ts"
 import type { RequestId } from "../domain/JsonRpc.ts"
 import type { Principal, Scope } from "../domain/Principal.ts"
 import type { ProtocolError } from "../domain/ProtocolErrors.ts"
-import type { Era, ModernEnvelope } from "../domain/RequestEnvelope.ts"
+import type { ClientInfo, Era, ModernEnvelope } from "../domain/RequestEnvelope.ts"
 import type { CacheScope } from "../domain/ServerInfo.ts"
 
 export interface CacheHint {
@@ -19,6 +19,8 @@ export interface MethodContext {
   readonly era: Era
   readonly envelope: ModernEnvelope | undefined
   readonly principal: Principal
+  /** Who the client says it is: `_meta` clientInfo, or the legacy session's from `initialize` (§2.2). */
+  readonly clientInfo: ClientInfo | undefined
   readonly remoteAddress: string
   /**
    * Wire contract §4.1/§2.7: reports progress on the SSE stream of a request that carried a

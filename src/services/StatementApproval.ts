@@ -56,7 +56,7 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
         connectionId: subject.connection.id,
         connectionName: subject.connection.name,
         principal: context.principal.tokenName ?? context.principal.kind,
-        ...(context.envelope?.clientInfo === undefined ? {} : { client: `${context.envelope.clientInfo.name} ${context.envelope.clientInfo.version}`.trim() })
+        ...(context.clientInfo === undefined ? {} : { client: `${context.clientInfo.name} ${context.clientInfo.version}`.trim() })
       }).pipe(Effect.flatMap((decision) => (decision === "approved" ? Effect.void : Effect.fail(toolFailure("denied", DENIED)))))
 
     const gate = Effect.fn("StatementApproval.gate")(function*(context: MethodContext, subject: ApprovalSubject) {

@@ -14,6 +14,7 @@ const contextWith = (params: Record<string, any>): MethodContext => ({
   era: "legacy",
   envelope: undefined,
   principal: anonymousPrincipal("127.0.0.1"),
+  clientInfo: undefined,
   remoteAddress: "127.0.0.1",
   progress: () => Effect.void
 })

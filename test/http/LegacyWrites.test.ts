@@ -54,6 +54,8 @@ describe.each(clients)("writes from the official $revision client", ({ revision,
       expect(result).not.toHaveProperty("inputRequests")
       expect(server.asked).toHaveLength(1)
       expect(server.asked[0]).toMatchObject({ kind: "statement" })
+      // C2.2-d: the dialog names the legacy client by the clientInfo its initialize sent.
+      expect(server.asked[0]!.client).toMatch(/^legacy-writer-/)
       expect(productName(productId)).toBe(name)
     } finally {
       await client.close()

@@ -48,7 +48,7 @@ export const ConnectionTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
-      Effect.map(access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name), (connection) =>
+      Effect.map(access.resolve(context.principal, args.connection_id, context.clientInfo?.name), (connection) =>
         connection.type === "search" ? search.status(connection, context) : Effect.gen(function*() {
           const driver = yield* drivers.forConnection(connection)
           const status = yield* driver.status()
@@ -64,7 +64,7 @@ export const ConnectionTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
-      Effect.map(access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name), (connection) => {
+      Effect.map(access.resolve(context.principal, args.connection_id, context.clientInfo?.name), (connection) => {
         if (connection.type === "search") {
           return Effect.fail(toolFailure("unsupported", "a search-engine connection reaches one cluster and has no databases; call list_tables to see its collections"))
         }
@@ -81,7 +81,7 @@ export const ConnectionTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
-      Effect.map(access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name), (connection) =>
+      Effect.map(access.resolve(context.principal, args.connection_id, context.clientInfo?.name), (connection) =>
         connection.type !== "postgresql"
           ? Effect.fail(toolFailure("unsupported", `'${connection.name}' is a ${connection.type} connection, which has no schemas; call list_tables`))
           : mapDriverFailure(Effect.gen(function*() {

@@ -84,7 +84,7 @@ export const QueryTools = Effect.gen(function*() {
         if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 300) {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
-        const connection = yield* access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name)
+        const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds }, context)
         const classification = yield* classifyForExecution(args.query, connection)
         if (classification.tier === "destructive") {
@@ -123,7 +123,7 @@ export const QueryTools = Effect.gen(function*() {
     readOnly: true,
     prepare: (args, context) =>
       Effect.gen(function*() {
-        const connection = yield* access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name)
+        const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         const classification = yield* classifyForExecution(args.query, connection)
         if (args.analyze === true && classification.tier !== "safe") {
           return yield* toolFailure("denied", "analyze runs the statement, so it is only allowed for a statement that reads")

@@ -30,7 +30,7 @@ export const withDriver = (
   use: (driver: DatabaseDriver) => Effect.Effect<JsonObject, any>,
   onSearch?: (connection: SearchConnection) => ToolRun
 ) =>
-  Effect.map(access.resolve(context.principal, connectionId, context.envelope?.clientInfo?.name), (connection): ToolRun =>
+  Effect.map(access.resolve(context.principal, connectionId, context.clientInfo?.name), (connection): ToolRun =>
     connection.type === "search" && onSearch !== undefined
       ? onSearch(connection)
       : mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), use)))

@@ -40,7 +40,7 @@ export const SearchDocumentTools = Effect.gen(function*() {
         yield* requireName(args.collection, "collection")
         yield* wholeNumberIn(args.per_page, "per_page", 0, 250)
         yield* wholeNumberIn(args.page, "page", 1, 1_000_000)
-        const connection = yield* access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name)
+        const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         if (connection.type !== "search") {
           return yield* toolFailure("unsupported", `'${connection.name}' is a ${connection.type} connection; search_documents works on search-engine connections (use browse_table or execute_query)`)
         }

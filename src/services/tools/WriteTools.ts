@@ -48,7 +48,7 @@ export const WriteTools = Effect.gen(function*() {
         yield* requireName(args.table, "table")
         if (args.columns.length === 0) return yield* toolFailure("invalid_argument", "columns must name at least one column")
         if (args.rows.length < 1 || args.rows.length > 1000) return yield* toolFailure("invalid_argument", "rows must hold 1 to 1,000 rows")
-        const connection = yield* access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name)
+        const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         if (connection.type === "search") return yield* search.insertRows(connection, args, context)
         yield* checkWriteGates({ tier: "write", reachesFilesOrCode: false, statementCount: 1 }, connection, context)
         const gate = yield* approval.gate(context, {
@@ -84,7 +84,7 @@ export const WriteTools = Effect.gen(function*() {
         if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 300) {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
-        const connection = yield* access.resolve(context.principal, args.connection_id, context.envelope?.clientInfo?.name)
+        const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         if (connection.type === "search") return yield* search.confirmDestructive(connection, { query: args.query, timeoutSeconds }, context)
         const classification = yield* classifyForExecution(args.query, connection)
         if (classification.tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
