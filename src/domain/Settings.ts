@@ -20,7 +20,11 @@ const LimitSettings = Schema.Struct({
   maxRows: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 10_000)), { default: () => 10_000 }),
   queryTimeoutSeconds: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 300)), { default: () => 30 }),
   requestsPerMinute: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 240 }),
-  concurrentPerCaller: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 8 })
+  concurrentPerCaller: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 8 }),
+  /** A longer text or binary cell is cut, with a marker giving its full length (AnswerBudget). */
+  maxCellBytes: Schema.optionalWith(Schema.Int.pipe(Schema.between(256, 16 * 1024 * 1024)), { default: () => 32_768 }),
+  /** Rows of one answer stop at this many bytes, and the answer says why (AnswerBudget). */
+  maxAnswerBytes: Schema.optionalWith(Schema.Int.pipe(Schema.between(65_536, 256 * 1024 * 1024)), { default: () => 8 * 1024 * 1024 })
 })
 
 const UiSettings = Schema.Struct({

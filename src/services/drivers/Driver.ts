@@ -3,6 +3,7 @@ import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBro
 import type { SchemaMatch, TableDescription, TableEntry } from "../../domain/SqlTable.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import type { SqlDialect } from "../../domain/StatementClassifier.ts"
+import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 
 /** A failure reported by the database; `message` has already been through the connection's redactor (C7.2-b). */
 export class DriverError extends Data.TaggedError("DriverError")<{ readonly message: string }> {}
@@ -34,6 +35,8 @@ export interface ExecuteOptions {
   readonly timeoutSeconds: number
   readonly access: StatementAccess
   readonly params?: ReadonlyArray<unknown>
+  /** Byte caps of the answer (settings limits.maxCellBytes / maxAnswerBytes); defaults when absent. */
+  readonly limits?: AnswerLimits
 }
 
 export interface InsertResult {
