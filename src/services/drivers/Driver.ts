@@ -21,6 +21,26 @@ export class InvalidArgument extends Data.TaggedError("InvalidArgument")<{ reado
 
 export class Unsupported extends Data.TaggedError("Unsupported")<{ readonly message: string }> {}
 
+/** The database server cannot be reached or the session was lost; the message names the connection (`not_connected:`). */
+export class NotConnected extends Data.TaggedError("NotConnected")<{ readonly message: string }> {}
+
+/** A database or schema named in the arguments does not exist (`not_found:`); the message says where to look. */
+export class NamespaceNotFound extends Data.TaggedError("NamespaceNotFound")<{ readonly message: string }> {}
+
+/** What any call may fail with besides its own errors: the database, the connection, a missing database or schema. */
+export type ReachFailure = DriverError | NotConnected | NamespaceNotFound | InvalidArgument
+
+/**
+ * Where a call reaches (issue 25): `database` is another database of the connection's server, reached with the
+ * same credentials (default: the connection's own); `schema` is the schema of the tables named or listed (default:
+ * every schema for listings, the search path for table names). A driver refuses a value it cannot honour with
+ * InvalidArgument (SQLite has only `main`), never ignores it.
+ */
+export interface Namespace {
+  readonly database?: string | undefined
+  readonly schema?: string | undefined
+}
+
 export interface ConnectionStatus {
   readonly status: "connected" | "disconnected" | "error"
   readonly server_version?: string
@@ -30,7 +50,7 @@ export interface ConnectionStatus {
 /** `readonly` runs on a handle that cannot write (SQLite) or inside `BEGIN READ ONLY` (PostgreSQL). */
 export type StatementAccess = "readonly" | "readwrite"
 
-export interface ExecuteOptions {
+export interface ExecuteOptions extends Namespace {
   readonly maxRows: number
   readonly timeoutSeconds: number
   readonly access: StatementAccess
@@ -56,30 +76,40 @@ export interface RowCount {
 export interface DatabaseDriver {
   readonly dialect: SqlDialect
   readonly status: () => Effect.Effect<ConnectionStatus>
-  readonly listTables: (options: { readonly includeRowCounts: boolean }) => Effect.Effect<
-    ReadonlyArray<TableEntry>,
-    DriverError
-  >
-  readonly describeTable: (table: string) => Effect.Effect<TableDescription, DriverError | TableNotFound>
-  readonly tableDdl: (table: string) => Effect.Effect<string, DriverError | TableNotFound>
-  readonly searchSchema: (term: string, limit: number) => Effect.Effect<ReadonlyArray<SchemaMatch>, DriverError>
+  /** The databases of the connection's server the role can reach (SQLite: `main`). */
+  readonly listDatabases: () => Effect.Effect<ReadonlyArray<string>, ReachFailure>
+  readonly listTables: (
+    options: { readonly includeRowCounts: boolean } & Namespace
+  ) => Effect.Effect<ReadonlyArray<TableEntry>, ReachFailure>
+  readonly describeTable: (table: string, namespace?: Namespace) => Effect.Effect<TableDescription, ReachFailure | TableNotFound>
+  readonly tableDdl: (table: string, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
+  readonly searchSchema: (
+    term: string,
+    limit: number,
+    namespace?: Namespace
+  ) => Effect.Effect<ReadonlyArray<SchemaMatch>, ReachFailure>
   readonly browse: (
     table: string,
-    query: BrowseQuery
-  ) => Effect.Effect<ResultSet, DriverError | TableNotFound | InvalidArgument>
+    query: BrowseQuery,
+    namespace?: Namespace
+  ) => Effect.Effect<ResultSet, ReachFailure | TableNotFound | StatementTimeout>
   readonly count: (
     table: string,
     filters: ReadonlyArray<BrowseFilter>,
-    logic: FilterLogic
-  ) => Effect.Effect<RowCount, DriverError | TableNotFound | InvalidArgument>
-  readonly execute: (sql: string, options: ExecuteOptions) => Effect.Effect<ResultSet, DriverError | StatementTimeout | LockTimeout>
-  readonly explain: (sql: string, analyze: boolean) => Effect.Effect<ResultSet, DriverError | Unsupported>
+    logic: FilterLogic,
+    namespace?: Namespace
+  ) => Effect.Effect<RowCount, ReachFailure | TableNotFound>
+  readonly execute: (
+    sql: string,
+    options: ExecuteOptions
+  ) => Effect.Effect<ResultSet, ReachFailure | StatementTimeout | LockTimeout>
+  readonly explain: (sql: string, analyze: boolean) => Effect.Effect<ResultSet, ReachFailure | Unsupported>
   readonly insertRows: (
     table: string,
     columns: ReadonlyArray<string>,
     rows: ReadonlyArray<ReadonlyArray<unknown>>
-  ) => Effect.Effect<InsertResult, DriverError | TableNotFound | InvalidArgument>
-  /** Schemas of the connection's database; only drivers that have schemas (PostgreSQL) implement it. */
-  readonly listSchemas?: () => Effect.Effect<ReadonlyArray<string>, DriverError>
+  ) => Effect.Effect<InsertResult, ReachFailure | TableNotFound>
+  /** Schemas of a database of the connection; only drivers that have schemas (PostgreSQL) implement it. */
+  readonly listSchemas?: (namespace?: Namespace) => Effect.Effect<ReadonlyArray<string>, ReachFailure>
   readonly close: () => Effect.Effect<void>
 }

@@ -9,6 +9,7 @@ import {
   DriverError,
   type InsertResult,
   InvalidArgument,
+  type Namespace,
   TableNotFound
 } from "./Driver.ts"
 import * as Catalog from "./postgres/PostgresCatalog.ts"
@@ -138,34 +139,45 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       return { rows_affected: affected, failed_rows: failed }
     }
 
+    // Intermediate: the port takes `database` and `schema` (issue 25); the pg driver that honours them replaces this one.
+    const ownOnly = (namespace: Namespace | undefined) =>
+      (namespace?.database === undefined || namespace.database === settings.database) && namespace?.schema === undefined
+        ? Effect.void
+        : Effect.fail(new InvalidArgument({ message: "this build reaches only the connection's own database and its search path" }))
+
     const driver: DatabaseDriver = {
       dialect: "postgresql",
       status,
-      listSchemas: () => read(Catalog.listSchemas).pipe(Effect.withSpan("PostgresDriver.listSchemas")),
-      listTables: (options) => read((db) => Catalog.listTables(db, options.includeRowCounts)).pipe(Effect.withSpan("PostgresDriver.listTables")),
-      describeTable: (table) => onTable(table, "readonly", Catalog.describeTable).pipe(Effect.catchTag("InvalidArgument", (e) => Effect.fail(new DriverError({ message: e.message })))),
-      tableDdl: (table) => onTable(table, "readonly", Catalog.tableDdl).pipe(Effect.catchTag("InvalidArgument", (e) => Effect.fail(new DriverError({ message: e.message })))),
-      searchSchema: (term, limit) => read((db) => Catalog.searchSchema(db, term, limit)).pipe(Effect.withSpan("PostgresDriver.searchSchema")),
-      browse: (table, query) =>
-        onTable(table, "readonly", async (db, found, track) => {
+      listDatabases: () =>
+        read((db) => db.unsafe<Array<{ name: string }>>(Catalog.DATABASES_SQL)).pipe(
+          Effect.map((rows) => rows.map((row) => row.name)),
+          Effect.withSpan("PostgresDriver.listDatabases")
+        ),
+      listSchemas: (namespace) => ownOnly(namespace).pipe(Effect.zipRight(read(Catalog.listSchemas)), Effect.withSpan("PostgresDriver.listSchemas")),
+      listTables: (options) => ownOnly(options).pipe(Effect.zipRight(read((db) => Catalog.listTables(db, options.includeRowCounts))), Effect.withSpan("PostgresDriver.listTables")),
+      describeTable: (table, namespace) => ownOnly(namespace).pipe(Effect.zipRight(onTable(table, "readonly", Catalog.describeTable)), Effect.catchTag("InvalidArgument", (e) => Effect.fail(new DriverError({ message: e.message })))),
+      tableDdl: (table, namespace) => ownOnly(namespace).pipe(Effect.zipRight(onTable(table, "readonly", Catalog.tableDdl)), Effect.catchTag("InvalidArgument", (e) => Effect.fail(new DriverError({ message: e.message })))),
+      searchSchema: (term, limit, namespace) => ownOnly(namespace).pipe(Effect.zipRight(read((db) => Catalog.searchSchema(db, term, limit))), Effect.withSpan("PostgresDriver.searchSchema")),
+      browse: (table, query, namespace) =>
+        ownOnly(namespace).pipe(Effect.zipRight(onTable(table, "readonly", async (db, found, track) => {
           const started = performance.now()
           const known = await Catalog.columnNames(db, found.oid)
           const { sql, params } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER), found)
           return toResultSet(await track(statement(db, sql, params)) as unknown as Rows, query.limit ?? 500, started)
-        }).pipe(Effect.withSpan("PostgresDriver.browse")),
-      count: (table, filters, logic) =>
-        onTable(table, "readonly", async (db, found, track) => {
+        })), Effect.withSpan("PostgresDriver.browse")),
+      count: (table, filters, logic, namespace) =>
+        ownOnly(namespace).pipe(Effect.zipRight(onTable(table, "readonly", async (db, found, track) => {
           const known = await Catalog.columnNames(db, found.oid)
           const { sql, params } = built(buildCount(TABLE_SLOT, known, filters, logic, PLACEHOLDER), found)
           const rows = await track(statement(db, sql, params))
           return { row_count: Number(rows[0]?.[0] ?? 0), is_approximate: false }
-        }).pipe(Effect.withSpan("PostgresDriver.count")),
+        })), Effect.withSpan("PostgresDriver.count")),
       execute: (sql, options) =>
-        runner.run(options.access, options.timeoutSeconds, async (db, track) => {
+        ownOnly(options).pipe(Effect.zipRight(runner.run(options.access, options.timeoutSeconds, async (db, track) => {
           const started = performance.now()
           const rows = await track(statement(db, sql, options.params ?? []))
           return toResultSet(rows as unknown as Rows, options.maxRows, started)
-        }).pipe(Effect.withSpan("PostgresDriver.execute")),
+        })), Effect.withSpan("PostgresDriver.execute")),
       // product-decisions §3: the tools allow analyze only for a safe inner statement; it still runs read-only.
       explain: (sql, analyze) =>
         runner.run("readonly", TOOL_SECONDS, async (db, track) => {

@@ -10,6 +10,7 @@ import {
   DriverError,
   type InsertResult,
   InvalidArgument,
+  type Namespace,
   type RowCount,
   StatementTimeout,
   TableNotFound,
@@ -166,28 +167,36 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       dialect: "sqlite",
       childPid: () => link?.child.pid,
       status,
-      listTables: Effect.fn("SqliteDriver.listTables")(function*(options: { readonly includeRowCounts: boolean }) {
+      listDatabases: () => Effect.succeed(["main"]),
+      listTables: Effect.fn("SqliteDriver.listTables")(function*(options: { readonly includeRowCounts: boolean } & Namespace) {
+        yield* mainOnly(options)
         return yield* send<ReadonlyArray<TableEntry>>({ op: "listTables", includeRowCounts: options.includeRowCounts })
           .pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
-      describeTable: Effect.fn("SqliteDriver.describeTable")(function*(table: string) {
+      describeTable: Effect.fn("SqliteDriver.describeTable")(function*(table: string, namespace?: Namespace) {
+        yield* mainOnly(namespace)
         return yield* send<TableDescription>({ op: "describeTable", table }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
       }),
-      tableDdl: Effect.fn("SqliteDriver.tableDdl")(function*(table: string) {
+      tableDdl: Effect.fn("SqliteDriver.tableDdl")(function*(table: string, namespace?: Namespace) {
+        yield* mainOnly(namespace)
         return yield* send<string>({ op: "tableDdl", table }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
       }),
-      searchSchema: Effect.fn("SqliteDriver.searchSchema")(function*(term: string, limit: number) {
+      searchSchema: Effect.fn("SqliteDriver.searchSchema")(function*(term: string, limit: number, namespace?: Namespace) {
+        yield* mainOnly(namespace)
         return yield* send<ReadonlyArray<SchemaMatch>>({ op: "searchSchema", term, limit }).pipe(
           Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
         )
       }),
-      browse: Effect.fn("SqliteDriver.browse")(function*(table, query) {
+      browse: Effect.fn("SqliteDriver.browse")(function*(table, query, namespace) {
+        yield* mainOnly(namespace)
         return yield* send<ResultSet>({ op: "browse", table, query })
       }),
-      count: Effect.fn("SqliteDriver.count")(function*(table, filters, logic) {
+      count: Effect.fn("SqliteDriver.count")(function*(table, filters, logic, namespace) {
+        yield* mainOnly(namespace)
         return yield* send<RowCount>({ op: "count", table, filters, logic })
       }),
       execute: Effect.fn("SqliteDriver.execute")(function*(sql, options) {
+        yield* mainOnly(options)
         const request = send<ResultSet>({
           op: "execute",
           sql,
@@ -210,6 +219,14 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
     }
     return driver
   })
+
+/** A SQLite connection is one file: its only database and schema are `main` (issue 25). */
+const mainOnly = (namespace: Namespace | undefined): Effect.Effect<void, InvalidArgument> => {
+  const other = [namespace?.database, namespace?.schema].find((name) => name !== undefined && name !== "main")
+  return other === undefined
+    ? Effect.void
+    : Effect.fail(new InvalidArgument({ message: `a SQLite connection has one database and schema, main; got ${JSON.stringify(other)}` }))
+}
 
 const toDriverError = (error: TableNotFound | InvalidArgument): Effect.Effect<never, DriverError> =>
   Effect.fail(

@@ -8,8 +8,8 @@ import { ToolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Connections } from "../Connections.ts"
 import { Drivers } from "../Drivers.ts"
-import type { DatabaseDriver, DriverError, TableNotFound } from "../drivers/Driver.ts"
-import { mapDriverFailure } from "../tools/DriverFailures.ts"
+import type { DatabaseDriver } from "../drivers/Driver.ts"
+import { type DriverFailure, mapDriverFailure } from "../tools/DriverFailures.ts"
 
 /** product-decisions §5: the schema resource lists at most 100 tables, then `truncated: true`. */
 export const SCHEMA_TABLE_LIMIT = 100
@@ -65,7 +65,7 @@ export class LiveSchema extends Effect.Service<LiveSchema>()("dbdesk/services/re
       return yield* resolve(principal, only.id)
     })
 
-    const use = <A>(connection: Connection, subject: JsonObject, f: (driver: DatabaseDriver) => Effect.Effect<A, DriverError | TableNotFound>) =>
+    const use = <A>(connection: Connection, subject: JsonObject, f: (driver: DatabaseDriver) => Effect.Effect<A, DriverFailure>) =>
       mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), f)).pipe(Effect.mapError(toProtocolError(subject)))
 
     const tables = (connection: Connection, subject: JsonObject = {}) =>

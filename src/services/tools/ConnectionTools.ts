@@ -5,6 +5,7 @@ import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
+import { database, namespaceOf } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult } from "./Tool.ts"
 
@@ -59,7 +60,7 @@ export const ConnectionTools = Effect.gen(function*() {
   const listDatabases = defineTool({
     name: "list_databases",
     title: "List databases",
-    description: "Lists the databases of a connection. A SQLite connection has one database, main; search connections have none (use list_tables).",
+    description: "Lists the databases of a connection's server that its role can connect to; pass one as `database` to the other tools. A SQLite connection has one database, main; search connections have none (use list_tables).",
     arguments: Schema.Struct({ connection_id: connectionId }),
     scopes: [],
     readOnly: true,
@@ -68,8 +69,10 @@ export const ConnectionTools = Effect.gen(function*() {
         if (connection.type === "search") {
           return Effect.fail(toolFailure("unsupported", "a search-engine connection reaches one cluster and has no databases; call list_tables to see its collections"))
         }
-        if (connection.type === "sqlite") return Effect.succeed(toolResult({ databases: ["main"] }))
-        return Effect.succeed(toolResult({ databases: [connection.database] }))
+        return mapDriverFailure(Effect.gen(function*() {
+          const driver = yield* drivers.forConnection(connection)
+          return toolResult({ databases: [...(yield* driver.listDatabases())] })
+        }))
       })
   })
 
@@ -77,7 +80,7 @@ export const ConnectionTools = Effect.gen(function*() {
     name: "list_schemas",
     title: "List schemas",
     description: "Lists the schemas of a PostgreSQL database. Other connection types have no schemas.",
-    arguments: Schema.Struct({ connection_id: connectionId, database: Schema.optionalWith(Schema.String, { exact: true }) }),
+    arguments: Schema.Struct({ connection_id: connectionId, database }),
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
@@ -87,7 +90,7 @@ export const ConnectionTools = Effect.gen(function*() {
           : mapDriverFailure(Effect.gen(function*() {
             const driver = yield* drivers.forConnection(connection)
             if (driver.listSchemas === undefined) return yield* toolFailure("unsupported", `'${connection.name}' cannot list schemas`)
-            return toolResult({ schemas: [...(yield* driver.listSchemas())] })
+            return toolResult({ schemas: [...(yield* driver.listSchemas(yield* namespaceOf(args)))] })
           })))
   })
 

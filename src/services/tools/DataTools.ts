@@ -5,7 +5,7 @@ import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
-import { requireName, withDriver } from "./SchemaTools.ts"
+import { database, namespaceOf, requireName, schemaName, withDriver } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult } from "./Tool.ts"
 
@@ -45,7 +45,9 @@ export const DataTools = Effect.gen(function*() {
       logic,
       sort: Schema.optionalWith(described(Schema.Array(Schema.Struct({ column: Schema.String, direction: Schema.String })), "Sort keys; direction asc or desc"), { exact: true }),
       limit: Schema.optionalWith(described(Schema.Number, "Rows to return (default limits.defaultRows, at most limits.maxRows)"), { exact: true }),
-      offset: Schema.optionalWith(described(Schema.Number, "Rows to skip"), { exact: true })
+      offset: Schema.optionalWith(described(Schema.Number, "Rows to skip"), { exact: true }),
+      database,
+      schema: schemaName
     }),
     scopes: [],
     readOnly: true,
@@ -57,9 +59,10 @@ export const DataTools = Effect.gen(function*() {
         if (!Number.isInteger(limit) || limit < 1 || limit > limits.maxRows) {
           return yield* toolFailure("invalid_argument", `limit must be a whole number from 1 to ${limits.maxRows}`)
         }
-        const query = yield* semantic(BrowseQuery, { ...args, limit, connection_id: undefined, table: undefined }, "browse_table arguments")
+        const namespace = yield* namespaceOf(args)
+        const query = yield* semantic(BrowseQuery, { ...args, limit, connection_id: undefined, table: undefined, database: undefined, schema: undefined }, "browse_table arguments")
         return yield* withDriver(access, drivers, context, args.connection_id, (driver) =>
-          Effect.map(driver.browse(args.table, query), (resultSet) => toolResult(resultSet as unknown as JsonObject)),
+          Effect.map(driver.browse(args.table, query, namespace), (resultSet) => toolResult(resultSet as unknown as JsonObject)),
           (connection) => search.browse(connection, args.table, query, limits.defaultRows, context))
       })
   })
@@ -68,7 +71,7 @@ export const DataTools = Effect.gen(function*() {
     name: "count_rows",
     title: "Count rows",
     description: "Counts the rows of a table, optionally only those matching filters.",
-    arguments: Schema.Struct({ connection_id: connectionId, table, filters, logic }),
+    arguments: Schema.Struct({ connection_id: connectionId, table, filters, logic, database, schema: schemaName }),
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
@@ -76,8 +79,9 @@ export const DataTools = Effect.gen(function*() {
         yield* requireName(args.table, "table")
         const parsedFilters = yield* semantic(Schema.Array(BrowseFilter), args.filters ?? [], "filters")
         const parsedLogic = yield* semantic(FilterLogic, args.logic ?? "and", "logic")
+        const namespace = yield* namespaceOf(args)
         return yield* withDriver(access, drivers, context, args.connection_id, (driver) =>
-          Effect.map(driver.count(args.table, parsedFilters, parsedLogic), (count) => toolResult({ ...count })),
+          Effect.map(driver.count(args.table, parsedFilters, parsedLogic, namespace), (count) => toolResult({ ...count })),
           (connection) => search.count(connection, args.table, parsedFilters, parsedLogic, context))
       })
   })

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
-import type { DriverError, InvalidArgument, LockTimeout, StatementTimeout, TableNotFound, Unsupported } from "../drivers/Driver.ts"
+import type { LockTimeout, ReachFailure, StatementTimeout, TableNotFound, Unsupported } from "../drivers/Driver.ts"
 
-type DriverFailure = DriverError | TableNotFound | InvalidArgument | Unsupported | StatementTimeout | LockTimeout
+export type DriverFailure = ReachFailure | TableNotFound | Unsupported | StatementTimeout | LockTimeout
 
 /**
  * Wire contract §7.2 and product-decisions §3 "Deadlines": driver failures become tool errors,
@@ -16,6 +16,10 @@ export const mapDriverFailure = <A, R>(effect: Effect.Effect<A, DriverFailure | 
         return Effect.fail(toolFailure("query_failed", error.message))
       case "TableNotFound":
         return Effect.fail(toolFailure("not_found", `the table ${JSON.stringify(error.table)} does not exist; call list_tables for the names`))
+      case "NotConnected":
+        return Effect.fail(toolFailure("not_connected", error.message))
+      case "NamespaceNotFound":
+        return Effect.fail(toolFailure("not_found", error.message))
       case "InvalidArgument":
         return Effect.fail(toolFailure("invalid_argument", error.message))
       case "Unsupported":

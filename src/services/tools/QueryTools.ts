@@ -11,6 +11,7 @@ import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
+import { database, namespaceOf } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
 
@@ -68,8 +69,8 @@ export const QueryTools = Effect.gen(function*() {
       query: described(Schema.String, "One SQL statement, or for a search-engine connection METHOD /path and an optional JSON body"),
       max_rows: Schema.optionalWith(described(Schema.Number, "Rows to return at most (default limits.defaultRows, 1 to limits.maxRows)"), { exact: true }),
       timeout_seconds: Schema.optionalWith(described(Schema.Number, "Statement deadline in seconds (1–300, default limits.queryTimeoutSeconds)"), { exact: true }),
-      database: Schema.optionalWith(Schema.String, { exact: true }),
-      schema: Schema.optionalWith(Schema.String, { exact: true })
+      database,
+      schema: Schema.optionalWith(described(Schema.String, "Schema put first on the search path for this statement (PostgreSQL; SQLite has only main)"), { exact: true })
     }),
     scopes: [],
     readOnly: false,
@@ -84,6 +85,7 @@ export const QueryTools = Effect.gen(function*() {
         if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 300) {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
+        const namespace = yield* namespaceOf(args)
         const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds }, context)
         const classification = yield* classifyForExecution(args.query, connection)
@@ -102,7 +104,7 @@ export const QueryTools = Effect.gen(function*() {
           if (gate !== undefined) yield* gate.askApp
           const driver = yield* drivers.forConnection(connection)
           yield* context.progress(0.3, "Executing")
-          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: classification.tier === "safe" ? "readonly" : "readwrite" })
+          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: classification.tier === "safe" ? "readonly" : "readwrite", ...namespace })
           yield* context.progress(1, "Done")
           return resultSet
         }))

@@ -21,6 +21,10 @@ export interface ResolvedTable {
   readonly kind: string
 }
 
+/** The databases of the server the role may connect to (templates and closed databases left out). */
+export const DATABASES_SQL =
+  "SELECT datname AS name FROM pg_database WHERE datallowconn AND NOT datistemplate AND has_database_privilege(datname, 'CONNECT') ORDER BY datname"
+
 const USER_SCHEMAS = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'"
 const RELATIONS = "c.relkind IN ('r', 'p', 'v', 'm', 'f')"
 
