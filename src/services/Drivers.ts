@@ -3,7 +3,6 @@ import type { Connection } from "../domain/Connection.ts"
 import { toolFailure } from "../domain/ToolErrors.ts"
 import { Connections, connectionSecrets } from "./Connections.ts"
 import type { DatabaseDriver } from "./drivers/Driver.ts"
-import { makePostgresDriver } from "./drivers/PostgresDriver.ts"
 import { makeSqliteDriver } from "./drivers/SqliteDriver.ts"
 
 /**
@@ -42,6 +41,8 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
             return driver as DatabaseDriver
           }
           case "postgresql": {
+            // Loaded on the first PostgreSQL connection: `serve` starts without the PostgreSQL client (issue 23).
+            const { makePostgresDriver } = yield* Effect.promise(() => import("./drivers/PostgresDriver.ts"))
             const driver = yield* makePostgresDriver({
               name: connection.name,
               host: connection.host,
