@@ -1,4 +1,5 @@
 import { Command } from "@effect/cli"
+import { packageVersion } from "../services/PackageVersion.ts"
 import { activityCommand } from "./ActivityCommand.ts"
 import { bridgeCommand } from "./BridgeCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"
@@ -9,4 +10,5 @@ const dbdesk = Command.make("dbdesk").pipe(
   Command.withSubcommands([serveCommand, tokenCommand, activityCommand, bridgeCommand])
 )
 
-export const runCli = Command.run(dbdesk, { name: "dbdesk", version: "0.1.0" })
+/** Every command's work is imported when it runs (see Lazy.ts): parsing argv loads only the command tree. */
+export const runCli = (argv: ReadonlyArray<string>) => Command.run(dbdesk, { name: "dbdesk", version: packageVersion() })(argv)

@@ -1,12 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { readFileSync } from "node:fs"
 import type { ServerInfo } from "../domain/ServerInfo.ts"
-
-const packageVersion = (): string => {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-  return pkg.version
-}
+import { packageVersion } from "./PackageVersion.ts"
 
 export interface ServerIdentityShape {
   /** product-decisions §1 "Server identity"; `websiteUrl` is the UI origin without any secret. */

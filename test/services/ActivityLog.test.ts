@@ -7,7 +7,7 @@ import { ACTIVITY_FIELDS } from "../../src/domain/Activity.ts"
 import { ActivityLog, toCsv } from "../../src/services/ActivityLog.ts"
 import { hashEntry } from "../../src/services/activity/ActivityChain.ts"
 import { SupportPaths } from "../../src/services/SupportPaths.ts"
-import { verifyActivityFile } from "../../src/cli/ActivityCommand.ts"
+import { verifyActivityFile } from "../../src/cli/handlers/Activity.ts"
 import { tempHome } from "../support/TestServer.ts"
 
 const logLayer = (home: string) => ActivityLog.Default.pipe(Layer.provide(SupportPaths.layer(home)))

@@ -1,0 +1,37 @@
+import { Console, Effect, Layer, Option } from "effect"
+import { announce, makeServerLayer } from "../../http/Server.ts"
+import { SettingsStore } from "../../services/Settings.ts"
+import { terminalApprovalPrompt } from "../../services/TerminalApprovalPrompt.ts"
+import { Tokens } from "../../services/Tokens.ts"
+
+/** product-decisions §4 "Authentication": first start with auth on and no token prints a "Default" token once. */
+const announceDefaultToken = Effect.gen(function*() {
+  const { mcp } = yield* Effect.flatMap(SettingsStore, (store) => store.current)
+  if (!mcp.requireAuth) return
+  const created = yield* Effect.flatMap(Tokens, (tokens) => tokens.ensureDefault())
+  if (created === undefined) return
+  yield* Console.log(`Created the access token "Default" (readWrite, all connections, id ${created.token.id}). Give it to your MCP client as a bearer token; it is shown only this once:`)
+  yield* Console.log(created.value)
+})
+
+/** `dbdesk serve` (product-decisions §1). */
+export const serve = ({ home, port }: { readonly home: Option.Option<string>; readonly port: Option.Option<number> }) =>
+  Effect.gen(function*() {
+    const layer = makeServerLayer({
+      ...(Option.isSome(home) ? { home: home.value } : {}),
+      ...(Option.isSome(port) ? { settings: { mcp: { port: port.value } } } : {}),
+      // product-decisions §3.2: a terminal prompt answers approvals when the server runs in a TTY.
+      ...(process.stdin.isTTY ? { approvalPrompt: terminalApprovalPrompt() } : {})
+    })
+    yield* Effect.scoped(Effect.gen(function*() {
+      const context = yield* Layer.build(layer)
+      yield* Effect.provide(announce, context)
+      yield* Effect.provide(announceDefaultToken, context)
+      yield* Effect.never
+    }))
+  }).pipe(
+    Effect.catchTag("ServerAlreadyRunning", (error) =>
+      Console.error(error.message).pipe(Effect.zipRight(Effect.sync(() => {
+        process.exitCode = 1
+      }))))
+  )
