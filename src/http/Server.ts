@@ -81,9 +81,16 @@ const HandshakeLive = Layer.scopedDiscard(Effect.gen(function*() {
     bridgeToken: credential.value,
     bridgeTokenExpiresAt: credential.expiresAt
   })
-  yield* write(yield* bridge.current)
-  yield* Effect.addFinalizer(() => removeOwnHandshake(paths.handshake, identity.instanceId).pipe(Effect.ignore))
-  yield* Effect.forkScoped(Stream.runForEach(bridge.changes, (credential) => Effect.ignore(write(credential))))
+  let written = yield* bridge.current
+  // Written and its removal registered in one uninterruptible step: a stop right after the write still removes it.
+  yield* Effect.acquireRelease(write(written), () => removeOwnHandshake(paths.handshake, identity.instanceId).pipe(Effect.ignore))
+  // `changes` starts with the credential just written: skip it. A rewrite is uninterruptible, so a stop that
+  // interrupts it waits for its rename, and the removal above (run after) cannot be undone by a late rename.
+  yield* Effect.forkScoped(Stream.runForEach(bridge.changes, (credential) => {
+    if (credential === written) return Effect.void
+    written = credential
+    return Effect.uninterruptible(Effect.ignore(write(credential)))
+  }))
   yield* recordServerLifecycle(address.port)
 }))
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process"
-import { existsSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readFileSync, statSync, watch } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempHome } from "../support/TestServer.ts"
@@ -58,6 +58,32 @@ describe("dbdesk serve (product-decisions §1)", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } })
     })
     expect(response.status).toBe(200)
+  })
+
+  it("C1-b a stop at any moment of the start leaves no handshake file: right after it is written, and right after listening", async () => {
+    // Each stop lands in a window a few milliseconds wide (the write's directory fsync; the rewrite that followed
+    // the first write): before the fix about half of these starts left the file behind.
+    const handshakeAppears = (home: string) =>
+      new Promise<void>((resolve) => {
+        const file = join(home, "mcp-handshake.json")
+        const watcher = watch(home, () => {
+          if (existsSync(file)) {
+            watcher.close()
+            resolve()
+          }
+        })
+      })
+    const stops: Array<{ readonly when: string; readonly left: boolean }> = []
+    for (const when of ["handshake written", "handshake written", "handshake written", "listening", "listening", "listening"]) {
+      const home = tempHome()
+      const appears = handshakeAppears(home)
+      const server = serve(home)
+      await (when === "listening" ? server.waitFor(/listening on/) : appears)
+      server.child.kill("SIGTERM")
+      expect(await server.exited).toBe(0)
+      stops.push({ when, left: existsSync(join(home, "mcp-handshake.json")) })
+    }
+    expect(stops.filter((stop) => stop.left)).toEqual([])
   })
 
   it("a stale handshake file (dead pid) is replaced at start", async () => {
