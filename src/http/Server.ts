@@ -39,7 +39,7 @@ import { McpDispatcher } from "./McpDispatcher.ts"
 import { McpMethods } from "./McpMethods.ts"
 import { McpServerAddress, NodeMcpServerLive } from "./NodeMcpServer.ts"
 import { SupportedVersions } from "./SupportedVersions.ts"
-import { UiAppLive } from "./ui/UiApp.ts"
+import { UiAppOnDemand } from "./ui/UiAppOnDemand.ts"
 import { UiAddress, UiListener, type UiListenerOptions } from "./ui/UiListener.ts"
 
 export interface ServerOptions {
@@ -154,7 +154,7 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
   const bridge = BridgeToken.Default.pipe(Layer.provide(BridgeTiming.layer(options.bridgeTiming)), Layer.provide(core))
   const published = uiAddress === undefined
     ? HandshakeLive
-    : Layer.merge(HandshakeLive, UiAppLive).pipe(Layer.provideMerge(uiAddress))
+    : Layer.merge(HandshakeLive, UiAppOnDemand).pipe(Layer.provideMerge(uiAddress))
   return published.pipe(Layer.provideMerge(Layer.merge(server, bridge)), Layer.provide(SingleInstanceGuard), Layer.provide(paths))
 }
 

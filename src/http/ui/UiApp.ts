@@ -10,7 +10,6 @@ import { ConnectionsHandlers } from "./ConnectionsHandlers.ts"
 import { activityQuery, McpHandlers } from "./McpHandlers.ts"
 import { SearchAdminHandlers } from "./SearchAdminHandlers.ts"
 import { ServerHandlers } from "./ServerHandlers.ts"
-import { UiAddress } from "./UiListener.ts"
 import { UiSessions } from "./UiSessions.ts"
 
 const frame = (event: UiEvent) => `data: ${JSON.stringify(event)}\n\n`
@@ -53,12 +52,10 @@ const ApiRoutes = HttpLayerRouter.addHttpApi(UiApi).pipe(
   Layer.provide(NodeHttpServer.layerContext)
 )
 
-/** The UI API behind the access checks of UiListener, attached once every service it needs is built. */
-export const UiAppLive = Layer.scopedDiscard(Effect.gen(function*() {
-  const address = yield* UiAddress
+/** The UI API as a node:http handler; its resources live in the caller's scope. */
+export const makeUiHandler = Effect.gen(function*() {
   const app = yield* HttpLayerRouter.toHttpEffect(Layer.mergeAll(ApiRoutes, EventsRoute, ActivityCsvRoute))
-  const handler = yield* NodeHttpServer.makeHandler(app)
-  yield* address.attach(handler)
-}))
+  return yield* NodeHttpServer.makeHandler(app)
+})
 
 export { HttpApiBuilder }
