@@ -7,7 +7,6 @@ import {
   type ActivityQuery,
   type ChainVerdict
 } from "../domain/Activity.ts"
-import { verifyChain } from "./activity/ActivityChain.ts"
 import { openActivityStore, type Unchained } from "./activity/ActivityStore.ts"
 import { SupportPaths } from "./SupportPaths.ts"
 
@@ -119,7 +118,10 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
       return toCsv(yield* list(query))
     })
 
-    const verify: Effect.Effect<ChainVerdict> = Effect.zipRight(flush, Effect.sync(() => verifyChain(store.all(), store.anchor(), store.head())))
+    const verify: Effect.Effect<ChainVerdict> = Effect.zipRight(
+      flush,
+      Effect.map(Effect.promise(() => import("./activity/ChainVerifier.ts")), ({ verifyChain }) => verifyChain(store.all(), store.anchor(), store.head()))
+    )
 
     /** Size and write time of each batch written so far (for the note on issue 7 and the bench). */
     const batches = Effect.sync(() => [...batchStats])

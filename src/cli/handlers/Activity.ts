@@ -1,7 +1,7 @@
 import { Console, Effect, Option } from "effect"
 import { existsSync } from "node:fs"
 import type { ChainVerdict } from "../../domain/Activity.ts"
-import { verifyChain } from "../../services/activity/ActivityChain.ts"
+import { verifyChain } from "../../services/activity/ChainVerifier.ts"
 import { readActivityLog } from "../../services/activity/ActivityStore.ts"
 import { resolveSupportDirectory, supportFiles } from "../../services/SupportDirectory.ts"
 import { failCommand } from "./Failure.ts"
