@@ -1,5 +1,5 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Undici from "@effect/platform-node/Undici"
 import { Effect, Redacted, Schema } from "effect"
 import type { Scope } from "effect"

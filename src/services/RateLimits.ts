@@ -1,4 +1,4 @@
-import { RateLimiter } from "@effect/experimental"
+import * as RateLimiter from "@effect/experimental/RateLimiter"
 import { Duration, Effect, Layer } from "effect"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { SettingsStore } from "./Settings.ts"

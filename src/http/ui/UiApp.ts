@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer, Schedule, Stream } from "effect"
 import { UiApi } from "../../domain/UiApi.ts"
 import type { UiEvent } from "../../domain/UiSchemas.ts"
