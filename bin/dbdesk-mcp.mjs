@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// The stdio bridge as its own binary (product-decisions §7); runs the TypeScript sources through tsx like bin/dbdesk.mjs.
-import { register } from "tsx/esm/api"
+// The stdio bridge as its own binary (product-decisions §7): the built bridge alone, not the server or the CLI.
+import { notBuilt } from "./not-built.mjs"
 
-register()
-await import("../src/bridge/BridgeMain.ts")
+await import("../dist/app/bridge.js").catch(notBuilt("dist/app/bridge.js"))

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx: no build step between `npm install` and `npm start`.
-import { register } from "tsx/esm/api"
+// dbdesk's command line: the built JavaScript in dist/app (`npm run build`; `npm start` builds first).
+import { notBuilt } from "./not-built.mjs"
 
-register()
-await import("../src/main.ts")
+await import("../dist/app/cli.js").catch(notBuilt("dist/app/cli.js"))

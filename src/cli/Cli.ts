@@ -1,5 +1,5 @@
 import { Command } from "@effect/cli"
-import { packageVersion } from "../services/PackageVersion.ts"
+import { packageVersion } from "../services/PackageInfo.ts"
 import { activityCommand } from "./ActivityCommand.ts"
 import { bridgeCommand } from "./BridgeCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ServerInfo } from "../domain/ServerInfo.ts"
-import { packageVersion } from "./PackageVersion.ts"
+import { packageVersion } from "./PackageInfo.ts"
 
 export interface ServerIdentityShape {
   /** product-decisions §1 "Server identity"; `websiteUrl` is the UI origin without any secret. */

@@ -57,7 +57,7 @@ export const UiListener = (options: UiListenerOptions = {}) =>
     const { mcp, ui } = yield* settings.current
     const key = randomBytes(24).toString("base64url")
     const session = randomBytes(32).toString("base64url")
-    const directory = options.directory ?? defaultUiDirectory
+    const directory = options.directory ?? defaultUiDirectory()
     let api: NodeHandler | undefined
     let port = 0
 

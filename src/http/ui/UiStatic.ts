@@ -1,10 +1,10 @@
 import { createReadStream, existsSync, statSync } from "node:fs"
 import type * as http from "node:http"
 import { extname, join, normalize, sep } from "node:path"
-import { fileURLToPath } from "node:url"
+import { packageRoot } from "../../services/PackageInfo.ts"
 
-/** Where `vite build` writes the UI (vite.config.ts). */
-export const defaultUiDirectory = fileURLToPath(new URL("../../../dist/ui", import.meta.url))
+/** Where `vite build` writes the UI (vite.config.ts), in the checkout and in the installed package alike. */
+export const defaultUiDirectory = (): string => join(packageRoot(), "dist", "ui")
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

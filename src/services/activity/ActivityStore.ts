@@ -43,7 +43,8 @@ export const openActivityStore = (path: string) => {
   let tail = meta("head") ?? last()
 
   /** Chains and writes one batch in a single transaction; returns the rows as stored. */
-  const append = db.transaction((batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
+  // Plain function types: the published .d.ts (tsconfig.build.json) cannot name better-sqlite3's Transaction.
+  const append: (batch: ReadonlyArray<Unchained>) => ReadonlyArray<ActivityEntry> = db.transaction((batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
     const written: Array<ActivityEntry> = []
     let prev = tail
     for (const event of batch) {
@@ -59,7 +60,7 @@ export const openActivityStore = (path: string) => {
   })
 
   /** product-decisions §6 "Kept 90 days": drops the oldest rows and anchors the chain at the last one dropped. */
-  const prune = db.transaction((cutoffIso: string): number => {
+  const prune: (cutoffIso: string) => number = db.transaction((cutoffIso: string): number => {
     const edge = db.prepare("SELECT seq, hash FROM activity WHERE at < ? ORDER BY seq DESC LIMIT 1").get(cutoffIso) as ChainAnchor | undefined
     if (edge === undefined) return 0
     const removed = db.prepare("DELETE FROM activity WHERE seq <= ?").run(edge.seq).changes
@@ -92,7 +93,9 @@ export const openActivityStore = (path: string) => {
     query,
     anchor: () => meta("anchor") ?? GENESIS,
     head: () => meta("head"),
-    close: () => db.close()
+    close: (): void => {
+      db.close()
+    }
   } as const
 }
 

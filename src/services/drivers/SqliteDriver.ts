@@ -32,8 +32,18 @@ export interface SqliteDriver extends DatabaseDriver {
   readonly childPid: () => number | undefined
 }
 
-const CHILD_SCRIPT = fileURLToPath(new URL("./sqlite/child.ts", import.meta.url))
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+/**
+ * The child's script (issue 23). In the package this module is part of a bundle chunk in `dist/`, beside the built
+ * `sqlite-child.js` (an entry of scripts/build.mjs), which loads better-sqlite3 and the message protocol only. Run
+ * from the sources (vitest, tsx) it forks `sqlite/child.ts` through the tsx loader, resolved only then: the
+ * installed package has no tsx.
+ */
+const childCommand = (): { readonly script: string; readonly execArgv: Array<string> } => {
+  if (!import.meta.url.endsWith(".ts")) return { script: fileURLToPath(new URL("./sqlite-child.js", import.meta.url)), execArgv: [] }
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+  return { script: fileURLToPath(new URL("./sqlite/child.ts", import.meta.url)), execArgv: ["--import", tsx] }
+}
+let childCommandCached: ReturnType<typeof childCommand> | undefined
 const STDERR_KEPT = 2000
 const CLOSE_GRACE = Duration.seconds(2)
 
@@ -61,8 +71,9 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
     let nextId = 1
 
     const spawn = (): ChildLink => {
-      const child = fork(CHILD_SCRIPT, [settings.path], {
-        execArgv: ["--import", TSX_LOADER],
+      const command = (childCommandCached ??= childCommand())
+      const child = fork(command.script, [settings.path], {
+        execArgv: command.execArgv,
         stdio: ["ignore", "ignore", "pipe", "ipc"],
         serialization: "advanced"
       })
