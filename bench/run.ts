@@ -3,7 +3,8 @@
  * node:http ceiling, each in its own process on 127.0.0.1, then a load generator in its own process; prints the
  * tables and writes `bench/results.json`. See bench/README.md for how to read the numbers.
  *
- * Flags: --quick (short rounds, 20,000 search documents), --profile (dbdesk under `--cpu-prof`, summary printed;
+ * Flags: --footprint (only the start-up and memory footprint of the bins, bench/footprint.ts), --skip-footprint,
+ * --quick (short rounds, 20,000 search documents), --profile (dbdesk under `--cpu-prof`, summary printed;
  * the profiler slows dbdesk down, so the numbers of a profiled run are not the ones to report), --skip-memory,
  * --skip-search, --skip-throughput, --rounds N, --duration MS, --search-docs N, --memory-requests N.
  */
@@ -14,6 +15,8 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { CellResult, LoadPlan, MemoryPoint, RunStats } from "./load.ts"
 import { expectResult, responseOf, scenarios, send, type Scenario, type ServerName } from "./mcp.ts"
+import { defaultFootprintOptions, type FootprintResult, footprintTable, runFootprint } from "./footprint.ts"
+import { stopChild } from "./proc.ts"
 import { summarizeProfile } from "./profile.ts"
 import type { GridResult } from "./search-grid.ts"
 import { ceilingKey, type CeilingAnswer } from "./servers/ceiling.ts"
@@ -90,17 +93,6 @@ const startTsServer = (script: string, fixture: string) =>
       clearTimeout(timer)
       reject(new Error(`${script} exited (${code}) before it was ready`))
     })
-  })
-
-const stopChild = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000)
-    child.once("exit", () => {
-      clearTimeout(timer)
-      resolve()
-    })
-    child.kill("SIGTERM")
   })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -295,12 +287,27 @@ const main = async () => {
   log(`bench profile (product-decisions §11): ${JSON.stringify(BENCH_SETTINGS)}, auth on (Default readWrite token), sample SQLite connection alwaysAllow`)
   if (options.profile) log("PROFILED RUN: dbdesk runs under --cpu-prof; its numbers are slower than an unprofiled run")
 
+  // First, while nothing else of the bench runs: the bins' start-up and memory (issue 23).
+  let footprint: FootprintResult | undefined
+  if (flag("footprint") || !(flag("skip-footprint") || options.profile)) {
+    log()
+    log("footprint: the built bins spawned as a user runs them (bench/footprint.ts)")
+    footprint = await runFootprint(defaultFootprintOptions(argv), log)
+    if (flag("footprint")) {
+      for (const line of footprintTable(footprint)) log(line)
+      writeFileSync(join(BENCH, "results.json"), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, kernel: release() }, footprint }, null, 2))
+      log("results in bench/results.json")
+      rmSync(work, { recursive: true, force: true })
+      return
+    }
+  }
+
   const spawnedAt = performance.now()
   const dbdesk = await startDbdesk(options.profile ? { cpuProfileDir: profileDir } : {})
   let loadStartedAt = performance.now()
   let sdk: { url: string; child: ChildProcess } | undefined
   let ceiling: { url: string; child: ChildProcess } | undefined
-  const results: Record<string, unknown> = {}
+  const results: Record<string, unknown> = footprint === undefined ? {} : { footprint }
   try {
     log(`dbdesk ${dbdesk.url} (pid ${dbdesk.pid}); effective settings: mcp.requireAuth=${String((dbdesk.profile.settings["mcp"] as Record<string, unknown> | undefined)?.["requireAuth"] ?? true)}, limits=${JSON.stringify(dbdesk.profile.settings["limits"])}; connection ${JSON.stringify(dbdesk.profile.connection)}`)
     const all = scenarios({ connectionId: dbdesk.connectionId, token: dbdesk.token })
@@ -430,6 +437,10 @@ const main = async () => {
       log()
       table(["path", "documents", "requests", "searches", "ms"], grid.reads.map((r) => [r.path, String(r.documents), String(r.requests), String(r.searches), fmt(r.ms)]))
       log(`engine seeded with ${grid.seededDocuments} documents in ${fmt(grid.seedMs / 1000, 1)} s; requests counted at the engine`)
+    }
+    if (footprint !== undefined) {
+      log()
+      for (const line of footprintTable(footprint)) log(line)
     }
     const targetList = targetsOf(summary, memory)
     log()

@@ -1,6 +1,7 @@
 /**
- * (a) dbdesk as users run it: `node bin/dbdesk.mjs serve --port 0` in its own process, auth on, with the bench
- * profile of product-decisions §11 written to a fresh support directory's `settings.json` before the first start.
+ * (a) dbdesk as users run it: `node bin/dbdesk.mjs serve --port 0` (the built dist/app) in its own process, auth on,
+ * with the bench profile of product-decisions §11 written to a fresh support directory's `settings.json` before the
+ * first start.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -45,8 +46,11 @@ const waitForExit = (child: ChildProcess, ms: number) =>
 export const startDbdesk = async (options: StartOptions = {}): Promise<RunningDbdesk> => {
   const home = mkdtempSync(join(tmpdir(), "dbdesk-bench-"))
   writeFileSync(join(home, "settings.json"), JSON.stringify(BENCH_SETTINGS, null, 2), { mode: 0o600 })
-  const nodeFlags = options.cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir]
-  const child = spawn(process.execPath, [...nodeFlags, join(ROOT, "bin/dbdesk.mjs"), "serve", "--port", "0"], {
+  // Profiled, dbdesk runs from its sources (tsx) so the profile names source files rather than bundle chunks.
+  const command = options.cpuProfileDir === undefined
+    ? [join(ROOT, "bin/dbdesk.mjs")]
+    : ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir, "--import", "tsx", join(ROOT, "src/main.ts")]
+  const child = spawn(process.execPath, [...command, "serve", "--port", "0"], {
     cwd: ROOT,
     env: { ...process.env, DBDESK_HOME: home },
     stdio: ["ignore", "pipe", "pipe"]
