@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ensureUiBuilt } from "../support/Browser.ts"
 import { connectModernClient } from "../support/McpClients.ts"
 import { tempHome } from "../support/TestServer.ts"
 
@@ -31,9 +32,11 @@ const npm = (args: ReadonlyArray<string>, cwd: string) =>
 
 const children: Array<ChildProcess> = []
 
-beforeAll(() => {
-  // dist/app is built by the global setup (test/support/BuildBins.ts); the library entry is built here.
+beforeAll(async () => {
+  // dist/app is built by the global setup (test/support/BuildBins.ts); the library entry is built here, and the UI
+  // through the UI tests' lock, so no fork rewrites dist/ui while it is packed. (dist/types, tsc's, is left to prepack.)
   execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs"), "lib"], { cwd: ROOT, stdio: "ignore" })
+  await ensureUiBuilt()
   const [result] = JSON.parse(npm(["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT)) as Array<typeof packed>
   packed = result!
   mkdirSync(project)
@@ -90,7 +93,7 @@ describe("the npm package (issue 23)", () => {
     const paths = packed.files.map((file) => file.path)
     const allowed = /^(package\.json|README\.md|LICENSE|bin\/(dbdesk|dbdesk-mcp|not-built)\.mjs|dist\/(app|lib|types|ui)\/.+)$/
     expect(paths.filter((path) => !allowed.test(path))).toEqual([])
-    for (const required of ["LICENSE", "README.md", "bin/dbdesk.mjs", "bin/dbdesk-mcp.mjs", "dist/app/cli.js", "dist/app/bridge.js", "dist/app/sqlite-child.js", "dist/lib/index.js", "dist/lib/sqlite-child.js"]) {
+    for (const required of ["LICENSE", "README.md", "bin/dbdesk.mjs", "bin/dbdesk-mcp.mjs", "dist/app/cli.js", "dist/app/bridge.js", "dist/app/sqlite-child.js", "dist/lib/index.js", "dist/lib/sqlite-child.js", "dist/ui/index.html"]) {
       expect(paths).toContain(required)
     }
     expect(packed.size).toBeLessThanOrEqual(3 * 1024 * 1024)
