@@ -118,22 +118,31 @@ describe("the read tools on the embedded SQLite sample", () => {
     expect(missing.json.result.content[0].text).toMatch(/^not_found: /)
   })
 
-  it("C7.2-a value errors are invalid_argument tool errors; JSON-shape errors are -32602", async () => {
+  it("C7.2-a value errors and input-schema failures are invalid_argument tool errors naming the argument; an unknown tool stays -32602", async () => {
     const outOfRange = await call("execute_query", { connection_id: connectionId, query: "SELECT 1", max_rows: 0 })
     expect(outOfRange.json.result.content[0].text).toMatch(/^invalid_argument: max_rows/)
     const empty = await call("describe_table", { connection_id: connectionId, table: "" })
     expect(empty.json.result.content[0].text).toMatch(/^invalid_argument: /)
     const badOperator = await call("browse_table", { connection_id: connectionId, table: "orders", filters: [{ column: "id", operator: "like", value: 1 }] })
     expect(badOperator.json.result.content[0].text).toMatch(/^invalid_argument: /)
-    const unknownKey = await call("execute_query", { connection_id: connectionId, query: "SELECT 1", bogus: true })
-    expect(unknownKey.status).toBe(400)
-    expect(unknownKey.json.error.code).toBe(-32602)
-    const wrongType = await call("execute_query", { connection_id: connectionId, query: 42 })
-    expect(wrongType.json.error.code).toBe(-32602)
-    const missing = await call("execute_query", { connection_id: connectionId })
-    expect(missing.json.error.code).toBe(-32602)
+    const schemaFailures = await Promise.all([
+      call("execute_query", { connection_id: connectionId, query: "SELECT 1", bogus: true }),
+      call("execute_query", { connection_id: connectionId, query: 42 }),
+      call("execute_query", { connection_id: connectionId }),
+      call("browse_table", {}),
+      call("list_tables", { connection_id: connectionId, include_row_counts: "yes" })
+    ])
+    expect(schemaFailures.map((response) => [response.status, response.json.result.isError, response.json.result.resultType])).toStrictEqual(Array(5).fill([200, true, "complete"]))
+    expect(schemaFailures.map((response) => response.json.result.content[0].text)).toStrictEqual([
+      "invalid_argument: bogus is not an argument of execute_query; it takes connection_id, query, max_rows, timeout_seconds, database, schema. The input schema is in tools/list.",
+      "invalid_argument: query: expected string, got 42. The input schema is in tools/list.",
+      "invalid_argument: query is required (a string). The input schema is in tools/list.",
+      "invalid_argument: connection_id is required (a string); table is required (a string). The input schema is in tools/list.",
+      "invalid_argument: include_row_counts: expected boolean, got \"yes\". The input schema is in tools/list."
+    ])
+    expect(schemaFailures[2]!.json.result.structuredContent).toStrictEqual({ error: { code: "invalid_argument", message: "query is required (a string). The input schema is in tools/list." } })
     const unknownTool = await call("drop_everything", {})
-    expect(unknownTool.json.error.code).toBe(-32602)
+    expect([unknownTool.status, unknownTool.json.error.code]).toStrictEqual([400, -32602])
   })
 
   it("C7.2-a statements that are not plain reads are refused before they reach the database", async () => {

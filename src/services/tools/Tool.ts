@@ -1,8 +1,8 @@
 import { Effect, JSONSchema, ParseResult, Schema } from "effect"
 import type { JsonObject } from "../../domain/Json.ts"
 import type { Scope } from "../../domain/Principal.ts"
-import { ProtocolError } from "../../domain/ProtocolErrors.ts"
-import { ToolFailure } from "../../domain/ToolErrors.ts"
+import type { ProtocolError } from "../../domain/ProtocolErrors.ts"
+import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
 import type { MethodContext } from "../../http/McpMethod.ts"
 
 /** The run of a tool call, after the response has started (product-decisions §3.2). */
@@ -12,7 +12,7 @@ export interface Tool<A> {
   readonly name: string
   readonly title: string
   readonly description: string
-  /** JSON types of the arguments: unknown keys, missing required ones or wrong types are -32602 (product-decisions §3). */
+  /** JSON types of the arguments: unknown keys, missing required ones or wrong types are `invalid_argument` (product-decisions §3). */
   readonly arguments: Schema.Schema<A, any>
   /** Scopes needed beyond `tools:read` (wire contract §4.3, product-decisions §3 "Scope"). */
   readonly scopes: ReadonlyArray<Scope>
@@ -35,8 +35,48 @@ const inputSchemaOf = (schema: Schema.Schema<any, any>): JsonObject => {
   return rest as JsonObject
 }
 
+const pathText = (path: ReadonlyArray<PropertyKey>) =>
+  path.reduce<string>((text, key) => (typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`), "")
+
+/**
+ * Product-decisions §3 "Tools" (decided 2026-11-24): arguments that fail the input schema are a tool
+ * error a model can act on — each argument named with what was expected — not the protocol error -32602.
+ */
+export const describeArgumentErrors = (toolName: string, inputSchema: JsonObject, error: ParseResult.ParseError): string => {
+  const properties = (inputSchema["properties"] ?? {}) as Record<string, { readonly type?: unknown }>
+  const expectedByPath = new Map<string, { expected: Array<string>; actual: string | undefined; other: Array<string> }>()
+  const sentences: Array<string> = []
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const path = pathText(issue.path)
+    if (issue._tag === "Missing") {
+      const type = issue.path.length === 1 ? properties[String(issue.path[0])]?.type : undefined
+      sentences.push(`${path} is required${typeof type === "string" ? ` (a ${type})` : ""}`)
+    } else if (issue._tag === "Unexpected") {
+      const known = issue.path.length === 1 ? Object.keys(properties) : []
+      sentences.push(`${path} is not an argument of ${toolName}${known.length > 0 ? `; it takes ${known.join(", ")}` : ""}`)
+    } else {
+      const entry = expectedByPath.get(path) ?? { expected: [], actual: undefined, other: [] }
+      expectedByPath.set(path, entry)
+      const parts = /^Expected (.+), actual (.+)$/s.exec(issue.message)
+      if (parts === null) entry.other.push(issue.message)
+      else if (parts[1] !== "undefined") {
+        if (!entry.expected.includes(parts[1]!)) entry.expected.push(parts[1]!)
+        entry.actual = parts[2]
+      }
+    }
+  }
+  for (const [path, entry] of expectedByPath) {
+    const name = path === "" ? "the arguments" : path
+    if (entry.expected.length > 0) sentences.push(`${name}: expected ${entry.expected.join(" or ")}, got ${entry.actual}`)
+    else sentences.push(...entry.other.map((message) => `${name}: ${message}`))
+  }
+  const text = sentences.length > 0 ? sentences.join("; ") : ParseResult.TreeFormatter.formatErrorSync(error)
+  return `${text}. The input schema is in tools/list.`
+}
+
 export const defineTool = <A>(tool: Tool<A>): AnyTool => {
   const decode = Schema.decodeUnknown(tool.arguments, { onExcessProperty: "error", errors: "all" })
+  const inputSchema = inputSchemaOf(tool.arguments)
   return {
     name: tool.name,
     scopes: tool.scopes,
@@ -44,14 +84,12 @@ export const defineTool = <A>(tool: Tool<A>): AnyTool => {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: inputSchemaOf(tool.arguments),
+      inputSchema,
       annotations: { readOnlyHint: tool.readOnly, destructiveHint: !tool.readOnly, openWorldHint: false }
     },
     prepare: (rawArguments, context) =>
       decode(rawArguments ?? {}).pipe(
-        Effect.mapError((error) =>
-          ProtocolError.invalidParams(`Invalid arguments for ${tool.name}: ${ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`).join("; ")}`)
-        ),
+        Effect.mapError((error) => toolFailure("invalid_argument", describeArgumentErrors(tool.name, inputSchema, error))),
         Effect.flatMap((args) => tool.prepare(args, context))
       )
   }
