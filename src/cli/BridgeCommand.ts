@@ -1,11 +1,7 @@
-import { Command, Options } from "@effect/cli"
+import { Command } from "@effect/cli"
 import { Option } from "effect"
+import { described, homeOption as home } from "./CliSupport.ts"
 import { lazyHandler } from "./Lazy.ts"
-
-const home = Options.text("home").pipe(
-  Options.withDescription("support directory (default: DBDESK_HOME or the platform location)"),
-  Options.optional
-)
 
 /** `dbdesk bridge`: the stdio bridge, also installed as `dbdesk-mcp` (product-decisions §7). */
 export const bridgeCommand = Command.make(
@@ -13,5 +9,7 @@ export const bridgeCommand = Command.make(
   { home },
   lazyHandler(() => import("../bridge/BridgeProcess.ts"), (m) => ({ home }: { readonly home: Option.Option<string> }) => m.bridgeMain(Option.getOrUndefined(home)))
 ).pipe(
-  Command.withDescription("Speak MCP over stdio for clients that cannot use HTTP, forwarding to the running dbdesk server")
+  Command.withDescription(described("Speak MCP over stdio for clients that cannot use HTTP, forwarding to the running dbdesk server.", [
+    "dbdesk bridge   (what dbdesk clients install writes into an AI client's config, as dbdesk-mcp)"
+  ]))
 )

@@ -1,14 +1,16 @@
 import { Clock, Deferred, Effect, Fiber, Queue } from "effect"
 import {
-  ACTIVITY_FIELDS,
   ACTIVITY_RETENTION_DAYS,
-  type ActivityEntry,
   type ActivityEvent,
   type ActivityQuery,
   type ChainVerdict
 } from "../domain/Activity.ts"
+import { toCsv } from "./activity/ActivityExport.ts"
 import { openActivityStore, type Unchained } from "./activity/ActivityStore.ts"
 import { SupportPaths } from "./SupportPaths.ts"
+
+/** The UI's CSV download and `dbdesk activity export` share one formatter (activity/ActivityExport.ts). */
+export { toCsv }
 
 /** Rows chained and written in one transaction at most. */
 export const MAX_BATCH = 512
@@ -49,16 +51,6 @@ const stamp = (event: ActivityEvent, at: string): Unchained => ({
   tracestate: event.tracestate ?? null,
   baggage: event.baggage ?? null
 })
-
-/** A cell a spreadsheet would run as a formula is prefixed with ' (client names come from clients). */
-const csvCell = (value: string | number | null): string => {
-  if (value === null) return ""
-  const text = typeof value === "number" ? String(value) : /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll("\"", "\"\"")}"` : text
-}
-
-export const toCsv = (entries: ReadonlyArray<ActivityEntry>): string =>
-  [ACTIVITY_FIELDS.join(","), ...entries.map((entry) => ACTIVITY_FIELDS.map((field) => csvCell(entry[field])).join(","))].join("\r\n") + "\r\n"
 
 /**
  * The activity log (product-decisions §6). `record` only stamps the time and enqueues, so the

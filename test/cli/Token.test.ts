@@ -2,7 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { modernRequest, postMcp, tempHome } from "../support/TestServer.ts"
+import { modernRequest, postMcp, startTestServer, tempHome } from "../support/TestServer.ts"
+import { runInProcess } from "./CliHarness.ts"
 
 const bin = join(import.meta.dirname, "../../bin/dbdesk.mjs")
 const children: Array<ChildProcess> = []
@@ -97,5 +98,51 @@ describe("dbdesk token (product-decisions §4 \"Issuing\")", () => {
     expect(cli(home, "create", "--name", " ", "--access", "readOnly").status).toBe(1)
     expect(readdirSync(home)).not.toContain("tokens.json")
     expect(cli(home, "list").output).toMatch(/No tokens/)
+  })
+})
+
+describe("token delete and --connections (issue 30 gaps, done in issue 29)", () => {
+  it("token delete removes the token for good: a running server refuses it at once and token list no longer shows it", async () => {
+    const server = await startTestServer({ ui: false })
+    try {
+      const created = await runInProcess("token", "create", "--name", "gone", "--access", "readOnly", "--home", server.home)
+      expect(created.code).toBe(0)
+      const value = created.stdout.match(TOKEN)![0]!
+      const id = JSON.parse((await runInProcess("token", "list", "--json", "--home", server.home)).stdout).find((row: any) => row.name === "gone").id
+      expect((await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${value}` })).status).toBe(200)
+
+      const deleted = await runInProcess("token", "delete", id, "--home", server.home)
+      expect([deleted.code, deleted.stdout]).toStrictEqual([0, `Deleted token "gone" (id ${id}); a running server cancels its requests within seconds.\n`])
+      const after = await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${value}` })
+      expect([after.status, after.json.error.code]).toStrictEqual([401, -33009])
+      expect(JSON.parse((await runInProcess("token", "list", "--json", "--all", "--home", server.home)).stdout).map((row: any) => row.id)).not.toContain(id)
+      const again = await runInProcess("token", "delete", id, "--home", server.home)
+      expect([again.code, again.stderr]).toStrictEqual([1, `No token has the id ${id}; dbdesk token list shows the ids\n`])
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it("--connections takes ids or names of connections that exist; anything else is refused and no token is written", async () => {
+    const fresh = tempHome()
+    const none = await runInProcess("token", "create", "--name", "x", "--access", "readOnly", "--connections", "abc", "--home", fresh)
+    expect(none.code).toBe(1)
+    expect(none.stderr).toMatch(/^--connections: there are no connections yet \(.*connections\.json does not exist\)/)
+    expect(readdirSync(fresh)).not.toContain("tokens.json")
+
+    const server = await startTestServer({ ui: false })
+    try {
+      const sample = JSON.parse((await runInProcess("connection", "list", "--json", "--home", server.home)).stdout)[0]
+      const unknown = await runInProcess("token", "create", "--name", "x", "--access", "readOnly", "--connections", `${sample.id},no-such-id`, "--home", server.home)
+      expect([unknown.code, unknown.stderr]).toStrictEqual([1, `--connections: no connection has the id or name "no-such-id"; the connections are ${sample.id} (Sample (SQLite))\n`])
+      expect(JSON.parse((await runInProcess("token", "list", "--json", "--home", server.home)).stdout)).toStrictEqual([])
+
+      const byName = await runInProcess("token", "create", "--name", "scoped", "--access", "readOnly", "--connections", "Sample (SQLite)", "--home", server.home)
+      expect(byName.code).toBe(0)
+      const rows = JSON.parse((await runInProcess("token", "list", "--json", "--home", server.home)).stdout)
+      expect(rows.map((row: any) => [row.name, row.connections])).toStrictEqual([["scoped", [sample.id]]])
+    } finally {
+      await server.stop()
+    }
   })
 })

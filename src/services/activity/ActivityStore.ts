@@ -13,6 +13,23 @@ const toEntry = (row: Row): ActivityEntry =>
 
 export type Unchained = Omit<ActivityEntry, "seq" | "prevHash" | "hash">
 
+/** The filtered rows, newest first (the UI's filters and `dbdesk activity list`). */
+const selectActivity = (db: Database.Database, filter: ActivityQuery): ReadonlyArray<ActivityEntry> => {
+  const where: Array<string> = []
+  const args: Array<string | number> = []
+  const add = (clause: string, ...values: Array<string>) => {
+    where.push(clause)
+    args.push(...values)
+  }
+  if (filter.since !== undefined) add("at >= ?", filter.since)
+  if (filter.until !== undefined) add("at < ?", filter.until)
+  if (filter.category !== undefined) add("category = ?", filter.category)
+  if (filter.tokenId !== undefined) add("token_id = ?", filter.tokenId)
+  if (filter.client !== undefined) add("(client_name = ? OR client_title = ?)", filter.client, filter.client)
+  const sql = `SELECT * FROM activity ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`} ORDER BY seq DESC LIMIT ?`
+  return (db.prepare(sql).all(...args, filter.limit) as Array<Row>).map(toEntry)
+}
+
 /**
  * `activity.db` (product-decisions §1, §6): created 0600 before SQLite opens it; WAL so readers
  * (the UI, `dbdesk activity`) never block the writer. `meta` holds the chain's anchor (the last
@@ -70,21 +87,7 @@ export const openActivityStore = (path: string) => {
 
   const all = (): ReadonlyArray<ActivityEntry> => (db.prepare("SELECT * FROM activity ORDER BY seq").all() as Array<Row>).map(toEntry)
 
-  const query = (filter: ActivityQuery): ReadonlyArray<ActivityEntry> => {
-    const where: Array<string> = []
-    const args: Array<string | number> = []
-    const add = (clause: string, ...values: Array<string>) => {
-      where.push(clause)
-      args.push(...values)
-    }
-    if (filter.since !== undefined) add("at >= ?", filter.since)
-    if (filter.until !== undefined) add("at < ?", filter.until)
-    if (filter.category !== undefined) add("category = ?", filter.category)
-    if (filter.tokenId !== undefined) add("token_id = ?", filter.tokenId)
-    if (filter.client !== undefined) add("(client_name = ? OR client_title = ?)", filter.client, filter.client)
-    const sql = `SELECT * FROM activity ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`} ORDER BY seq DESC LIMIT ?`
-    return (db.prepare(sql).all(...args, filter.limit) as Array<Row>).map(toEntry)
-  }
+  const query = (filter: ActivityQuery): ReadonlyArray<ActivityEntry> => selectActivity(db, filter)
 
   return {
     append,
@@ -100,6 +103,16 @@ export const openActivityStore = (path: string) => {
 }
 
 export type ActivityStore = ReturnType<typeof openActivityStore>
+
+/** Filtered rows of an existing log, opened read-only (`dbdesk activity list|export`; never creates or repairs it). */
+export const queryActivityLog = (path: string, filter: ActivityQuery): ReadonlyArray<ActivityEntry> => {
+  const db = new Database(path, { readonly: true, fileMustExist: true })
+  try {
+    return selectActivity(db, filter)
+  } finally {
+    db.close()
+  }
+}
 
 /** Opens an existing log read-only for `dbdesk activity verify` (never creates or repairs it). */
 export const readActivityLog = (path: string) => {

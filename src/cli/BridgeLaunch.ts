@@ -1,0 +1,50 @@
+import { existsSync, readFileSync } from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import type { BridgeLaunch, ClientPlatform, UserDirectories } from "../domain/AiClients.ts"
+
+/** The installed package: two levels above this file (src/cli). */
+export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
+
+export const clientPlatform = (platform: NodeJS.Platform = process.platform): ClientPlatform =>
+  platform === "darwin" || platform === "win32" ? platform : "linux"
+
+export const userDirectories = (env: NodeJS.ProcessEnv = process.env): UserDirectories => ({
+  home: os.homedir(),
+  appData: env["APPDATA"],
+  xdgConfigHome: env["XDG_CONFIG_HOME"] === "" ? undefined : env["XDG_CONFIG_HOME"]
+})
+
+/** The bridge script named by package.json's `bin` (so a change of the bins is followed here). */
+const bridgeScript = (): string => {
+  const manifest = JSON.parse(readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { bin?: Record<string, string> }
+  return path.join(packageRoot, manifest.bin?.["dbdesk-mcp"] ?? "bin/dbdesk-mcp.mjs")
+}
+
+/** npm's global package directory of the Node that runs this (where `npm install -g` puts dbdesk). */
+const globalModules = (): string =>
+  process.platform === "win32"
+    ? path.join(path.dirname(process.execPath), "node_modules")
+    : path.join(path.dirname(path.dirname(process.execPath)), "lib", "node_modules")
+
+export const isGlobalInstall = (): boolean => packageRoot.startsWith(globalModules() + path.sep)
+
+/**
+ * How an AI client starts dbdesk's stdio bridge on this machine (issue 29): absolute paths to this
+ * Node and the bridge script, which work without the client's PATH (desktop apps on macOS do not
+ * inherit the shell's); `npx` when dbdesk is installed globally, so a Node upgrade does not break
+ * the entry. A support directory other than the default travels as DBDESK_HOME.
+ */
+export const bridgeLaunch = (supportDirectory: string | undefined): BridgeLaunch => {
+  const env = supportDirectory === undefined ? undefined : { DBDESK_HOME: path.resolve(supportDirectory) }
+  if (isGlobalInstall()) {
+    const npx = path.join(path.dirname(process.execPath), process.platform === "win32" ? "npx.cmd" : "npx")
+    return { command: existsSync(npx) ? npx : "npx", args: ["--yes", "--package=dbdesk", "dbdesk-mcp"], env }
+  }
+  return { command: process.execPath, args: [bridgeScript()], env }
+}
+
+/** The support directory to name in the entry: `--home`, else DBDESK_HOME when set (a GUI client would not see it). */
+export const explicitSupportDirectory = (home: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined =>
+  home ?? (env["DBDESK_HOME"] !== undefined && env["DBDESK_HOME"] !== "" ? env["DBDESK_HOME"] : undefined)

@@ -1,0 +1,91 @@
+import { Args, Command, Options } from "@effect/cli"
+import { described, homeOption as home, jsonOption as json } from "./CliSupport.ts"
+import { CONNECTION_TYPES, type ConnectionTypeSpec, type FieldSpec } from "./ConnectionFields.ts"
+import { lazyHandler } from "./Lazy.ts"
+
+const handlers = () => import("./handlers/Connection.ts")
+const connection = Args.text({ name: "connection" }).pipe(Args.withDescription("the connection's id or exact name (dbdesk connection list)"))
+
+const list = Command.make("list", { home, json }, lazyHandler(handlers, (m) => m.list)).pipe(Command.withDescription(described(
+  "List the configured connections (never their passwords or API keys).",
+  ["dbdesk connection list", "dbdesk connection list --json"]
+)))
+
+// --- add: one subcommand per connection type of the Connection schema, with the type's own fields as flags ---
+
+const fieldOption = (field: FieldSpec): Options.Options<unknown> => {
+  const named = ((): Options.Options<unknown> => {
+    switch (field.kind) {
+      case "integer":
+        return Options.integer(field.flag)
+      case "boolean":
+        return Options.boolean(field.flag)
+      case "choice":
+        return Options.choice(field.flag, field.choices)
+      default:
+        return Options.text(field.flag)
+    }
+  })().pipe(Options.withDescription(field.kind === "choice" ? `${field.name}: one of ${field.choices.join(", ")}` : field.name)) as Options.Options<unknown>
+  return field.optional && field.kind !== "boolean" ? Options.optional(named) : named
+}
+
+/** A secret never has a flag that takes its value: only where to read it from. */
+const secretOptions = (field: FieldSpec) =>
+  Options.all({
+    env: Options.text(`${field.flag}-env`).pipe(Options.withDescription(`read the ${field.name} from this environment variable`), Options.optional),
+    stdin: Options.boolean(`${field.flag}-stdin`).pipe(Options.withDescription(`read the ${field.name} from standard input`))
+  })
+
+const examplesFor = (spec: ConnectionTypeSpec): ReadonlyArray<string> => {
+  const required = spec.fields.filter((field) => !field.optional && field.kind !== "secret")
+  const sample = (field: FieldSpec) =>
+    field.kind === "integer" ? "5432" : field.kind === "choice" ? field.choices[0] ?? "" : field.name === "name" ? "\"My database\"" : field.name === "path" ? "./data.db" : `<${field.name}>`
+  const secret = spec.fields.find((field) => field.kind === "secret")
+  return [
+    `dbdesk connection add ${spec.type} ${required.map((field) => `--${field.flag} ${sample(field)}`).join(" ")}${secret === undefined ? "" : ` --${secret.flag}-env DB_SECRET`}`,
+    ...(secret === undefined ? [] : [`printf '%s' "$DB_SECRET" | dbdesk connection add ${spec.type} … --${secret.flag}-stdin`])
+  ]
+}
+
+const addType = (spec: ConnectionTypeSpec) => {
+  const plain = spec.fields.filter((field) => field.kind !== "secret")
+  const secrets = spec.fields.filter((field) => field.kind === "secret")
+  const config = {
+    home,
+    json,
+    fields: Options.all(Object.fromEntries(plain.map((field) => [field.name, fieldOption(field)]))),
+    secrets: secrets.length === 0 ? Options.none : Options.all(Object.fromEntries(secrets.map((field) => [field.name, secretOptions(field)])))
+  }
+  return Command.make(spec.type, config, lazyHandler(handlers, (m) => m.add(spec))).pipe(Command.withDescription(described(
+    `Add a ${spec.type} connection. Secrets come from a prompt, --…-stdin or --…-env, never from the command line.`,
+    examplesFor(spec)
+  )))
+}
+
+const add = Command.make("add").pipe(
+  Command.withDescription(described(`Add a connection of one of the types: ${CONNECTION_TYPES.map((spec) => spec.type).join(", ")}.`, [
+    "dbdesk connection add sqlite --name Shop --path ./shop.db",
+    "dbdesk connection add postgresql --help"
+  ])),
+  Command.withSubcommands(CONNECTION_TYPES.map(addType) as unknown as [ReturnType<typeof addType>, ...Array<ReturnType<typeof addType>>])
+)
+
+const test = Command.make("test", { home, json, connection }, lazyHandler(handlers, (m) => m.test)).pipe(Command.withDescription(described(
+  "Open a connection and report whether its database answers, in plain words; exit 1 when it does not.",
+  ["dbdesk connection test \"Sample (SQLite)\"", "dbdesk connection test 6f1c… --json"]
+)))
+
+const remove = Command.make("remove", { home, connection }, lazyHandler(handlers, (m) => m.remove)).pipe(Command.withDescription(described(
+  "Remove a connection from dbdesk (the database itself is not touched).",
+  ["dbdesk connection remove \"Old staging\""]
+)))
+
+/** `dbdesk connection list|add|test|remove` (issue 29). */
+export const connectionCommand = Command.make("connection").pipe(
+  Command.withDescription(described("Manage the database connections in connections.json.", [
+    "dbdesk connection list",
+    "dbdesk connection add postgresql --name Prod --host db.local --database app --user me --password-env PGPASSWORD",
+    "dbdesk connection test Prod"
+  ])),
+  Command.withSubcommands([list, add, test, remove])
+)

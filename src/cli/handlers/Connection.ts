@@ -1,0 +1,117 @@
+import { Prompt } from "@effect/cli"
+import { Console, Effect, Either, Layer, Option, ParseResult, Redacted, Schema } from "effect"
+import * as path from "node:path"
+import { text as readStream } from "node:stream/consumers"
+import { Connection } from "../../domain/Connection.ts"
+import { Connections, type ConnectionsShape } from "../../services/Connections.ts"
+import { SupportPaths } from "../../services/SupportPaths.ts"
+import { probeConnections } from "../ConnectionProbe.ts"
+import { type ConnectionTypeSpec, type FieldSpec, publicView, where } from "../ConnectionFields.ts"
+import { connectionChoices, filesOf, findConnection, liveServer, readConnections } from "../SupportFiles.ts"
+import { failingPlainly, printJson, table } from "./Output.ts"
+
+type Home = Option.Option<string>
+
+/** All connections, read-only; before the first start there are none yet. */
+const loadAll = (home: Home) => Effect.map(readConnections(filesOf(Option.getOrUndefined(home)).connections), (all) => all ?? [])
+
+const resolveOne = (home: Home, idOrName: string) =>
+  Effect.flatMap(loadAll(home), (all) => {
+    const found = findConnection(all, idOrName)
+    return found === undefined
+      ? Effect.fail(new Error(`No connection has the id or name ${JSON.stringify(idOrName)}; ${connectionChoices(all)}`))
+      : Effect.succeed(found)
+  })
+
+/** A running server keeps connections.json in memory and writes it back: editing it underneath would be lost. */
+const refuseWhileServing = (home: Home) =>
+  Effect.flatMap(liveServer(filesOf(Option.getOrUndefined(home)).handshake), (running) =>
+    running === undefined
+      ? Effect.void
+      : Effect.fail(new Error(`dbdesk serve is running (pid ${running.pid}) and owns connections.json: change connections in its UI (${running.uiUrl}), or stop it and run this again`)))
+
+/** The file store, opened only to write (it creates the sample on first use, as serve does). */
+const withStore = <A, E>(home: Home, use: (store: ConnectionsShape) => Effect.Effect<A, E>) =>
+  Effect.flatMap(Connections, use).pipe(Effect.provide(Connections.layerFile.pipe(Layer.provide(SupportPaths.layer(Option.getOrUndefined(home))))))
+
+/** `dbdesk connection list` (issue 29): never a password or API key. */
+export const list = (options: { readonly home: Home; readonly json: boolean }) =>
+  failingPlainly(Effect.gen(function*() {
+    const all = yield* loadAll(options.home)
+    if (options.json) return yield* printJson(all.map(publicView))
+    if (all.length === 0) return yield* Console.log("No connections yet: dbdesk serve creates the sample on its first start, or add one with dbdesk connection add.")
+    yield* Console.log(table([
+      ["ID", "NAME", "TYPE", "WHERE", "EXTERNAL ACCESS", "AI POLICY", "CONFIRM"],
+      ...all.map((connection) => [connection.id, connection.name, connection.type, where(connection), connection.externalAccess, connection.aiPolicy, connection.confirmQueries])
+    ]))
+  }))
+
+export interface SecretSource {
+  readonly env: Option.Option<string>
+  readonly stdin: boolean
+}
+
+const readSecret = (spec: ConnectionTypeSpec, field: FieldSpec, from: SecretSource, name: string) =>
+  Effect.gen(function*() {
+    if (Option.isSome(from.env)) {
+      const value = process.env[from.env.value]
+      if (value === undefined || value === "") return yield* Effect.fail(new Error(`--${field.flag}-env: the environment variable ${from.env.value} is not set`))
+      return value
+    }
+    if (from.stdin) return (yield* Effect.promise(() => readStream(process.stdin))).replace(/\r?\n$/, "")
+    if (process.stdin.isTTY) return Redacted.value(yield* Prompt.password({ message: `${field.name} for ${name}` }))
+    if (field.optional) return undefined
+    return yield* Effect.fail(new Error(`a ${spec.type} connection needs its ${field.name}: pass --${field.flag}-env VARIABLE or --${field.flag}-stdin (never the value itself on the command line)`))
+  })
+
+/** The schema's objections, by flag: `--port: Expected a number between 1 and 65535, actual 70000`. */
+const flagProblems = (spec: ConnectionTypeSpec, error: ParseResult.ParseError) => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).filter((issue) => !issue.message.startsWith("Expected undefined"))
+  return [...new Set(issues.map((issue) => {
+    const field = spec.fields.find((candidate) => candidate.name === issue.path[0])
+    return `${field === undefined ? String(issue.path[0] ?? "connection") : `--${field.flag}`}: ${issue.message}`
+  }))].join("; ")
+}
+
+/** `dbdesk connection add <type>` (issue 29): the type's fields from its flags, secrets from a prompt, stdin or an env var. */
+export const add = (spec: ConnectionTypeSpec) =>
+(options: { readonly home: Home; readonly json: boolean; readonly fields: unknown; readonly secrets: unknown }) =>
+  failingPlainly(Effect.gen(function*() {
+    const input: Record<string, unknown> = { type: spec.type }
+    for (const field of spec.fields.filter((candidate) => candidate.kind !== "secret")) {
+      const raw = (options.fields as Record<string, unknown>)[field.name]
+      const value = Option.isOption(raw) ? Option.getOrUndefined(raw) : raw
+      if (value === undefined || (field.kind === "boolean" && value === false)) continue
+      input[field.name] = field.name === "path" && typeof value === "string" ? path.resolve(value) : value
+    }
+    const name = String(input["name"] ?? spec.type)
+    for (const field of spec.fields.filter((candidate) => candidate.kind === "secret")) {
+      const value = yield* readSecret(spec, field, (options.secrets as Record<string, SecretSource>)[field.name]!, name)
+      if (value !== undefined) input[field.name] = value
+    }
+    const checked = Schema.decodeUnknownEither(Connection)({ ...input, id: "new" })
+    if (Either.isLeft(checked)) return yield* Effect.fail(new Error(`This ${spec.type} connection is not valid: ${flagProblems(spec, checked.left)}`))
+    yield* refuseWhileServing(options.home)
+    const added = yield* withStore(options.home, (store) => store.add(input as never))
+    if (options.json) return yield* printJson(publicView(added))
+    yield* Console.log(`Added ${added.type} connection "${added.name}" (id ${added.id}). Check it with: dbdesk connection test ${added.id}`)
+  }))
+
+/** `dbdesk connection test` (issue 29): exit 1 when the database does not answer. */
+export const test = (options: { readonly home: Home; readonly json: boolean; readonly connection: string }) =>
+  failingPlainly(Effect.gen(function*() {
+    const connection = yield* resolveOne(options.home, options.connection)
+    const [result] = yield* probeConnections([connection])
+    if (options.json) yield* printJson(result)
+    else yield* Console.log(`${result!.ok ? "ok" : "failed"}: ${connection.name} (${connection.type}): ${result!.message}`)
+    if (!result!.ok) process.exitCode = 1
+  }))
+
+/** `dbdesk connection remove` (issue 29): the database itself is untouched. */
+export const remove = (options: { readonly home: Home; readonly connection: string }) =>
+  failingPlainly(Effect.gen(function*() {
+    const connection = yield* resolveOne(options.home, options.connection)
+    yield* refuseWhileServing(options.home)
+    yield* withStore(options.home, (store) => store.remove(connection.id))
+    yield* Console.log(`Removed connection "${connection.name}" (id ${connection.id}). Its database itself is untouched.`)
+  }))
