@@ -10,7 +10,9 @@ import { DriverRegistry } from "../services/DriverRegistry.ts"
 import { Drivers } from "../services/Drivers.ts"
 import { QueryHistory } from "../services/QueryHistory.ts"
 import { Completions } from "../services/resources/Completions.ts"
+import { HostCatalog, type HostPrompt, type HostResource, type HostResourceTemplate } from "../services/resources/HostCatalog.ts"
 import { LiveSchema } from "../services/resources/LiveSchema.ts"
+import { PROMPTS } from "../services/resources/PromptCatalog.ts"
 import { PromptRenderer } from "../services/resources/PromptRenderer.ts"
 import { ResourceReader } from "../services/resources/ResourceReader.ts"
 import { RevocationClosesSubscriptions, Subscriptions, SubscriptionsShutdown } from "../services/Subscriptions.ts"
@@ -55,6 +57,10 @@ export interface ServerOptions {
   readonly approvalPrompt?: Layer.Layer<ApprovalPrompt>
   /** Tools an embedding host offers next to the built-in ones (listed and paged like them). */
   readonly extraTools?: ReadonlyArray<AnyTool>
+  /** Prompts, resources and resource templates a host offers next to the built-in ones (no name or `dbdesk://` URI of dbdesk's own). */
+  readonly extraPrompts?: ReadonlyArray<HostPrompt>
+  readonly extraResources?: ReadonlyArray<HostResource>
+  readonly extraResourceTemplates?: ReadonlyArray<HostResourceTemplate>
   /** Bridge token rotation (product-decisions §4); default hourly with a 10-minute overlap. */
   readonly bridgeTiming?: Parameters<typeof BridgeTiming.layer>[0]
   /** The UI server on its own loopback port (product-decisions §1, §9); `false` leaves it out (embedded hosts). */
@@ -143,8 +149,12 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
     Layer.provideMerge(Layer.mergeAll(searchRoutes, ApprovalActivity.pipe(Layer.provide(approvalDialogs)), feeds)),
     Layer.provideMerge(core)
   )
+  const hostCatalog = HostCatalog.layer(
+    { prompts: options.extraPrompts ?? [], resources: options.extraResources ?? [], templates: options.extraResourceTemplates ?? [] },
+    { prompts: PROMPTS.map((prompt) => prompt.name), uriPrefix: "dbdesk://" }
+  )
   const resources = Layer.mergeAll(ResourceReader.Default, PromptRenderer.Default, Completions.Default).pipe(
-    Layer.provideMerge(LiveSchema.Default),
+    Layer.provideMerge(Layer.merge(LiveSchema.Default, hostCatalog)),
     Layer.provideMerge(tools)
   )
   const methods = McpMethods.layer.pipe(Layer.provideMerge(Layer.merge(resources, RevocationClosesSubscriptions.pipe(Layer.provide(resources)))))

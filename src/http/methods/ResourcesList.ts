@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { JsonObject } from "../../domain/Json.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
+import { HostCatalog } from "../../services/resources/HostCatalog.ts"
 import { ResourceReader } from "../../services/resources/ResourceReader.ts"
 import { paginate } from "../Cursor.ts"
 import type { McpMethod } from "../McpMethod.ts"
@@ -15,10 +16,11 @@ export const cursorParam = (params: JsonObject) => {
 /**
  * Wire contract §4.3–4.5 and product-decisions §5: `resources/list` needs `resources:read` and lists
  * `dbdesk://connections` plus schema, tables and history of each visible connection (hence
- * `private`, 30000 ms from the §4.4 table), 50 per page.
+ * `private`, 30000 ms from the §4.4 table), 50 per page; then the resources an embedding host adds.
  */
 export const ResourcesListMethod = Effect.gen(function*() {
   const reader = yield* ResourceReader
+  const host = yield* HostCatalog
   return {
     name: "resources/list",
     eras: ["modern", "legacy"],
@@ -26,9 +28,10 @@ export const ResourcesListMethod = Effect.gen(function*() {
     prepare: (context) =>
       Effect.gen(function*() {
         const cursor = yield* cursorParam(context.params)
-        const page = yield* paginate("resources/list", yield* reader.list(context.principal), cursor)
+        const listings: ReadonlyArray<JsonObject> = [...(yield* reader.list(context.principal)).map((item) => ({ ...item })), ...host.resources.map((resource) => resource.listing)]
+        const page = yield* paginate("resources/list", listings, cursor)
         return Effect.succeed<JsonObject>({
-          resources: page.items.map((item) => ({ ...item })),
+          resources: [...page.items],
           ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
         })
       })

@@ -4,6 +4,7 @@ import type { Principal } from "../../domain/Principal.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { HISTORY_LIMIT } from "../QueryHistory.ts"
+import { HostCatalog } from "./HostCatalog.ts"
 import { LiveSchema } from "./LiveSchema.ts"
 import { promptNamed } from "./PromptCatalog.ts"
 import { RESOURCE_TEMPLATES } from "./ResourceUris.ts"
@@ -51,6 +52,7 @@ export class Completions extends Effect.Service<Completions>()("dbdesk/services/
   effect: Effect.gen(function*() {
     const access = yield* ConnectionAccess
     const schema = yield* LiveSchema
+    const host = yield* HostCatalog
 
     const tablesOf = (principal: Principal, connection: string | undefined, byName: boolean) =>
       Effect.gen(function*() {
@@ -72,6 +74,10 @@ export class Completions extends Effect.Service<Completions>()("dbdesk/services/
       const visible = yield* access.visible(principal)
       let candidates: ReadonlyArray<string> = []
       let ordered = false
+      const hosted = ref["type"] === "ref/prompt"
+        ? (typeof ref["name"] === "string" ? host.prompt(ref["name"]) : undefined)
+        : (ref["type"] === "ref/resource" && typeof ref["uri"] === "string" ? host.templateNamed(ref["uri"]) : undefined)
+      if (hosted !== undefined) return rankCompletions(hosted.complete?.(name, typed, args) ?? [], typed)
       if (ref["type"] === "ref/prompt") {
         const prompt = typeof ref["name"] === "string" ? promptNamed(ref["name"]) : undefined
         if (prompt === undefined) return yield* ProtocolError.invalidParams(`Unknown prompt ${JSON.stringify(ref["name"])}; call prompts/list`)
