@@ -1,11 +1,8 @@
 import { existsSync, readFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import type { BridgeLaunch, ClientPlatform, UserDirectories } from "../domain/AiClients.ts"
-
-/** The installed package: two levels above this file (src/cli). */
-export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
+import { packageRoot } from "../services/PackageInfo.ts"
 
 export const clientPlatform = (platform: NodeJS.Platform = process.platform): ClientPlatform =>
   platform === "darwin" || platform === "win32" ? platform : "linux"
@@ -18,8 +15,8 @@ export const userDirectories = (env: NodeJS.ProcessEnv = process.env): UserDirec
 
 /** The bridge script named by package.json's `bin` (so a change of the bins is followed here). */
 const bridgeScript = (): string => {
-  const manifest = JSON.parse(readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { bin?: Record<string, string> }
-  return path.join(packageRoot, manifest.bin?.["dbdesk-mcp"] ?? "bin/dbdesk-mcp.mjs")
+  const manifest = JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")) as { bin?: Record<string, string> }
+  return path.join(packageRoot(), manifest.bin?.["dbdesk-mcp"] ?? "bin/dbdesk-mcp.mjs")
 }
 
 /** npm's global package directory of the Node that runs this (where `npm install -g` puts dbdesk). */
@@ -28,7 +25,7 @@ const globalModules = (): string =>
     ? path.join(path.dirname(process.execPath), "node_modules")
     : path.join(path.dirname(path.dirname(process.execPath)), "lib", "node_modules")
 
-export const isGlobalInstall = (): boolean => packageRoot.startsWith(globalModules() + path.sep)
+export const isGlobalInstall = (): boolean => packageRoot().startsWith(globalModules() + path.sep)
 
 /**
  * How an AI client starts dbdesk's stdio bridge on this machine (issue 29): absolute paths to this

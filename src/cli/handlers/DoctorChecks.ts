@@ -8,7 +8,8 @@ import { TokenFile } from "../../domain/Token.ts"
 import { readFileIfExists } from "../../services/AtomicFile.ts"
 import { isPidAlive, readHandshake } from "../../services/Handshake.ts"
 import type { SupportFiles } from "../../services/SupportDirectory.ts"
-import { clientPlatform, packageRoot, userDirectories } from "../BridgeLaunch.ts"
+import { packageRoot } from "../../services/PackageInfo.ts"
+import { clientPlatform, userDirectories } from "../BridgeLaunch.ts"
 import { probeConnections } from "../ConnectionProbe.ts"
 import { readConnections } from "../SupportFiles.ts"
 
@@ -43,7 +44,7 @@ const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`
 const posix = process.platform !== "win32"
 
 export const nodeCheck = Effect.promise(async () => {
-  const manifest = JSON.parse(await fs.readFile(path.join(packageRoot, "package.json"), "utf8")) as { engines?: { node?: string } }
+  const manifest = JSON.parse(await fs.readFile(path.join(packageRoot(), "package.json"), "utf8")) as { engines?: { node?: string } }
   const wanted = /(\d+)\.(\d+)/.exec(manifest.engines?.node ?? "") ?? ["", "20", "19"]
   const [major, minor] = process.versions.node.split(".").map(Number) as [number, number]
   const ok = major > Number(wanted[1]) || (major === Number(wanted[1]) && minor >= Number(wanted[2]))
