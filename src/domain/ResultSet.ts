@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-export { BLOB_HEX_LIMIT, toCell } from "./SqlCell.ts"
+export { toCell } from "./SqlCell.ts"
 
 /** One cell of a result set (product-decisions §3 "Result set"). */
 export const CellValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)

@@ -20,9 +20,10 @@ describe("toCell", () => {
     assert.doesNotThrow(() => JSON.stringify(cell))
   })
 
-  it("result set: blobs read as hex literals up to 4,096 bytes, then by size", () => {
+  it("result set: blobs read as hex literals while they fit limits.maxCellBytes, then as the literal of their first bytes with their length", () => {
     assert.strictEqual(toCell(new Uint8Array([0, 255, 16])), "X'00ff10'")
-    assert.strictEqual(toCell(new Uint8Array(5000)), "<blob 5000 bytes>")
+    assert.strictEqual(toCell(new Uint8Array(5000)), `X'${"00".repeat(5000)}'`)
+    assert.strictEqual(toCell(new Uint8Array(20_000), 64), `X'${"00".repeat(30)}' …[cut by dbdesk: blob of 20000 bytes, first 30 bytes shown; read it in parts with substr()]`)
     assert.strictEqual(toCell(Number.POSITIVE_INFINITY), "Infinity")
   })
 })
