@@ -88,10 +88,12 @@ export interface DatabaseDriver {
     limit: number,
     namespace?: Namespace
   ) => Effect.Effect<ReadonlyArray<SchemaMatch>, ReachFailure>
+  /** `limits`: byte caps of the answer (settings limits.maxCellBytes / maxAnswerBytes); defaults when absent. */
   readonly browse: (
     table: string,
     query: BrowseQuery,
-    namespace?: Namespace
+    namespace?: Namespace,
+    limits?: AnswerLimits
   ) => Effect.Effect<ResultSet, ReachFailure | TableNotFound | StatementTimeout>
   readonly count: (
     table: string,
@@ -103,7 +105,7 @@ export interface DatabaseDriver {
     sql: string,
     options: ExecuteOptions
   ) => Effect.Effect<ResultSet, ReachFailure | StatementTimeout | LockTimeout>
-  readonly explain: (sql: string, analyze: boolean) => Effect.Effect<ResultSet, ReachFailure | Unsupported>
+  readonly explain: (sql: string, analyze: boolean, limits?: AnswerLimits) => Effect.Effect<ResultSet, ReachFailure | Unsupported>
   readonly insertRows: (
     table: string,
     columns: ReadonlyArray<string>,

@@ -1,4 +1,5 @@
 import { Context, Effect, Either, Layer } from "effect"
+import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { Connection } from "../../domain/Connection.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBrowse.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
@@ -27,12 +28,14 @@ const makeSearchSession = (client: SearchClient) => ({
     ),
   listTables: (includeRowCounts: boolean, options?: CallOptions) => searchListTables(client, includeRowCounts, options),
   describeTable: (table: string, options?: CallOptions) => searchDescribeTable(client, table, options),
-  browse: (table: string, query: BrowseQuery, defaultRows: number, options?: CallOptions) =>
-    searchBrowseTable(client, table, query, defaultRows, options),
+  browse: (table: string, query: BrowseQuery, defaultRows: number, options?: CallOptions, limits?: AnswerLimits) =>
+    searchBrowseTable(client, table, query, defaultRows, options, limits),
   count: (table: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic, options?: CallOptions) =>
     searchCountRows(client, table, filters, logic, options),
-  execute: (text: string, maxRows: number, options?: CallOptions) => searchExecute(client, text, maxRows, options),
-  search: (request: SearchDocumentsRequest, options?: CallOptions) => searchDocuments(client, request, options),
+  execute: (text: string, maxRows: number, options?: CallOptions, limits?: AnswerLimits) =>
+    searchExecute(client, text, maxRows, options, limits),
+  search: (request: SearchDocumentsRequest, options?: CallOptions, limits?: AnswerLimits) =>
+    searchDocuments(client, request, options, limits),
   insertRows: (
     collection: string,
     columns: ReadonlyArray<string>,

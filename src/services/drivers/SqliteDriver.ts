@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from "node:child_process"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Duration, Effect } from "effect"
+import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../domain/SqlTable.ts"
 import {
@@ -198,9 +199,9 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
         )
       }),
-      browse: Effect.fn("SqliteDriver.browse")(function*(table, query, namespace) {
+      browse: Effect.fn("SqliteDriver.browse")(function*(table, query, namespace, limits) {
         yield* mainOnly(namespace)
-        return yield* send<ResultSet>({ op: "browse", table, query })
+        return yield* send<ResultSet>({ op: "browse", table, query, ...(limits === undefined ? {} : { limits }) })
       }),
       count: Effect.fn("SqliteDriver.count")(function*(table, filters, logic, namespace) {
         yield* mainOnly(namespace)
@@ -213,15 +214,16 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           sql,
           maxRows: options.maxRows,
           access: options.access,
-          params: options.params ?? []
+          params: options.params ?? [],
+          ...(options.limits === undefined ? {} : { limits: options.limits })
         }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
         return yield* withDeadline(request, options.timeoutSeconds)
       }),
-      explain: Effect.fn("SqliteDriver.explain")(function*(sql: string, analyze: boolean) {
+      explain: Effect.fn("SqliteDriver.explain")(function*(sql: string, analyze: boolean, limits?: AnswerLimits) {
         if (analyze) {
           return yield* new Unsupported({ message: "SQLite has no EXPLAIN ANALYZE; use analyze: false for the query plan" })
         }
-        return yield* send<ResultSet>({ op: "explain", sql }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
+        return yield* send<ResultSet>({ op: "explain", sql, ...(limits === undefined ? {} : { limits }) }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
       insertRows: Effect.fn("SqliteDriver.insertRows")(function*(table, columns, rows) {
         return yield* send<InsertResult>({ op: "insertRows", table, columns, rows })

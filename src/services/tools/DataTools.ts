@@ -62,7 +62,7 @@ export const DataTools = Effect.gen(function*() {
         const namespace = yield* namespaceOf(args)
         const query = yield* semantic(BrowseQuery, { ...args, limit, connection_id: undefined, table: undefined, database: undefined, schema: undefined }, "browse_table arguments")
         return yield* withDriver(access, drivers, context, args.connection_id, (driver) =>
-          Effect.map(driver.browse(args.table, query, namespace), (resultSet) => toolResult(resultSet as unknown as JsonObject)),
+          Effect.map(driver.browse(args.table, query, namespace, limits), (resultSet) => toolResult(resultSet as unknown as JsonObject)),
           (connection) => search.browse(connection, args.table, query, limits.defaultRows, context))
       })
   })

@@ -104,7 +104,7 @@ export const QueryTools = Effect.gen(function*() {
           if (gate !== undefined) yield* gate.askApp
           const driver = yield* drivers.forConnection(connection)
           yield* context.progress(0.3, "Executing")
-          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: classification.tier === "safe" ? "readonly" : "readwrite", ...namespace })
+          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: classification.tier === "safe" ? "readonly" : "readwrite", ...namespace, limits })
           yield* context.progress(1, "Done")
           return resultSet
         }))
@@ -130,8 +130,9 @@ export const QueryTools = Effect.gen(function*() {
         if (args.analyze === true && classification.tier !== "safe") {
           return yield* toolFailure("denied", "analyze runs the statement, so it is only allowed for a statement that reads")
         }
+        const { limits } = yield* settings.current
         const run: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
-          Effect.map(driver.explain(args.query, args.analyze ?? false), (resultSet) => toolResult(resultSet as unknown as JsonObject))))
+          Effect.map(driver.explain(args.query, args.analyze ?? false, limits), (resultSet) => toolResult(resultSet as unknown as JsonObject))))
         return run
       })
   })

@@ -1,4 +1,5 @@
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
+import type { AnswerLimits } from "../../../domain/AnswerBudget.ts"
 import type { StatementAccess } from "../Driver.ts"
 
 /** Messages between the SQLite driver and its child process (one child per connection, product-decisions §2). */
@@ -8,7 +9,7 @@ export type ChildRequest =
   | { readonly op: "describeTable"; readonly table: string }
   | { readonly op: "tableDdl"; readonly table: string }
   | { readonly op: "searchSchema"; readonly term: string; readonly limit: number }
-  | { readonly op: "browse"; readonly table: string; readonly query: BrowseQuery }
+  | { readonly op: "browse"; readonly table: string; readonly query: BrowseQuery; readonly limits?: AnswerLimits }
   | { readonly op: "count"; readonly table: string; readonly filters: ReadonlyArray<BrowseFilter>; readonly logic: FilterLogic }
   | {
     readonly op: "execute"
@@ -16,8 +17,9 @@ export type ChildRequest =
     readonly maxRows: number
     readonly access: StatementAccess
     readonly params: ReadonlyArray<unknown>
+    readonly limits?: AnswerLimits
   }
-  | { readonly op: "explain"; readonly sql: string }
+  | { readonly op: "explain"; readonly sql: string; readonly limits?: AnswerLimits }
   | {
     readonly op: "insertRows"
     readonly table: string

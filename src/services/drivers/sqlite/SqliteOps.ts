@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3"
+import { type AnswerHints, AnswerBudget, type AnswerLimits, BROWSE_HINTS, DEFAULT_ANSWER_LIMITS, SQL_HINTS } from "../../../domain/AnswerBudget.ts"
 import type { ResultSet } from "../../../domain/ResultSet.ts"
-import { toCell } from "../../../domain/SqlCell.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../../domain/SqlTable.ts"
 import { type BuildResult, buildBrowse, buildCount, quoteIdentifier } from "../BrowseSql.ts"
@@ -43,12 +43,12 @@ export class SqliteOps {
     return { status: "connected", server_version: `SQLite ${row.v}` }
   }
 
-  browse(name: string, query: BrowseQuery): ResultSet {
+  browse(name: string, query: BrowseQuery, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS): ResultSet {
     const db = this.handles.readonly()
     const table = Catalog.findTable(db, name)
     const known = Catalog.columnRows(db, table.name).map((c) => c.name)
     const built = this.unwrap(buildBrowse(table.name, known, query, () => "?"))
-    return this.execute(built.sql, built.params, "readonly", query.limit ?? 500)
+    return this.execute(built.sql, built.params, "readonly", query.limit ?? 500, limits, BROWSE_HINTS)
   }
 
   count(name: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic): RowCount {
@@ -60,47 +60,37 @@ export class SqliteOps {
     return { row_count: Catalog.toJsonCount(value), is_approximate: false }
   }
 
-  /** Runs one statement and keeps at most `maxRows` rows; one more row marks the result truncated. */
-  execute(sql: string, params: ReadonlyArray<unknown>, access: StatementAccess, maxRows: number): ResultSet {
+  /**
+   * Runs one statement and keeps at most `maxRows` rows within the byte caps of `limits` (AnswerBudget); reading
+   * stops at the first row the answer cannot take, so a huge table costs what the answer costs.
+   */
+  execute(
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    access: StatementAccess,
+    maxRows: number,
+    limits: AnswerLimits = DEFAULT_ANSWER_LIMITS,
+    hints: AnswerHints = SQL_HINTS
+  ): ResultSet {
     const db = access === "readonly" ? this.handles.readonly() : this.handles.readwrite()
     const started = performance.now()
     const statement = db.prepare(sql).safeIntegers(true)
     const bound = params.map(bindValue)
+    const budget = new AnswerBudget(maxRows, limits, hints)
     if (!statement.reader) {
-      const info = statement.run(...bound)
-      const affected = Number(info.changes)
-      return {
-        columns: [],
-        rows: [],
-        row_count: 0,
-        rows_affected: affected,
-        execution_time_ms: performance.now() - started,
-        is_truncated: false,
-        status_message: `${affected} row${affected === 1 ? "" : "s"} affected`
-      }
+      const affected = Number(statement.run(...bound).changes)
+      return budget.resultSet([], {
+        executionMs: performance.now() - started,
+        rowsAffected: affected,
+        statusMessage: `${affected} row${affected === 1 ? "" : "s"} affected`
+      })
     }
     const changesBefore = Number(db.prepare("SELECT total_changes()").pluck().get())
     statement.raw(true)
-    const columns = statement.columns().map((c) => c.name)
-    const rows: Array<Array<ReturnType<typeof toCell>>> = []
-    let truncated = false
-    for (const row of statement.iterate(...bound) as Iterable<Array<unknown>>) {
-      if (rows.length >= maxRows) {
-        truncated = true
-        break
-      }
-      rows.push(row.map(toCell))
-    }
+    const columns = budget.header(statement.columns().map((c) => c.name))
+    for (const row of statement.iterate(...bound) as Iterable<Array<unknown>>) if (!budget.add(row)) break
     const affected = access === "readwrite" ? Number(db.prepare("SELECT total_changes()").pluck().get()) - changesBefore : 0
-    return {
-      columns,
-      rows,
-      row_count: rows.length,
-      rows_affected: Math.max(0, affected),
-      execution_time_ms: performance.now() - started,
-      is_truncated: truncated,
-      ...(truncated ? { status_message: `showing the first ${rows.length} rows` } : {})
-    }
+    return budget.resultSet(columns, { executionMs: performance.now() - started, rowsAffected: Math.max(0, affected) })
   }
 
   insertRows(name: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>): InsertResult {

@@ -41,13 +41,13 @@ const run = (request: ChildRequest): unknown => {
     case "searchSchema":
       return ops.searchSchema(request.term, request.limit)
     case "browse":
-      return ops.browse(request.table, request.query)
+      return ops.browse(request.table, request.query, request.limits)
     case "count":
       return ops.count(request.table, request.filters, request.logic)
     case "execute":
-      return ops.execute(request.sql, request.params, request.access, request.maxRows)
+      return ops.execute(request.sql, request.params, request.access, request.maxRows, request.limits)
     case "explain":
-      return ops.execute(`EXPLAIN QUERY PLAN ${request.sql.replace(EXPLAIN_PREFIX, "")}`, [], "readonly", 10_000)
+      return ops.execute(`EXPLAIN QUERY PLAN ${request.sql.replace(EXPLAIN_PREFIX, "")}`, [], "readonly", 10_000, request.limits)
     case "insertRows":
       return ops.insertRows(request.table, request.columns, request.rows)
     case "close":
