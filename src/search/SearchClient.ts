@@ -1,7 +1,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Undici from "@effect/platform-node/Undici"
-import { Effect, Redacted, Schema } from "effect"
+import { Effect, Redacted, Schema, Stream } from "effect"
 import type { Scope } from "effect"
 import type { SearchConnectionSettings } from "../domain/SearchConnection.ts"
 import { SearchEngineError, SearchPathRefused } from "../domain/SearchErrors.ts"
@@ -51,6 +51,27 @@ export const isRewrittenPath = (path: string) => {
   const bare = path.split("?")[0] ?? ""
   return bare.includes("\\") || bare.split("/").some((segment) => /^(\.|%2e){1,2}$/i.test(segment))
 }
+
+/**
+ * The most of one engine response dbdesk reads (bytes): enough for a 1,000-row grid page of 128 KiB documents, and a
+ * bound on what one request can make the server hold; the read stops there and the request is aborted.
+ */
+export const MAX_ENGINE_RESPONSE_BYTES = 128 * 1024 * 1024
+
+const readBounded = <E>(body: Stream.Stream<Uint8Array, E>, request: string) =>
+  Stream.runFoldEffect(body, { chunks: [] as Array<Uint8Array>, bytes: 0 }, (read, chunk) => {
+    const bytes = read.bytes + chunk.length
+    if (bytes > MAX_ENGINE_RESPONSE_BYTES) {
+      return Effect.fail(
+        new SearchEngineError({
+          reason: "Transport",
+          message: `Typesense answered more than ${MAX_ENGINE_RESPONSE_BYTES / 1024 / 1024} MiB for ${request}, more than dbdesk reads in one response: ask for fewer documents (a smaller per_page or limit), filter with filter_by, or leave large fields out with exclude_fields.`
+        })
+      )
+    }
+    read.chunks.push(chunk)
+    return Effect.succeed({ chunks: read.chunks, bytes })
+  }).pipe(Effect.map((read) => Buffer.concat(read.chunks, read.bytes).toString("utf8")))
 
 const parseJson = (text: string): unknown => {
   try {
@@ -107,7 +128,7 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
         : HttpClientRequest.bodyText(request, body.text, body.contentType)
     }
     const response = yield* http.execute(request)
-    const text = yield* response.text
+    const text = yield* readBounded(response.stream, `${method} ${path.split("?")[0] ?? path}`)
     return { status: response.status, contentType: response.headers["content-type"] ?? "", body: text }
   }, (effect) =>
     Effect.catchTags(effect, {

@@ -8,6 +8,8 @@ import type { CallOptions, SearchClient } from "./SearchClient.ts"
 import { typeCellValue } from "./SearchEdits.ts"
 import { maxHitsPerSearch } from "./ReadPlan.ts"
 import { toToolFailure } from "./SearchTools.ts"
+import { capDocuments } from "./DocumentCaps.ts"
+import { type AnswerLimits, DEFAULT_ANSWER_LIMITS } from "../domain/AnswerBudget.ts"
 
 /** The arguments of `search_documents` (product-decisions §3); `filter_by` and `sort_by` are engine syntax. */
 export interface SearchDocumentsRequest {
@@ -23,12 +25,14 @@ export interface SearchDocumentsRequest {
 
 /**
  * `search_documents`: one search sent through `POST /multi_search` (never the GET search, whose query string is
- * limited, typesense-reference §7.0); `per_page` above 250 is refused before sending (doc 2 §8).
+ * limited, typesense-reference §7.0); `per_page` above 250 is refused before sending (doc 2 §8). Fields longer than
+ * `limits.maxCellBytes` are cut and hits stop at `limits.maxAnswerBytes`; `truncated` and `status_message` say so.
  */
 export const searchDocuments = Effect.fn("SearchDocuments.search")(function*(
   client: SearchClient,
   request: SearchDocumentsRequest,
-  options?: CallOptions
+  options?: CallOptions,
+  limits: AnswerLimits = DEFAULT_ANSWER_LIMITS
 ) {
   if (request.per_page !== undefined && (request.per_page < 0 || request.per_page > maxHitsPerSearch)) {
     return yield* new ToolFailure({
@@ -42,10 +46,12 @@ export const searchDocuments = Effect.fn("SearchDocuments.search")(function*(
     if (value !== undefined) search[key] = value
   }
   const [result] = yield* multiSearch(client, [search], options).pipe(Effect.mapError(toToolFailure))
+  const capped = capDocuments((result?.hits ?? []).map((hit) => hit.document), limits)
   return {
     found: result?.found ?? 0,
-    hits: (result?.hits ?? []).map((hit) => hit.document),
-    search_time_ms: result?.search_time_ms ?? 0
+    hits: capped.documents,
+    search_time_ms: result?.search_time_ms ?? 0,
+    ...(capped.note === undefined ? {} : { truncated: true, status_message: capped.note })
   }
 })
 

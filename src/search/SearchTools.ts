@@ -1,4 +1,6 @@
 import { Clock, Effect, Either } from "effect"
+import { AnswerBudget, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SEARCH_HINTS } from "../domain/AnswerBudget.ts"
+import { capAnswerText } from "../domain/JsonBudget.ts"
 import type { ResultSet } from "../domain/ResultSet.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../domain/SqlBrowse.ts"
 import type { TableDescription, TableEntry } from "../domain/SqlTable.ts"
@@ -87,21 +89,24 @@ export const searchDescribeTable = (client: SearchClient, table: string, options
 
 /**
  * `browse_table` on a search connection: the grid's read path (doc 2 §4), with dropped sorts named in
- * `status_message`. `columns` limits the returned columns; an unknown one is an `invalid_argument`.
+ * `status_message`. `columns` limits the returned columns; an unknown one is an `invalid_argument`. Fields are cut at
+ * `limits.maxCellBytes` and rows stop at `limits.maxAnswerBytes`, and `status_message` says so.
  */
 export const searchBrowseTable = Effect.fn("SearchTools.browseTable")(function*(
   client: SearchClient,
   table: string,
   query: BrowseQuery,
   defaultRows: number,
-  options?: CallOptions
+  options?: CallOptions,
+  limits: AnswerLimits = DEFAULT_ANSWER_LIMITS
 ) {
   const started = yield* Clock.currentTimeMillis
   const offset = query.offset ?? 0
+  const limit = query.limit ?? defaultRows
   const page = yield* asTool(readPage(client, {
     collection: table,
     offset,
-    limit: query.limit ?? defaultRows,
+    limit,
     filter: { filters: (query.filters ?? []).map(columnFilterOf), logic: query.logic ?? "and" },
     sort: query.sort ?? []
   }, options))
@@ -112,19 +117,24 @@ export const searchBrowseTable = Effect.fn("SearchTools.browseTable")(function*(
     return yield* new ToolFailure({ code: "invalid_argument", detail: `${table} has no column ${missing.join(", ")}` })
   }
   const picks = wanted.map((name) => names.indexOf(name))
-  const rows = page.rows.map((row) => picks.map((index) => row[index] ?? null))
-  const message = droppedSortsMessage(page.droppedSorts)
-  const result: ResultSet = {
-    columns: wanted,
-    rows,
-    row_count: rows.length,
-    rows_affected: 0,
-    execution_time_ms: Math.max(0, (yield* Clock.currentTimeMillis) - started),
-    is_truncated: page.found > offset + rows.length,
-    ...(message === undefined ? {} : { status_message: message })
-  }
-  return result
+  const budget = new AnswerBudget(limit, limits, SEARCH_HINTS)
+  const columns = budget.header(wanted)
+  for (const row of page.rows) if (!budget.add(picks.map((index) => row[index] ?? null))) break
+  const more = budget.stoppedBy === undefined && page.found > offset + budget.rows.length
+  const result = budget.resultSet(columns, {
+    executionMs: Math.max(0, (yield* Clock.currentTimeMillis) - started),
+    statusMessage: joined(
+      droppedSortsMessage(page.droppedSorts),
+      more ? `showing ${budget.rows.length} of ${page.found} documents from offset ${offset}; ${SEARCH_HINTS.rows}` : undefined
+    )
+  })
+  return { ...result, is_truncated: result.is_truncated || more } satisfies ResultSet
 })
+
+const joined = (...parts: ReadonlyArray<string | undefined>): string | undefined => {
+  const present = parts.filter((part): part is string => part !== undefined)
+  return present.length === 0 ? undefined : present.join(" ")
+}
 
 /** `count_rows`: an exact count through `per_page=0` (typesense-reference §7.3). */
 export const searchCountRows = (
@@ -145,26 +155,47 @@ export const searchCountRows = (
 export const classifySearchConsoleText = (text: string): Either.Either<RequestTier, SearchConsoleRefused> =>
   parseConsoleInput(text).pipe(Either.map((request) => classifyConsoleRequest(request.method, request.path)))
 
-/** `execute_query` on a search connection: console text run and rendered by the console rules (doc 2 §4.3). */
+/**
+ * `execute_query` on a search connection: console text run and rendered by the console rules (doc 2 §4.3), within the
+ * answer caps: grid fields are cut at `limits.maxCellBytes` and rows stop at `limits.maxAnswerBytes`; a JSON response
+ * (one pretty JSON text, S4.3-d) may fill the answer and is cut at `limits.maxAnswerBytes`.
+ */
 export const searchExecute = Effect.fn("SearchTools.execute")(function*(
   client: SearchClient,
   text: string,
   maxRows: number,
-  options?: CallOptions
+  options?: CallOptions,
+  limits: AnswerLimits = DEFAULT_ANSWER_LIMITS
 ) {
   const started = yield* Clock.currentTimeMillis
   const request = yield* asTool(parseConsoleInput(text))
   const output = yield* asTool(runConsoleRequest(client, request, options))
-  const columns = output._tag === "Grid" ? output.columns : ["response"]
-  const all = output._tag === "Grid" ? output.rows : [[output.text]]
-  const rows = all.slice(0, maxRows)
-  const result: ResultSet = {
-    columns,
-    rows,
-    row_count: rows.length,
-    rows_affected: 0,
-    execution_time_ms: Math.max(0, (yield* Clock.currentTimeMillis) - started),
-    is_truncated: all.length > rows.length
+  const elapsed = () => Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - started))
+  if (output._tag === "Json") {
+    const response = capJsonResponse(output.text, limits)
+    const result: ResultSet = {
+      columns: ["response"],
+      rows: [[response.text]],
+      row_count: 1,
+      rows_affected: 0,
+      execution_time_ms: yield* elapsed(),
+      is_truncated: response.note !== undefined,
+      ...(response.note === undefined ? {} : { status_message: response.note })
+    }
+    return result
   }
-  return result
+  const budget = new AnswerBudget(maxRows, limits, SEARCH_HINTS)
+  const columns = budget.header(output.columns)
+  for (const row of output.rows) if (!budget.add(row)) break
+  return budget.resultSet(columns, { executionMs: yield* elapsed() })
 })
+
+/** A console response shown as one JSON text (S4.3-d), cut when it alone would pass `limits.maxAnswerBytes`. */
+export const capJsonResponse = (text: string, limits: AnswerLimits): { readonly text: string; readonly note?: string } => {
+  const capped = capAnswerText(text, limits, "ask the engine for less")
+  if (!capped.cut) return { text }
+  return {
+    text: capped.text,
+    note: `the response was cut at limits.maxAnswerBytes (${limits.maxAnswerBytes} bytes); ask the engine for less: one collection, a smaller per_page or limit, include_fields or exclude_fields`
+  }
+}

@@ -1,8 +1,10 @@
 import { Effect } from "effect"
-import { isJsonObject } from "../../domain/Json.ts"
+import { isJsonObject, type JsonObject } from "../../domain/Json.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { ToolFailure } from "../../domain/ToolErrors.ts"
+import { SettingsStore } from "../../services/Settings.ts"
 import { toolErrorResult } from "../../services/tools/Tool.ts"
+import { capToolAnswer } from "../../services/tools/ToolAnswerCaps.ts"
 import { ToolRegistry } from "../../services/tools/ToolRegistry.ts"
 import type { McpMethod } from "../McpMethod.ts"
 
@@ -12,6 +14,9 @@ import type { McpMethod } from "../McpMethod.ts"
  */
 export const ToolsCallMethod = Effect.gen(function*() {
   const registry = yield* ToolRegistry
+  const settings = yield* SettingsStore
+  /** Every answer within limits.maxCellBytes / maxAnswerBytes, read at call time (issue 25). */
+  const capped = (result: JsonObject) => Effect.map(settings.current, ({ limits }) => capToolAnswer(result, limits))
   return {
     name: "tools/call",
     eras: ["modern", "legacy"],
@@ -29,7 +34,10 @@ export const ToolsCallMethod = Effect.gen(function*() {
         const args = context.params["arguments"]
         if (args !== undefined && !isJsonObject(args)) return yield* ProtocolError.invalidParams("params.arguments must be an object")
         const run = yield* tool.prepare(args ?? {}, context)
-        return run.pipe(Effect.catchIf((error): error is ToolFailure => error instanceof ToolFailure, (failure) => Effect.succeed(toolErrorResult(failure))))
+        return run.pipe(
+          Effect.catchIf((error): error is ToolFailure => error instanceof ToolFailure, (failure) => Effect.succeed(toolErrorResult(failure))),
+          Effect.flatMap(capped)
+        )
       }).pipe(Effect.catchIf((error): error is ToolFailure => error instanceof ToolFailure, (failure) => Effect.succeed(Effect.succeed(toolErrorResult(failure)))))
   } satisfies McpMethod
 })

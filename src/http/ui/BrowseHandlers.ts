@@ -35,10 +35,11 @@ export const BrowseHandlers = HttpApiBuilder.group(UiApi, "browse", (handlers) =
       .handle("structure", ({ path }) =>
         onConnection(path.id, { sql: (driver) => sqlStructure(driver, path.table), search: (client) => searchStructure(client, path.table) }))
       .handle("rows", ({ path, payload }) =>
-        onConnection(path.id, {
-          sql: (driver) => sqlPage(driver, path.table, payload),
-          search: (client) => searchPage(client, path.table, payload)
-        }))
+        Effect.flatMap(settings.current, ({ limits }) =>
+          onConnection(path.id, {
+            sql: (driver) => sqlPage(driver, path.table, payload, limits),
+            search: (client) => searchPage(client, path.table, payload, limits)
+          })))
       .handle("save", ({ path, payload }) =>
         onConnection(path.id, {
           sql: () => Effect.fail(new UiError({ message: "Editing SQL rows in the grid is not available yet; use an UPDATE in the Console tab." })),
@@ -49,8 +50,8 @@ export const BrowseHandlers = HttpApiBuilder.group(UiApi, "browse", (handlers) =
           const { limits } = yield* settings.current
           const started = Date.now()
           const run = onConnection(path.id, {
-            sql: (driver) => sqlConsole(driver, payload.text, payload.confirmed, { maxRows: limits.maxRows, timeoutSeconds: limits.queryTimeoutSeconds }),
-            search: (client) => searchConsole(client, payload.text, payload.confirmed)
+            sql: (driver) => sqlConsole(driver, payload.text, payload.confirmed, { maxRows: limits.maxRows, timeoutSeconds: limits.queryTimeoutSeconds, answer: limits }),
+            search: (client) => searchConsole(client, payload.text, payload.confirmed, limits)
           })
           // the UI console records its statements in the query history with source "ui" (product-decisions §5)
           const record = (outcome: "success" | "error", rowCount: number | null) =>

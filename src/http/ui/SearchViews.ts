@@ -1,4 +1,6 @@
 import { Effect, Either } from "effect"
+import { AnswerBudget, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SEARCH_HINTS } from "../../domain/AnswerBudget.ts"
+import { capJsonResponse } from "../../search/SearchTools.ts"
 import type { SearchColumn } from "../../domain/SearchGrid.ts"
 import { caseControlLabel, type FilterOperator } from "../../domain/SearchFilter.ts"
 import type { CellMap, UiBrowseRequest, UiColumn, UiConsoleResult, UiEditRequest, UiEditResult, UiPage, UiStructure, UiTableList } from "../../domain/UiSchemas.ts"
@@ -45,7 +47,7 @@ export const searchStructure = (client: SearchClient, collection: string) =>
     readOnly: true
   }))
 
-export const searchPage = (client: SearchClient, collection: string, request: UiBrowseRequest) =>
+export const searchPage = (client: SearchClient, collection: string, request: UiBrowseRequest, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS) =>
   Effect.gen(function*() {
     if (request.caseSensitive) return yield* new UiError({ message: caseControlLabel })
     const page = yield* readPage(client, {
@@ -64,11 +66,17 @@ export const searchPage = (client: SearchClient, collection: string, request: Ui
       },
       sort: request.sort
     })
+    // issue 25: the grid's page holds fields cut at limits.maxCellBytes and stops at limits.maxAnswerBytes
+    const budget = new AnswerBudget(request.limit, limits, SEARCH_HINTS)
+    budget.header(page.columns.map((column) => column.name))
+    for (const row of page.rows) if (!budget.add(row)) break
+    const capNote = budget.note()
     const result: UiPage = {
       columns: page.columns.map(uiColumn),
-      rows: page.rows,
+      rows: budget.rows,
       total: page.found,
       notes: [
+        ...(capNote === undefined ? [] : [capNote]),
         ...page.droppedSorts.map((dropped) =>
           dropped.reason === "too_many_sorts"
             ? `Sort on ${dropped.column} dropped: Typesense sorts by at most three fields.`
@@ -103,7 +111,7 @@ export const searchSave = (client: SearchClient, collection: string, edits: UiEd
   })
 
 /** The request console (doc 2 §4.3); a write or a DELETE waits for the user's confirmation first. */
-export const searchConsole = (client: SearchClient, text: string, confirmed: boolean) =>
+export const searchConsole = (client: SearchClient, text: string, confirmed: boolean, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS) =>
   Effect.gen(function*() {
     const parsed = parseConsoleInput(text)
     if (Either.isLeft(parsed)) return yield* new UiError({ message: parsed.left.message })
@@ -120,8 +128,13 @@ export const searchConsole = (client: SearchClient, text: string, confirmed: boo
     const started = Date.now()
     const output = yield* runConsoleRequest(client, request)
     const timeMs = Date.now() - started
-    const result: UiConsoleResult = output._tag === "Grid"
-      ? { _tag: "Grid", columns: output.columns, rows: output.rows, rowsAffected: 0, timeMs, message: null }
-      : { _tag: "Json", text: output.text, timeMs }
+    if (output._tag === "Json") {
+      const result: UiConsoleResult = { _tag: "Json", text: capJsonResponse(output.text, limits).text, timeMs }
+      return result
+    }
+    const budget = new AnswerBudget(Number.MAX_SAFE_INTEGER, limits, SEARCH_HINTS)
+    const columns = budget.header(output.columns)
+    for (const row of output.rows) if (!budget.add(row)) break
+    const result: UiConsoleResult = { _tag: "Grid", columns, rows: budget.rows, rowsAffected: 0, timeMs, message: budget.note() ?? null }
     return result
   })

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { BrowseFilter, FilterOperator } from "../../domain/SqlBrowse.ts"
 import { FilterOperator as SqlOperator } from "../../domain/SqlBrowse.ts"
 import { classifyStatement } from "../../domain/StatementClassifier.ts"
@@ -61,7 +62,7 @@ const sqlFilters = (request: UiBrowseRequest) =>
     return Effect.succeed(filter)
   })
 
-export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest) =>
+export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits) =>
   Effect.gen(function*() {
     if (request.raw !== undefined && request.raw.trim() !== "") {
       return yield* new UiError({ message: "The raw filter is available for search collections only; for SQL tables write the WHERE clause in the Console tab." })
@@ -69,7 +70,7 @@ export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowse
     const filters = yield* sqlFilters(request)
     const structure = yield* sqlStructure(driver, table)
     const [result, count] = yield* Effect.all([
-      driver.browse(table, { filters, logic: request.logic, sort: request.sort, limit: request.limit, offset: request.offset }),
+      driver.browse(table, { filters, logic: request.logic, sort: request.sort, limit: request.limit, offset: request.offset }, limits),
       driver.count(table, filters, request.logic)
     ], { concurrency: 2 })
     const byName = new Map(structure.columns.map((column) => [column.name, column]))
@@ -87,7 +88,12 @@ export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowse
   })
 
 /** The SQL console: a write or destructive statement waits for the user's confirmation in the UI first. */
-export const sqlConsole = (driver: DatabaseDriver, text: string, confirmed: boolean, limits: { readonly maxRows: number; readonly timeoutSeconds: number }) =>
+export const sqlConsole = (
+  driver: DatabaseDriver,
+  text: string,
+  confirmed: boolean,
+  limits: { readonly maxRows: number; readonly timeoutSeconds: number; readonly answer?: AnswerLimits }
+) =>
   Effect.gen(function*() {
     if (text.trim() === "") return yield* new UiError({ message: "Type a statement first." })
     const verdict = classifyStatement(text, driver.dialect)
@@ -103,7 +109,8 @@ export const sqlConsole = (driver: DatabaseDriver, text: string, confirmed: bool
     const set = yield* driver.execute(text, {
       maxRows: limits.maxRows,
       timeoutSeconds: limits.timeoutSeconds,
-      access: verdict.tier === "safe" && !verdict.reachesFilesOrCode ? "readonly" : "readwrite"
+      access: verdict.tier === "safe" && !verdict.reachesFilesOrCode ? "readonly" : "readwrite",
+      ...(limits.answer === undefined ? {} : { limits: limits.answer })
     })
     const result: UiConsoleResult = {
       _tag: "Grid",

@@ -4,6 +4,8 @@ import { isJsonObject, type JsonObject } from "../../domain/Json.ts"
 import type { Principal } from "../../domain/Principal.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import type { TableDescription } from "../../domain/SqlTable.ts"
+import { capAnswerText } from "../../domain/JsonBudget.ts"
+import { SettingsStore } from "../Settings.ts"
 import { LiveSchema, type SchemaSnapshot } from "./LiveSchema.ts"
 import { type PromptDefinition, promptNamed } from "./PromptCatalog.ts"
 
@@ -38,6 +40,7 @@ const header = (connection: Connection) =>
 export class PromptRenderer extends Effect.Service<PromptRenderer>()("dbdesk/services/resources/PromptRenderer", {
   effect: Effect.gen(function*() {
     const schema = yield* LiveSchema
+    const settings = yield* SettingsStore
 
     const checkArguments = (prompt: PromptDefinition, raw: unknown) =>
       Effect.gen(function*() {
@@ -160,9 +163,12 @@ export class PromptRenderer extends Effect.Service<PromptRenderer>()("dbdesk/ser
       const args = yield* checkArguments(prompt, rawArguments)
       const connection = yield* schema.resolveByIdOrName(principal, args["connection"] ?? "")
       const lines = yield* render(prompt, connection, args)
+      // issue 25: a brief rendered from a huge schema is cut at limits.maxAnswerBytes like any answer
+      const { limits } = yield* settings.current
+      const brief = capAnswerText(lines.join("\n"), limits, "the schema is too large for one brief: read dbdesk://connections/{id}/tables and describe tables one at a time")
       return {
         description: `${prompt.title} — ${connection.name}`,
-        messages: [{ role: "user", content: { type: "text", text: lines.join("\n") } }]
+        messages: [{ role: "user", content: { type: "text", text: brief.text } }]
       } satisfies JsonObject
     })
 

@@ -2,13 +2,22 @@ import { Effect, Either } from "effect"
 import type { JsonObject } from "../../domain/Json.ts"
 import type { Principal } from "../../domain/Principal.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
+import { capAnswerObject } from "../../domain/JsonBudget.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { SettingsStore } from "../Settings.ts"
 import { QueryHistory } from "../QueryHistory.ts"
 import { summarize } from "../tools/ConnectionTools.ts"
 import { LiveSchema } from "./LiveSchema.ts"
 import { connectionsUri, historyUri, parseResourceUri, type ResourceRef, schemaUri, tablesUri } from "./ResourceUris.ts"
 
 const MIME = "application/json"
+
+/** What a resource cut at limits.maxAnswerBytes / maxCellBytes tells its reader (issue 25). */
+const RESOURCE_HINTS = {
+  items: "read a narrower resource: dbdesk://connections/{connection_id}/tables/{table} for one table, or history with a smaller ?limit=",
+  texts: "raise limits.maxCellBytes to see long texts whole, or read them with execute_query and substr()",
+  readPart: "raise limits.maxCellBytes to see more"
+}
 
 /** One entry of `resources/list`. */
 export interface ResourceListing {
@@ -35,6 +44,7 @@ export class ResourceReader extends Effect.Service<ResourceReader>()("dbdesk/ser
     const access = yield* ConnectionAccess
     const schema = yield* LiveSchema
     const history = yield* QueryHistory
+    const settings = yield* SettingsStore
 
     /** product-decisions §5: `dbdesk://connections`, then schema, tables and history of each visible connection. */
     const list = Effect.fn("ResourceReader.list")(function*(principal: Principal) {
@@ -99,7 +109,8 @@ export class ResourceReader extends Effect.Service<ResourceReader>()("dbdesk/ser
     /** `resources/read`: one `application/json` content item whose text is the payload's JSON. */
     const read = Effect.fn("ResourceReader.read")(function*(principal: Principal, uri: string) {
       const ref = yield* resolveUri(uri)
-      const json = yield* payload(principal, ref, uri)
+      const { limits } = yield* settings.current
+      const json = capAnswerObject(yield* payload(principal, ref, uri), limits, RESOURCE_HINTS)
       return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(json) }] } satisfies JsonObject
     })
 

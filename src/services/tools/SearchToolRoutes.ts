@@ -1,4 +1,5 @@
 import { Duration, Effect } from "effect"
+import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { SearchConnection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
@@ -8,6 +9,7 @@ import type { MethodContext } from "../../http/McpMethod.ts"
 import type { CallOptions } from "../../search/SearchClient.ts"
 import { DriverRegistry, type StatementTier } from "../DriverRegistry.ts"
 import type { SearchSession } from "../drivers/SearchDriver.ts"
+import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { checkWriteGates, statementVerb } from "./QueryTools.ts"
 import { toolResult, type ToolRun } from "./Tool.ts"
@@ -47,6 +49,9 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
   effect: Effect.gen(function*() {
     const registry = yield* DriverRegistry
     const approval = yield* StatementApproval
+    const settings = yield* SettingsStore
+    /** The answer caps are read at call time, so a settings change applies to the next call. */
+    const answerLimits = Effect.map(settings.current, ({ limits }): AnswerLimits => limits)
 
     const withSession = (connection: SearchConnection, context: MethodContext, use: SessionCall): ToolRun =>
       Effect.flatMap(registry.openSearch(connection), ({ session }) => use(session, optionsOf(context)))
@@ -63,7 +68,9 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         Effect.map(session.describeTable(table, options), (description) => toolResult({ ddl: description.ddl ?? "" })))
 
     const browse = (connection: SearchConnection, table: string, query: BrowseQuery, defaultRows: number, context: MethodContext) =>
-      withSession(connection, context, (session, options) => Effect.map(session.browse(table, query, defaultRows, options), (result) => toolResult(json(result))))
+      withSession(connection, context, (session, options) =>
+        Effect.flatMap(answerLimits, (limits) =>
+          Effect.map(session.browse(table, query, defaultRows, options, limits), (result) => toolResult(json(result)))))
 
     const count = (connection: SearchConnection, table: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic, context: MethodContext) =>
       withSession(connection, context, (session, options) => Effect.map(session.count(table, filters, logic, options), (result) => toolResult({ ...result })))
@@ -72,7 +79,8 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       withSession(connection, context, (session, options) => Effect.map(session.status(options), (result) => toolResult({ ...result })))
 
     const search = (connection: SearchConnection, request: Parameters<SearchSession["search"]>[0], context: MethodContext) =>
-      withSession(connection, context, (session, options) => Effect.map(session.search(request, options), (result) => toolResult(json(result))))
+      withSession(connection, context, (session, options) =>
+        Effect.flatMap(answerLimits, (limits) => Effect.map(session.search(request, options, limits), (result) => toolResult(json(result)))))
 
     /** `execute_query` with console text (product-decisions §3.1): safe requests run, writes are approved, DELETE is refused. */
     const execute = Effect.fn("SearchToolRoutes.execute")(function*(
@@ -96,7 +104,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         if (gate !== undefined) yield* gate.askApp
         const { session } = yield* registry.openSearch(connection)
         yield* context.progress(0.3, "Executing")
-        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context)).pipe(withDeadline(args.timeoutSeconds))
+        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits).pipe(withDeadline(args.timeoutSeconds))
         yield* context.progress(1, "Done")
         return toolResult(json(result))
       })
@@ -123,7 +131,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       const run: ToolRun = Effect.gen(function*() {
         yield* gate.askApp
         const { session } = yield* registry.openSearch(connection)
-        const result = yield* session.execute(args.query, 1, optionsOf(context)).pipe(withDeadline(args.timeoutSeconds))
+        const result = yield* session.execute(args.query, 1, optionsOf(context), yield* answerLimits).pipe(withDeadline(args.timeoutSeconds))
         return toolResult(json(result))
       })
       return run
