@@ -1,5 +1,5 @@
 import { Clock, Effect, Either } from "effect"
-import { AnswerBudget, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SEARCH_HINTS } from "../domain/AnswerBudget.ts"
+import { AnswerBudget, type AnswerHints, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SEARCH_HINTS } from "../domain/AnswerBudget.ts"
 import { capAnswerText } from "../domain/JsonBudget.ts"
 import type { ResultSet } from "../domain/ResultSet.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../domain/SqlBrowse.ts"
@@ -155,10 +155,17 @@ export const searchCountRows = (
 export const classifySearchConsoleText = (text: string): Either.Either<RequestTier, SearchConsoleRefused> =>
   parseConsoleInput(text).pipe(Either.map((request) => classifyConsoleRequest(request.method, request.path)))
 
+/** A console answer that is not a grid is one JSON text (S4.3-d): cut like any cell, with advice that fits it. */
+const JSON_RESPONSE_HINTS: AnswerHints = {
+  ...SEARCH_HINTS,
+  cells: "ask the engine for less: one collection, a smaller per_page or limit, include_fields or exclude_fields",
+  readPart: "ask the engine for less"
+}
+
 /**
  * `execute_query` on a search connection: console text run and rendered by the console rules (doc 2 §4.3), within the
- * answer caps: grid fields are cut at `limits.maxCellBytes` and rows stop at `limits.maxAnswerBytes`; a JSON response
- * (one pretty JSON text, S4.3-d) may fill the answer and is cut at `limits.maxAnswerBytes`.
+ * answer caps: cells (grid fields, or the one JSON response) are cut at `limits.maxCellBytes` and rows stop at
+ * `limits.maxAnswerBytes`.
  */
 export const searchExecute = Effect.fn("SearchTools.execute")(function*(
   client: SearchClient,
@@ -170,27 +177,16 @@ export const searchExecute = Effect.fn("SearchTools.execute")(function*(
   const started = yield* Clock.currentTimeMillis
   const request = yield* asTool(parseConsoleInput(text))
   const output = yield* asTool(runConsoleRequest(client, request, options))
-  const elapsed = () => Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - started))
-  if (output._tag === "Json") {
-    const response = capJsonResponse(output.text, limits)
-    const result: ResultSet = {
-      columns: ["response"],
-      rows: [[response.text]],
-      row_count: 1,
-      rows_affected: 0,
-      execution_time_ms: yield* elapsed(),
-      is_truncated: response.note !== undefined,
-      ...(response.note === undefined ? {} : { status_message: response.note })
-    }
-    return result
-  }
-  const budget = new AnswerBudget(maxRows, limits, SEARCH_HINTS)
-  const columns = budget.header(output.columns)
-  for (const row of output.rows) if (!budget.add(row)) break
-  return budget.resultSet(columns, { executionMs: yield* elapsed() })
+  const budget = new AnswerBudget(maxRows, limits, output._tag === "Grid" ? SEARCH_HINTS : JSON_RESPONSE_HINTS)
+  const columns = budget.header(output._tag === "Grid" ? output.columns : ["response"])
+  for (const row of output._tag === "Grid" ? output.rows : [[output.text]]) if (!budget.add(row)) break
+  return budget.resultSet(columns, { executionMs: Math.max(0, (yield* Clock.currentTimeMillis) - started) })
 })
 
-/** A console response shown as one JSON text (S4.3-d), cut when it alone would pass `limits.maxAnswerBytes`. */
+/**
+ * The UI console's JSON view (S4.3-d) is a page of its own, not a cell: it is cut only where it alone would pass
+ * `limits.maxAnswerBytes`.
+ */
 export const capJsonResponse = (text: string, limits: AnswerLimits): { readonly text: string; readonly note?: string } => {
   const capped = capAnswerText(text, limits, "ask the engine for less")
   if (!capped.cut) return { text }
