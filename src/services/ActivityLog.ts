@@ -15,6 +15,15 @@ export { toCsv }
 /** Rows chained and written in one transaction at most. */
 export const MAX_BATCH = 512
 
+/**
+ * Rows waiting for the writer at most (about 10 MB): past it `record` waits for the writer rather than dropping an
+ * audit row, so a log that cannot keep up slows requests down instead of growing without end.
+ */
+export const MAX_PENDING_ROWS = 16_384
+
+/** Batch statistics kept for the bench and the tests (the most recent ones). */
+export const MAX_BATCH_STATS = 4096
+
 type Pending =
   | { readonly kind: "row"; readonly row: Unchained }
   | { readonly kind: "flush"; readonly done: Deferred.Deferred<void> }
@@ -64,7 +73,7 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
     const store = yield* Effect.acquireRelease(Effect.sync(() => openActivityStore(path)), (opened) => Effect.sync(() => opened.close()))
     const now = yield* Clock.currentTimeMillis
     yield* Effect.sync(() => store.prune(new Date(now - ACTIVITY_RETENTION_DAYS * DAY_MS).toISOString()))
-    const queue = yield* Queue.unbounded<Pending>()
+    const queue = yield* Queue.bounded<Pending>(MAX_PENDING_ROWS)
     const batchStats: Array<{ readonly rows: number; readonly writeMs: number }> = []
 
     const write = (items: Iterable<Pending>) =>
@@ -74,7 +83,10 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
         if (rows.length > 0) {
           const started = performance.now()
           yield* Effect.try(() => store.append(rows)).pipe(
-            Effect.tap(() => Effect.sync(() => batchStats.push({ rows: rows.length, writeMs: performance.now() - started }))),
+            Effect.tap(() => Effect.sync(() => {
+              if (batchStats.length >= MAX_BATCH_STATS) batchStats.splice(0, batchStats.length - MAX_BATCH_STATS + 1)
+              batchStats.push({ rows: rows.length, writeMs: performance.now() - started })
+            })),
             Effect.catchAll((error) => Effect.logWarning(`activity.db: ${rows.length} rows could not be written`, error))
           )
         }
@@ -115,7 +127,7 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
       Effect.map(Effect.promise(() => import("./activity/ChainVerifier.ts")), ({ verifyChain }) => verifyChain(store.all(), store.anchor(), store.head()))
     )
 
-    /** Size and write time of each batch written so far (for the note on issue 7 and the bench). */
+    /** Size and write time of the last MAX_BATCH_STATS batches (for the note on issue 7 and the bench). */
     const batches = Effect.sync(() => [...batchStats])
 
     return { record, flush, list, exportCsv, verify, batches } as const

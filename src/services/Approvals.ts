@@ -8,6 +8,12 @@ export type ApprovalEvent =
   | { readonly kind: "settled"; readonly id: string; readonly decision: ApprovalDecision | "no_response" }
 
 /**
+ * Dialog events waiting for a slow reader (an open UI tab whose connection stalled) at most; past it the oldest go.
+ * Dialogs come at a person's pace, and the UI reads the pending list again on reconnect.
+ */
+export const MAX_PENDING_EVENTS = 256
+
+/**
  * Every dialog that waits for the user: shown through the ApprovalPrompt port and published as
  * pending on an in-process stream the UI consumes; whichever answers first decides. A request
  * that ends while waiting (deadline, cancel, dropped client) settles as "no_response".
@@ -15,7 +21,7 @@ export type ApprovalEvent =
 export class Approvals extends Effect.Service<Approvals>()("dbdesk/services/Approvals", {
   effect: Effect.gen(function*() {
     const prompt = yield* ApprovalPrompt
-    const events = yield* PubSub.unbounded<ApprovalEvent>()
+    const events = yield* PubSub.sliding<ApprovalEvent>(MAX_PENDING_EVENTS)
     const pending = new Map<string, { readonly approval: PendingApproval; readonly decision: Deferred.Deferred<ApprovalDecision> }>()
 
     const ask = Effect.fn("Approvals.ask")(function*(request: Omit<PendingApproval, "id" | "requestedAt">) {

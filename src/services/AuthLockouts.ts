@@ -1,4 +1,5 @@
 import { Clock, Effect } from "effect"
+import { touch, trimToBound } from "./BoundedMap.ts"
 
 export interface LockoutPolicy {
   readonly maxFailures: number
@@ -13,6 +14,13 @@ export const PAIRING_LOCKOUT: LockoutPolicy = { maxFailures: 5, windowMs: 300_00
 
 /** Entries without a live lockout or a recent failure are swept once the table grows past this. */
 const SWEEP_THRESHOLD = 1024
+
+/**
+ * Callers counted at most. The key holds the presented token's fingerprint, so a client trying a new token on every
+ * request makes a new entry each time; past this bound the least recently failed go first (each of them could only
+ * lock out its own fingerprint, so forgetting one gives an attacker nothing a fresh fingerprint would not).
+ */
+export const MAX_LOCKOUT_ENTRIES = 16_384
 
 interface Entry {
   failures: Array<number>
@@ -30,11 +38,16 @@ export type LockoutStatus = { readonly locked: false } | { readonly locked: true
 export const makeLockout = (policy: LockoutPolicy) => {
   const entries = new Map<string, Entry>()
 
+  /** The next sweep waits until the table has grown by a quarter, so failures cost O(1) each on average. */
+  let sweepAbove = SWEEP_THRESHOLD
+
   const sweep = (now: number) => {
-    if (entries.size <= SWEEP_THRESHOLD) return
+    if (entries.size <= sweepAbove) return
     for (const [key, entry] of entries) {
       if (entry.lockedUntil <= now && entry.failures.every((at) => now - at >= policy.windowMs)) entries.delete(key)
     }
+    trimToBound(entries, MAX_LOCKOUT_ENTRIES - 1)
+    sweepAbove = Math.min(MAX_LOCKOUT_ENTRIES - 1, Math.max(SWEEP_THRESHOLD, Math.floor(entries.size * 1.25)))
   }
 
   const status = (key: string) =>
@@ -54,13 +67,16 @@ export const makeLockout = (policy: LockoutPolicy) => {
         entry.lockedUntil = now + policy.lockoutMs
         entry.failures = []
       }
-      entries.set(key, entry)
+      touch(entries, key, entry)
     })
 
   /** A success clears the counter (not a running lockout: a locked pair is never checked). */
   const succeed = (key: string) => Effect.sync(() => void entries.delete(key))
 
-  return { status, fail, succeed } as const
+  /** Callers counted now (for tests and diagnostics). */
+  const size = () => entries.size
+
+  return { status, fail, succeed, size } as const
 }
 
 /** Failed-authentication lockouts, counted apart from request rates (wire contract §5 point 10). */

@@ -69,7 +69,10 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
         if (mode === "oncePerConnection") granted.add(key)
         return
       }
-      refusedUntil.set(key, (yield* Clock.currentTimeMillis) + REFUSAL_COOL_OFF_MS)
+      const refusedAt = yield* Clock.currentTimeMillis
+      // a refusal only matters for 60 s: the ones that are over are dropped, so the map holds the last minute's
+      for (const [other, until] of refusedUntil) if (until <= refusedAt) refusedUntil.delete(other)
+      refusedUntil.set(key, refusedAt + REFUSAL_COOL_OFF_MS)
       return yield* refuse()
     })
 

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3"
 import { Clock, Data, Effect } from "effect"
+import { capCell } from "../domain/SqlCell.ts"
 import { openPrivateDatabase } from "./PrivateDatabase.ts"
 import { SettingsStore } from "./Settings.ts"
 import { SupportPaths } from "./SupportPaths.ts"
@@ -31,6 +32,11 @@ export class HistoryStoreError extends Data.TaggedError("HistoryStoreError")<{ r
 /** Entries kept per connection; older ones are pruned on insert (the product decisions set no bound). */
 export const HISTORY_KEPT_PER_CONNECTION = 1_000
 export const HISTORY_LIMIT = { default: 50, max: 500 } as const
+/**
+ * Bytes of a statement's text the history keeps (a statement may be up to the 10 MB body limit); a longer one is kept
+ * cut with dbdesk's marker giving its full length, so history.db stays within about 64 MiB per connection.
+ */
+export const HISTORY_TEXT_MAX_BYTES = 65_536
 
 interface Row {
   readonly id: number
@@ -92,7 +98,8 @@ export class QueryHistory extends Effect.Service<QueryHistory>()("dbdesk/service
       const executedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
       yield* attempt(() =>
         db.transaction(() => {
-          insert.run(entry.connectionId, entry.text, executedAt, entry.durationMs, entry.rowCount, entry.outcome, entry.source)
+          const text = capCell(entry.text, HISTORY_TEXT_MAX_BYTES, "the history keeps the start of long statements").cell
+          insert.run(entry.connectionId, text, executedAt, entry.durationMs, entry.rowCount, entry.outcome, entry.source)
           prune.run(entry.connectionId, entry.connectionId, HISTORY_KEPT_PER_CONNECTION)
         })()
       )

@@ -1,6 +1,7 @@
 import * as RateLimiter from "@effect/experimental/RateLimiter"
 import { Duration, Effect, Layer } from "effect"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
+import { layerStoreMemoryBounded } from "./RateLimitStore.ts"
 import { SettingsStore } from "./Settings.ts"
 
 const RATE_WINDOW = Duration.minutes(1)
@@ -67,5 +68,5 @@ export class RateLimits extends Effect.Service<RateLimits>()("dbdesk/services/Ra
 
     return { admit, running } as const
   }),
-  dependencies: [RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory))]
+  dependencies: [RateLimiter.layer.pipe(Layer.provide(layerStoreMemoryBounded))]
 }) {}

@@ -9,6 +9,13 @@ import { ProtocolError } from "../domain/ProtocolErrors.ts"
 /** Wire contract §3.1 and §8: a `requestState` lives 5 minutes. */
 export const REQUEST_STATE_LIFETIME_SECONDS = 300
 
+/**
+ * Redeemed states remembered until they expire (for the single-use rule) at most. Forgetting one early would let it be
+ * replayed, so past the bound a redemption is refused (429, retry in a minute) rather than an entry dropped; the rate
+ * limits make this many redemptions in 5 minutes unlikely for anything but a flood.
+ */
+export const MAX_REDEEMED_STATES = 65_536
+
 /** Stable JSON: object keys sorted, so the same params always give the same digest. */
 export const canonicalJson = (value: Json): string => {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
@@ -65,6 +72,14 @@ export class RequestStates extends Effect.Service<RequestStates>()("dbdesk/servi
       const nonce = claims["n"]
       if (typeof nonce !== "string" || usedNonces.has(nonce)) return yield* tampered()
       for (const [used, expiry] of usedNonces) if (expiry * 1000 < now) usedNonces.delete(used)
+      if (usedNonces.size >= MAX_REDEEMED_STATES) {
+        return yield* new ProtocolError({
+          code: -33010,
+          message: `More than ${MAX_REDEEMED_STATES} approvals were answered in the last 5 minutes; retry in a minute`,
+          data: { limit: MAX_REDEEMED_STATES, retryAfterSeconds: 60 },
+          headers: { "retry-after": "60" }
+        })
+      }
       usedNonces.set(nonce, typeof claims.exp === "number" ? claims.exp : 0)
     })
 

@@ -14,6 +14,12 @@ import { Tokens } from "./Tokens.ts"
 export const MAX_SUBSCRIPTIONS_PER_CALLER = 8
 export const KEEPALIVE_INTERVAL = "15 seconds"
 export const SUBSCRIPTION_ID_META = "io.modelcontextprotocol/subscriptionId"
+/**
+ * Frames waiting for a slow listener at most; past it the oldest are dropped. Every frame is a "look again" signal
+ * (list changed, schema updated), so a listener that lags this far loses nothing it cannot read again, and the
+ * graceful result, offered last, is never the one dropped.
+ */
+export const MAX_PENDING_FRAMES = 64
 
 /** What the client asked for (interop §5.1); the tools and prompts flags are never honoured. */
 export interface SubscriptionRequest {
@@ -108,7 +114,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("dbdesk/servi
           headers: { "retry-after": "15" }
         })
       }
-      const mailbox = yield* Mailbox.make<SubscriptionFrame>()
+      const mailbox = yield* Mailbox.make<SubscriptionFrame>({ capacity: MAX_PENDING_FRAMES, strategy: "sliding" })
       const entry: Open = { principal, id, listChanged, schemaUris, mailbox, fingerprint: fingerprintOf(principal, all) }
       open.add(entry)
       const keepalive = Stream.fromSchedule(Schedule.spaced(KEEPALIVE_INTERVAL)).pipe(Stream.as<SubscriptionFrame>({ kind: "keepalive" }))

@@ -3,7 +3,7 @@ import Database from "better-sqlite3"
 import { Effect, Layer } from "effect"
 import { statSync } from "node:fs"
 import { join } from "node:path"
-import { HISTORY_KEPT_PER_CONNECTION, QueryHistory } from "../../src/services/QueryHistory.ts"
+import { HISTORY_KEPT_PER_CONNECTION, HISTORY_TEXT_MAX_BYTES, QueryHistory } from "../../src/services/QueryHistory.ts"
 import { SettingsOverrides, SettingsStore } from "../../src/services/Settings.ts"
 import { SupportPaths } from "../../src/services/SupportPaths.ts"
 import { tempHome } from "../support/TestServer.ts"
@@ -60,4 +60,14 @@ describe("QueryHistory (product-decisions §5)", () => {
       ])
     }).pipe(Effect.provide(historyIn(home)))
   })
+
+  it.scoped("a statement longer than 64 KiB is kept cut with its full length, so the history stays bounded (issue 25)", () =>
+    Effect.gen(function*() {
+      const history = yield* QueryHistory
+      const text = `SELECT '${"q".repeat(100_000)}'`
+      yield* history.record(entry(text, "ui"))
+      const [kept] = yield* history.recent("c1")
+      assert.strictEqual(HISTORY_TEXT_MAX_BYTES, 65_536)
+      assert.strictEqual(kept?.text, `${text.slice(0, 65_536)} …[cut by dbdesk: 100009 bytes, first 65536 shown; the history keeps the start of long statements]`)
+    }).pipe(Effect.provide(historyIn(tempHome()))))
 })

@@ -5,11 +5,19 @@ import type { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import type { ClientInfo } from "../../domain/RequestEnvelope.ts"
 import type { MethodContext } from "../../http/McpMethod.ts"
 import { ActivityLog } from "../ActivityLog.ts"
+import { touch, trimToBound } from "../BoundedMap.ts"
 import { ConnectedClients } from "../ConnectedClients.ts"
 import { sha256Hex } from "./ActivityChain.ts"
 
 /** product-decisions §6: an authentication success is logged once per client and token per 5 minutes. */
 export const AUTH_SUCCESS_INTERVAL_MS = 5 * 60_000
+
+/**
+ * (client, token) pairs remembered for that rule at most: clientInfo comes from the caller, so a client sending a
+ * new name on every call must not grow the map. Past it, pairs older than the interval go, then the least recent
+ * down to three quarters; forgetting a pair early only logs its next success again.
+ */
+export const MAX_AUTH_LOG_KEYS = 4096
 
 /** What the dispatcher reports about one audited call: a refusal before it ran, or how it ended. */
 export interface CallAudit {
@@ -69,7 +77,8 @@ export class RequestActivity extends Effect.Service<RequestActivity>()("dbdesk/s
       const key = JSON.stringify([clientInfo?.name ?? null, clientInfo?.version ?? null, context.principal.key])
       const last = lastAuthLogged.get(key)
       if (last !== undefined && now - last < AUTH_SUCCESS_INTERVAL_MS) return Effect.void
-      lastAuthLogged.set(key, now)
+      touch(lastAuthLogged, key, now)
+      trimToBound(lastAuthLogged, MAX_AUTH_LOG_KEYS, (at) => now - at >= AUTH_SUCCESS_INTERVAL_MS)
       return log.record({
         category: "auth",
         action: context.principal.kind === "anonymous" ? "auth.anonymous" : "auth.success",
