@@ -6,7 +6,8 @@
  * Flags: --footprint (only the start-up and memory footprint of the bins, bench/footprint.ts), --skip-footprint,
  * --quick (short rounds, 20,000 search documents), --profile (dbdesk under `--cpu-prof`, summary printed;
  * the profiler slows dbdesk down, so the numbers of a profiled run are not the ones to report), --skip-memory,
- * --skip-search, --skip-throughput, --rounds N, --duration MS, --search-docs N, --memory-requests N.
+ * --skip-search, --skip-throughput, --rounds N, --duration MS, --search-docs N, --memory-requests N; --large (only the
+ * large-table section, bench/large-table.ts, which the full run includes and --quick leaves out), --skip-large.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { cpus, totalmem, tmpdir, release, loadavg } from "node:os"
@@ -18,6 +19,7 @@ import { expectResult, responseOf, scenarios, send, type Scenario, type ServerNa
 import { defaultFootprintOptions, type FootprintResult, footprintTable, runFootprint } from "./footprint.ts"
 import { stopChild } from "./proc.ts"
 import { summarizeProfile } from "./profile.ts"
+import { largeTableReport, runLargeTable } from "./large-table.ts"
 import type { GridResult } from "./search-grid.ts"
 import { ceilingKey, type CeilingAnswer } from "./servers/ceiling.ts"
 import { BENCH_SETTINGS, startDbdesk, type RunningDbdesk } from "./servers/dbdesk.ts"
@@ -49,6 +51,7 @@ const options = {
   concurrencies: [1, 16],
   searchDocs: numberOption("search-docs", quick ? 20_000 : 100_000),
   memoryRequests: numberOption("memory-requests", quick ? 10_000 : 100_000),
+  large: !quick && !flag("skip-large"),
   /** Only the scenarios whose name contains this text (e.g. `--only tools/list` for a focused profile). */
   only: argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined
 }
@@ -397,6 +400,9 @@ const main = async () => {
       results["searchGrid"] = grid
     }
 
+    const large = options.large ? (log(), await runLargeTable(log)) : undefined
+    if (large !== undefined) results["largeTable"] = large
+
     // ------------------------------------------------------------------------------------------------- report
     log()
     log("=".repeat(100))
@@ -442,6 +448,7 @@ const main = async () => {
       log()
       for (const line of footprintTable(footprint)) log(line)
     }
+    if (large !== undefined) printLarge(large)
     const targetList = targetsOf(summary, memory)
     log()
     table(["target", "", "measured", "verdict"], targetList.map((t) => [t.name, "", t.measured, t.met === undefined ? "not run" : t.met ? "met" : "MISSED"]))
@@ -480,6 +487,20 @@ const runLoad = async <A>(work: string, name: string, plan: LoadPlan): Promise<A
   return JSON.parse(readFileSync(outPath, "utf8")) as A
 }
 
+const printLarge = (large: Awaited<ReturnType<typeof runLargeTable>>) => {
+  const report = largeTableReport(large)
+  log()
+  table(report.header, report.rows)
+  for (const note of report.notes) log(`skipped: ${note}`)
+}
+
+/** `--large`: the large-table section alone, its results in bench/results.json. */
+const largeOnly = async () => {
+  const large = await runLargeTable(log)
+  printLarge(large)
+  writeFileSync(join(BENCH, "results.json"), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, node: process.version }, largeTable: large }, null, 2))
+}
+
 const onSignal = () => {
   for (const child of children) child.kill("SIGTERM")
   process.exit(130)
@@ -487,7 +508,7 @@ const onSignal = () => {
 process.once("SIGINT", onSignal)
 process.once("SIGTERM", onSignal)
 
-await main().then(() => process.exit(0), (error: unknown) => {
+await (flag("large") ? largeOnly() : main()).then(() => process.exit(0), (error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
   for (const child of children) child.kill("SIGTERM")
   process.exit(1)

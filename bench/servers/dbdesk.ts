@@ -31,6 +31,10 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url))
 export interface StartOptions {
   /** `--cpu-prof` into this directory. */
   readonly cpuProfileDir?: string
+  /** Saved connections written to `connections.json` before the first start (instead of the sample); alwaysAllow. */
+  readonly connections?: ReadonlyArray<Record<string, unknown>>
+  /** More node flags (e.g. `--heapsnapshot-signal=SIGUSR2`). */
+  readonly nodeFlags?: ReadonlyArray<string>
 }
 
 const waitForExit = (child: ChildProcess, ms: number) =>
@@ -46,11 +50,14 @@ const waitForExit = (child: ChildProcess, ms: number) =>
 export const startDbdesk = async (options: StartOptions = {}): Promise<RunningDbdesk> => {
   const home = mkdtempSync(join(tmpdir(), "dbdesk-bench-"))
   writeFileSync(join(home, "settings.json"), JSON.stringify(BENCH_SETTINGS, null, 2), { mode: 0o600 })
+  if (options.connections !== undefined) {
+    writeFileSync(join(home, "connections.json"), JSON.stringify({ version: 1, connections: options.connections }), { mode: 0o600 })
+  }
   // Profiled, dbdesk runs from its sources (tsx) so the profile names source files rather than bundle chunks.
   const command = options.cpuProfileDir === undefined
     ? [join(ROOT, "bin/dbdesk.mjs")]
     : ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir, "--import", "tsx", join(ROOT, "src/main.ts")]
-  const child = spawn(process.execPath, [...command, "serve", "--port", "0"], {
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...command, "serve", "--port", "0"], {
     cwd: ROOT,
     env: { ...process.env, DBDESK_HOME: home },
     stdio: ["ignore", "pipe", "pipe"]
