@@ -70,7 +70,7 @@ export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowse
     const filters = yield* sqlFilters(request)
     const structure = yield* sqlStructure(driver, table)
     const [result, count] = yield* Effect.all([
-      driver.browse(table, { filters, logic: request.logic, sort: request.sort, limit: request.limit, offset: request.offset }, limits),
+      driver.browse(table, { filters, logic: request.logic, sort: request.sort, limit: request.limit, offset: request.offset }, undefined, limits),
       driver.count(table, filters, request.logic)
     ], { concurrency: 2 })
     const byName = new Map(structure.columns.map((column) => [column.name, column]))
