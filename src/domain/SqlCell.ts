@@ -192,8 +192,11 @@ export const capCell = (value: Cell | Uint8Array, maxCellBytes: number, readPart
 }
 
 /**
- * A driver value as a JSON cell (product-decisions §3 "Result set"), blobs and long texts capped at `maxCellBytes`
- * (setting `limits.maxCellBytes`).
+ * A driver value as a JSON cell (product-decisions §3 "Result set"); a blob as its hex literal within the default
+ * `limits.maxCellBytes`. One argument on purpose, so `row.map(toCell)` stays right; an answer caps its cells with
+ * AnswerBudget, which takes the raw values and the configured caps.
  */
-export const toCell = (value: unknown, maxCellBytes: number = DEFAULT_MAX_CELL_BYTES): Cell =>
-  capCell(toCellValue(value), maxCellBytes).cell
+export const toCell = (value: unknown): Cell => {
+  const cell = toCellValue(value)
+  return cell instanceof Uint8Array ? capCell(cell, DEFAULT_MAX_CELL_BYTES).cell : cell
+}
