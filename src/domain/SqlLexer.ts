@@ -1,9 +1,9 @@
 /**
  * A small SQL lexer used by the statement classifier (product-decisions §3.1). It knows just enough of
- * the SQLite and PostgreSQL lexical rules to tell code from comments, strings and quoted identifiers,
- * and it can read the same text under several "lexical readings" so the classifier can take the worst.
+ * the SQLite, PostgreSQL and MySQL/MariaDB lexical rules to tell code from comments, strings and quoted
+ * identifiers, and it can read the same text under several "lexical readings" so the classifier can take the worst.
  */
-export type SqlDialect = "sqlite" | "postgresql"
+export type SqlDialect = "sqlite" | "postgresql" | "mysql"
 
 export type SqlToken =
   | { readonly kind: "word"; readonly upper: string; readonly text: string }
@@ -22,11 +22,20 @@ export interface LexicalReading {
   readonly dollarQuotes: boolean
   /** SQLite [identifier] and `identifier` */
   readonly bracketIdentifiers: boolean
+  /** MySQL rules (issue 34): `#` comments, `--` only before a space, `identifier`, "…" as a string unless ANSI_QUOTES */
+  readonly mysql?: MysqlReading
+}
+
+export interface MysqlReading {
+  /** `/*! … *\/`, `/*!NNNNN … *\/` and `/*M! … *\/` are code (the server runs them) rather than comments. */
+  readonly executableComments: boolean
+  /** "…" is an identifier (sql_mode ANSI_QUOTES) rather than a string. */
+  readonly ansiQuotes: boolean
 }
 
 /** The readings an engine of the dialect might plausibly apply; the first is the engine's own. */
 export const readingsFor = (dialect: SqlDialect): ReadonlyArray<LexicalReading> =>
-  dialect === "sqlite"
+  dialect === "mysql" ? MYSQL_READINGS : dialect === "sqlite"
     ? [
       { nestedComments: false, backslashEscapes: false, escapeStrings: false, dollarQuotes: false, bracketIdentifiers: true },
       { nestedComments: true, backslashEscapes: false, escapeStrings: false, dollarQuotes: false, bracketIdentifiers: true },
@@ -37,6 +46,22 @@ export const readingsFor = (dialect: SqlDialect): ReadonlyArray<LexicalReading> 
       { nestedComments: true, backslashEscapes: true, escapeStrings: true, dollarQuotes: true, bracketIdentifiers: false },
       { nestedComments: false, backslashEscapes: false, escapeStrings: true, dollarQuotes: true, bracketIdentifiers: false }
     ]
+
+/**
+ * MySQL/MariaDB (issue 34): the engine's own reading runs executable comments and takes backslash escapes; a server
+ * older than a comment's version (or MySQL for `/*M!`) treats it as a comment, and sql_mode may set
+ * NO_BACKSLASH_ESCAPES or ANSI_QUOTES: each of those is a reading of its own.
+ */
+const MYSQL_READINGS: ReadonlyArray<LexicalReading> = [true, false].flatMap((executableComments) =>
+  [true, false].flatMap((backslashEscapes) =>
+    [false, true].map((ansiQuotes) => ({
+      nestedComments: false,
+      backslashEscapes,
+      escapeStrings: false,
+      dollarQuotes: false,
+      bracketIdentifiers: false,
+      mysql: { executableComments, ansiQuotes }
+    }))))
 
 const isWordStart = (c: string): boolean => /[A-Za-z_]/.test(c) || c.charCodeAt(0) > 127
 const isWordPart = (c: string): boolean => /[A-Za-z0-9_$]/.test(c) || c.charCodeAt(0) > 127
@@ -82,12 +107,40 @@ const skipBlockComment = (sql: string, start: number, nested: boolean): number =
   return i
 }
 
+/** MySQL: `--` starts a comment only before whitespace, a control character or the end of the text. */
+const isMysqlDashComment = (sql: string, i: number): boolean => {
+  if (!sql.startsWith("--", i)) return false
+  const next = sql.charCodeAt(i + 2)
+  return Number.isNaN(next) || next <= 32
+}
+
+/** The length of an executable comment's opening (`/*!`, `/*!80027`, `/*M!100500`), or 0. */
+const executableOpening = (sql: string, i: number): number => {
+  const match = /^\/\*(M?!)[0-9]{0,6}/.exec(sql.slice(i, i + 11))
+  return match === null ? 0 : match[0].length
+}
+
 export const tokenize = (sql: string, reading: LexicalReading): Array<SqlToken> => {
   const tokens: Array<SqlToken> = []
+  const mysql = reading.mysql
+  /** Inside an executable comment whose text is code: its closing `*\/` ends it. */
+  let inExecutable = false
   let i = 0
   while (i < sql.length) {
     const c = sql[i]!
     if (/\s/.test(c)) {
+      i++
+    } else if (mysql !== undefined && inExecutable && sql.startsWith("*/", i)) {
+      inExecutable = false
+      i += 2
+    } else if (mysql !== undefined && mysql.executableComments && !inExecutable && executableOpening(sql, i) > 0) {
+      inExecutable = true
+      i += executableOpening(sql, i)
+    } else if (mysql !== undefined && (c === "#" || isMysqlDashComment(sql, i))) {
+      const end = sql.indexOf("\n", i)
+      i = end === -1 ? sql.length : end + 1
+    } else if (mysql !== undefined && sql.startsWith("--", i)) {
+      tokens.push({ kind: "punct", text: "-" })
       i++
     } else if (sql.startsWith("--", i)) {
       const end = sql.indexOf("\n", i)
@@ -99,7 +152,12 @@ export const tokenize = (sql: string, reading: LexicalReading): Array<SqlToken> 
       tokens.push({ kind: "string", text })
       i = next
     } else if (c === "\"") {
-      const [text, next] = readQuoted(sql, i + 1, "\"", false)
+      const asString = mysql !== undefined && !mysql.ansiQuotes
+      const [text, next] = readQuoted(sql, i + 1, "\"", asString && reading.backslashEscapes)
+      tokens.push({ kind: asString ? "string" : "quoted", text })
+      i = next
+    } else if (mysql !== undefined && c === "`") {
+      const [text, next] = readQuoted(sql, i + 1, "`", false)
       tokens.push({ kind: "quoted", text })
       i = next
     } else if (reading.bracketIdentifiers && (c === "`" || c === "[")) {
