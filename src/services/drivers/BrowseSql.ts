@@ -13,6 +13,19 @@ export type Placeholder = (position: number) => string
 
 export const quoteIdentifier = (name: string): string => `"${name.replace(/"/g, "\"\"")}"`
 
+/**
+ * What differs between SQL engines in the built text: identifier quoting, the LIKE escape clause (MySQL strings
+ * take backslash escapes, so its clause is spelled differently), and whether LIMIT/OFFSET are written as integers
+ * (MySQL 8.0.22+ refuses some bound types there).
+ */
+export interface SqlFlavor {
+  readonly quote: (name: string) => string
+  readonly likeEscape: string
+  readonly inlinePaging: boolean
+}
+
+export const STANDARD_FLAVOR: SqlFlavor = { quote: quoteIdentifier, likeEscape: " ESCAPE '\\'", inlinePaging: false }
+
 const likePattern = (value: string, prefixOnly: boolean): string => {
   const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`)
   return prefixOnly ? `${escaped}%` : `%${escaped}%`
@@ -24,11 +37,11 @@ class BuildError {
   constructor(readonly message: string) {}
 }
 
-const checkColumn = (known: ReadonlyArray<string>, column: string): string => {
+const checkColumn = (known: ReadonlyArray<string>, column: string, flavor: SqlFlavor): string => {
   if (!known.includes(column)) {
     throw new BuildError(`unknown column "${column}"; the table has: ${known.join(", ")}`)
   }
-  return quoteIdentifier(column)
+  return flavor.quote(column)
 }
 
 const whereClause = (
@@ -36,7 +49,8 @@ const whereClause = (
   filters: ReadonlyArray<BrowseFilter>,
   logic: FilterLogic,
   params: Array<unknown>,
-  placeholder: Placeholder
+  placeholder: Placeholder,
+  flavor: SqlFlavor
 ): string => {
   const bind = (value: unknown): string => {
     params.push(value)
@@ -49,7 +63,7 @@ const whereClause = (
     return value as ScalarValue
   }
   const conditions = filters.map((filter) => {
-    const column = checkColumn(known, filter.column)
+    const column = checkColumn(known, filter.column, flavor)
     switch (filter.operator) {
       case "is_null":
         return `${column} IS NULL`
@@ -76,7 +90,7 @@ const whereClause = (
       case "starts_with": {
         const pattern = likePattern(String(scalar(filter, filter.value)), filter.operator === "starts_with")
         const not = filter.operator === "not_contains" ? "NOT " : ""
-        return `${column} ${not}LIKE ${bind(pattern)} ESCAPE '\\'`
+        return `${column} ${not}LIKE ${bind(pattern)}${flavor.likeEscape}`
       }
       default:
         return `${column} ${filter.operator} ${bind(bindable(scalar(filter, filter.value)))}`
@@ -99,19 +113,21 @@ export const buildBrowse = (
   table: string,
   known: ReadonlyArray<string>,
   query: BrowseQuery,
-  placeholder: Placeholder
+  placeholder: Placeholder,
+  flavor: SqlFlavor = STANDARD_FLAVOR
 ): BuildResult =>
   attempt(() => {
     const params: Array<unknown> = []
     const columns = query.columns === undefined || query.columns.length === 0
       ? "*"
-      : query.columns.map((c) => checkColumn(known, c)).join(", ")
-    const where = whereClause(known, query.filters ?? [], query.logic ?? "and", params, placeholder)
-    const order = (query.sort ?? []).map((s) => `${checkColumn(known, s.column)} ${s.direction === "desc" ? "DESC" : "ASC"}`)
-    const limit = placeholder(params.push((query.limit ?? 500) + 1))
-    const offset = placeholder(params.push(query.offset ?? 0))
+      : query.columns.map((c) => checkColumn(known, c, flavor)).join(", ")
+    const where = whereClause(known, query.filters ?? [], query.logic ?? "and", params, placeholder, flavor)
+    const order = (query.sort ?? []).map((s) => `${checkColumn(known, s.column, flavor)} ${s.direction === "desc" ? "DESC" : "ASC"}`)
+    const paging = (value: number) => (flavor.inlinePaging ? String(Math.trunc(value)) : placeholder(params.push(value)))
+    const limit = paging((query.limit ?? 500) + 1)
+    const offset = paging(query.offset ?? 0)
     const orderBy = order.length === 0 ? "" : ` ORDER BY ${order.join(", ")}`
-    return { sql: `SELECT ${columns} FROM ${quoteIdentifier(table)}${where}${orderBy} LIMIT ${limit} OFFSET ${offset}`, params }
+    return { sql: `SELECT ${columns} FROM ${flavor.quote(table)}${where}${orderBy} LIMIT ${limit} OFFSET ${offset}`, params }
   })
 
 export const buildCount = (
@@ -119,10 +135,11 @@ export const buildCount = (
   known: ReadonlyArray<string>,
   filters: ReadonlyArray<BrowseFilter>,
   logic: FilterLogic,
-  placeholder: Placeholder
+  placeholder: Placeholder,
+  flavor: SqlFlavor = STANDARD_FLAVOR
 ): BuildResult =>
   attempt(() => {
     const params: Array<unknown> = []
-    const where = whereClause(known, filters, logic, params, placeholder)
-    return { sql: `SELECT count(*) FROM ${quoteIdentifier(table)}${where}`, params }
+    const where = whereClause(known, filters, logic, params, placeholder, flavor)
+    return { sql: `SELECT count(*) FROM ${flavor.quote(table)}${where}`, params }
   })

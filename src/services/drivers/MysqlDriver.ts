@@ -1,0 +1,198 @@
+import { Effect } from "effect"
+import { AnswerBudget } from "../../domain/AnswerBudget.ts"
+import type { ResultSet } from "../../domain/ResultSet.ts"
+import { toCell } from "../../domain/SqlCell.ts"
+import { type BuildResult, buildBrowse, buildCount, type SqlFlavor } from "./BrowseSql.ts"
+import {
+  type ConnectionStatus,
+  type DatabaseDriver,
+  DriverError,
+  type LockTimeout,
+  type StatementTimeout,
+  type ExecuteOptions,
+  type InsertResult,
+  InvalidArgument,
+  type Namespace,
+  TableNotFound
+} from "./Driver.ts"
+import * as Catalog from "./mysql/MysqlCatalog.ts"
+import { makeRunner, type MysqlSettings, type RunFailure, type Session } from "./mysql/MysqlRunner.ts"
+import { makeRedactor } from "./Redactor.ts"
+
+export type { MysqlSettings } from "./mysql/MysqlRunner.ts"
+
+/** Deadline of the catalog reads, browse, count, explain and inserts, which take no timeout_seconds. */
+const TOOL_SECONDS = 30
+const PLACEHOLDER = () => "?"
+const MYSQL_FLAVOR: SqlFlavor = { quote: Catalog.quoteName, likeEscape: " ESCAPE '\\\\'", inlinePaging: true }
+/** Stands for the table in BrowseSql's output, which quotes one identifier; replaced by the database-qualified name. */
+const TABLE_SLOT = "\u0000dbdesk-table\u0000"
+
+/** A missing table or a bad argument found inside a session; it ends the work and becomes its own error. */
+class Missing {
+  constructor(readonly failure: TableNotFound | InvalidArgument) {}
+}
+
+/** Only execute and browse keep a timeout's own meaning; elsewhere the tools show it as a driver error. */
+const asReachFailure = <E extends { readonly _tag: string }>(error: E | StatementTimeout | LockTimeout): E | DriverError =>
+  error._tag === "StatementTimeout"
+    ? new DriverError({ message: `the database did not answer within ${(error as StatementTimeout).seconds} s` })
+    : error._tag === "LockTimeout"
+    ? new DriverError({ message: (error as LockTimeout).message })
+    : error as E
+
+const cells = (row: ReadonlyArray<unknown>) => row.map(toCell)
+
+/**
+ * Reads a statement's rows into an answer under max_rows and the byte caps (AnswerBudget); reading stops at the
+ * first row that does not fit and the statement is killed rather than drained (issue 34 item 5).
+ */
+const readInto = async (session: Session, sql: string, values: ReadonlyArray<unknown> | undefined, budget: AnswerBudget, started: number): Promise<ResultSet> => {
+  const outcome = await session.stream(sql, values, (row) => budget.add(cells(row)))
+  const note = budget.note()
+  const status = note ?? (outcome.hasResultSet ? undefined : `${outcome.affectedRows} row${outcome.affectedRows === 1 ? "" : "s"} affected`)
+  return {
+    columns: [...outcome.columns],
+    rows: budget.rows,
+    row_count: budget.rows.length,
+    rows_affected: outcome.hasResultSet ? 0 : outcome.affectedRows,
+    execution_time_ms: performance.now() - started,
+    is_truncated: budget.truncated,
+    ...(status === undefined ? {} : { status_message: status })
+  }
+}
+
+/**
+ * MySQL 8.0+ and MariaDB 10.6+ driver (issue 34): a lazily opened pool per connection; safe statements inside
+ * `START TRANSACTION READ ONLY`; interruption and the statement deadline send `KILL QUERY` on a separate session.
+ */
+export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<DatabaseDriver> =>
+  Effect.sync(() => {
+    const redact = makeRedactor(settings.secrets ?? [])
+    const runner = makeRunner(settings, redact)
+
+    /** The database a call works in; `schema` has no meaning apart from it (a MySQL schema is a database). */
+    const target = (namespace: Namespace | undefined, needed: boolean) => {
+      if (namespace?.schema !== undefined) {
+        return Effect.fail(new InvalidArgument({ message: "on MySQL and MariaDB a schema is a database: pass it as database (list_databases names them)" }))
+      }
+      const database = namespace?.database ?? settings.database
+      if (needed && database === undefined) {
+        return Effect.fail(new InvalidArgument({ message: `'${settings.name}' has no default database: pass database (list_databases names them)` }))
+      }
+      return Effect.succeed(database)
+    }
+
+    /** Calls that name no table cannot miss one. */
+    const noTable = <A, E>(effect: Effect.Effect<A, E | TableNotFound>) =>
+      Effect.catchIf(effect, (error): error is TableNotFound => (error as { _tag?: string })._tag === "TableNotFound", (error) =>
+        Effect.fail(new DriverError({ message: `no table ${error.table}` })))
+
+    const settle = <A>(effect: Effect.Effect<{ ok: true; value: A } | { ok: false; failure: TableNotFound | InvalidArgument }, RunFailure>) =>
+      Effect.flatMap(effect, (outcome) => (outcome.ok ? Effect.succeed(outcome.value) : Effect.fail(outcome.failure)))
+
+    const inSession = <A>(access: "readonly" | "readwrite", seconds: number, database: string | undefined, body: (session: Session) => Promise<A>) =>
+      settle(runner.run(access, seconds, database, (session) =>
+        body(session).then((value) => ({ ok: true as const, value }), (error: unknown) => {
+          if (error instanceof Missing) return { ok: false as const, failure: error.failure }
+          throw error
+        })))
+
+    const read = <A>(namespace: Namespace | undefined, body: (session: Session, database: string) => Promise<A>) =>
+      Effect.flatMap(target(namespace, true), (database) => inSession("readonly", TOOL_SECONDS, database, (session) => body(session, database!))).pipe(
+        noTable,
+        Effect.mapError(asReachFailure)
+      )
+
+    const onTable = <A>(table: string, namespace: Namespace | undefined, access: "readonly" | "readwrite", body: (session: Session, found: Catalog.ResolvedTable, database: string) => Promise<A>) =>
+      Effect.flatMap(target(namespace, true), (database) =>
+        inSession(access, TOOL_SECONDS, database, async (session) => {
+          const found = await Catalog.findTable(session, table)
+          if (found === undefined) throw new Missing(new TableNotFound({ table }))
+          return body(session, found, database!)
+        })).pipe(Effect.mapError(asReachFailure))
+
+    const built = (result: BuildResult, found: Catalog.ResolvedTable) => {
+      if (!result.ok) throw new Missing(new InvalidArgument({ message: result.message }))
+      return { sql: result.value.sql.replace(Catalog.quoteName(TABLE_SLOT), Catalog.qualifiedName(found)), params: result.value.params }
+    }
+
+    const status = (): Effect.Effect<ConnectionStatus> =>
+      inSession("readonly", TOOL_SECONDS, undefined, async (session) => (await session.query("SELECT VERSION()")).rows[0]?.[0]).pipe(
+        Effect.map((version): ConnectionStatus => {
+          const text = String(version ?? "")
+          return { status: "connected", server_version: /mariadb/i.test(text) ? `MariaDB ${text.replace(/-MariaDB.*$/i, "")}` : `MySQL ${text}` }
+        }),
+        Effect.catchAll((error) => Effect.succeed<ConnectionStatus>({ status: "error", error: error.message })),
+        Effect.withSpan("MysqlDriver.status")
+      )
+
+    const insertInto = async (session: Session, found: Catalog.ResolvedTable, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>): Promise<InsertResult> => {
+      const known = await Catalog.columnNames(session, found)
+      const unknown = columns.find((column) => !known.includes(column))
+      if (unknown !== undefined) throw new Missing(new InvalidArgument({ message: `unknown column "${unknown}"; the table has: ${known.join(", ")}` }))
+      const sql = `INSERT INTO ${Catalog.qualifiedName(found)} (${columns.map(Catalog.quoteName).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`
+      const failed: Array<{ index: number; error: string }> = []
+      let affected = 0
+      await session.query("START TRANSACTION")
+      for (const [index, row] of rows.entries()) {
+        if (row.length !== columns.length) {
+          failed.push({ index, error: `expected ${columns.length} values, got ${row.length}` })
+          continue
+        }
+        await session.query("SAVEPOINT dbdesk_row")
+        try {
+          affected += (await session.query(sql, row.map((value) => (typeof value === "boolean" ? Number(value) : value)))).affectedRows
+          await session.query("RELEASE SAVEPOINT dbdesk_row")
+        } catch (error) {
+          if ((error as { fatal?: boolean }).fatal === true) throw error
+          await session.query("ROLLBACK TO SAVEPOINT dbdesk_row")
+          failed.push({ index, error: redact((error as { sqlMessage?: string }).sqlMessage ?? String(error)) })
+        }
+      }
+      await session.query("COMMIT")
+      return { rows_affected: affected, failed_rows: failed }
+    }
+
+    const execute = (sql: string, options: ExecuteOptions) =>
+      Effect.flatMap(target(options, false), (database) =>
+        inSession(options.access, options.timeoutSeconds, database, (session) =>
+          readInto(session, sql, options.params, new AnswerBudget(options.maxRows, options.limits), performance.now()))).pipe(noTable)
+
+    const driver: DatabaseDriver = {
+      dialect: "mysql",
+      status,
+      listDatabases: () =>
+        inSession("readonly", TOOL_SECONDS, undefined, Catalog.listDatabases).pipe(noTable, Effect.mapError(asReachFailure), Effect.withSpan("MysqlDriver.listDatabases")),
+      listTables: (options) => read(options, (session) => Catalog.listTables(session, options.includeRowCounts)).pipe(Effect.withSpan("MysqlDriver.listTables")),
+      describeTable: (table, namespace) =>
+        onTable(table, namespace, "readonly", (session, found, database) => Catalog.describeTable(session, found, database)).pipe(Effect.withSpan("MysqlDriver.describeTable")),
+      tableDdl: (table, namespace) => onTable(table, namespace, "readonly", Catalog.tableDdl).pipe(Effect.withSpan("MysqlDriver.tableDdl")),
+      searchSchema: (term, limit, namespace) => read(namespace, (session) => Catalog.searchSchema(session, term, limit)).pipe(Effect.withSpan("MysqlDriver.searchSchema")),
+      browse: (table, query, namespace) =>
+        onTable(table, namespace, "readonly", async (session, found) => {
+          const started = performance.now()
+          const known = await Catalog.columnNames(session, found)
+          const { sql, params } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER, MYSQL_FLAVOR), found)
+          return readInto(session, sql, params, new AnswerBudget(query.limit ?? 500), started)
+        }).pipe(Effect.withSpan("MysqlDriver.browse")),
+      count: (table, filters, logic, namespace) =>
+        onTable(table, namespace, "readonly", async (session, found) => {
+          const known = await Catalog.columnNames(session, found)
+          const { sql, params } = built(buildCount(TABLE_SLOT, known, filters, logic, PLACEHOLDER, MYSQL_FLAVOR), found)
+          const outcome = await session.query(sql, params)
+          return { row_count: Number(outcome.rows[0]?.[0] ?? 0), is_approximate: false }
+        }).pipe(Effect.withSpan("MysqlDriver.count")),
+      execute: (sql, options) => execute(sql, options).pipe(Effect.withSpan("MysqlDriver.execute")),
+      // The tools allow analyze only for a safe inner statement (MariaDB's ANALYZE runs it); it still runs read-only.
+      explain: (sql, analyze) =>
+        Effect.flatMap(runner.flavor(), (flavor) => {
+          const prefix = !analyze ? "EXPLAIN FORMAT=JSON" : flavor === "mariadb" ? "ANALYZE FORMAT=JSON" : "EXPLAIN ANALYZE"
+          return execute(`${prefix} ${sql}`, { maxRows: 10_000, timeoutSeconds: TOOL_SECONDS, access: "readonly" })
+        }).pipe(Effect.mapError(asReachFailure), Effect.withSpan("MysqlDriver.explain")),
+      insertRows: (table, columns, rows) =>
+        onTable(table, undefined, "readwrite", (session, found) => insertInto(session, found, columns, rows)).pipe(Effect.withSpan("MysqlDriver.insertRows")),
+      close: runner.close
+    }
+    return driver
+  })

@@ -1,0 +1,353 @@
+// The one place MySQL/MariaDB work starts and stops (issue 34): a lazily opened pool, `START TRANSACTION READ ONLY`
+// for safe statements, dbdesk's deadline with max_statement_time / max_execution_time as a backstop, and
+// `KILL QUERY` on a separate connection on interruption. A connection goes back to the pool clean or is destroyed.
+import { Duration, Effect } from "effect"
+import mysql from "mysql2"
+import { DriverError, LockTimeout, NamespaceNotFound, NotConnected, type StatementAccess, StatementTimeout } from "../Driver.ts"
+import type { Redactor } from "../Redactor.ts"
+import { type Flavor, flavorOf, openConnection, poolOptions, type MysqlSettings } from "./MysqlConnect.ts"
+
+export type { MysqlSettings } from "./MysqlConnect.ts"
+
+export type RunFailure = DriverError | NotConnected | NamespaceNotFound | StatementTimeout | LockTimeout
+
+type Conn = mysql.PoolConnection
+
+export interface QueryOutcome {
+  readonly columns: ReadonlyArray<string>
+  /** The rows when the statement returned a result set; empty for a statement that changed rows. */
+  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+  readonly affectedRows: number
+  readonly hasResultSet: boolean
+}
+
+export interface StreamOutcome {
+  readonly columns: ReadonlyArray<string>
+  readonly affectedRows: number
+  readonly hasResultSet: boolean
+  /** Whether reading stopped because `onRow` said so (the statement was killed, not drained). */
+  readonly stopped: boolean
+}
+
+/** What a body of work may do on its connection; every statement it starts is killed on interruption. */
+export interface Session {
+  readonly flavor: Flavor
+  /** A small statement read whole (catalog reads). `values` are bound server-side (a prepared statement). */
+  readonly query: (sql: string, values?: ReadonlyArray<unknown>) => Promise<QueryOutcome>
+  /** Rows one at a time; when `onRow` answers false, the rest is not read: the statement is killed (issue 34 item 5). */
+  readonly stream: (sql: string, values: ReadonlyArray<unknown> | undefined, onRow: (row: ReadonlyArray<unknown>) => boolean) => Promise<StreamOutcome>
+}
+
+export interface Runner {
+  readonly run: <A>(
+    access: StatementAccess,
+    seconds: number,
+    database: string | undefined,
+    body: (session: Session) => Promise<A>
+  ) => Effect.Effect<A, RunFailure>
+  readonly flavor: () => Effect.Effect<Flavor, RunFailure>
+  readonly close: () => Effect.Effect<void>
+}
+
+/** How long interruption waits for a killed statement to give its connection back before destroying it. */
+const SETTLE_CAP = Duration.seconds(10)
+/** MariaDB ER_STATEMENT_TIMEOUT, MySQL ER_QUERY_TIMEOUT: the server's own backstop ended the statement. */
+const BACKSTOP_CODES = new Set([1969, 3024])
+const QUERY_INTERRUPTED = 1317
+const LOCK_WAIT_TIMEOUT = 1205
+/** ER_BAD_DB_ERROR, ER_DBACCESS_DENIED_ERROR: the database named does not exist or the account may not use it. */
+const DATABASE_CODES = new Set([1049, 1044])
+
+interface MysqlError {
+  readonly errno?: number
+  readonly code?: string
+  readonly fatal?: boolean
+  readonly message?: string
+  readonly sqlMessage?: string
+}
+
+const asError = (error: unknown): MysqlError => (typeof error === "object" && error !== null ? error as MysqlError : { message: String(error) })
+
+/** A failure of the socket or of the login, as opposed to an error the server reported for one statement. */
+const isConnectionFailure = (error: MysqlError): boolean =>
+  error.fatal === true || error.errno === 1045 || error.errno === 1040 || error.errno === 1129 ||
+  (typeof error.code === "string" && /^(E[A-Z]+|PROTOCOL_|HANDSHAKE_)/.test(error.code) && error.errno === undefined)
+
+/** Marks a database that could not be selected, so the failure names it. */
+class DatabaseMissing {
+  constructor(readonly database: string, readonly cause: MysqlError) {}
+}
+
+export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner => {
+  let pool: mysql.Pool | undefined
+  let opening: Promise<{ pool: mysql.Pool; flavor: Flavor }> | undefined
+  let flavor: Flavor | undefined
+  let killer: Promise<mysql.Connection> | undefined
+  /** The database and backstop each pooled session has selected (reliable: sessions that ran a write are destroyed). */
+  const state = new WeakMap<Conn, { database: string | null; backstop: number }>()
+
+  const errorText = (error: MysqlError): string => redact(error.sqlMessage ?? error.message ?? String(error))
+  const unreachable = (error: MysqlError) =>
+    new NotConnected({
+      message: redact(error.code === "PROTOCOL_CONNECTION_LOST"
+        ? `'${settings.name}' lost its connection to ${settings.host}:${settings.port} during the call: ${errorText(error)}; the next call reconnects`
+        : `cannot connect to '${settings.name}' at ${settings.host}:${settings.port}: ${errorText(error)}`)
+    })
+
+  const failureOf = (error: unknown, seconds: number): RunFailure => {
+    if (error instanceof DatabaseMissing) {
+      return new NamespaceNotFound({ message: redact(`database '${error.database}' cannot be used on '${settings.name}': ${errorText(error.cause)}; call list_databases for the names`) })
+    }
+    const failure = asError(error)
+    if (failure.errno !== undefined && BACKSTOP_CODES.has(failure.errno)) return new StatementTimeout({ seconds })
+    if (failure.errno === LOCK_WAIT_TIMEOUT) {
+      return new LockTimeout({ message: `${errorText(failure)} (the statement waited for a lock another session holds)` })
+    }
+    if (isConnectionFailure(failure)) return unreachable(failure)
+    return new DriverError({ message: errorText(failure) })
+  }
+
+  const open = (): Promise<{ pool: mysql.Pool; flavor: Flavor }> => {
+    if (pool !== undefined && flavor !== undefined) return Promise.resolve({ pool, flavor })
+    opening ??= (async () => {
+      // The first session decides the flavour (MariaDB or MySQL) and, for sslMode preferred, whether TLS is offered.
+      const { connection, useTls } = await openConnection(settings)
+      const found = await flavorOf(connection).finally(() => connection.destroy())
+      const created = mysql.createPool(poolOptions(settings, useTls))
+      // mysql2 listens once for 'error' on a pooled connection; a second error would be thrown: keep one listener for good.
+      created.on("connection", (conn) => conn.on("error", () => undefined))
+      pool = created
+      flavor = found
+      return { pool: created, flavor: found }
+    })().finally(() => {
+      opening = undefined
+    })
+    return opening
+  }
+
+  const killerConnection = (): Promise<mysql.Connection> => {
+    killer ??= openConnection(settings).then(({ connection }) => {
+      const forget = () => {
+        killer = undefined
+      }
+      connection.on("error", forget)
+      connection.on("end", forget)
+      return connection
+    })
+    killer.catch(() => {
+      killer = undefined
+    })
+    return killer
+  }
+
+  /** `KILL QUERY` on a separate session (issue 34 item 4); false when it could not be sent. */
+  const killQuery = (threadId: number): Promise<boolean> =>
+    killerConnection().then(
+      (connection) =>
+        new Promise<boolean>((done) => connection.query(`KILL QUERY ${threadId}`, (error) => done(error === null || asError(error).errno === 1094))),
+      () => false
+    )
+
+  const command = (conn: Conn, sql: string): Promise<void> =>
+    new Promise((resolve, reject) => conn.query(sql, (error) => (error === null ? resolve() : reject(error))))
+
+  const getConnection = (from: mysql.Pool): Promise<Conn> =>
+    new Promise((resolve, reject) => from.getConnection((error, conn) => (error === null ? resolve(conn) : reject(error))))
+
+  const backstopSql = (found: Flavor, seconds: number): string =>
+    found === "mariadb" ? `SET SESSION max_statement_time = ${seconds}` : `SET SESSION max_execution_time = ${seconds * 1000}`
+
+  /** Selects the database and the backstop on a pooled session; a dead pooled socket is replaced once. */
+  const prepare = async (access: StatementAccess, backstop: number, database: string | undefined): Promise<Conn> => {
+    const { pool: from, flavor: found } = await open()
+    const wanted = database ?? settings.database ?? null
+    for (let attempt = 1; ; attempt++) {
+      const conn = await getConnection(from)
+      const known = state.get(conn) ?? { database: settings.database ?? null, backstop: 0 }
+      try {
+        if (wanted === null && known.database !== null) {
+          conn.destroy() // no statement unselects a database; a fresh session has none
+          continue
+        }
+        if (wanted !== null && known.database !== wanted) {
+          await command(conn, `USE \`${wanted.replace(/`/g, "``")}\``).catch((error: unknown) => {
+            throw asError(error).errno !== undefined && DATABASE_CODES.has(asError(error).errno!) ? new DatabaseMissing(wanted, asError(error)) : error
+          })
+          known.database = wanted
+        }
+        if (known.backstop !== backstop) {
+          await command(conn, backstopSql(found, backstop))
+          known.backstop = backstop
+        }
+        state.set(conn, known)
+        if (access === "readonly") await command(conn, "START TRANSACTION READ ONLY")
+        else await new Promise<void>((resolve, reject) => conn.ping((error) => (error ? reject(error) : resolve())))
+        return conn
+      } catch (error) {
+        if (error instanceof DatabaseMissing) {
+          conn.release()
+          throw error
+        }
+        conn.destroy()
+        if (attempt >= 2 || !isConnectionFailure(asError(error))) throw error
+      }
+    }
+  }
+
+  /** Puts a session back clean (a read's transaction rolled back) or destroys it (after a write, or when anything failed). */
+  const finish = async (conn: Conn, access: StatementAccess, broken: boolean): Promise<void> => {
+    if (broken || access === "readwrite") return conn.destroy()
+    try {
+      await command(conn, "ROLLBACK")
+      conn.release()
+    } catch {
+      conn.destroy()
+    }
+  }
+
+  const run = <A>(access: StatementAccess, seconds: number, database: string | undefined, body: (session: Session) => Promise<A>) => {
+    const work = Effect.async<A, RunFailure>((resume) => {
+      let conn: Conn | undefined
+      let stopped = false
+      /** Settles when the statement in flight (if any) has ended, including its kill. */
+      let inFlight: Promise<unknown> = Promise.resolve()
+      let broken = false
+      let cancelCurrent: (() => Promise<void>) | undefined
+
+      const track = <T>(start: (session: Conn, kill: () => Promise<void>) => Promise<T>): Promise<T> => {
+        if (stopped || conn === undefined) return Promise.reject(new Error("the call was cancelled"))
+        const session = conn
+        let killing: Promise<void> | undefined
+        const kill = () =>
+          (killing ??= killQuery(session.threadId).then((sent) => {
+            if (!sent) broken = true
+          }))
+        const running = start(session, kill).finally(() => killing)
+        inFlight = running.then(() => undefined, () => undefined)
+        cancelCurrent = kill
+        return running
+      }
+
+      const session = (found: Flavor): Session => ({
+        flavor: found,
+        query: (sql, values) =>
+          track((db) =>
+            new Promise<QueryOutcome>((resolve, reject) => {
+              const done = (error: mysql.QueryError | null, result: unknown, fields: ReadonlyArray<mysql.FieldPacket> | undefined) => {
+                if (error !== null) return reject(error)
+                const isRows = Array.isArray(result)
+                resolve({
+                  columns: (fields ?? []).map((field) => field.name),
+                  rows: isRows ? result as Array<Array<unknown>> : [],
+                  affectedRows: isRows ? 0 : Number((result as mysql.ResultSetHeader).affectedRows ?? 0),
+                  hasResultSet: isRows
+                })
+              }
+              const options = { sql, rowsAsArray: true }
+              if (values === undefined) db.query(options, done as never)
+              else db.execute(options, [...values] as never, done as never)
+            })),
+        stream: (sql, values, onRow) =>
+          track((db, kill) =>
+            new Promise<StreamOutcome>((resolve, reject) => {
+              let columns: ReadonlyArray<string> = []
+              let affectedRows = 0
+              let hasResultSet = false
+              let stoppedEarly = false
+              const options = { sql, rowsAsArray: true }
+              // mysql2 tells a lost socket to the session only, not to a statement read as events: listen there too.
+              const lost = (error: unknown) =>
+                reject(error ?? Object.assign(new Error("the server closed the connection"), { fatal: true, code: "PROTOCOL_CONNECTION_LOST" }))
+              db.once("error", lost)
+              db.once("end", lost)
+              const settle = <T>(done: (value: T) => void) => (value: T) => {
+                db.removeListener("error", lost)
+                db.removeListener("end", lost)
+                done(value)
+              }
+              resolve = settle(resolve)
+              reject = settle(reject)
+              const emitter = values === undefined ? db.query(options) : db.execute(options, [...values] as never)
+              // Only the first result set counts (a CALL may answer several); mysql2 gives an OK packet no index.
+              emitter.on("fields", (fields: ReadonlyArray<mysql.FieldPacket> | undefined) => {
+                if (!hasResultSet && fields !== undefined) {
+                  columns = fields.map((field) => field.name)
+                  hasResultSet = true
+                }
+              })
+              emitter.on("result", (row: unknown, index: number | undefined) => {
+                if ((index ?? 0) !== 0 || stoppedEarly) return
+                if (!Array.isArray(row)) {
+                  if (!hasResultSet) affectedRows = Number((row as mysql.ResultSetHeader).affectedRows ?? 0)
+                  return
+                }
+                if (!onRow(row)) {
+                  stoppedEarly = true
+                  void kill() // the rows already in flight are discarded; the server stops producing more
+                }
+              })
+              emitter.on("error", (error: MysqlError) => {
+                if (stoppedEarly && error.errno === QUERY_INTERRUPTED) resolve({ columns, affectedRows, hasResultSet, stopped: true })
+                else reject(error)
+              })
+              emitter.on("end", () => resolve({ columns, affectedRows, hasResultSet, stopped: stoppedEarly }))
+            }))
+      })
+
+      const backstop = seconds + 1 // product-decisions §3 "Deadlines": the server's own timer is the deadline + 1 s
+      const settled = prepare(access, backstop, database).then(async (acquired) => {
+        conn = acquired
+        const { flavor: found } = await open()
+        try {
+          const value = await body(session(found))
+          await inFlight
+          await finish(acquired, access, broken || stopped)
+          return value
+        } catch (error) {
+          await inFlight
+          const failure = asError(error)
+          await finish(acquired, access, broken || stopped || failure.fatal === true)
+          throw error
+        }
+      }).then(
+        (value) => resume(Effect.succeed(value)),
+        (error) => resume(Effect.fail(failureOf(error, seconds)))
+      )
+
+      return Effect.suspend(() => {
+        stopped = true
+        const killing = cancelCurrent?.() ?? Promise.resolve()
+        return Effect.promise(() => settledWithin(Promise.all([killing, settled]), SETTLE_CAP).then((ended) => {
+          if (!ended) conn?.destroy() // the server did not give the session back: closing it ends the statement
+        }))
+      })
+    })
+    return Effect.timeoutFail(work, { duration: Duration.seconds(seconds), onTimeout: () => new StatementTimeout({ seconds }) })
+  }
+
+  const flavorEffect = () =>
+    Effect.tryPromise({ try: () => open().then((opened) => opened.flavor), catch: (error) => failureOf(error, 0) })
+
+  const close = () =>
+    Effect.promise(async () => {
+      const openPool = pool
+      const openKiller = killer
+      pool = undefined
+      flavor = undefined
+      killer = undefined
+      await new Promise<void>((done) => (openPool === undefined ? done() : openPool.end(() => done())))
+      await openKiller?.then((connection) => connection.destroy(), () => undefined)
+    })
+
+  return { run, flavor: flavorEffect, close }
+}
+
+/** A plain promise race: an Effect timeout cannot end a wait that runs inside an (uninterruptible) canceller. */
+const settledWithin = (settled: Promise<unknown>, cap: Duration.Duration): Promise<boolean> =>
+  new Promise((done) => {
+    const timer = setTimeout(() => done(false), Duration.toMillis(cap))
+    void settled.finally(() => {
+      clearTimeout(timer)
+      done(true)
+    })
+  })
