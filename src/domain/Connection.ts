@@ -41,6 +41,23 @@ export const PostgresConnection = Schema.Struct({
 })
 export type PostgresConnection = typeof PostgresConnection.Type
 
+export const MysqlSslMode = Schema.Literal("disabled", "preferred", "required", "verify-ca", "verify-full").annotations({
+  description: "TLS: disabled; preferred (TLS when the server offers it, unverified); required (TLS, unverified); verify-ca (TLS, certificate checked); verify-full (TLS, certificate and host name checked)"
+})
+
+/** Issue 34: MySQL 8.0+ and MariaDB 10.6+; a MySQL schema is a database, so the database is optional. */
+export const MysqlConnection = Schema.Struct({
+  ...common,
+  type: Schema.Literal("mysql"),
+  host: Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Host name or address of the MySQL/MariaDB server" }),
+  port: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 65535)).annotations({ description: "TCP port (default 3306)" }), { default: () => 3306 }),
+  user: Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Account name" }),
+  password: Schema.optionalWith(Schema.Redacted(Schema.String).annotations({ description: "Account password (a secret: stored, never shown back)" }), { exact: true }),
+  database: Schema.optionalWith(Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Default database (optional; tools take a database argument)" }), { exact: true }),
+  sslMode: Schema.optionalWith(MysqlSslMode, { default: () => "preferred" as const })
+})
+export type MysqlConnection = typeof MysqlConnection.Type
+
 /** Doc 2 §2.1: one cluster, no Database field; the API key is the whole credential. */
 export const SearchConnection = Schema.Struct({
   ...common,
@@ -53,7 +70,7 @@ export const SearchConnection = Schema.Struct({
 })
 export type SearchConnection = typeof SearchConnection.Type
 
-export const Connection = Schema.Union(SqliteConnection, PostgresConnection, SearchConnection)
+export const Connection = Schema.Union(SqliteConnection, PostgresConnection, MysqlConnection, SearchConnection)
 export type Connection = typeof Connection.Type
 export type ConnectionType = Connection["type"]
 
@@ -68,7 +85,7 @@ export type ConnectionsFile = typeof ConnectionsFile.Type
 export const ConnectionSummary = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
-  type: Schema.Literal("sqlite", "postgresql", "search"),
+  type: Schema.Literal("sqlite", "postgresql", "mysql", "search"),
   host: Schema.optionalWith(Schema.String, { exact: true }),
   port: Schema.optionalWith(Schema.Int, { exact: true }),
   database: Schema.optionalWith(Schema.String, { exact: true }),

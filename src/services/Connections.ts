@@ -27,6 +27,7 @@ export const connectionSecrets = (connection: Connection): ReadonlyArray<string>
     case "sqlite":
       return []
     case "postgresql":
+    case "mysql":
       return connection.password === undefined ? [] : [Redacted.value(connection.password)]
     case "search":
       return [Redacted.value(connection.apiKey)]

@@ -56,6 +56,22 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
             open.set(connection.id, driver)
             return driver
           }
+          case "mysql": {
+            // Loaded on the first MySQL/MariaDB connection, like PostgreSQL: `serve` starts without mysql2 (issue 23).
+            const { makeMysqlDriver } = yield* Effect.promise(() => import("./drivers/MysqlDriver.ts"))
+            const driver = yield* makeMysqlDriver({
+              name: connection.name,
+              host: connection.host,
+              port: connection.port,
+              user: connection.user,
+              ...(connection.password === undefined ? {} : { password: Redacted.value(connection.password) }),
+              ...(connection.database === undefined ? {} : { database: connection.database }),
+              sslMode: connection.sslMode,
+              secrets: connectionSecrets(connection)
+            })
+            open.set(connection.id, driver)
+            return driver
+          }
           case "search":
             return yield* toolFailure("unsupported", `'${connection.name}' is a search-engine connection: use search_documents or list_tables`)
         }
