@@ -8,7 +8,7 @@ import { AccessLevel } from "./Token.ts"
 export class UiError extends Schema.TaggedError<UiError>()("UiError", { message: Schema.String }) {}
 export class UiNotFound extends Schema.TaggedError<UiNotFound>()("UiNotFound", { message: Schema.String }) {}
 
-export const ConnectionKind = Schema.Literal("sqlite", "postgresql", "search")
+export const ConnectionKind = Schema.Literal("sqlite", "postgresql", "mysql", "search")
 export type ConnectionKind = typeof ConnectionKind.Type
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })

@@ -63,7 +63,8 @@ const EnabledDrivers = Schema.Struct({ version: Schema.Literal(1), enabled: Sche
 
 const builtIn: ReadonlyArray<DriverListing> = [
   { type: "sqlite", title: "SQLite", state: "builtIn" },
-  { type: "postgresql", title: "PostgreSQL", state: "builtIn" }
+  { type: "postgresql", title: "PostgreSQL", state: "builtIn" },
+  { type: "mysql", title: "MySQL / MariaDB", state: "builtIn" }
 ]
 
 /**

@@ -32,6 +32,17 @@ export const toUiConnection = (connection: Connection): UiConnection => {
         hasPassword: connection.password !== undefined,
         hasApiKey: false
       }
+    case "mysql":
+      return {
+        ...common,
+        host: connection.host,
+        port: connection.port,
+        ...(connection.database === undefined ? {} : { database: connection.database }),
+        user: connection.user,
+        sslMode: connection.sslMode,
+        hasPassword: connection.password !== undefined,
+        hasApiKey: false
+      }
     case "search":
       return {
         ...common,
@@ -66,6 +77,17 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
           user: yield* required(input.user, "Enter the user name."),
           ...(input.password === undefined || input.password === "" ? {} : { password: input.password }),
           ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "prefer" })
+        }
+      case "mysql":
+        return {
+          ...common,
+          type: "mysql" as const,
+          host: yield* required(input.host, "Enter the MySQL or MariaDB host (for example 127.0.0.1)."),
+          port: input.port ?? 3306,
+          ...(input.database === undefined || input.database.trim() === "" ? {} : { database: input.database.trim() }),
+          user: yield* required(input.user, "Enter the user name."),
+          ...(input.password === undefined || input.password === "" ? {} : { password: input.password }),
+          ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "preferred" })
         }
       case "search": {
         const apiKey = input.apiKey === undefined || input.apiKey === ""

@@ -9,9 +9,16 @@ import { SettingsStore } from "../Settings.ts"
 import { LiveSchema, type SchemaSnapshot } from "./LiveSchema.ts"
 import { type PromptDefinition, promptNamed } from "./PromptCatalog.ts"
 
-const quote = (name: string) => `"${name.replaceAll("\"", "\"\"")}"`
-const dialectOf = (connection: Connection) =>
-  connection.type === "sqlite" ? "SQLite" : connection.type === "postgresql" ? "PostgreSQL" : "the search engine's request console"
+/** Identifier quoting of the connection's SQL: MySQL reads "…" as a string, so it gets backticks. */
+const quoterFor = (connection: Connection) => (name: string) =>
+  connection.type === "mysql" ? `\`${name.replaceAll("`", "``")}\`` : `"${name.replaceAll("\"", "\"\"")}"`
+const DIALECTS: Record<Connection["type"], string> = {
+  sqlite: "SQLite",
+  postgresql: "PostgreSQL",
+  mysql: "MySQL/MariaDB",
+  search: "the search engine's request console"
+}
+const dialectOf = (connection: Connection) => DIALECTS[connection.type]
 
 const columnLine = (column: TableDescription["columns"][number]) =>
   `| ${column.name} | ${column.data_type || "(untyped)"} | ${column.is_nullable ? "yes" : "no"} | ${column.is_primary_key ? "yes" : ""} |`
@@ -81,6 +88,7 @@ export class PromptRenderer extends Effect.Service<PromptRenderer>()("dbdesk/ser
           case "explain_table": {
             const description = yield* schema.describe(connection, table)
             const ddl = description.ddl ?? (yield* schema.ddl(connection, table))
+            const quote = quoterFor(connection)
             const name = quote(description.table)
             const keys = description.foreign_keys.map((key) => `- ${key.columns.join(", ")} → ${key.referenced_table}(${key.referenced_columns.join(", ")})`)
             const indexes = description.indexes.map((index) => `- ${index.name}: ${index.columns.join(", ")}${index.is_unique ? " (unique)" : ""}`)
@@ -110,6 +118,7 @@ export class PromptRenderer extends Effect.Service<PromptRenderer>()("dbdesk/ser
           }
           case "data_quality_audit": {
             const description = yield* schema.describe(connection, table)
+            const quote = quoterFor(connection)
             const name = quote(description.table)
             const nullable = description.columns.filter((column) => column.is_nullable)
             const keys = description.columns.filter((column) => column.is_primary_key)

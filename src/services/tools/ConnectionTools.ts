@@ -17,6 +17,9 @@ export const summarize = (connection: Connection, isConnected: boolean): JsonObj
   type: connection.type,
   ...(connection.type === "sqlite" ? { database: connection.path } : {}),
   ...(connection.type === "postgresql" ? { host: connection.host, port: connection.port, database: connection.database } : {}),
+  ...(connection.type === "mysql"
+    ? { host: connection.host, port: connection.port, ...(connection.database === undefined ? {} : { database: connection.database }) }
+    : {}),
   ...(connection.type === "search" ? { host: connection.host, port: connection.port } : {}),
   is_connected: isConnected,
   external_access: connection.externalAccess,
@@ -85,7 +88,9 @@ export const ConnectionTools = Effect.gen(function*() {
     readOnly: true,
     prepare: (args, context) =>
       Effect.map(access.resolve(context.principal, args.connection_id, context.clientInfo?.name), (connection) =>
-        connection.type !== "postgresql"
+        connection.type === "mysql"
+          ? Effect.fail(toolFailure("unsupported", `'${connection.name}' is a MySQL/MariaDB connection: a MySQL schema is a database, so call list_databases and pass one as database`))
+          : connection.type !== "postgresql"
           ? Effect.fail(toolFailure("unsupported", `'${connection.name}' is a ${connection.type} connection, which has no schemas; call list_tables`))
           : mapDriverFailure(Effect.gen(function*() {
             const driver = yield* drivers.forConnection(connection)

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import type { Connection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
-import { classifyStatement, type Classification } from "../../domain/StatementClassifier.ts"
+import { classifyStatement, type Classification, type SqlDialect } from "../../domain/StatementClassifier.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import type { MethodContext } from "../../http/McpMethod.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
@@ -17,7 +17,8 @@ import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
 
 const connectionId = described(Schema.String, "Id of the connection, from list_connections")
 
-const dialectOf = (connection: Connection): "postgresql" | "sqlite" => (connection.type === "postgresql" ? "postgresql" : "sqlite")
+const dialectOf = (connection: Connection): SqlDialect =>
+  connection.type === "postgresql" ? "postgresql" : connection.type === "mysql" ? "mysql" : "sqlite"
 
 /**
  * product-decisions §3.1: one statement per call; files/code refused for every external caller;
@@ -48,7 +49,8 @@ export const checkWriteGates = (classification: Classification, connection: Conn
 
 /** The leading keyword of a statement, for the approval question ("Allow UPDATE on 'Sample'?"). */
 export const statementVerb = (query: string): string => {
-  const match = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/.exec(query)
+  // An executable comment (MySQL `/*! … */`, `/*M! … */`) is code, not a comment to skip (issue 34).
+  const match = /^(?:\s|--[^\n]*\n|\/\*(?!M?!)[\s\S]*?\*\/)*([A-Za-z]+)/.exec(query)
   return match?.[1]?.toUpperCase() ?? "this statement"
 }
 

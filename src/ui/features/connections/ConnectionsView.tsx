@@ -3,7 +3,7 @@ import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { call, type Loaded, useLoad } from "../../api.ts"
 import { ConnectionForm } from "./ConnectionForm.tsx"
 
-const kindLabel = { sqlite: "SQLite", postgresql: "PostgreSQL", search: "Typesense" } as const
+const kindLabel = { sqlite: "SQLite", postgresql: "PostgreSQL", mysql: "MySQL / MariaDB", search: "Typesense" } as const
 
 /** Connections (product-decisions §9 point 1): the list, a driver chooser with the install step, the form. */
 export const ConnectionsView = ({ connections, onOpen }: { readonly connections: Loaded<ReadonlyArray<UiConnection>>; readonly onOpen: (c: UiConnection) => void }) => {
