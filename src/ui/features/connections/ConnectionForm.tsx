@@ -19,6 +19,9 @@ const initial = (connection: UiConnection | undefined, type: ConnectionKind): Fo
   ...(connection?.skipTlsVerification === undefined ? {} : { skipTlsVerification: connection.skipTlsVerification })
 })
 
+const TITLES: Record<ConnectionKind, string> = { sqlite: "SQLite", postgresql: "PostgreSQL", mysql: "MySQL / MariaDB", search: "Typesense" }
+const DEFAULT_PORTS: Partial<Record<ConnectionKind, string>> = { postgresql: "5432", mysql: "3306" }
+
 const Text = ({ label, value, onChange, type = "text", placeholder }: { label: string; value: string | number | undefined; onChange: (v: string) => void; type?: string; placeholder?: string }) => (
   <label className="field">{label}<input aria-label={label} type={type} value={value ?? ""} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} /></label>
 )
@@ -97,7 +100,7 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
 
   return (
     <section className="card" aria-label="Connection form">
-      <h2>{connection === undefined ? "New" : "Edit"} {form.type === "search" ? "Typesense" : form.type === "postgresql" ? "PostgreSQL" : "SQLite"} connection</h2>
+      <h2>{connection === undefined ? "New" : "Edit"} {TITLES[form.type]} connection</h2>
       {form.type === "search" && (
         <div className="tabs" role="tablist">
           <button role="tab" aria-selected={tab === "general"} onClick={() => setTab("general")}>General</button>
@@ -109,12 +112,18 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
           <Text label="Name" value={form.name} onChange={(name) => set({ name })} />
           {form.type === "sqlite" && <Text label="Database file" value={form.path} onChange={(path) => set({ path })} placeholder="/path/to/file.db" />}
           {form.type !== "sqlite" && <Text label="Host" value={form.host} onChange={(host) => set({ host })} />}
-          {form.type !== "sqlite" && <Text label="Port" type="number" value={form.port} onChange={port} placeholder={form.type === "postgresql" ? "5432" : form.sslMode === undefined || form.sslMode === "Disabled" ? "8108" : "443"} />}
+          {form.type !== "sqlite" && <Text label="Port" type="number" value={form.port} onChange={port} placeholder={DEFAULT_PORTS[form.type] ?? (form.sslMode === undefined || form.sslMode === "Disabled" ? "8108" : "443")} />}
           {form.type === "postgresql" && <>
             <Text label="Database" value={form.database} onChange={(database) => set({ database })} />
             <Text label="User" value={form.user} onChange={(user) => set({ user })} />
             <Text label="Password" type="password" value={form.password} onChange={(password) => set({ password })} {...(secretHint === undefined ? {} : { placeholder: connection?.hasPassword ? secretHint : "" })} />
             <Choice label="SSL mode" value={form.sslMode ?? "prefer"} options={["disable", "prefer", "require", "verify-ca", "verify-full"].map((m) => [m, m] as const)} onChange={(sslMode) => set({ sslMode })} />
+          </>}
+          {form.type === "mysql" && <>
+            <Text label="Database" value={form.database} onChange={(database) => set({ database })} placeholder="optional" />
+            <Text label="User" value={form.user} onChange={(user) => set({ user })} />
+            <Text label="Password" type="password" value={form.password} onChange={(password) => set({ password })} {...(secretHint === undefined ? {} : { placeholder: connection?.hasPassword ? secretHint : "" })} />
+            <Choice label="SSL mode" value={form.sslMode ?? "preferred"} options={["disabled", "preferred", "required", "verify-ca", "verify-full"].map((m) => [m, m] as const)} onChange={(sslMode) => set({ sslMode })} />
           </>}
           {form.type === "search" && <>
             <Text label="API key" type="password" value={form.apiKey} onChange={(apiKey) => set({ apiKey })} {...(secretHint === undefined ? {} : { placeholder: secretHint })} />
