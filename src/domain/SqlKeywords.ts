@@ -67,3 +67,43 @@ export const SQLITE_READ_PRAGMAS_WITH_ARGUMENT: ReadonlySet<string> = new Set([
   "table_info", "table_xinfo", "index_info", "index_xinfo", "index_list", "foreign_key_list", "foreign_key_check",
   "integrity_check", "quick_check", "table_list"
 ])
+
+/** MySQL/MariaDB (issue 34): leading keywords that reach files, run code or control the server or other sessions. */
+export const MYSQL_FILES_OR_CODE_LEADING: ReadonlyMap<string, string> = new Map([
+  ["KILL", "KILL ends another session's statement or connection"],
+  ["SHUTDOWN", "SHUTDOWN stops the server"],
+  ["RESTART", "RESTART restarts the server"],
+  ["BINLOG", "BINLOG replays raw binary-log events"],
+  ["UNINSTALL", "UNINSTALL removes server code"],
+  ["CLONE", "CLONE replaces the server's data directory"]
+])
+
+/** MySQL/MariaDB leading keywords that are held for approval, with the plain reason shown. */
+export const MYSQL_WRITE_LEADING: ReadonlyMap<string, string> = new Map([
+  ["DO", "DO evaluates expressions for their side effects"],
+  ["HANDLER", "HANDLER reads rows outside the transaction and keeps a cursor open"],
+  ["LOCK", "LOCK TABLES holds locks other sessions wait for"],
+  ["UNLOCK", "UNLOCK TABLES releases locks"],
+  ["FLUSH", "FLUSH reloads or closes server state"],
+  ["RENAME", "RENAME changes the schema"],
+  ["REPLACE", "REPLACE deletes and inserts rows"],
+  ["CALL", "CALL runs a stored procedure"],
+  ["GRANT", "GRANT changes privileges"],
+  ["REVOKE", "REVOKE changes privileges"],
+  ["USE", "USE changes the session's database"]
+])
+
+/** After SET these reach the server's configuration (`SET GLOBAL`, `SET PERSIST`, `@@global.x`): refused. */
+export const MYSQL_GLOBAL_SCOPES: ReadonlySet<string> = new Set(["GLOBAL", "PERSIST", "PERSIST_ONLY", "@GLOBAL", "@PERSIST", "@PERSIST_ONLY"])
+
+/** MySQL/MariaDB functions with side effects a SELECT may call: locks, sequences, replication waits. */
+export const MYSQL_WRITE_FUNCTIONS: ReadonlySet<string> = new Set([
+  "get_lock", "release_lock", "release_all_locks", "nextval", "setval", "master_pos_wait", "source_pos_wait",
+  "master_gtid_wait", "wait_for_executed_gtid_set", "wait_until_sql_thread_after_gtids"
+])
+
+/** User-defined functions of lib_mysqludf_sys and the like that run programs on the server: refused. */
+export const MYSQL_FILES_OR_CODE_FUNCTIONS: ReadonlySet<string> = new Set(["sys_exec", "sys_eval", "sys_get", "sys_set"])
+
+/** Words after EXPLAIN/DESCRIBE that are options, not the statement. */
+export const MYSQL_EXPLAIN_OPTIONS: ReadonlySet<string> = new Set(["EXTENDED", "PARTITIONS", "ANALYZE"])

@@ -133,7 +133,8 @@ export const tokenize = (sql: string, reading: LexicalReading): Array<SqlToken> 
     } else if (mysql !== undefined && inExecutable && sql.startsWith("*/", i)) {
       inExecutable = false
       i += 2
-    } else if (mysql !== undefined && mysql.executableComments && !inExecutable && executableOpening(sql, i) > 0) {
+    } else if (mysql !== undefined && mysql.executableComments && executableOpening(sql, i) > 0) {
+      // A second opening inside one is skipped too: the first closing ends both (measured on MariaDB 10.11).
       inExecutable = true
       i += executableOpening(sql, i)
     } else if (mysql !== undefined && (c === "#" || isMysqlDashComment(sql, i))) {

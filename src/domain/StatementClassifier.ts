@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import * as K from "./SqlKeywords.ts"
 import { readingsFor, type SqlDialect, splitStatements, type SqlToken, tokenize } from "./SqlLexer.ts"
+import { classifyMysqlLeading, type Nested, scanMysql } from "./SqlMysql.ts"
 import {
   closeOf,
   destructive,
@@ -145,11 +146,19 @@ const classifyLeading = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): 
   return write(`${keyword} may change data`)
 }
 
-const classifyTokens = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): Verdict =>
-  worse(classifyLeading(tokens, dialect), scanFilesOrCode(tokens))
+/** MySQL's own rules (issue 34), with the classifier itself for the statements they contain. */
+const mysqlNested: Nested = {
+  tokens: (tokens) => classifyTokens(tokens, "mysql"),
+  text: (sql) => verdictOfText(sql, "mysql").verdict
+}
 
-/** Classifies a SQL text (product-decisions §3.1): every statement under every plausible lexical reading. */
-export const classifyStatement = (sql: string, dialect: SqlDialect): Classification => {
+const classifyTokens = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): Verdict =>
+  dialect === "mysql"
+    ? worse(worse(classifyMysqlLeading(tokens, mysqlNested) ?? classifyLeading(tokens, dialect), scanFilesOrCode(tokens)), scanMysql(tokens))
+    : worse(classifyLeading(tokens, dialect), scanFilesOrCode(tokens))
+
+/** The worst verdict over every statement under every plausible lexical reading, and the most statements any reading saw. */
+const verdictOfText = (sql: string, dialect: SqlDialect): { readonly verdict: Verdict; readonly statementCount: number } => {
   let verdict: Verdict | undefined
   let statementCount = 0
   for (const reading of readingsFor(dialect)) {
@@ -160,7 +169,12 @@ export const classifyStatement = (sql: string, dialect: SqlDialect): Classificat
       verdict = verdict === undefined ? next : worse(verdict, next)
     }
   }
-  const final = verdict ?? write("the text holds no statement")
+  return { verdict: verdict ?? write("the text holds no statement"), statementCount }
+}
+
+/** Classifies a SQL text (product-decisions §3.1): every statement under every plausible lexical reading. */
+export const classifyStatement = (sql: string, dialect: SqlDialect): Classification => {
+  const { verdict: final, statementCount } = verdictOfText(sql, dialect)
   const fileTier = final.files && final.tier === "safe" ? "write" : final.tier
   return {
     tier: fileTier,
