@@ -3,14 +3,14 @@
 import { randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import type { PendingApproval } from "../../src/domain/Approval.ts"
 import { ApprovalPrompt } from "../../src/services/ApprovalPrompt.ts"
-import { eventually, idleInTransaction, type MariadbServer, runningStatements, skipMariadb, startMariadb } from "../support/MariadbHarness.ts"
+import { describeMariadb, eventually, idleInTransaction, type MariadbServer, runningStatements, startMariadb } from "../support/MariadbHarness.ts"
 import { connectModernClient } from "../support/McpClients.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
-describe.skipIf(skipMariadb)("MCP tools on a MySQL/MariaDB connection (official client, real MariaDB)", () => {
+describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real MariaDB)", () => {
   let mariadb: MariadbServer
   let server: TestServer
   let client: Awaited<ReturnType<typeof connectModernClient>>

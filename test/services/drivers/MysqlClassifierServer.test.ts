@@ -1,11 +1,11 @@
 // Issue 34 item 3: statements generated in the MySQL dialect are classified, then run on a real MariaDB inside
 // `START TRANSACTION READ ONLY` (as dbdesk runs a safe statement); whatever changed the server's state must not
 // have been called safe, and the dialect's wrappings must not lower the verdict of what the server runs.
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
 import mysql from "mysql2/promise"
 import { classifyStatement } from "../../../src/domain/StatementClassifier.ts"
-import { type MariadbServer, skipMariadb, startMariadb } from "../../support/MariadbHarness.ts"
+import { describeMariadb, type MariadbServer, startMariadb } from "../../support/MariadbHarness.ts"
 
 const FIXTURE = `
   DROP TABLE IF EXISTS sentinel, probe_t, sentinel2; DROP SEQUENCE IF EXISTS seq_ids; DROP PROCEDURE IF EXISTS touch; DROP FUNCTION IF EXISTS bumpf;
@@ -72,7 +72,7 @@ interface ServerState {
   readonly sequence: string
 }
 
-describe.skipIf(skipMariadb)("MySQL classifier verdicts against what MariaDB does in a read-only transaction", () => {
+describeMariadb("MySQL classifier verdicts against what MariaDB does in a read-only transaction", () => {
   let server: MariadbServer
   const stats = { cases: 0, changed: 0, stoppedByTransaction: 0 }
 

@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { classifyStatement } from "../../../src/domain/StatementClassifier.ts"
 import type { DatabaseDriver } from "../../../src/services/drivers/Driver.ts"
 import { makeMysqlDriver, type MysqlSettings } from "../../../src/services/drivers/MysqlDriver.ts"
-import { eventually, idleInTransaction, type MariadbServer, runningStatements, skipMariadb, startMariadb } from "../../support/MariadbHarness.ts"
+import { describeMariadb, eventually, idleInTransaction, type MariadbServer, runningStatements, startMariadb } from "../../support/MariadbHarness.ts"
 
 const read = { maxRows: 500, timeoutSeconds: 30, access: "readonly" } as const
 
-describe.skipIf(skipMariadb)("MysqlDriver against a real MariaDB", () => {
+describeMariadb("MysqlDriver against a real MariaDB", () => {
   let server: MariadbServer
   let settings: MysqlSettings
 
