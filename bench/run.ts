@@ -8,10 +8,13 @@
  * the profiler slows dbdesk down, so the numbers of a profiled run are not the ones to report), --skip-memory,
  * --skip-search, --skip-throughput, --rounds N, --duration MS, --search-docs N, --memory-requests N; --large (only the
  * large-table section, bench/large-table.ts, which the full run includes and --quick leaves out), --skip-large.
+
+ * --skip-search, --skip-throughput, --rounds N, --duration MS, --search-docs N, --memory-requests N, --mysql / --skip-mysql
+ * (MySQL figures from bench/mysql.ts; part of the full run when MariaDB's binaries are installed).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { cpus, totalmem, tmpdir, release, loadavg } from "node:os"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { CellResult, LoadPlan, MemoryPoint, RunStats } from "./load.ts"
@@ -44,6 +47,7 @@ const options = {
   profile: flag("profile"),
   memory: !flag("skip-memory"),
   search: !flag("skip-search"),
+  mysql: flag("mysql") || (!quick && !flag("skip-mysql") && existsSync("/usr/sbin/mariadbd")),
   throughput: !flag("skip-throughput"),
   rounds: numberOption("rounds", quick ? 2 : 4),
   durationMs: numberOption("duration", quick ? 400 : 700),
@@ -402,6 +406,13 @@ const main = async () => {
 
     const large = options.large ? (log(), await runLargeTable(log)) : undefined
     if (large !== undefined) results["largeTable"] = large
+
+    if (options.mysql) {
+      log()
+      const out = join(work, "mysql.json")
+      await untilExit(tsNode("mysql.ts", [out, String(quick ? 300_000 : 3_000_000)], "inherit"), "mysql bench")
+      results["mysql"] = JSON.parse(readFileSync(out, "utf8")) as unknown
+    }
 
     // ------------------------------------------------------------------------------------------------- report
     log()
