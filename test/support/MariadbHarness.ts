@@ -8,7 +8,6 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import mysql from "mysql2/promise"
-import { describe } from "vitest"
 
 const SERVER_BIN = process.env["DBDESK_MARIADB_BIN"] ?? "/usr/sbin"
 const CLIENT_BIN = process.env["DBDESK_MARIADB_BIN"] ?? "/usr/bin"
@@ -20,16 +19,6 @@ export const mariadbAvailable = existsSync(MARIADBD) && existsSync(INSTALL_DB)
 export const MARIADB_MISSING =
   `MariaDB server binaries not found (${MARIADBD}, ${INSTALL_DB}): install them with \`apt-get install -y mariadb-server\` (or set DBDESK_MARIADB_BIN); CI installs them`
 
-/**
- * A MariaDB suite: skipped with a warning on a developer machine without the binaries; under CI=true it runs and
- * fails with MARIADB_MISSING, so a CI machine that lost its install step cannot pass by skipping. (Same contract as
- * the reliability branch's describeWhenInstalled; this becomes `describeWhenInstalled(mariadbAvailable, MARIADB_MISSING)`.)
- */
-export const describeMariadb = (name: string, body: () => void): void => {
-  const skip = !mariadbAvailable && process.env["CI"] !== "true"
-  if (skip) console.warn(`[skipped] ${name}: ${MARIADB_MISSING}`)
-  describe.skipIf(skip)(name, body)
-}
 
 export interface MariadbServer {
   readonly host: "127.0.0.1"

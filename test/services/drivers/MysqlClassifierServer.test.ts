@@ -5,7 +5,8 @@ import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
 import mysql from "mysql2/promise"
 import { classifyStatement } from "../../../src/domain/StatementClassifier.ts"
-import { describeMariadb, type MariadbServer, startMariadb } from "../../support/MariadbHarness.ts"
+import { type MariadbServer, startMariadb } from "../../support/MariadbHarness.ts"
+import { describeMariadb } from "../../support/MariadbSuite.ts"
 
 const FIXTURE = `
   DROP TABLE IF EXISTS sentinel, probe_t, sentinel2; DROP SEQUENCE IF EXISTS seq_ids; DROP PROCEDURE IF EXISTS touch; DROP FUNCTION IF EXISTS bumpf;

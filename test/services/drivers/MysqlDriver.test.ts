@@ -3,7 +3,8 @@ import { Effect, Fiber } from "effect"
 import { classifyStatement } from "../../../src/domain/StatementClassifier.ts"
 import type { DatabaseDriver } from "../../../src/services/drivers/Driver.ts"
 import { makeMysqlDriver, type MysqlSettings } from "../../../src/services/drivers/MysqlDriver.ts"
-import { describeMariadb, eventually, idleInTransaction, type MariadbServer, runningStatements, startMariadb } from "../../support/MariadbHarness.ts"
+import { eventually, idleInTransaction, type MariadbServer, runningStatements, startMariadb } from "../../support/MariadbHarness.ts"
+import { describeMariadb } from "../../support/MariadbSuite.ts"
 
 const read = { maxRows: 500, timeoutSeconds: 30, access: "readonly" } as const
 
