@@ -155,6 +155,28 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     expect(JSON.stringify(result)).not.toContain(wrongPassword)
   }, 60_000)
 
+  it("issue 34 item 6: KILL CONNECTION and a crash restart mid-query: a tool error naming the connection, server/discover still answers, nothing left, the next call returns the right row", async () => {
+    const auth = { authorization: `Bearer ${server.token}` }
+    for (const fault of ["kill", "restart"] as const) {
+      const marker = `${fault}_mid_query`
+      const pending = call("execute_query", { connection_id: shopId, query: `SELECT SLEEP(30) AS ${marker}` })
+      await eventually(async () => (await runningStatements(mariadb, marker)) === 1, "SLEEP running")
+      if (fault === "kill") {
+        const [rows] = await mariadb.admin().query("SELECT ID FROM information_schema.PROCESSLIST WHERE INSTR(INFO, ?) > 0 AND ID <> CONNECTION_ID()", [marker])
+        await mariadb.admin().query(`KILL CONNECTION ${(rows as Array<{ ID: number }>)[0]!.ID}`)
+      } else {
+        await mariadb.restart("crash")
+      }
+      const result = await pending
+      expect(result.isError).toBe(true)
+      expect(result.content[0].text).toMatch(/^not_connected: 'Shop \(MariaDB\)' lost its connection/)
+      const discover = await postMcp(server.url, modernRequest("server/discover"), auth)
+      expect(discover.json.result.supportedVersions).toContain("2026-07-28")
+      await eventually(async () => (await runningStatements(mariadb, marker)) === 0 && (await idleInTransaction(mariadb)) === 0, "nothing left")
+      expect((await ok("execute_query", { connection_id: shopId, query: "SELECT label FROM items WHERE id = 1" })).rows).toEqual([["first"]])
+    }
+  }, 60_000)
+
   it("issue 34 item 2: resources and completion read the MySQL connection", async () => {
     const schema: any = await client.readResource({ uri: `dbdesk://connections/${shopId}/schema` })
     expect(schema.contents[0].text).toContain("million")

@@ -72,7 +72,21 @@ export const eventually = async (check: () => Promise<boolean> | boolean, what: 
   throw new Error(`never happened: ${what}`)
 }
 
-export const startMariadb = async (): Promise<MariadbServer> => {
+export interface MariadbOptions {
+  /** Serve TLS with a self-signed certificate made by openssl for CN=localhost (not trusted by any CA). */
+  readonly tls?: boolean
+}
+
+const selfSignedCertificate = (root: string): ReadonlyArray<string> => {
+  const key = join(root, "server-key.pem")
+  const cert = join(root, "server-cert.pem")
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], { stdio: "ignore" })
+  ownedByMysql(key)
+  ownedByMysql(cert)
+  return [`--ssl-cert=${cert}`, `--ssl-key=${key}`]
+}
+
+export const startMariadb = async (options: MariadbOptions = {}): Promise<MariadbServer> => {
   if (!mariadbAvailable) throw new Error(MARIADB_MISSING)
   const root = mkdtempSync(join(tmpdir(), "dbdesk-mariadb-"))
   const data = join(root, "data")
@@ -88,12 +102,13 @@ export const startMariadb = async (): Promise<MariadbServer> => {
       stdio: ["ignore", "pipe", "pipe"]
     })
     const port = await freePort()
+    const tlsFlags = options.tls === true ? selfSignedCertificate(root) : []
     const launch = () => {
       child = spawn(MARIADBD, [
         "--no-defaults", `--datadir=${data}`, ...userFlag, `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${socket}`,
         `--pid-file=${join(root, "mariadbd.pid")}`, `--log-error=${join(root, "error.log")}`, "--skip-name-resolve", "--skip-log-bin",
         "--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M", "--innodb-flush-log-at-trx-commit=0", "--max-connections=80",
-        "--general-log=1", `--general-log-file=${logFile}`
+        "--general-log=1", `--general-log-file=${logFile}`, ...tlsFlags
       ], { stdio: "ignore" })
     }
     const connectAdmin = () => mysql.createConnection({ socketPath: socket, user: "root", multipleStatements: true })

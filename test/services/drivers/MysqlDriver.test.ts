@@ -13,7 +13,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
   let settings: MysqlSettings
 
   beforeAll(async () => {
-    server = await startMariadb()
+    server = await startMariadb({ tls: true })
     settings = { name: "Shop", host: server.host, port: server.port, user: server.user, password: server.password, database: server.database, sslMode: "disabled", secrets: [server.password] }
     await server.admin().query(`
       CREATE TABLE customers (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(40) NOT NULL, email VARCHAR(80) UNIQUE COMMENT 'where receipts go', big BIGINT, doc JSON, created DATETIME DEFAULT '2026-01-02 03:04:05');
@@ -110,6 +110,19 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         expect((yield* driver.execute("SELECT COUNT(*) FROM counter", read)).rows).toEqual([[0]])
       })))
 
+  it.live("issue 34 item 1: SSL modes: disabled is plain, preferred and required encrypt, verify-ca and verify-full refuse an untrusted certificate", () =>
+    Effect.gen(function*() {
+      const cipher = (sslMode: MysqlSettings["sslMode"]) =>
+        withDriver((driver) => Effect.map(driver.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'", read), (answer) => String(answer.rows[0]?.[1] ?? "")), { sslMode })
+      expect(yield* cipher("disabled")).toBe("")
+      expect(yield* cipher("preferred")).not.toBe("")
+      expect(yield* cipher("required")).not.toBe("")
+      for (const sslMode of ["verify-ca", "verify-full"] as const) {
+        const error = yield* Effect.flip(cipher(sslMode))
+        expect(error).toHaveProperty("message", expect.stringMatching(/cannot connect to 'Shop'.*certificate/i))
+      }
+    }))
+
   it.live("C7.2-b a wrong password names the connection, never the password", () =>
     Effect.gen(function*() {
       const wrong = `${server.password}-wrong`
@@ -191,6 +204,20 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         expect((yield* driver.execute("SELECT 3", read)).rows).toEqual([[3]])
         expect(yield* Effect.promise(() => idleInTransaction(server))).toBe(0)
       })), 60_000)
+
+  it.live("issue 34 item 6: 240 calls at 16 at a time, a third abandoned at random points: nothing left running or in a transaction, the next call answers", () =>
+    withDriver((driver) =>
+      Effect.gen(function*() {
+        const one = (i: number) =>
+          driver.execute(`SELECT n, SLEEP(0.005) AS burst_marker FROM numbers WHERE n <= ${1 + (i % 7)}`, { ...read, maxRows: 3 }).pipe(
+            i % 3 === 0 ? Effect.timeout(`${i % 40} millis`) : (effect) => effect,
+            Effect.either
+          )
+        const outcomes = yield* Effect.forEach(Array.from({ length: 240 }, (_, i) => i), one, { concurrency: 16 })
+        expect(outcomes.filter((outcome) => outcome._tag === "Left" && outcome.left._tag !== "TimeoutException")).toEqual([])
+        yield* waitFor(async () => (await runningStatements(server, "burst_marker")) === 0 && (await idleInTransaction(server)) === 0, "no session left")
+        expect((yield* driver.execute("SELECT n FROM numbers WHERE n = 7", read)).rows).toEqual([[7]])
+      })), 120_000)
 
   it.live("issue 34 item 6: the server restarted (crash and clean) under an open pool: the next call reconnects and answers", () =>
     withDriver((driver) =>
