@@ -23,7 +23,7 @@ describe("UI on a search connection", () => {
     const { page } = ui
     await page.getByRole("button", { name: "New connection" }).click()
     await page.getByRole("button", { name: "Install" }).click()
-    await page.getByRole("button", { name: "Choose" }).nth(2).click()
+    await page.getByRole("button", { name: "Choose Typesense" }).click()
     await page.getByLabel("Name").fill("Books engine")
     await page.getByLabel("Host").fill(engine.host)
     await page.getByLabel("Port").fill(String(engine.port))

@@ -76,7 +76,7 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
             <span style={{ width: 220 }}>{driver.title}</span>
             {driver.state === "available"
               ? <button onClick={install} disabled={busy !== undefined}>Install</button>
-              : <button className="primary" onClick={() => setForm(initial(undefined, driver.type))}>Choose</button>}
+              : <button className="primary" aria-label={`Choose ${driver.title}`} onClick={() => setForm(initial(undefined, driver.type))}>Choose</button>}
           </div>
         ))}
         {busy !== undefined && <p className="progress">{busy}</p>}
