@@ -64,7 +64,7 @@ const wrappings: ReadonlyArray<(sql: string) => string> = [
   (sql) => `-- leading\n${sql} -- trailing`,
   (sql) => `/* leading */ ${sql}`,
   (sql) => sql.replace(/\b(sentinel|seq_ids)\b/g, "`$1`"),
-  (sql) => sql.toLowerCase()
+  (sql) => sql.toLowerCase().replace(/\/\*m!/g, "/*M!") // MariaDB reads /*m! as a plain comment
 ]
 
 interface ServerState {
