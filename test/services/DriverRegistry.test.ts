@@ -46,11 +46,13 @@ describe("DriverRegistry (product-decisions §8 Plugin)", () => {
       expect(yield* registry.list).toEqual([
         { type: "sqlite", title: "SQLite", state: "builtIn" },
         { type: "postgresql", title: "PostgreSQL", state: "builtIn" },
+        { type: "mysql", title: "MySQL / MariaDB", state: "builtIn" },
         { type: "search", title: "Typesense (search engine)", state: "available" }
       ])
       const refused = yield* Effect.flip(registry.requireForNewConnection("search"))
       assert.strictEqual(refused._tag, "DriverNotEnabled")
       yield* registry.requireForNewConnection("sqlite")
+      yield* registry.requireForNewConnection("mysql")
       assert.strictEqual(loads.count, 0)
     }))
 
