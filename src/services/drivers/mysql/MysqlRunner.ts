@@ -6,28 +6,15 @@ import mysql from "mysql2"
 import { DriverError, LockTimeout, NamespaceNotFound, NotConnected, type StatementAccess, StatementTimeout } from "../Driver.ts"
 import type { Redactor } from "../Redactor.ts"
 import { type Flavor, flavorOf, openConnection, poolOptions, type MysqlSettings } from "./MysqlConnect.ts"
+import { type QueryOutcome, queryWhole, type StreamOutcome, streamRows } from "./MysqlSession.ts"
+
+export type { QueryOutcome, StreamOutcome } from "./MysqlSession.ts"
 
 export type { MysqlSettings } from "./MysqlConnect.ts"
 
 export type RunFailure = DriverError | NotConnected | NamespaceNotFound | StatementTimeout | LockTimeout
 
 type Conn = mysql.PoolConnection
-
-export interface QueryOutcome {
-  readonly columns: ReadonlyArray<string>
-  /** The rows when the statement returned a result set; empty for a statement that changed rows. */
-  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
-  readonly affectedRows: number
-  readonly hasResultSet: boolean
-}
-
-export interface StreamOutcome {
-  readonly columns: ReadonlyArray<string>
-  readonly affectedRows: number
-  readonly hasResultSet: boolean
-  /** Whether reading stopped because `onRow` said so (the statement was killed, not drained). */
-  readonly stopped: boolean
-}
 
 /** What a body of work may do on its connection; every statement it starts is killed on interruption. */
 export interface Session {
@@ -53,7 +40,6 @@ export interface Runner {
 const SETTLE_CAP = Duration.seconds(10)
 /** MariaDB ER_STATEMENT_TIMEOUT, MySQL ER_QUERY_TIMEOUT: the server's own backstop ended the statement. */
 const BACKSTOP_CODES = new Set([1969, 3024])
-const QUERY_INTERRUPTED = 1317
 const LOCK_WAIT_TIMEOUT = 1205
 /** ER_BAD_DB_ERROR, ER_DBACCESS_DENIED_ERROR: the database named does not exist or the account may not use it. */
 const DATABASE_CODES = new Set([1049, 1044])
@@ -230,68 +216,8 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
 
       const session = (found: Flavor): Session => ({
         flavor: found,
-        query: (sql, values) =>
-          track((db) =>
-            new Promise<QueryOutcome>((resolve, reject) => {
-              const done = (error: mysql.QueryError | null, result: unknown, fields: ReadonlyArray<mysql.FieldPacket> | undefined) => {
-                if (error !== null) return reject(error)
-                const isRows = Array.isArray(result)
-                resolve({
-                  columns: (fields ?? []).map((field) => field.name),
-                  rows: isRows ? result as Array<Array<unknown>> : [],
-                  affectedRows: isRows ? 0 : Number((result as mysql.ResultSetHeader).affectedRows ?? 0),
-                  hasResultSet: isRows
-                })
-              }
-              const options = { sql, rowsAsArray: true }
-              if (values === undefined) db.query(options, done as never)
-              else db.execute(options, [...values] as never, done as never)
-            })),
-        stream: (sql, values, onRow) =>
-          track((db, kill) =>
-            new Promise<StreamOutcome>((resolve, reject) => {
-              let columns: ReadonlyArray<string> = []
-              let affectedRows = 0
-              let hasResultSet = false
-              let stoppedEarly = false
-              const options = { sql, rowsAsArray: true }
-              // mysql2 tells a lost socket to the session only, not to a statement read as events: listen there too.
-              const lost = (error: unknown) =>
-                reject(error ?? Object.assign(new Error("the server closed the connection"), { fatal: true, code: "PROTOCOL_CONNECTION_LOST" }))
-              db.once("error", lost)
-              db.once("end", lost)
-              const settle = <T>(done: (value: T) => void) => (value: T) => {
-                db.removeListener("error", lost)
-                db.removeListener("end", lost)
-                done(value)
-              }
-              resolve = settle(resolve)
-              reject = settle(reject)
-              const emitter = values === undefined ? db.query(options) : db.execute(options, [...values] as never)
-              // Only the first result set counts (a CALL may answer several); mysql2 gives an OK packet no index.
-              emitter.on("fields", (fields: ReadonlyArray<mysql.FieldPacket> | undefined) => {
-                if (!hasResultSet && fields !== undefined) {
-                  columns = fields.map((field) => field.name)
-                  hasResultSet = true
-                }
-              })
-              emitter.on("result", (row: unknown, index: number | undefined) => {
-                if ((index ?? 0) !== 0 || stoppedEarly) return
-                if (!Array.isArray(row)) {
-                  if (!hasResultSet) affectedRows = Number((row as mysql.ResultSetHeader).affectedRows ?? 0)
-                  return
-                }
-                if (!onRow(row)) {
-                  stoppedEarly = true
-                  void kill() // the rows already in flight are discarded; the server stops producing more
-                }
-              })
-              emitter.on("error", (error: MysqlError) => {
-                if (stoppedEarly && error.errno === QUERY_INTERRUPTED) resolve({ columns, affectedRows, hasResultSet, stopped: true })
-                else reject(error)
-              })
-              emitter.on("end", () => resolve({ columns, affectedRows, hasResultSet, stopped: stoppedEarly }))
-            }))
+        query: (sql, values) => track((db) => queryWhole(db, sql, values)),
+        stream: (sql, values, onRow) => track((db, kill) => streamRows(db, sql, values, onRow, kill))
       })
 
       const backstop = seconds + 1 // product-decisions §3 "Deadlines": the server's own timer is the deadline + 1 s
