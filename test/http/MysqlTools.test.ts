@@ -143,7 +143,7 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
 
   it("issue 34 item 5: SELECT * of 1,000,000 rows answers the first max_rows, says so, and kills the statement", async () => {
     const answer = await ok("execute_query", { connection_id: shopId, query: "SELECT *, 'million_marker' FROM million", max_rows: 1000 })
-    expect(answer).toMatchObject({ row_count: 1000, is_truncated: true, status_message: "showing the first 1000 rows" })
+    expect(answer).toMatchObject({ row_count: 1000, is_truncated: true, status_message: expect.stringMatching(/^showing the first 1000 rows; /) })
     expect(answer.rows[999][0]).toBe(1000)
     expect(await runningStatements(mariadb, "million_marker")).toBe(0)
   }, 60_000)

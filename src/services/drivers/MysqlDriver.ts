@@ -1,7 +1,6 @@
 import { Effect } from "effect"
 import { AnswerBudget } from "../../domain/AnswerBudget.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
-import { toCell } from "../../domain/SqlCell.ts"
 import { type BuildResult, buildBrowse, buildCount, type SqlFlavor } from "./BrowseSql.ts"
 import {
   type ConnectionStatus,
@@ -41,25 +40,21 @@ const asReachFailure = <E extends { readonly _tag: string }>(error: E | Statemen
     ? new DriverError({ message: (error as LockTimeout).message })
     : error as E
 
-const cells = (row: ReadonlyArray<unknown>) => row.map(toCell)
-
 /**
- * Reads a statement's rows into an answer under max_rows and the byte caps (AnswerBudget); reading stops at the
- * first row that does not fit and the statement is killed rather than drained (issue 34 item 5).
+ * Reads a statement's rows into an answer under max_rows and the byte caps (AnswerBudget, raw values); reading stops
+ * at the first row that does not fit and the statement is killed rather than drained (issue 34 item 5).
  */
 const readInto = async (session: Session, sql: string, values: ReadonlyArray<unknown> | undefined, budget: AnswerBudget, started: number): Promise<ResultSet> => {
-  const outcome = await session.stream(sql, values, (row) => budget.add(cells(row)))
-  const note = budget.note()
-  const status = note ?? (outcome.hasResultSet ? undefined : `${outcome.affectedRows} row${outcome.affectedRows === 1 ? "" : "s"} affected`)
-  return {
-    columns: [...outcome.columns],
-    rows: budget.rows,
-    row_count: budget.rows.length,
-    rows_affected: outcome.hasResultSet ? 0 : outcome.affectedRows,
-    execution_time_ms: performance.now() - started,
-    is_truncated: budget.truncated,
-    ...(status === undefined ? {} : { status_message: status })
-  }
+  let columns: ReadonlyArray<string> = []
+  const outcome = await session.stream(sql, values, (row) => budget.add(row), (names) => {
+    columns = budget.header(names)
+  })
+  const affected = outcome.affectedRows
+  return budget.resultSet(columns, {
+    executionMs: performance.now() - started,
+    rowsAffected: outcome.hasResultSet ? 0 : affected,
+    statusMessage: outcome.hasResultSet ? undefined : `${affected} row${affected === 1 ? "" : "s"} affected`
+  })
 }
 
 /**
@@ -169,12 +164,12 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
         onTable(table, namespace, "readonly", (session, found, database) => Catalog.describeTable(session, found, database)).pipe(Effect.withSpan("MysqlDriver.describeTable")),
       tableDdl: (table, namespace) => onTable(table, namespace, "readonly", Catalog.tableDdl).pipe(Effect.withSpan("MysqlDriver.tableDdl")),
       searchSchema: (term, limit, namespace) => read(namespace, (session) => Catalog.searchSchema(session, term, limit)).pipe(Effect.withSpan("MysqlDriver.searchSchema")),
-      browse: (table, query, namespace) =>
+      browse: (table, query, namespace, limits) =>
         onTable(table, namespace, "readonly", async (session, found) => {
           const started = performance.now()
           const known = await Catalog.columnNames(session, found)
           const { sql, params } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER, MYSQL_FLAVOR), found)
-          return readInto(session, sql, params, new AnswerBudget(query.limit ?? 500), started)
+          return readInto(session, sql, params, new AnswerBudget(query.limit ?? 500, limits), started)
         }).pipe(Effect.withSpan("MysqlDriver.browse")),
       count: (table, filters, logic, namespace) =>
         onTable(table, namespace, "readonly", async (session, found) => {
@@ -185,10 +180,10 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
         }).pipe(Effect.withSpan("MysqlDriver.count")),
       execute: (sql, options) => execute(sql, options).pipe(Effect.withSpan("MysqlDriver.execute")),
       // The tools allow analyze only for a safe inner statement (MariaDB's ANALYZE runs it); it still runs read-only.
-      explain: (sql, analyze) =>
+      explain: (sql, analyze, limits) =>
         Effect.flatMap(runner.flavor(), (flavor) => {
           const prefix = !analyze ? "EXPLAIN FORMAT=JSON" : flavor === "mariadb" ? "ANALYZE FORMAT=JSON" : "EXPLAIN ANALYZE"
-          return execute(`${prefix} ${sql}`, { maxRows: 10_000, timeoutSeconds: TOOL_SECONDS, access: "readonly" })
+          return execute(`${prefix} ${sql}`, { maxRows: 10_000, timeoutSeconds: TOOL_SECONDS, access: "readonly", ...(limits === undefined ? {} : { limits }) })
         }).pipe(Effect.mapError(asReachFailure), Effect.withSpan("MysqlDriver.explain")),
       insertRows: (table, columns, rows) =>
         onTable(table, undefined, "readwrite", (session, found) => insertInto(session, found, columns, rows)).pipe(Effect.withSpan("MysqlDriver.insertRows")),

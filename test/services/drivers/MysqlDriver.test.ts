@@ -75,11 +75,27 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
       Effect.gen(function*() {
         const before = kills()
         const answer = yield* driver.execute("SELECT n, REPEAT('x', 200) AS pad, 'stream_marker' FROM numbers a", { ...read, maxRows: 50 })
-        expect(answer).toEqual(expect.objectContaining({ row_count: 50, is_truncated: true, status_message: "showing the first 50 rows" }))
+        expect(answer).toEqual(expect.objectContaining({ row_count: 50, is_truncated: true, status_message: expect.stringMatching(/^showing the first 50 rows; narrow the query/) }))
         expect(answer.rows[49]?.[0]).toBe(50)
         yield* waitFor(async () => kills() > before, "KILL QUERY in the general log")
         expect(yield* running("stream_marker")).toBe(0)
         expect((yield* driver.execute("SELECT COUNT(*) FROM numbers", read)).rows).toEqual([[200000]])
+      })))
+
+  it.live("issue 34 item 5: the byte caps apply: a long cell is cut with its length, and rows stop at limits.maxAnswerBytes (statement killed)", () =>
+    withDriver((driver) =>
+      Effect.gen(function*() {
+        const cut = yield* driver.execute("SELECT REPEAT('x', 100000) AS long_text", { ...read, limits: { maxCellBytes: 1000, maxAnswerBytes: 8 * 1024 * 1024 } })
+        expect(String(cut.rows[0]?.[0]).startsWith("x".repeat(1000))).toBe(true)
+        expect(String(cut.rows[0]?.[0])).toContain("100000 bytes")
+        expect(cut.status_message).toMatch(/limits\.maxCellBytes/)
+        const before = kills()
+        const capped = yield* driver.execute("SELECT n, REPEAT('y', 1000) AS pad, 'bytes_marker' FROM numbers", { ...read, maxRows: 10_000, limits: { maxCellBytes: 32_768, maxAnswerBytes: 64 * 1024 } })
+        expect(capped.is_truncated).toBe(true)
+        expect(capped.row_count).toBeLessThan(100)
+        expect(capped.status_message).toMatch(/limits\.maxAnswerBytes/)
+        yield* waitFor(async () => kills() > before, "KILL QUERY in the general log")
+        expect(yield* running("bytes_marker")).toBe(0)
       })))
 
   it.live("issue 34 item 3: START TRANSACTION READ ONLY stops a write the classifier calls safe (SELECT of a function that inserts)", () =>

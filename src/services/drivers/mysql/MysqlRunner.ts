@@ -22,7 +22,12 @@ export interface Session {
   /** A small statement read whole (catalog reads). `values` are bound server-side (a prepared statement). */
   readonly query: (sql: string, values?: ReadonlyArray<unknown>) => Promise<QueryOutcome>
   /** Rows one at a time; when `onRow` answers false, the rest is not read: the statement is killed (issue 34 item 5). */
-  readonly stream: (sql: string, values: ReadonlyArray<unknown> | undefined, onRow: (row: ReadonlyArray<unknown>) => boolean) => Promise<StreamOutcome>
+  readonly stream: (
+    sql: string,
+    values: ReadonlyArray<unknown> | undefined,
+    onRow: (row: ReadonlyArray<unknown>) => boolean,
+    onColumns: (names: ReadonlyArray<string>) => void
+  ) => Promise<StreamOutcome>
 }
 
 export interface Runner {
@@ -217,7 +222,7 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
       const session = (found: Flavor): Session => ({
         flavor: found,
         query: (sql, values) => track((db) => queryWhole(db, sql, values)),
-        stream: (sql, values, onRow) => track((db, kill) => streamRows(db, sql, values, onRow, kill))
+        stream: (sql, values, onRow, onColumns) => track((db, kill) => streamRows(db, sql, values, onRow, onColumns, kill))
       })
 
       const backstop = seconds + 1 // product-decisions §3 "Deadlines": the server's own timer is the deadline + 1 s

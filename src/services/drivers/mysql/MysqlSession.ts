@@ -46,6 +46,7 @@ export const streamRows = (
   sql: string,
   values: ReadonlyArray<unknown> | undefined,
   onRow: (row: ReadonlyArray<unknown>) => boolean,
+  onColumns: (names: ReadonlyArray<string>) => void,
   kill: () => Promise<void>
 ): Promise<StreamOutcome> =>
   new Promise<StreamOutcome>((resolve, reject) => {
@@ -72,6 +73,7 @@ export const streamRows = (
       if (!hasResultSet && fields !== undefined) {
         columns = fields.map((field) => field.name)
         hasResultSet = true
+        onColumns(columns)
       }
     })
     emitter.on("result", (row: unknown, index: number | undefined) => {
