@@ -20,7 +20,8 @@ const client = (id: string): AiClient => findAiClient(id)!
 const launch: BridgeLaunch = { command: "/usr/bin/node", args: ["/opt/dbdesk/bin/dbdesk-mcp.mjs"] }
 const dirs = { home: "/home/ada" }
 
-const jsonValue = FastCheck.jsonValue({ maxDepth: 2 })
+/** What a config file can hold: JSON as it survives a write and a read (-0 is written as 0). */
+const jsonValue = FastCheck.jsonValue({ maxDepth: 2 }).map((value) => JSON.parse(JSON.stringify(value)) as unknown)
 /** Another server's entry and unrelated top-level settings, as other programs write them. */
 const otherConfig = FastCheck.record({
   settings: FastCheck.dictionary(FastCheck.string({ minLength: 1, maxLength: 8 }).filter((key) => key !== "__proto__"), jsonValue, { maxKeys: 3 }),
