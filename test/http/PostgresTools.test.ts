@@ -37,10 +37,10 @@ describe.skipIf(!postgresAvailable)("MCP tools on a PostgreSQL connection (real 
 
   beforeAll(async () => {
     postgres = await startPostgres()
-    await postgres.admin.unsafe("CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)")
-    await postgres.admin.unsafe(`ALTER TABLE items OWNER TO ${postgres.user}`)
-    await postgres.admin.unsafe("INSERT INTO items (label) VALUES ('first'), ('second')")
-    await postgres.admin.unsafe("CREATE ROLE dbdesk_locky LOGIN PASSWORD 'locky-pw'; GRANT SELECT ON items TO dbdesk_locky; ALTER ROLE dbdesk_locky SET lock_timeout = '200ms'").simple()
+    await postgres.sql("CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)")
+    await postgres.sql(`ALTER TABLE items OWNER TO ${postgres.user}`)
+    await postgres.sql("INSERT INTO items (label) VALUES ('first'), ('second')")
+    await postgres.sql("CREATE ROLE dbdesk_locky LOGIN PASSWORD 'locky-pw'; GRANT SELECT ON items TO dbdesk_locky; ALTER ROLE dbdesk_locky SET lock_timeout = '200ms'")
     wrongPassword = `${postgres.password}-typo`
     const home = tempHome()
     const common = { type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, sslMode: "disable", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes" }
@@ -111,16 +111,16 @@ describe.skipIf(!postgresAvailable)("MCP tools on a PostgreSQL connection (real 
   }, 60_000)
 
   it("product-decisions §3 a lock timeout the database reports is the tool error timeout:, not -33003", async () => {
-    const holder = await postgres.admin.reserve()
+    const holder = await postgres.client()
     try {
-      await holder.unsafe("BEGIN; LOCK TABLE items IN ACCESS EXCLUSIVE MODE").simple()
+      await holder.query("BEGIN; LOCK TABLE items IN ACCESS EXCLUSIVE MODE")
       const answer = await call("execute_query", { connection_id: lockyId, query: "SELECT * FROM items" })
       expect(answer.json.error).toBeUndefined()
       expect(answer.json.result.isError).toBe(true)
       expect(answer.json.result.content[0].text).toMatch(/^timeout: canceling statement due to lock timeout/)
     } finally {
-      await holder.unsafe("ROLLBACK")
-      holder.release()
+      await holder.query("ROLLBACK")
+      await holder.end()
     }
   }, 60_000)
 

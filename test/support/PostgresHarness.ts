@@ -6,7 +6,7 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import postgres from "postgres"
+import pg from "pg"
 
 export const PG_BIN = process.env["DBDESK_PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
 
@@ -22,8 +22,14 @@ export interface PostgresServer {
   readonly database: string
   readonly user: string
   readonly password: string
-  /** A superuser connection to the database under test, for arranging data and watching pg_stat_activity. */
-  readonly admin: postgres.Sql
+  /** A superuser pool on the database under test, for arranging data and watching pg_stat_activity. */
+  readonly admin: pg.Pool
+  /** Runs one statement (or several, without values) as the superuser on the database under test; the rows as objects. */
+  readonly sql: <R = Record<string, any>>(text: string, values?: ReadonlyArray<unknown>) => Promise<Array<R>>
+  /** A new connected client (superuser unless `role: "app"`), on the database under test unless `database` says otherwise. */
+  readonly client: (options?: { readonly database?: string; readonly role?: "admin" | "app" }) => Promise<pg.Client>
+  /** `pg_ctl restart -m <mode>` on the same port; waits until the server accepts connections again. */
+  readonly restart: (mode: "fast" | "immediate") => Promise<void>
   /** Every statement the server received (`log_statement = all`). */
   readonly log: () => string
   readonly version: string
@@ -72,9 +78,10 @@ export const startPostgres = async (): Promise<PostgresServer> => {
   try {
     runPg("initdb", ["-D", data, "-U", "dbdesk_admin", `--pwfile=${join(root, "pwfile")}`, "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-sync"])
     let port = 0
+    let options = ""
     for (let attempt = 1; !started; attempt++) {
       port = await freePort()
-      const options = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 -c log_statement=all -c fsync=off -c max_connections=40`
+      options = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 -c log_statement=all -c fsync=off -c max_connections=60`
       try {
         runPg("pg_ctl", ["-D", data, "-l", logFile, "-o", options, "-w", "-t", "60", "start"])
         started = true
@@ -82,19 +89,35 @@ export const startPostgres = async (): Promise<PostgresServer> => {
         if (attempt >= 3) throw error
       }
     }
-    const superuser = (database: string) =>
-      postgres({ host: "127.0.0.1", port, user: "dbdesk_admin", password: adminPassword, database, onnotice: () => {}, max: 2 })
+    const connectionOf = (database: string, role: "admin" | "app"): pg.ClientConfig =>
+      role === "admin"
+        ? { host: "127.0.0.1", port, user: "dbdesk_admin", password: adminPassword, database }
+        : { host: "127.0.0.1", port, user, password, database }
+    const client = async (options: { readonly database?: string; readonly role?: "admin" | "app" } = {}) => {
+      const opened = new pg.Client(connectionOf(options.database ?? databaseName, options.role ?? "admin"))
+      // A client whose backend a test terminates emits 'error'; unlistened, that would end the test process.
+      opened.on("error", () => {})
+      await opened.connect()
+      return opened
+    }
     const user = "dbdesk_app"
     const password = `pw-${secret()}`
-    const database = "dbdesk_test"
-    const bootstrap = superuser("postgres")
-    await bootstrap.unsafe(`CREATE ROLE ${user} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`)
-    await bootstrap.unsafe(`CREATE DATABASE ${database} OWNER ${user}`)
+    const databaseName = "dbdesk_test"
+    const bootstrap = await client({ database: "postgres" })
+    await bootstrap.query(`CREATE ROLE ${user} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`)
+    await bootstrap.query(`CREATE DATABASE ${databaseName} OWNER ${user}`)
     await bootstrap.end()
-    const admin = superuser(database)
-    const [row] = await admin.unsafe<Array<{ server_version: string }>>("SHOW server_version")
+    const admin = new pg.Pool({ ...connectionOf(databaseName, "admin"), max: 4 })
+    admin.on("error", () => {})
+    const sql = async <R,>(text: string, values?: ReadonlyArray<unknown>): Promise<Array<R>> =>
+      (await admin.query(text, values === undefined ? undefined : [...values])).rows as Array<R>
+    const [row] = await sql<{ server_version: string }>("SHOW server_version")
+    const restart = async (mode: "fast" | "immediate") => {
+      runPg("pg_ctl", ["-D", data, "-l", logFile, "-o", options, "-m", mode, "-w", "-t", "60", "restart"])
+      await eventually(() => sql("SELECT 1").then(() => true, () => false), "the restarted server accepts connections")
+    }
     const stop = async () => {
-      await admin.end({ timeout: 5 }).catch(() => {})
+      await admin.end().catch(() => {})
       try {
         runPg("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
       } finally {
@@ -104,10 +127,13 @@ export const startPostgres = async (): Promise<PostgresServer> => {
     return {
       host: "127.0.0.1",
       port,
-      database,
+      database: databaseName,
       user,
       password,
       admin,
+      sql,
+      client,
+      restart,
       log: () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : ""),
       version: row?.server_version ?? "unknown",
       stop
@@ -127,7 +153,7 @@ export const startPostgres = async (): Promise<PostgresServer> => {
 
 /** Statements of the role under test still running (or idle in a transaction) whose text contains `marker`. */
 export const runningStatements = async (server: PostgresServer, marker: string): Promise<number> => {
-  const rows = await server.admin.unsafe<Array<{ n: number }>>(
+  const rows = await server.sql<{ n: number }>(
     "SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND state <> 'idle' AND position($2 in query) > 0 AND pid <> pg_backend_pid()",
     [server.user, marker]
   )
@@ -152,4 +178,30 @@ export const eventually = async (check: () => Promise<boolean> | boolean, what: 
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   throw new Error(`never happened: ${what}`)
+}
+
+/** A backend of the role under test that is not plain idle: running a statement or idle inside a transaction. */
+export interface BusyBackend {
+  readonly pid: number
+  readonly state: string
+  readonly query: string
+}
+
+export const busyBackends = (server: PostgresServer): Promise<Array<BusyBackend>> =>
+  server.sql<BusyBackend>(
+    "SELECT pid, state, query FROM pg_stat_activity WHERE usename = $1 AND backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_pid()",
+    [server.user]
+  )
+
+/**
+ * The oracle of the fault scenarios (issue 32): within `seconds` no backend of the role under test is idle in a
+ * transaction or still running a statement. Resolves with the backends seen last when they never cleared.
+ */
+export const backendsSettle = async (server: PostgresServer, seconds = 2): Promise<Array<BusyBackend>> => {
+  const until = Date.now() + seconds * 1000
+  for (;;) {
+    const busy = await busyBackends(server).catch(() => [{ pid: 0, state: "unreachable", query: "" }])
+    if (busy.length === 0 || Date.now() > until) return busy
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import postgres from "postgres"
+import type pg from "pg"
 import { classifyStatement } from "../../../src/domain/StatementClassifier.ts"
 import type { DatabaseDriver } from "../../../src/services/drivers/Driver.ts"
 import { makePostgresDriver, type PostgresSettings } from "../../../src/services/drivers/PostgresDriver.ts"
@@ -13,13 +13,13 @@ const read = { maxRows: 500, timeoutSeconds: 30, access: "readonly" } as const
 describe.skipIf(!postgresAvailable)("PostgresDriver against a real PostgreSQL 15", () => {
   let server: PostgresServer
   let settings: PostgresSettings
-  let owner: postgres.Sql
+  let owner: pg.Client
 
   beforeAll(async () => {
     server = await startPostgres()
     settings = { name: "Warehouse", host: server.host, port: server.port, database: server.database, user: server.user, password: server.password, sslMode: "disable", secrets: [server.password] }
-    owner = postgres({ host: server.host, port: server.port, database: server.database, user: server.user, password: server.password, onnotice: () => {} })
-    await owner.unsafe(`
+    owner = await server.client({ role: "app" })
+    await owner.query(`
       CREATE TABLE customers (id serial PRIMARY KEY, name text NOT NULL, email text UNIQUE, big int8);
       COMMENT ON COLUMN customers.email IS 'where receipts go';
       CREATE TABLE orders (id serial PRIMARY KEY, customer_id int NOT NULL REFERENCES customers (id) ON DELETE CASCADE, total numeric(10,2) DEFAULT 0, meta json);
@@ -32,7 +32,7 @@ describe.skipIf(!postgresAvailable)("PostgresDriver against a real PostgreSQL 15
       INSERT INTO customers (name, email, big) VALUES ('Ada', 'ada@example.com', 9007199254740993), ('Bob', 'bob@example.com', 42), ('Cy', NULL, NULL);
       INSERT INTO orders (customer_id, total) VALUES (1, 150), (1, 20), (2, 99.5);
       INSERT INTO sales.regions VALUES ('eu'), ('us');
-    `).simple()
+    `)
   }, 120_000)
 
   afterAll(async () => {
@@ -99,11 +99,11 @@ describe.skipIf(!postgresAvailable)("PostgresDriver against a real PostgreSQL 15
   it.live("product-decisions §3 a lock timeout (55P03) is a LockTimeout, which the tools answer timeout:", () =>
     Effect.gen(function*() {
       yield* Effect.promise(() =>
-        server.admin.unsafe(`CREATE ROLE dbdesk_locky LOGIN PASSWORD 'locky-pw'; GRANT SELECT ON orders TO dbdesk_locky; ALTER ROLE dbdesk_locky SET lock_timeout = '200ms'`).simple())
-      const holder = yield* Effect.promise(() => server.admin.reserve())
-      yield* Effect.promise(() => holder.unsafe("BEGIN; LOCK TABLE orders IN ACCESS EXCLUSIVE MODE").simple())
+        server.sql(`CREATE ROLE dbdesk_locky LOGIN PASSWORD 'locky-pw'; GRANT SELECT ON orders TO dbdesk_locky; ALTER ROLE dbdesk_locky SET lock_timeout = '200ms'`))
+      const holder = yield* Effect.promise(() => server.client())
+      yield* Effect.promise(() => holder.query("BEGIN; LOCK TABLE orders IN ACCESS EXCLUSIVE MODE"))
       const error = yield* withDriver((driver) => Effect.flip(driver.execute("SELECT * FROM orders", read)), { user: "dbdesk_locky", password: "locky-pw", secrets: ["locky-pw"] }).pipe(
-        Effect.ensuring(Effect.promise(() => holder.unsafe("ROLLBACK").then(() => holder.release())))
+        Effect.ensuring(Effect.promise(() => holder.query("ROLLBACK").then(() => holder.end())))
       )
       expect(error._tag).toBe("LockTimeout")
       expect(error).toHaveProperty("message", expect.stringContaining("lock timeout"))
