@@ -128,7 +128,7 @@ describe.skipIf(!postgresAvailable)("MCP tools on a PostgreSQL connection (real 
     const answer = await call("execute_query", { connection_id: badId, query: "SELECT 1" })
     const text: string = answer.json.result.content[0].text
     expect(answer.json.result.isError).toBe(true)
-    expect(text).toMatch(/^query_failed: cannot connect to 'Typo \(PostgreSQL\)'/)
+    expect(text).toMatch(/^not_connected: cannot connect to 'Typo \(PostgreSQL\)'/)
     expect(text).toContain("password authentication failed")
     const status = await call("get_connection_status", { connection_id: badId })
     expect(status.json.result.structuredContent).toMatchObject({ status: "error", error: expect.stringContaining("'Typo (PostgreSQL)'") })

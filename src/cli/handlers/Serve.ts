@@ -1,5 +1,6 @@
 import { Console, Effect, Layer, Option } from "effect"
 import { announce, makeServerLayer } from "../../http/Server.ts"
+import { installDriverSafetyNet } from "../../services/drivers/DriverFaults.ts"
 import { SettingsStore } from "../../services/Settings.ts"
 import { terminalApprovalPrompt } from "../../services/TerminalApprovalPrompt.ts"
 import { Tokens } from "../../services/Tokens.ts"
@@ -24,6 +25,8 @@ export const serve = ({ home, port }: { readonly home: Option.Option<string>; re
       ...(process.stdin.isTTY ? { approvalPrompt: terminalApprovalPrompt() } : {})
     })
     yield* Effect.scoped(Effect.gen(function*() {
+      // Issue 32 item 3: a failure escaping a driver's I/O fails that connection's calls, not the process.
+      if (process.env["DBDESK_DRIVER_NET"] !== "off") yield* Effect.acquireRelease(Effect.sync(() => installDriverSafetyNet()), (remove) => Effect.sync(remove))
       const context = yield* Layer.build(layer)
       yield* Effect.provide(announce, context)
       yield* Effect.provide(announceDefaultToken, context)

@@ -104,7 +104,7 @@ export interface DatabaseDriver {
   readonly execute: (
     sql: string,
     options: ExecuteOptions
-  ) => Effect.Effect<ResultSet, ReachFailure | StatementTimeout | LockTimeout>
+  ) => Effect.Effect<ResultSet, ReachFailure | StatementTimeout | LockTimeout | Unsupported>
   readonly explain: (sql: string, analyze: boolean, limits?: AnswerLimits) => Effect.Effect<ResultSet, ReachFailure | Unsupported>
   readonly insertRows: (
     table: string,

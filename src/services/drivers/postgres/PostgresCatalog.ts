@@ -1,6 +1,7 @@
 // Reads of the PostgreSQL catalog for list_schemas, list_tables, describe_table, get_table_ddl and search_schema
-// (product-decisions §3). Every function runs on a connection inside `BEGIN READ ONLY`.
-import type postgres from "postgres"
+// (product-decisions §3). Every read is one round trip inside `BEGIN READ ONLY` (PostgresRunner.ts); arrays come
+// back as json. A `schema` argument (issue 25 item 3) limits listings to it and resolves table names in it.
+import { NamespaceNotFound, TableNotFound } from "../Driver.ts"
 import type {
   ColumnDescription,
   ForeignKeyDescription,
@@ -10,8 +11,7 @@ import type {
   TableEntry
 } from "../../../domain/SqlTable.ts"
 import { quoteIdentifier } from "../BrowseSql.ts"
-
-type Db = postgres.Sql | postgres.TransactionSql | postgres.ReservedSql
+import type { Db } from "./PostgresRunner.ts"
 
 /** A table found by name: `schema.name`, or a bare name resolved through the search path. */
 export interface ResolvedTable {
@@ -34,52 +34,84 @@ export const displayName = (schema: string, name: string): string => (schema ===
 export const qualifiedName = (table: ResolvedTable): string => `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`
 
 export const listSchemas = async (db: Db): Promise<Array<string>> => {
-  const rows = await db.unsafe<Array<{ name: string }>>(`SELECT n.nspname AS name FROM pg_namespace n WHERE ${USER_SCHEMAS} ORDER BY 1`)
+  const rows = await db.rows<{ name: string }>(`SELECT n.nspname AS name FROM pg_namespace n WHERE ${USER_SCHEMAS} ORDER BY 1`)
   return rows.map((row) => row.name)
 }
 
-export const findTable = async (db: Db, table: string): Promise<ResolvedTable | undefined> => {
+/** Fails with NamespaceNotFound when a schema named in the arguments does not exist (rather than finding nothing). */
+const requireSchema = async (db: Db, schema: string | undefined): Promise<void> => {
+  if (schema === undefined) return
+  const rows = await db.rows("SELECT 1 AS found FROM pg_namespace WHERE nspname = $1", [schema])
+  if (rows.length === 0) {
+    throw new NamespaceNotFound({ message: `the schema ${JSON.stringify(schema)} does not exist in this database; call list_schemas for the names` })
+  }
+}
+
+/**
+ * A table by name: with `schema`, the name as given inside that schema; without, `schema.name` or a bare name
+ * resolved through the search path. Fails with TableNotFound (or NamespaceNotFound for a missing schema).
+ */
+export const findTable = async (db: Db, table: string, schema?: string): Promise<ResolvedTable> => {
   const dot = table.indexOf(".")
-  const candidates: Array<[string | null, string]> = [[null, table]]
-  if (dot > 0) candidates.unshift([table.slice(0, dot), table.slice(dot + 1)])
-  for (const [schema, name] of candidates) {
-    const rows = await db.unsafe<Array<ResolvedTable>>(
+  const candidates: Array<[string | null, string]> = schema === undefined ? [[null, table]] : [[schema, table]]
+  if (schema === undefined && dot > 0) candidates.unshift([table.slice(0, dot), table.slice(dot + 1)])
+  for (const [inSchema, name] of candidates) {
+    const rows = await db.rows<ResolvedTable>(
       `SELECT c.oid::int AS oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE ${RELATIONS} AND c.relname = $1 AND ($2::text IS NULL AND pg_table_is_visible(c.oid) OR n.nspname = $2::text)
         LIMIT 1`,
-      [name, schema]
+      [name, inSchema]
     )
     if (rows[0] !== undefined) return rows[0]
   }
-  return undefined
+  await requireSchema(db, schema)
+  throw new TableNotFound({ table: schema === undefined ? table : `${schema}.${table}` })
 }
 
 export const columnNames = async (db: Db, oid: number): Promise<Array<string>> => {
-  const rows = await db.unsafe<Array<{ name: string }>>(
+  const rows = await db.rows<{ name: string }>(
     "SELECT attname AS name FROM pg_attribute WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
     [oid]
   )
   return rows.map((row) => row.name)
 }
 
-export const listTables = async (db: Db, includeRowCounts: boolean): Promise<Array<TableEntry>> => {
-  const rows = await db.unsafe<Array<{ schema: string; name: string; kind: string }>>(
+/** Tables and views; with `schema` only its own, named as they are inside it. Row counts in one round trip. */
+export const listTables = async (db: Db, includeRowCounts: boolean, schema?: string): Promise<Array<TableEntry>> => {
+  const rows = await db.rows<{ schema: string; name: string; kind: string }>(
     `SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind FROM pg_class c
-       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${RELATIONS} AND ${USER_SCHEMAS} ORDER BY 1, 2`
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE ${RELATIONS} AND ${USER_SCHEMAS} AND ($1::text IS NULL OR n.nspname = $1::text) ORDER BY 1, 2`,
+    [schema ?? null]
   )
-  const entries: Array<TableEntry> = []
-  for (const row of rows) {
-    const type = row.kind === "v" || row.kind === "m" ? "view" : "table"
-    const name = displayName(row.schema, row.name)
-    if (!includeRowCounts || type === "view") {
-      entries.push({ name, type })
-      continue
-    }
-    const [count] = await db.unsafe<Array<{ n: string }>>(`SELECT count(*)::text AS n FROM ${quoteIdentifier(row.schema)}.${quoteIdentifier(row.name)}`)
-    entries.push({ name, type, row_count: Number(count?.n ?? 0) })
+  if (rows.length === 0) await requireSchema(db, schema)
+  const tables = rows.map((row) => ({
+    row,
+    name: schema === undefined ? displayName(row.schema, row.name) : row.name,
+    type: row.kind === "v" || row.kind === "m" ? "view" as const : "table" as const
+  }))
+  const counts = new Map<string, number>()
+  const counted = includeRowCounts ? tables.filter((table) => table.type === "table") : []
+  if (counted.length > 0) {
+    await db.read(counted.map((table) => ({
+      text: `SELECT count(*) FROM ${quoteIdentifier(table.row.schema)}.${quoteIdentifier(table.row.name)}`,
+      rows: {
+        limit: 0,
+        sink: {
+          fields: () => {},
+          row: (values: ReadonlyArray<string | null>) => {
+            counts.set(table.name, Number(values[0] ?? 0))
+            return "more" as const
+          }
+        }
+      }
+    })))
   }
-  return entries
+  return tables.map((table) => {
+    const count = counts.get(table.name)
+    return count === undefined ? { name: table.name, type: table.type } : { name: table.name, type: table.type, row_count: count }
+  })
 }
 
 interface ColumnRow {
@@ -93,7 +125,7 @@ interface ColumnRow {
 }
 
 const columnRows = (db: Db, oid: number) =>
-  db.unsafe<Array<ColumnRow>>(
+  db.rows<ColumnRow>(
     `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS data_type, a.attnotnull AS not_null,
             pg_get_expr(d.adbin, d.adrelid) AS default_value, col_description(a.attrelid, a.attnum) AS comment,
             EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = a.attrelid AND i.indisprimary AND a.attnum = ANY (i.indkey)) AS is_primary_key,
@@ -107,9 +139,9 @@ const columnRows = (db: Db, oid: number) =>
   )
 
 const indexes = (db: Db, oid: number) =>
-  db.unsafe<Array<IndexDescription & { columns: Array<string> }>>(
+  db.rows<IndexDescription & { columns: Array<string> }>(
     `SELECT ic.relname AS name, i.indisunique AS is_unique, i.indisprimary AS is_primary,
-            ARRAY(SELECT pg_get_indexdef(i.indexrelid, k, true) FROM generate_series(1, i.indnkeyatts) k ORDER BY k) AS columns
+            to_json(ARRAY(SELECT pg_get_indexdef(i.indexrelid, k, true) FROM generate_series(1, i.indnkeyatts) k ORDER BY k)) AS columns
        FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = $1 ORDER BY ic.relname`,
     [oid]
   )
@@ -117,12 +149,12 @@ const indexes = (db: Db, oid: number) =>
 const ACTIONS: Record<string, string> = { a: "NO ACTION", r: "RESTRICT", c: "CASCADE", n: "SET NULL", d: "SET DEFAULT" }
 
 const foreignKeys = async (db: Db, oid: number): Promise<Array<ForeignKeyDescription>> => {
-  const rows = await db.unsafe<Array<{ columns: Array<string>; schema: string; table: string; referenced: Array<string>; upd: string; del: string }>>(
-    `SELECT ARRAY(SELECT a.attname FROM unnest(k.conkey) WITH ORDINALITY u(n, o)
-                    JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o) AS columns,
+  const rows = await db.rows<{ columns: Array<string>; schema: string; table: string; referenced: Array<string>; upd: string; del: string }>(
+    `SELECT to_json(ARRAY(SELECT a.attname FROM unnest(k.conkey) WITH ORDINALITY u(n, o)
+                    JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o)) AS columns,
             rn.nspname AS schema, rc.relname AS table,
-            ARRAY(SELECT a.attname FROM unnest(k.confkey) WITH ORDINALITY u(n, o)
-                    JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.n ORDER BY u.o) AS referenced,
+            to_json(ARRAY(SELECT a.attname FROM unnest(k.confkey) WITH ORDINALITY u(n, o)
+                    JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.n ORDER BY u.o)) AS referenced,
             k.confupdtype AS upd, k.confdeltype AS del
        FROM pg_constraint k JOIN pg_class rc ON rc.oid = k.confrelid JOIN pg_namespace rn ON rn.oid = rc.relnamespace
       WHERE k.conrelid = $1 AND k.contype = 'f' ORDER BY k.conname`,
@@ -141,17 +173,17 @@ const foreignKeys = async (db: Db, oid: number): Promise<Array<ForeignKeyDescrip
 export const tableDdl = async (db: Db, table: ResolvedTable): Promise<string> => {
   const name = qualifiedName(table)
   if (table.kind === "v" || table.kind === "m") {
-    const [view] = await db.unsafe<Array<{ definition: string }>>("SELECT pg_get_viewdef($1::oid, true) AS definition", [table.oid])
+    const [view] = await db.rows<{ definition: string }>("SELECT pg_get_viewdef($1::oid, true) AS definition", [table.oid])
     return `CREATE ${table.kind === "m" ? "MATERIALIZED " : ""}VIEW ${name} AS\n${view?.definition ?? ""}`
   }
   const columns = (await columnRows(db, table.oid)).map((c) =>
     `  ${quoteIdentifier(c.name)} ${c.data_type}${c.default_value === null ? "" : ` DEFAULT ${c.default_value}`}${c.not_null ? " NOT NULL" : ""}`
   )
-  const constraints = await db.unsafe<Array<{ name: string; definition: string }>>(
+  const constraints = await db.rows<{ name: string; definition: string }>(
     "SELECT conname AS name, pg_get_constraintdef(oid, true) AS definition FROM pg_constraint WHERE conrelid = $1 AND contype IN ('p', 'u', 'f', 'c', 'x') ORDER BY contype = 'p' DESC, conname",
     [table.oid]
   )
-  const ownIndexes = await db.unsafe<Array<{ definition: string }>>(
+  const ownIndexes = await db.rows<{ definition: string }>(
     `SELECT pg_get_indexdef(i.indexrelid) AS definition FROM pg_index i
       WHERE i.indrelid = $1 AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid AND k.conrelid = i.indrelid)
       ORDER BY 1`,
@@ -163,7 +195,7 @@ export const tableDdl = async (db: Db, table: ResolvedTable): Promise<string> =>
 
 export const describeTable = async (db: Db, table: ResolvedTable): Promise<TableDescription> => {
   const columns = await columnRows(db, table.oid)
-  const [estimate] = await db.unsafe<Array<{ n: number }>>("SELECT reltuples::float8 AS n FROM pg_class WHERE oid = $1", [table.oid])
+  const [estimate] = await db.rows<{ n: number }>("SELECT reltuples::float8 AS n FROM pg_class WHERE oid = $1", [table.oid])
   const approximate = estimate === undefined || estimate.n < 0 ? undefined : Math.round(estimate.n)
   return {
     table: displayName(table.schema, table.name),
@@ -183,23 +215,27 @@ export const describeTable = async (db: Db, table: ResolvedTable): Promise<Table
   }
 }
 
-export const searchSchema = async (db: Db, term: string, limit: number): Promise<Array<SchemaMatch>> => {
+/** Tables and columns whose names contain `term`; with `schema` only its own, named as they are inside it. */
+export const searchSchema = async (db: Db, term: string, limit: number, schema?: string): Promise<Array<SchemaMatch>> => {
+  await requireSchema(db, schema)
+  const named = (inSchema: string, name: string) => (schema === undefined ? displayName(inSchema, name) : name)
   const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-  const rows = await db.unsafe<Array<{ kind: "table" | "column"; schema: string; table: string; name: string; data_type: string | null }>>(
+  const rows = await db.rows<{ kind: "table" | "column"; schema: string; table: string; name: string; data_type: string | null }>(
     `SELECT * FROM (
        SELECT 'table' AS kind, n.nspname AS schema, c.relname AS table, c.relname AS name, NULL AS data_type
-         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${RELATIONS} AND ${USER_SCHEMAS} AND c.relname ILIKE $1
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${RELATIONS} AND ${USER_SCHEMAS} AND c.relname ILIKE $1 AND ($3::text IS NULL OR n.nspname = $3::text)
        UNION ALL
        SELECT 'column', n.nspname, c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
          FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE ${RELATIONS} AND ${USER_SCHEMAS} AND a.attnum > 0 AND NOT a.attisdropped AND a.attname ILIKE $1
+          AND ($3::text IS NULL OR n.nspname = $3::text)
      ) m ORDER BY kind DESC, schema, "table", name LIMIT $2`,
-    [pattern, limit]
+    [pattern, limit, schema ?? null]
   )
   return rows.map((row) => ({
     kind: row.kind,
-    table: displayName(row.schema, row.table),
-    name: row.kind === "table" ? displayName(row.schema, row.name) : row.name,
+    table: named(row.schema, row.table),
+    name: row.kind === "table" ? named(row.schema, row.name) : row.name,
     ...(row.data_type === null ? {} : { data_type: row.data_type })
   }))
 }

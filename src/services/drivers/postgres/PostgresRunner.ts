@@ -1,184 +1,280 @@
-// The one place PostgreSQL work starts and stops: a lazily connecting pool, `BEGIN READ ONLY` for safe
-// statements, dbdesk's deadline with `statement_timeout` as a backstop, and a real cancel on interruption.
+// The one place PostgreSQL work starts and stops (issue 32). A call leases one session, runs its round trips
+// (reads inside BEGIN READ ONLY with the deadline backstop, PgPipeline.ts), and gives the session back either clean
+// (transaction status idle, no portal, session settings as started) or destroyed. Interruption and dbdesk's deadline
+// send the protocol cancel request for the running statement and wait a bounded time for the session to come back.
 import { Duration, Effect } from "effect"
-import postgres from "postgres"
-import { DriverError, LockTimeout, type StatementAccess, StatementTimeout } from "../Driver.ts"
+import { withinDriver } from "../DriverFaults.ts"
+import { DriverError, type Namespace, type StatementAccess, StatementTimeout } from "../Driver.ts"
 import type { Redactor } from "../Redactor.ts"
+import { sendCancel, CANCEL_TIMEOUT_MS } from "./PgCancel.ts"
+import { catalogValueOf, parameterText } from "./PgCells.ts"
+import { type FieldInfo, Pipeline, type PipelineResult, type Step } from "./PgPipeline.ts"
+import { destroyClient, makePools, type PoolSettings, type PooledClient } from "./PgPools.ts"
+import { connectFailure, type ErrorContext, isSessionLoss, runFailure, type RunFailure } from "./PostgresErrors.ts"
 
-export interface PostgresSettings {
+export type { RunFailure } from "./PostgresErrors.ts"
+
+export interface PostgresSettings extends PoolSettings {
   /** The connection's name, so errors say which connection failed (never its password, C7.2-b). */
   readonly name: string
-  readonly host: string
-  readonly port: number
-  readonly database: string
-  readonly user: string
-  readonly password?: string
-  readonly sslMode: "disable" | "prefer" | "require" | "verify-ca" | "verify-full"
   /** Secrets of the connection to redact from every error text (C7.2-b). */
   readonly secrets?: ReadonlyArray<string>
 }
 
-export type Db = postgres.TransactionSql | postgres.ReservedSql
-export type RunFailure = DriverError | StatementTimeout | LockTimeout
-
-/** Registers a query so that interruption can send the protocol cancel request for it. */
-export type Track = <Q extends Cancellable>(query: Q) => Q
-
-interface Cancellable {
-  readonly cancel: () => void
+/** What a call's body may do with its session. */
+export interface Db {
+  /** One read-only round trip: BEGIN READ ONLY, the deadline backstop, the search path, `steps`, COMMIT. */
+  readonly read: (steps: ReadonlyArray<Step>) => Promise<PipelineResult>
+  /** One round trip of `steps` as they are, in the session's own transaction state (writes, approved). */
+  readonly plain: (steps: ReadonlyArray<Step>) => Promise<PipelineResult>
+  /** Catalog rows as objects, in one read-only round trip. */
+  readonly rows: <R>(sql: string, values?: ReadonlyArray<unknown>) => Promise<Array<R>>
+  /** The session's transaction status after the last round trip ('I' idle, 'T' in a transaction, 'E' failed). */
+  readonly transactionStatus: () => string | null
 }
 
-/**
- * `query.cancel()` of `postgres` 3.4 drops the promise of the cancel request, so a cancel sent to a server
- * that has gone away would be an unhandled rejection; call its canceller ourselves and keep the promise.
- */
-const cancelQuietly = (query: Cancellable): void => {
-  const internal = query as Cancellable & { canceller?: ((query: unknown) => Promise<unknown> | undefined) | null }
-  if (typeof internal.canceller !== "function") return query.cancel()
-  const pending = internal.canceller(query)
-  internal.canceller = null
-  void pending?.catch(() => undefined)
-}
-
-/** How long interruption waits for a cancelled statement to give its connection back. */
-const SETTLE_CAP = Duration.seconds(10)
-
-/** A plain promise race: an Effect timeout cannot end a wait that runs inside an (uninterruptible) canceller. */
-const settledWithin = (settled: Promise<unknown>, cap: Duration.Duration): Promise<void> =>
-  new Promise((done) => {
-    const timer = setTimeout(done, Duration.toMillis(cap))
-    void settled.finally(() => {
-      clearTimeout(timer)
-      done()
-    })
-  })
-const POOL_SIZE = 4
-
-const sslOption = (mode: PostgresSettings["sslMode"]): boolean | object | "prefer" | "require" | "verify-full" => {
-  switch (mode) {
-    case "disable":
-      return false
-    case "verify-ca":
-      return { rejectUnauthorized: true, checkServerIdentity: () => undefined }
-    default:
-      return mode
-  }
-}
-
-/** int8 values stay exact: `toCell` turns those beyond the safe range into strings (product-decisions §3). */
-const BIGINT_TYPE = { to: 20, from: [20], serialize: (value: unknown) => String(value), parse: (text: string) => BigInt(text) }
-
-export const openPool = (settings: PostgresSettings): postgres.Sql<{}> =>
-  postgres({
-    host: settings.host,
-    port: settings.port,
-    database: settings.database,
-    username: settings.user,
-    ...(settings.password === undefined ? {} : { password: settings.password }),
-    ssl: sslOption(settings.sslMode),
-    max: POOL_SIZE,
-    idle_timeout: 60,
-    connect_timeout: 10,
-    onnotice: () => {},
-    connection: { application_name: "dbdesk" },
-    types: { bigint: BIGINT_TYPE } as unknown as Record<string, postgres.PostgresType>
-  })
-
-const CONNECTION_CODES = /^(08|28|3D)/
-
-const isConnectionFailure = (error: unknown): boolean =>
-  error instanceof postgres.PostgresError
-    ? CONNECTION_CODES.test(error.code)
-    : typeof (error as { code?: unknown }).code === "string"
-
-/** The text of a database error for the model: message, detail and hint, redacted; connection failures name the connection. */
-export const errorText = (error: unknown, settings: PostgresSettings, redact: Redactor): string => {
-  if (error instanceof postgres.PostgresError) {
-    const parts = [error.message, error.detail, error.hint].filter((part): part is string => typeof part === "string" && part !== "")
-    const text = parts.join("; ")
-    return redact(isConnectionFailure(error) ? `cannot connect to '${settings.name}': ${text}` : text)
-  }
-  const message = error instanceof Error ? error.message : String(error)
-  return redact(isConnectionFailure(error)
-    ? `cannot connect to '${settings.name}' at ${settings.host}:${settings.port}: ${message}`
-    : message)
+export interface Work<A> {
+  readonly access: StatementAccess
+  /** dbdesk's deadline; the server's statement_timeout is one second longer (product-decisions §3 "Deadlines"). */
+  readonly seconds: number
+  readonly namespace?: Namespace | undefined
+  /** Puts `namespace.schema` first on the search path for the call's statements (execute_query). */
+  readonly searchPath?: boolean
+  readonly body: (db: Db) => Promise<A>
 }
 
 export interface Runner {
-  /**
-   * Runs `body` on one connection: inside `BEGIN READ ONLY` for `readonly`, on a reserved connection for
-   * `readwrite`. Interrupting it cancels every tracked query on the server and waits for the connection.
-   */
-  readonly run: <A>(
-    access: StatementAccess,
-    seconds: number,
-    body: (db: Db, track: Track) => Promise<A>
-  ) => Effect.Effect<A, RunFailure>
+  readonly run: <A>(work: Work<A>) => Effect.Effect<A, RunFailure>
   readonly close: () => Effect.Effect<void>
 }
 
-export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner => {
-  let pool: postgres.Sql<{}> | undefined
-  const poolOf = () => (pool ??= openPool(settings))
+/** How long a stopped call waits for its session to come back before destroying it. */
+const SETTLE_MS = 3000
+/** ROLLBACK or DISCARD ALL taking longer than this means the session is not healthy: destroy it. */
+const CLEANUP_MS = 5000
+/** A reused session that fails before answering was dead while idle: try another, this many times at most. */
+const STALE_RETRIES = 5
 
-  const failureOf = (error: unknown, seconds: number): RunFailure => {
-    if (error instanceof postgres.PostgresError && error.code === "57014" && /statement timeout/.test(error.message)) {
-      return new StatementTimeout({ seconds })
-    }
-    if (error instanceof postgres.PostgresError && error.code === "55P03") {
-      return new LockTimeout({ message: `${errorText(error, settings, redact)} (the statement waited for a lock another session holds)` })
-    }
-    return new DriverError({ message: errorText(error, settings, redact) })
-  }
+/** Waits for `promise` at most `ms`; true when it settled in time (its rejection is handled either way). */
+const within = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms)
+    promise.then(() => true, () => true).then(() => {
+      clearTimeout(timer)
+      resolve(true)
+    })
+  })
 
-  const start = <A>(access: StatementAccess, backstopMs: number, body: (db: Db, track: Track) => Promise<A>, track: Track) => {
-    const sql = poolOf()
-    if (access === "readonly") {
-      return sql.begin("read only", async (tx) => {
-        await track(tx.unsafe(`SET LOCAL statement_timeout = ${backstopMs}`))
-        return body(tx, track)
-      }) as Promise<A>
-    }
-    return sql.reserve().then(async (reserved) => {
-      try {
-        await track(reserved.unsafe(`SET statement_timeout = ${backstopMs}`))
-        return await body(reserved, track)
-      } finally {
-        await reserved.unsafe("RESET statement_timeout").catch(() => undefined)
-        reserved.release()
+/** The call was stopped (interrupted or past its deadline): no further round trip starts. */
+class Stopped extends Error {}
+
+/** A reused session that was already dead: the call is retried on another one. */
+class StaleSession extends Error {}
+
+/** The safety net closed this connection's sessions after an unexpected failure in the driver. */
+class DriverFault extends Error {}
+
+const searchPathStep = (schema: string, local: boolean): Step => ({
+  // regnamespace raises 3F000 for a schema that does not exist instead of silently searching nothing.
+  text: `SELECT set_config('search_path', quote_ident($1)::regnamespace::text || ', ' || current_setting('search_path'), ${local})`,
+  values: [schema]
+})
+
+/** One leased session and what its call did to it. */
+class Lease {
+  inFlight: Pipeline | undefined
+  cancel: Promise<boolean> | undefined
+  stopped = false
+  needsRollback = false
+  /** Session-level state changed (SET, a user's statement): DISCARD ALL before the session is reused. */
+  tainted = false
+  private submitted = 0
+
+  constructor(readonly client: PooledClient, private readonly settings: PostgresSettings) {}
+
+  submit(steps: ReadonlyArray<Step>): Promise<PipelineResult> {
+    if (this.stopped) return Promise.reject(new Stopped())
+    const first = this.submitted++ === 0
+    const pipeline = new Pipeline(steps, () => this.cancelRunning())
+    this.inFlight = pipeline
+    this.client.query(pipeline as never)
+    return pipeline.done.then((result) => {
+      this.inFlight = undefined
+      if (result.stoppedEarly) this.needsRollback = true
+      return result
+    }, (error: unknown) => {
+      this.inFlight = undefined
+      this.needsRollback = true
+      if (first && !pipeline.answered && this.client.uses > 1 && isSessionLoss(error) && !(this.client.lost instanceof DriverFault)) {
+        throw new StaleSession()
       }
+      throw error
     })
   }
 
-  const run = <A>(access: StatementAccess, seconds: number, body: (db: Db, track: Track) => Promise<A>) => {
-    const work = Effect.async<A, RunFailure>((resume) => {
-      const running = new Set<Cancellable>()
-      let stopped = false
-      const track: Track = (query) => {
-        running.add(query)
-        if (stopped) cancelQuietly(query)
-        return query
+  /** Sends the protocol cancel request for the statement running now (once per call). */
+  cancelRunning(): void {
+    this.cancel ??= sendCancel(this.settings.host, this.settings.port, this.client.processID, this.client.secretKey)
+  }
+
+  /** Cancels the running statement; a session that does not answer within SETTLE_MS after the cancel is destroyed. */
+  stop(): void {
+    this.stopped = true
+    const running = this.inFlight
+    if (running === undefined) return
+    this.cancelRunning()
+    void this.cancel?.then(() => within(running.done, SETTLE_MS)).then((settled) => {
+      if (!settled) destroyClient(this.client, new Error("the cancelled statement did not end"))
+    })
+  }
+
+  /** Gives the session back clean (idle, no transaction, settings as started) or destroys it. */
+  async finish(): Promise<void> {
+    const { client } = this
+    const destroy = (reason: string) => {
+      destroyClient(client, new Error(reason))
+      client.release(true)
+    }
+    if (this.inFlight !== undefined && !(await within(this.inFlight.done, SETTLE_MS))) return destroy("the stopped statement did not end")
+    // A cancel still on its way could end the next call's statement on this session.
+    if (this.cancel !== undefined && !(await this.cancel)) return destroy("the cancel request was not delivered")
+    if (client.lost !== undefined || !client._queryable) return destroy("the session was lost")
+    try {
+      if (this.needsRollback || client.getTransactionStatus() !== "I") {
+        if (!(await within(client.query("ROLLBACK"), CLEANUP_MS)) || client.getTransactionStatus() !== "I") return destroy("ROLLBACK failed")
       }
-      // product-decisions §3 "Deadlines": the server's own timer is the deadline + 1 s, a backstop behind dbdesk's.
-      const settled = start(access, (seconds + 1) * 1000, body, track).then(
+      if (this.tainted && !(await within(client.query("DISCARD ALL"), CLEANUP_MS))) return destroy("DISCARD ALL failed")
+      if (client.lost !== undefined || client.getTransactionStatus() !== "I") return destroy("the session was lost")
+      client.release()
+    } catch {
+      destroy("cleanup failed")
+    }
+  }
+}
+
+export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner => {
+  let pools = makePools(settings)
+  const leases = new Set<Lease>()
+
+  const scope = {
+    connection: settings.name,
+    redact,
+    onFault: (error: Error) => {
+      const fault = new DriverFault(error.message)
+      const old = pools
+      pools = makePools(settings)
+      old.destroyAll(fault)
+      for (const lease of leases) lease.stopped = true
+    }
+  }
+
+  const contextOf = (work: Work<unknown>): ErrorContext => {
+    const database = work.namespace?.database ?? settings.database
+    return {
+      connection: settings.name,
+      host: settings.host,
+      port: settings.port,
+      database,
+      ownDatabase: database === settings.database,
+      seconds: work.seconds,
+      writes: work.access === "readwrite",
+      redact
+    }
+  }
+
+  const dbOf = (lease: Lease, work: Work<unknown>): Db => {
+    const schema = work.searchPath === true ? work.namespace?.schema : undefined
+    const prefix: ReadonlyArray<Step> = [
+      { text: "BEGIN READ ONLY" },
+      { text: `SET LOCAL statement_timeout = ${(work.seconds + 1) * 1000}`, flush: schema === undefined },
+      ...(schema === undefined ? [] : [{ ...searchPathStep(schema, true), flush: true }])
+    ]
+    const read = async (steps: ReadonlyArray<Step>) => {
+      const result = await lease.submit([...prefix, ...steps, { text: "COMMIT" }])
+      return { ...result, outcomes: result.outcomes.slice(prefix.length, prefix.length + steps.length) }
+    }
+    const rows = async <R>(sql: string, values: ReadonlyArray<unknown> = []): Promise<Array<R>> => {
+      let fields: ReadonlyArray<FieldInfo> = []
+      const collected: Array<R> = []
+      await read([{
+        text: sql,
+        values: values.map(parameterText),
+        rows: {
+          limit: 0,
+          sink: {
+            fields: (described) => {
+              fields = described
+            },
+            row: (row) => {
+              const entry: Record<string, unknown> = {}
+              for (const [index, field] of fields.entries()) entry[field.name] = catalogValueOf(row[index] ?? null, field.typeOid)
+              collected.push(entry as R)
+              return "more"
+            }
+          }
+        }
+      }])
+      return collected
+    }
+    return { read, plain: (steps) => lease.submit(steps), rows, transactionStatus: () => lease.client.getTransactionStatus() }
+  }
+
+  const execute = async <A>(work: Work<A>, state: { stopped: boolean; lease: Lease | undefined }): Promise<A> => {
+    const context = contextOf(work)
+    for (let attempt = 0; ; attempt++) {
+      let client: PooledClient
+      try {
+        client = await pools.acquire(work.namespace?.database)
+      } catch (error) {
+        throw connectFailure(error, context)
+      }
+      const lease = new Lease(client, settings)
+      if (state.stopped) {
+        await lease.finish()
+        throw new Stopped()
+      }
+      state.lease = lease
+      leases.add(lease)
+      try {
+        if (work.access === "readwrite") {
+          lease.tainted = true
+          const schema = work.searchPath === true ? work.namespace?.schema : undefined
+          await lease.submit([{ text: `SET statement_timeout = ${(work.seconds + 1) * 1000}` }, ...(schema === undefined ? [] : [searchPathStep(schema, false)])])
+        }
+        return await work.body(dbOf(lease, work))
+      } catch (error) {
+        if (error instanceof StaleSession && attempt < STALE_RETRIES) continue
+        if (lease.client.lost instanceof DriverFault) {
+          throw new DriverError({ message: redact(`dbdesk's PostgreSQL driver failed unexpectedly on '${settings.name}' (logged); the call was stopped and the next call opens a new session`) })
+        }
+        throw runFailure(error, context)
+      } finally {
+        leases.delete(lease)
+        await lease.finish()
+      }
+    }
+  }
+
+  const run = <A>(work: Work<A>): Effect.Effect<A, RunFailure> => {
+    const attempt = Effect.async<A, RunFailure>((resume) => {
+      const state: { stopped: boolean; lease: Lease | undefined } = { stopped: false, lease: undefined }
+      const done = withinDriver(scope, () => execute(work, state)).then(
         (value) => resume(Effect.succeed(value)),
-        (error) => resume(Effect.fail(failureOf(error, seconds)))
+        (error: unknown) => resume(Effect.fail(error as RunFailure))
       )
-      return Effect.suspend(() => {
-        stopped = true
-        for (const query of running) cancelQuietly(query)
-        return Effect.promise(() => settledWithin(settled, SETTLE_CAP))
+      return Effect.promise(async () => {
+        state.stopped = true
+        state.lease?.stop()
+        // The answer waits until the statement ended and the session is back (or destroyed), within bounds.
+        if (!(await within(done, CANCEL_TIMEOUT_MS + SETTLE_MS + CLEANUP_MS)) && state.lease !== undefined) {
+          destroyClient(state.lease.client, new Error("the stopped call did not end"))
+        }
       })
     })
-    return Effect.timeoutFail(work, { duration: Duration.seconds(seconds), onTimeout: () => new StatementTimeout({ seconds }) })
+    return Effect.timeoutFail(attempt, { duration: Duration.seconds(work.seconds), onTimeout: () => new StatementTimeout({ seconds: work.seconds }) })
   }
 
-  const close = () =>
-    Effect.promise(async () => {
-      const open = pool
-      pool = undefined
-      await open?.end({ timeout: 2 }).catch(() => undefined)
-    })
+  const close = () => Effect.promise(() => pools.close())
 
   return { run, close }
 }

@@ -1,0 +1,78 @@
+// A statement's rows into a result set under the answer's caps (issue 25): AnswerBudget keeps at most max_rows
+// rows, cuts long cells and stops at limits.maxAnswerBytes; a read also stops once the rows read from the server
+// pass TRANSFER_FACTOR × maxAnswerBytes (huge cells cost transfer even when cut), and is then cancelled server-side.
+import { AnswerBudget, type AnswerLimits, DEFAULT_ANSWER_LIMITS } from "../../../domain/AnswerBudget.ts"
+import type { ResultSet } from "../../../domain/ResultSet.ts"
+import { cellOf } from "./PgCells.ts"
+import type { FieldInfo, PipelineResult, RowSink, SinkVerdict, StepOutcome } from "./PgPipeline.ts"
+
+/** Rows stop once this many times limits.maxAnswerBytes has been read from the server. */
+export const TRANSFER_FACTOR = 4
+
+const CHANGES_ROWS = /^(INSERT|UPDATE|DELETE|MERGE|COPY)$/
+
+export class ResultCollector implements RowSink {
+  /** The columns with their origins (table OID, column number), kept for callers that need them. */
+  columns: ReadonlyArray<FieldInfo> = []
+  readonly budget: AnswerBudget
+  private readonly limits: AnswerLimits
+  private read = 0
+  private transferStopped = false
+
+  /** `stopsStatement`: the statement is a read that may be cancelled when the answer is full (never a write). */
+  constructor(maxRows: number, limits: AnswerLimits | undefined, private readonly stopsStatement: boolean) {
+    this.limits = limits ?? DEFAULT_ANSWER_LIMITS
+    this.budget = new AnswerBudget(maxRows, this.limits)
+  }
+
+  /** The row limit to give the portal: one more than kept, so a truncated answer knows it is. */
+  get portalRows(): number {
+    return this.budget.maxRows + 1
+  }
+
+  fields(fields: ReadonlyArray<FieldInfo>): void {
+    this.columns = fields
+  }
+
+  row(values: ReadonlyArray<string | null>, size: number): SinkVerdict {
+    this.read += size
+    const kept = this.budget.add(values.map((value, index) => cellOf(value, this.columns[index]?.typeOid ?? 0)))
+    if (!this.stopsStatement) return "more"
+    if (!kept) return this.budget.stoppedBy === "bytes" ? "stop" : "more"
+    if (this.read > TRANSFER_FACTOR * this.limits.maxAnswerBytes) {
+      this.transferStopped = true
+      return "stop"
+    }
+    return "more"
+  }
+
+  /** The result set of the statement whose step ended with `outcome` (undefined when it was cancelled). */
+  resultSet(pipeline: PipelineResult, outcome: StepOutcome | undefined, started: number): ResultSet {
+    const rows = this.budget.rows
+    // Stopped on transfer: truncated unless the statement then ended by itself with nothing dropped.
+    const transferCut = this.transferStopped && (pipeline.discarded > 0 || outcome === undefined || outcome.suspended)
+    const command = outcome?.command ?? "SELECT"
+    const changesRows = CHANGES_ROWS.test(command)
+    const affected = changesRows ? outcome?.count ?? 0 : 0
+    const notes = [
+      transferCut
+        ? `showing the first ${rows.length} rows: the rows read from the database passed ${TRANSFER_FACTOR * this.limits.maxAnswerBytes} bytes (${TRANSFER_FACTOR} × limits.maxAnswerBytes); select fewer or shorter columns (length(), substr()) or add a WHERE or a LIMIT`
+        : undefined,
+      this.budget.note()
+    ].filter((note): note is string => note !== undefined)
+    const status = notes.length > 0
+      ? notes.join("; ")
+      : changesRows
+      ? `${affected} row${affected === 1 ? "" : "s"} affected`
+      : command === "SELECT" || command === "" ? undefined : command
+    return {
+      columns: this.columns.map((column) => column.name),
+      rows,
+      row_count: rows.length,
+      rows_affected: affected,
+      execution_time_ms: performance.now() - started,
+      is_truncated: this.budget.truncated || transferCut,
+      ...(status === undefined ? {} : { status_message: status })
+    }
+  }
+}
