@@ -36,7 +36,7 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
         if (again !== undefined) return again
         switch (connection.type) {
           case "sqlite": {
-            const driver = yield* makeSqliteDriver({ path: connection.path, secrets: connectionSecrets(connection) })
+            const driver = yield* makeSqliteDriver({ path: connection.path, name: connection.name, secrets: connectionSecrets(connection) })
             open.set(connection.id, driver)
             return driver as DatabaseDriver
           }

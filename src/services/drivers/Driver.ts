@@ -27,8 +27,11 @@ export class NotConnected extends Data.TaggedError("NotConnected")<{ readonly me
 /** A database or schema named in the arguments does not exist (`not_found:`); the message says where to look. */
 export class NamespaceNotFound extends Data.TaggedError("NamespaceNotFound")<{ readonly message: string }> {}
 
-/** What any call may fail with besides its own errors: the database, the connection, a missing database or schema. */
-export type ReachFailure = DriverError | NotConnected | NamespaceNotFound | InvalidArgument
+/**
+ * What any call may fail with besides its own errors: the database, the connection, a missing database or schema, a
+ * lock another session or process holds past the database's own timeout.
+ */
+export type ReachFailure = DriverError | NotConnected | NamespaceNotFound | InvalidArgument | LockTimeout
 
 /**
  * Where a call reaches (issue 25): `database` is another database of the connection's server, reached with the

@@ -1,11 +1,11 @@
 import { Effect } from "effect"
+import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import { type BuildResult, buildBrowse, buildCount, quoteIdentifier } from "./BrowseSql.ts"
 import {
   type ConnectionStatus,
   type DatabaseDriver,
   DriverError,
-  type ExecuteOptions,
   type InsertResult,
   InvalidArgument,
   type LockTimeout,
@@ -36,7 +36,6 @@ const asToolFailure = (error: RunFailure): ReachFailure | TableNotFound => {
   switch (error._tag) {
     case "StatementTimeout":
       return new DriverError({ message: `the database did not answer within ${error.seconds} s` })
-    case "LockTimeout":
     case "Unsupported":
       return new DriverError({ message: error.message })
     default:
@@ -74,7 +73,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       Effect.mapError(read(body, namespace), (error): ReachFailure => (error._tag === "TableNotFound" ? new DriverError({ message: `no table named ${error.table}` }) : error))
 
     /** Runs a statement and collects its answer; reads fetch at most max_rows + 1 rows and stop at the caps. */
-    const statement = async (db: Db, access: StatementAccess, sql: string, values: ReadonlyArray<string | null>, options: { maxRows: number; limits?: ExecuteOptions["limits"] }) => {
+    const statement = async (db: Db, access: StatementAccess, sql: string, values: ReadonlyArray<string | null>, options: { readonly maxRows: number; readonly limits?: AnswerLimits | undefined }) => {
       const started = performance.now()
       const collector = new ResultCollector(options.maxRows, options.limits, access === "readonly")
       const step = { text: sql, values, rows: { limit: collector.portalRows, sink: collector } }
@@ -138,12 +137,12 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
         ),
       searchSchema: (term, limit, namespace) =>
         list((db) => Catalog.searchSchema(db, term, limit, namespace?.schema), namespace).pipe(Effect.withSpan("PostgresDriver.searchSchema")),
-      browse: (table, query, namespace) =>
+      browse: (table, query, namespace, limits) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema)
           const known = await Catalog.columnNames(db, found.oid)
           const { sql, values } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER), found)
-          return (await statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500 })).resultSet
+          return (await statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits })).resultSet
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browse")),
       count: (table, filters, logic, namespace) =>
         read(async (db) => {
@@ -166,8 +165,8 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           }
         }).pipe(Effect.mapError(asExecuteFailure), Effect.withSpan("PostgresDriver.execute")),
       // product-decisions §3: the tools allow analyze only for a safe inner statement; it still runs read-only.
-      explain: (sql, analyze) =>
-        list(async (db) => (await statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000 })).resultSet).pipe(
+      explain: (sql, analyze, limits) =>
+        list(async (db) => (await statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).resultSet).pipe(
           Effect.withSpan("PostgresDriver.explain")
         ),
       insertRows: (table, columns, rows) =>

@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process"
+import { stat } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Duration, Effect } from "effect"
@@ -11,7 +12,9 @@ import {
   DriverError,
   type InsertResult,
   InvalidArgument,
+  LockTimeout,
   type Namespace,
+  NotConnected,
   type RowCount,
   StatementTimeout,
   TableNotFound,
@@ -26,6 +29,8 @@ export interface SqliteSettings {
   readonly path: string
   /** Secrets of the connection to redact from every error text (C7.2-b). */
   readonly secrets?: ReadonlyArray<string>
+  /** The connection's name, so a lost process or file says which connection (issue 32). */
+  readonly name?: string
 }
 
 export interface SqliteDriver extends DatabaseDriver {
@@ -48,7 +53,7 @@ let childCommandCached: ReturnType<typeof childCommand> | undefined
 const STDERR_KEPT = 2000
 const CLOSE_GRACE = Duration.seconds(2)
 
-type Failure = DriverError | TableNotFound | InvalidArgument
+type Failure = DriverError | TableNotFound | InvalidArgument | NotConnected | LockTimeout
 
 /** One child process and the requests waiting on it. */
 interface ChildLink {
@@ -56,7 +61,11 @@ interface ChildLink {
   readonly ready: Promise<void>
   readonly pending: Map<number, (response: ChildResponse) => void>
   readonly exited: Promise<void>
+  /** The inode of the database file when the child started: another one means the file was replaced. */
+  readonly inode: number
   stderr: string
+  /** Why the process ended, once it has: its pending requests fail with this, naming the connection. */
+  ended?: string
 }
 
 /**
@@ -70,8 +79,9 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
     const lock = yield* Effect.makeSemaphore(1)
     let link: ChildLink | undefined
     let nextId = 1
+    const named = settings.name === undefined ? "the SQLite connection" : `'${settings.name}'`
 
-    const spawn = (): ChildLink => {
+    const spawn = (inode: number): ChildLink => {
       const command = (childCommandCached ??= childCommand())
       const child = fork(command.script, [settings.path], {
         execArgv: command.execArgv,
@@ -83,16 +93,17 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       const ready = new Promise<void>((resolve) => (markReady = resolve))
       const exited = new Promise<void>((resolve) => {
         child.once("exit", (code, signal) => {
-          const message = `the SQLite process ended (${signal ?? `exit code ${code}`})${
+          const message = `the SQLite process of ${named} ended (${signal ?? `exit code ${code}`})${
             created.stderr === "" ? "" : `: ${created.stderr.trim()}`
-          }`
+          }; the next call starts a new one`
+          created.ended = message
           for (const [id, resume] of pending) resume({ id, ok: false, failure: { kind: "Sql", message } })
           pending.clear()
           if (link === created) link = undefined
           resolve()
         })
       })
-      const created: ChildLink = { child, ready, pending, exited, stderr: "" }
+      const created: ChildLink = { child, ready, pending, exited, inode, stderr: "" }
       child.stderr?.on("data", (chunk: Buffer) => {
         created.stderr = (created.stderr + chunk.toString("utf8")).slice(-STDERR_KEPT)
       })
@@ -119,18 +130,37 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         case "InvalidArgument":
           return new InvalidArgument({ message: redact(failure.message) })
         case "Sql":
+          // SQLITE_BUSY past the busy timeout, and a file SQLite cannot open, are the connection's, not the statement's.
+          if (failure.message.startsWith("database is locked")) {
+            return new LockTimeout({ message: redact(`${named}: database is locked: another process holds a lock on ${settings.path}; try again when it ends`) })
+          }
+          if (failure.message.startsWith("unable to open database file")) {
+            return new NotConnected({ message: redact(`cannot open the database file of ${named} (${settings.path}): ${failure.message}`) })
+          }
           return new DriverError({ message: redact(failure.message) })
       }
     }
 
+    /** The database file's inode now; undefined when it is gone. */
+    const currentInode = Effect.promise(() => stat(settings.path).then((found) => found.ino, () => undefined))
+
     /** Sends one request; interrupting the returned Effect kills the child that is running it. */
     const send = <A>(request: ChildRequest): Effect.Effect<A, Failure> =>
-      lock.withPermits(1)(
-        Effect.async<A, Failure>((resume) => {
-          const target = link ?? (link = spawn())
+      lock.withPermits(1)(Effect.flatMap(currentInode, (inode) => {
+        // A deleted file is reported, never served from the handle a child still holds; a replaced one gets a new child.
+        if (inode === undefined) {
+          return Effect.fail(new NotConnected({ message: redact(`the database file of ${named} is missing: ${settings.path}; restore it or edit the connection`) }))
+        }
+        if (link !== undefined && link.inode !== inode) kill(link)
+        return Effect.async<A, Failure>((resume) => {
+          const target = link ?? (link = spawn(inode))
           const id = nextId++
           target.pending.set(id, (response) =>
-            resume(response.ok ? Effect.succeed(response.value as A) : Effect.fail(failureOf(response))))
+            resume(
+              response.ok
+                ? Effect.succeed(response.value as A)
+                : Effect.fail(target.ended === undefined ? failureOf(response) : new NotConnected({ message: redact(target.ended) }))
+            ))
           void target.ready.then(() => {
             if (!target.pending.has(id)) return
             try {
@@ -144,7 +174,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
             if (target.pending.delete(id)) kill(target)
           })
         })
-      )
+      }))
 
     const withDeadline = <A, E>(effect: Effect.Effect<A, E>, seconds: number) =>
       Effect.timeoutFail(effect, {
