@@ -93,7 +93,7 @@ describe("the read tools on a search-engine connection, with the official 2.4.0 
     expect(errorText(await call("describe_table", { connection_id: SEARCH_ID, table: "nope" }))).toMatch(/^not_found: /)
     expect(errorText(await call("list_tables", { connection_id: WRONG_KEY_ID }))).toMatch(/^denied: /)
     expect(errorText(await call("execute_query", { connection_id: WRONG_KEY_ID, query: "GET /collections" }))).toBe("denied: Forbidden - a valid `x-typesense-api-key` header must be sent.")
-    expect(errorText(await call("list_tables", { connection_id: UNREACHABLE_ID }))).toMatch(/^not_connected: Could not reach Typesense/)
+    expect(errorText(await call("list_tables", { connection_id: UNREACHABLE_ID }))).toMatch(/^not_connected: 'Nobody home': Could not reach Typesense/)
     const status = await call("get_connection_status", { connection_id: SEARCH_ID })
     expect(status.structuredContent).toEqual({ status: "connected", server_version: expect.any(String) })
   })

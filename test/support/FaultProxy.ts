@@ -19,6 +19,13 @@ export interface FaultProxy {
   readonly stall: () => void
   /** Calls `onData` once the next time the server sends data to a client, then forgets it. */
   readonly onDownstream: (onData: () => void) => void
+  /**
+   * Arms a break mid-read: the next `bytes` bytes from the server are forwarded, then the connection carrying them is
+   * reset (RST) or stalled (nothing more forwarded either way).
+   */
+  readonly breakAfter: (bytes: number, mode: "reset" | "stall") => void
+  /** Sends new connections to another port (for a server that starts after the proxy). */
+  readonly retarget: (port: number) => void
   readonly close: () => Promise<void>
 }
 
@@ -28,11 +35,13 @@ interface Pair {
   stalled: boolean
 }
 
-export const startFaultProxy = async (targetPort: number, targetHost = "127.0.0.1"): Promise<FaultProxy> => {
+export const startFaultProxy = async (initialPort: number, targetHost = "127.0.0.1"): Promise<FaultProxy> => {
+  let targetPort = initialPort
   const pairs = new Set<Pair>()
   let accepted = 0
   let downstream = 0
   let waiting: Array<() => void> = []
+  let armed: { remaining: number; mode: "reset" | "stall" } | undefined
 
   const pipe = (from: Socket, to: Socket, pair: Pair, counts: boolean) => {
     from.on("data", (chunk: Buffer) => {
@@ -42,6 +51,19 @@ export const startFaultProxy = async (targetPort: number, targetHost = "127.0.0.
         const callbacks = waiting
         waiting = []
         for (const callback of callbacks) callback()
+        if (armed !== undefined && chunk.length >= armed.remaining) {
+          const { remaining, mode } = armed
+          armed = undefined
+          to.write(chunk.subarray(0, remaining), () => {
+            if (mode === "stall") return
+            pairs.delete(pair)
+            pair.client.resetAndDestroy()
+            pair.server.resetAndDestroy()
+          })
+          pair.stalled = true
+          return
+        }
+        if (armed !== undefined) armed.remaining -= chunk.length
       }
       to.write(chunk)
     })
@@ -94,6 +116,12 @@ export const startFaultProxy = async (targetPort: number, targetHost = "127.0.0.
     },
     onDownstream: (onData) => {
       waiting.push(onData)
+    },
+    breakAfter: (bytes, mode) => {
+      armed = { remaining: bytes, mode }
+    },
+    retarget: (port) => {
+      targetPort = port
     },
     close: async () => {
       for (const pair of [...pairs]) {

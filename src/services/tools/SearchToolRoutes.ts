@@ -4,7 +4,7 @@ import type { SearchConnection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBrowse.ts"
-import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
+import { toolFailure, ToolFailure } from "../../domain/ToolErrors.ts"
 import type { MethodContext } from "../../http/McpMethod.ts"
 import type { CallOptions } from "../../search/SearchClient.ts"
 import { DriverRegistry, type StatementTier } from "../DriverRegistry.ts"
@@ -30,6 +30,11 @@ const withDeadline = (seconds: number) => <A, E>(effect: Effect.Effect<A, E>) =>
     onTimeout: () => ProtocolError.of(-33003, `The request ran past its ${seconds} s deadline and was stopped`, { deadline: "statement", seconds })
   })
 
+/** A lost or unreachable engine names the connection, as every driver's connection failure does (issue 32). */
+const namingConnection = (connection: SearchConnection) => <A, R>(effect: Effect.Effect<A, ToolFailure | ProtocolError, R>) =>
+  Effect.mapError(effect, (error) =>
+    error instanceof ToolFailure && error.code === "not_connected" ? toolFailure("not_connected", `'${connection.name}': ${error.detail}`) : error)
+
 /** How many import lines the approval shows before "… and N more" (product-decisions §3.2). */
 const shownRows = 10
 
@@ -53,8 +58,13 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
     /** The answer caps are read at call time, so a settings change applies to the next call. */
     const answerLimits = Effect.map(settings.current, ({ limits }): AnswerLimits => limits)
 
+    // A tool without timeout_seconds gets limits.queryTimeoutSeconds: a stalled engine socket cannot hold a call (issue 32).
     const withSession = (connection: SearchConnection, context: MethodContext, use: SessionCall): ToolRun =>
-      Effect.flatMap(registry.openSearch(connection), ({ session }) => use(session, optionsOf(context)))
+      Effect.flatMap(settings.current, (current) =>
+        Effect.flatMap(registry.openSearch(connection), ({ session }) => use(session, optionsOf(context))).pipe(
+          withDeadline(current.limits.queryTimeoutSeconds),
+          namingConnection(connection)
+        ))
 
     const listTables = (connection: SearchConnection, includeRowCounts: boolean, context: MethodContext) =>
       withSession(connection, context, (session, options) =>
@@ -107,7 +117,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits).pipe(withDeadline(args.timeoutSeconds))
         yield* context.progress(1, "Done")
         return toolResult(json(result))
-      })
+      }).pipe(namingConnection(connection))
       return run
     })
 
@@ -133,7 +143,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         const { session } = yield* registry.openSearch(connection)
         const result = yield* session.execute(args.query, 1, optionsOf(context), yield* answerLimits).pipe(withDeadline(args.timeoutSeconds))
         return toolResult(json(result))
-      })
+      }).pipe(namingConnection(connection))
       return run
     })
 
@@ -155,7 +165,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         const { session } = yield* registry.openSearch(connection)
         const result = yield* session.insertRows(args.table, args.columns, args.rows, optionsOf(context))
         return toolResult(json(result))
-      })
+      }).pipe(namingConnection(connection))
       return run
     })
 
