@@ -72,7 +72,10 @@ describe.skipIf(!postgresAvailable)("PostgreSQL faults under a running call (iss
 
   it("a backend terminated inside insert_rows' transaction: nothing is committed and the pool heals", async () => {
     const answer = mcp.call(direct, "insert_rows", { table: "notes", columns: ["label"], rows: [["fast"], ["slow"], ["never"]] })
-    await running("notes")
+    // Not the quick first row: the second one, sleeping in its trigger inside the transaction.
+    await eventually(async () =>
+      (await postgres.sql("SELECT 1 FROM pg_stat_activity WHERE usename = $1 AND wait_event = 'PgSleep' AND position('notes' in query) > 0", [postgres.user])).length === 1,
+      "the second row's insert sleeping in its trigger")
     await terminateBackends(postgres, "notes")
     expectConnectionFailure(await answer, direct)
     await expectHealed(mcp, postgres, direct)

@@ -25,7 +25,7 @@ const CLOSE_GRACE_MS = 5_000
 /** Backstop: the server ends a session left idle inside a transaction this long (dbdesk never leaves one). */
 export const IDLE_IN_TRANSACTION_MS = 10_000
 /** Backstop (PostgreSQL 14+): a running statement notices a vanished client within this long. */
-const CONNECTION_CHECK_MS = 2_000
+const CONNECTION_CHECK_MS = 1_000
 
 /** A pooled session: pg's client with what dbdesk tracks about it. */
 export interface PooledClient extends pg.Client {

@@ -6,11 +6,12 @@ import { Duration, Effect } from "effect"
 import { withinDriver } from "../DriverFaults.ts"
 import { DriverError, type Namespace, type StatementAccess, StatementTimeout } from "../Driver.ts"
 import type { Redactor } from "../Redactor.ts"
-import { sendCancel, CANCEL_TIMEOUT_MS } from "./PgCancel.ts"
+import { CANCEL_TIMEOUT_MS } from "./PgCancel.ts"
 import { catalogValueOf, parameterText } from "./PgCells.ts"
-import { type FieldInfo, Pipeline, type PipelineResult, type Step } from "./PgPipeline.ts"
+import { CLEANUP_MS, DriverFault, Lease, SETTLE_MS, StaleSession, Stopped, within } from "./PgLease.ts"
+import type { FieldInfo, PipelineResult, Step } from "./PgPipeline.ts"
 import { destroyClient, makePools, type PoolSettings, type PooledClient } from "./PgPools.ts"
-import { connectFailure, type ErrorContext, isSessionLoss, runFailure, type RunFailure } from "./PostgresErrors.ts"
+import { connectFailure, type ErrorContext, runFailure, type RunFailure } from "./PostgresErrors.ts"
 
 export type { RunFailure } from "./PostgresErrors.ts"
 
@@ -48,109 +49,14 @@ export interface Runner {
   readonly close: () => Effect.Effect<void>
 }
 
-/** How long a stopped call waits for its session to come back before destroying it. */
-const SETTLE_MS = 3000
-/** ROLLBACK or DISCARD ALL taking longer than this means the session is not healthy: destroy it. */
-const CLEANUP_MS = 5000
 /** A reused session that fails before answering was dead while idle: try another, this many times at most. */
 const STALE_RETRIES = 5
-
-/** Waits for `promise` at most `ms`; true when it settled in time (its rejection is handled either way). */
-const within = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms)
-    promise.then(() => true, () => true).then(() => {
-      clearTimeout(timer)
-      resolve(true)
-    })
-  })
-
-/** The call was stopped (interrupted or past its deadline): no further round trip starts. */
-class Stopped extends Error {}
-
-/** A reused session that was already dead: the call is retried on another one. */
-class StaleSession extends Error {}
-
-/** The safety net closed this connection's sessions after an unexpected failure in the driver. */
-class DriverFault extends Error {}
 
 const searchPathStep = (schema: string, local: boolean): Step => ({
   // regnamespace raises 3F000 for a schema that does not exist instead of silently searching nothing.
   text: `SELECT set_config('search_path', quote_ident($1)::regnamespace::text || ', ' || current_setting('search_path'), ${local})`,
   values: [schema]
 })
-
-/** One leased session and what its call did to it. */
-class Lease {
-  inFlight: Pipeline | undefined
-  cancel: Promise<boolean> | undefined
-  stopped = false
-  needsRollback = false
-  /** Session-level state changed (SET, a user's statement): DISCARD ALL before the session is reused. */
-  tainted = false
-  private submitted = 0
-
-  constructor(readonly client: PooledClient, private readonly settings: PostgresSettings) {}
-
-  submit(steps: ReadonlyArray<Step>): Promise<PipelineResult> {
-    if (this.stopped) return Promise.reject(new Stopped())
-    const first = this.submitted++ === 0
-    const pipeline = new Pipeline(steps, () => this.cancelRunning())
-    this.inFlight = pipeline
-    this.client.query(pipeline as never)
-    return pipeline.done.then((result) => {
-      this.inFlight = undefined
-      if (result.stoppedEarly) this.needsRollback = true
-      return result
-    }, (error: unknown) => {
-      this.inFlight = undefined
-      this.needsRollback = true
-      if (first && !pipeline.answered && this.client.uses > 1 && isSessionLoss(error) && !(this.client.lost instanceof DriverFault)) {
-        throw new StaleSession()
-      }
-      throw error
-    })
-  }
-
-  /** Sends the protocol cancel request for the statement running now (once per call). */
-  cancelRunning(): void {
-    this.cancel ??= sendCancel(this.settings.host, this.settings.port, this.client.processID, this.client.secretKey)
-  }
-
-  /** Cancels the running statement; a session that does not answer within SETTLE_MS after the cancel is destroyed. */
-  stop(): void {
-    this.stopped = true
-    const running = this.inFlight
-    if (running === undefined) return
-    this.cancelRunning()
-    void this.cancel?.then(() => within(running.done, SETTLE_MS)).then((settled) => {
-      if (!settled) destroyClient(this.client, new Error("the cancelled statement did not end"))
-    })
-  }
-
-  /** Gives the session back clean (idle, no transaction, settings as started) or destroys it. */
-  async finish(): Promise<void> {
-    const { client } = this
-    const destroy = (reason: string) => {
-      destroyClient(client, new Error(reason))
-      client.release(true)
-    }
-    if (this.inFlight !== undefined && !(await within(this.inFlight.done, SETTLE_MS))) return destroy("the stopped statement did not end")
-    // A cancel still on its way could end the next call's statement on this session.
-    if (this.cancel !== undefined && !(await this.cancel)) return destroy("the cancel request was not delivered")
-    if (client.lost !== undefined || !client._queryable) return destroy("the session was lost")
-    try {
-      if (this.needsRollback || client.getTransactionStatus() !== "I") {
-        if (!(await within(client.query("ROLLBACK"), CLEANUP_MS)) || client.getTransactionStatus() !== "I") return destroy("ROLLBACK failed")
-      }
-      if (this.tainted && !(await within(client.query("DISCARD ALL"), CLEANUP_MS))) return destroy("DISCARD ALL failed")
-      if (client.lost !== undefined || client.getTransactionStatus() !== "I") return destroy("the session was lost")
-      client.release()
-    } catch {
-      destroy("cleanup failed")
-    }
-  }
-}
 
 export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner => {
   let pools = makePools(settings)
