@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FaultProxy, startFaultProxy } from "../support/FaultProxy.ts"
 import { eventually, POSTGRES_MISSING, postgresAvailable, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
+import { modernRequest } from "../support/TestServer.ts"
 import {
   expectConnectionFailure,
   expectHealed,
@@ -89,6 +90,25 @@ describe.skipIf(!postgresAvailable)("PostgreSQL faults under a running call (iss
     await eventually(async () => (await postgres.sql("SELECT 1 FROM pg_stat_activity WHERE usename = $1", [postgres.user])).length === 0, "the terminated backends gone")
     expect(await mcp.rows(direct, "SELECT label FROM t WHERE id = 1")).toEqual([["one"]])
     await expectHealed(mcp, postgres, direct)
+  }, 60_000)
+
+  it("a call still waiting for a session when its deadline passes answers -33003 while the sessions' statements still run", async () => {
+    const holders = Array.from({ length: 4 }, () => new AbortController())
+    const held = holders.map((holder, index) =>
+      fetch(mcp.server.url, {
+        method: "POST",
+        signal: holder.signal,
+        headers: { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "execute_query", authorization: `Bearer ${mcp.server.token}` },
+        body: JSON.stringify(modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: direct.id, query: `SELECT pg_sleep(10) AS holding_${index}` } }, `hold-${index}`))
+      }).catch(() => undefined))
+    await eventually(async () => (await runningStatements(postgres, "holding_")) === 4, "every session of the pool busy")
+    const waiting = await mcp.call(direct, "execute_query", { query: "SELECT 'never ran' AS waiting", timeout_seconds: 1 })
+    expect(waiting.json.error, waiting.text).toMatchObject({ code: -33003, data: { deadline: "statement", seconds: 1 } })
+    expect(await runningStatements(postgres, "holding_")).toBe(4)
+    for (const holder of holders) holder.abort()
+    await Promise.all(held)
+    await expectHealed(mcp, postgres, direct)
+    expect(postgres.log()).not.toContain("'never ran'")
   }, 60_000)
 
   for (const mode of ["fast", "immediate"] as const) {

@@ -128,6 +128,7 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
   const execute = async <A>(work: Work<A>, state: { stopped: boolean; lease: Lease | undefined }): Promise<A> => {
     const context = contextOf(work)
     for (let attempt = 0; ; attempt++) {
+      if (state.stopped) throw new Stopped()
       let client: PooledClient
       try {
         client = await pools.acquire(work.namespace?.database)
@@ -157,6 +158,7 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
       } finally {
         leases.delete(lease)
         await lease.finish()
+        state.lease = undefined
       }
     }
   }
@@ -170,11 +172,12 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
       )
       return Effect.promise(async () => {
         state.stopped = true
-        state.lease?.stop()
+        // Still waiting for a session: nothing runs on the server; the session, when it comes, goes straight back.
+        const lease = state.lease
+        if (lease === undefined) return
+        lease.stop()
         // The answer waits until the statement ended and the session is back (or destroyed), within bounds.
-        if (!(await within(done, CANCEL_TIMEOUT_MS + SETTLE_MS + CLEANUP_MS)) && state.lease !== undefined) {
-          destroyClient(state.lease.client, new Error("the stopped call did not end"))
-        }
+        if (!(await within(done, CANCEL_TIMEOUT_MS + SETTLE_MS + CLEANUP_MS))) destroyClient(lease.client, new Error("the stopped call did not end"))
       })
     })
     return Effect.timeoutFail(attempt, { duration: Duration.seconds(work.seconds), onTimeout: () => new StatementTimeout({ seconds: work.seconds }) })
