@@ -64,7 +64,7 @@ describe.skipIf(!postgresAvailable)("PostgreSQL reads bounded by their answer, a
 
   it("issue 25 SELECT * FROM a 1,000,000-row table answers max_rows rows marked truncated, and the server computes only those", async () => {
     const answer = await result("execute_query", { query: "SELECT * FROM big" })
-    expect(answer).toMatchObject({ columns: ["id", "label"], row_count: 500, is_truncated: true, status_message: "showing the first 500 rows" })
+    expect(answer).toMatchObject({ columns: ["id", "label"], row_count: 500, is_truncated: true, status_message: expect.stringMatching(/^showing the first 500 rows/) })
     expect(answer.rows[0]).toEqual([1, "c4ca4238a0b923820dcc509a6f75849b"])
     const browsed = await result("browse_table", { table: "big", limit: 3 })
     expect(browsed).toMatchObject({ rows: [[1, expect.any(String)], [2, expect.any(String)], [3, expect.any(String)]], is_truncated: true })
@@ -97,7 +97,7 @@ describe.skipIf(!postgresAvailable)("PostgreSQL reads bounded by their answer, a
       expect(note).toContain(`…[cut by dbdesk: ${TEXT_BYTES} bytes, first 32768 shown;`)
       expect(data.length + note.length).toBeLessThan(70_000)
       expect(answer.is_truncated).toBe(false)
-      expect(answer.status_message).toContain("2 cells were cut at 32768 bytes (limits.maxCellBytes)")
+      expect(answer.status_message).toMatch(/2 (cells|values) were cut at .*32768 bytes/)
     }
   }, 120_000)
 
