@@ -16,7 +16,7 @@ describe("PostgreSQL text values to result-set cells", () => {
   it.prop("result set: float8 text becomes the same cell as the double (non-finite values as their names)", [
     FastCheck.double()
   ], ([value]) => {
-    const text = Number.isNaN(value) ? "NaN" : value === Infinity ? "Infinity" : value === -Infinity ? "-Infinity" : String(value)
+    const text = Number.isNaN(value) ? "NaN" : value === Infinity ? "Infinity" : value === -Infinity ? "-Infinity" : Object.is(value, -0) ? "-0" : String(value)
     assert.deepStrictEqual(cellOf(text, OID.float8), toCell(value))
   })
 
