@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
+import { type AnswerHints, type AnswerLimits, BROWSE_HINTS } from "../../domain/AnswerBudget.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import { type BuildResult, buildBrowse, buildCount, quoteIdentifier } from "./BrowseSql.ts"
 import {
@@ -73,9 +73,15 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       Effect.mapError(read(body, namespace), (error): ReachFailure => (error._tag === "TableNotFound" ? new DriverError({ message: `no table named ${error.table}` }) : error))
 
     /** Runs a statement and collects its answer; reads fetch at most max_rows + 1 rows and stop at the caps. */
-    const statement = async (db: Db, access: StatementAccess, sql: string, values: ReadonlyArray<string | null>, options: { readonly maxRows: number; readonly limits?: AnswerLimits | undefined }) => {
+    const statement = async (
+      db: Db,
+      access: StatementAccess,
+      sql: string,
+      values: ReadonlyArray<string | null>,
+      options: { readonly maxRows: number; readonly limits?: AnswerLimits | undefined; readonly hints?: AnswerHints }
+    ) => {
       const started = performance.now()
-      const collector = new ResultCollector(options.maxRows, options.limits, access === "readonly")
+      const collector = new ResultCollector(options.maxRows, options.limits, access === "readonly", options.hints)
       const step = { text: sql, values, rows: { limit: collector.portalRows, sink: collector } }
       const result = access === "readonly" ? await db.read([step]) : await db.plain([step])
       return { resultSet: collector.resultSet(result, result.outcomes[0], started), collector }
@@ -142,7 +148,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           const found = await Catalog.findTable(db, table, namespace?.schema)
           const known = await Catalog.columnNames(db, found.oid)
           const { sql, values } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER), found)
-          return (await statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits })).resultSet
+          return (await statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits, hints: BROWSE_HINTS })).resultSet
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browse")),
       count: (table, filters, logic, namespace) =>
         read(async (db) => {

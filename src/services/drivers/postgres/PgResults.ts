@@ -1,7 +1,7 @@
 // A statement's rows into a result set under the answer's caps (issue 25): AnswerBudget keeps at most max_rows
 // rows, cuts long cells and stops at limits.maxAnswerBytes; a read also stops once the rows read from the server
 // pass TRANSFER_FACTOR × maxAnswerBytes (huge cells cost transfer even when cut), and is then cancelled server-side.
-import { AnswerBudget, type AnswerLimits, DEFAULT_ANSWER_LIMITS } from "../../../domain/AnswerBudget.ts"
+import { AnswerBudget, type AnswerHints, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SQL_HINTS } from "../../../domain/AnswerBudget.ts"
 import type { ResultSet } from "../../../domain/ResultSet.ts"
 import { cellOf } from "./PgCells.ts"
 import type { FieldInfo, PipelineResult, RowSink, SinkVerdict, StepOutcome } from "./PgPipeline.ts"
@@ -19,10 +19,13 @@ export class ResultCollector implements RowSink {
   private read = 0
   private transferStopped = false
 
+  /** The column names as the answer shows them (charged to the budget, cut like cells when huge). */
+  private names: ReadonlyArray<string> = []
+
   /** `stopsStatement`: the statement is a read that may be cancelled when the answer is full (never a write). */
-  constructor(maxRows: number, limits: AnswerLimits | undefined, private readonly stopsStatement: boolean) {
+  constructor(maxRows: number, limits: AnswerLimits | undefined, private readonly stopsStatement: boolean, hints: AnswerHints = SQL_HINTS) {
     this.limits = limits ?? DEFAULT_ANSWER_LIMITS
-    this.budget = new AnswerBudget(maxRows, this.limits)
+    this.budget = new AnswerBudget(maxRows, this.limits, hints)
   }
 
   /** The row limit to give the portal: one more than kept, so a truncated answer knows it is. */
@@ -32,6 +35,7 @@ export class ResultCollector implements RowSink {
 
   fields(fields: ReadonlyArray<FieldInfo>): void {
     this.columns = fields
+    this.names = this.budget.header(fields.map((field) => field.name))
   }
 
   row(values: ReadonlyArray<string | null>, size: number): SinkVerdict {
@@ -66,7 +70,7 @@ export class ResultCollector implements RowSink {
       ? `${affected} row${affected === 1 ? "" : "s"} affected`
       : command === "SELECT" || command === "" ? undefined : command
     return {
-      columns: this.columns.map((column) => column.name),
+      columns: [...this.names],
       rows,
       row_count: rows.length,
       rows_affected: affected,
