@@ -52,31 +52,22 @@ export class ResultCollector implements RowSink {
 
   /** The result set of the statement whose step ended with `outcome` (undefined when it was cancelled). */
   resultSet(pipeline: PipelineResult, outcome: StepOutcome | undefined, started: number): ResultSet {
-    const rows = this.budget.rows
     // Stopped on transfer: truncated unless the statement then ended by itself with nothing dropped.
     const transferCut = this.transferStopped && (pipeline.discarded > 0 || outcome === undefined || outcome.suspended)
     const command = outcome?.command ?? "SELECT"
     const changesRows = CHANGES_ROWS.test(command)
     const affected = changesRows ? outcome?.count ?? 0 : 0
-    const notes = [
-      transferCut
-        ? `showing the first ${rows.length} rows: the rows read from the database passed ${TRANSFER_FACTOR * this.limits.maxAnswerBytes} bytes (${TRANSFER_FACTOR} × limits.maxAnswerBytes); select fewer or shorter columns (length(), substr()) or add a WHERE or a LIMIT`
-        : undefined,
-      this.budget.note()
-    ].filter((note): note is string => note !== undefined)
-    const status = notes.length > 0
-      ? notes.join("; ")
-      : changesRows
+    const transferNote = transferCut
+      ? `showing the first ${this.budget.rows.length} rows: the rows read from the database passed ${TRANSFER_FACTOR * this.limits.maxAnswerBytes} bytes (${TRANSFER_FACTOR} × limits.maxAnswerBytes); select fewer or shorter columns (length(), substr()) or add a WHERE or a LIMIT`
+      : undefined
+    const status = changesRows
       ? `${affected} row${affected === 1 ? "" : "s"} affected`
       : command === "SELECT" || command === "" ? undefined : command
-    return {
-      columns: [...this.names],
-      rows,
-      row_count: rows.length,
-      rows_affected: affected,
-      execution_time_ms: performance.now() - started,
-      is_truncated: this.budget.truncated || transferCut,
-      ...(status === undefined ? {} : { status_message: status })
-    }
+    const resultSet = this.budget.resultSet([...this.names], {
+      executionMs: performance.now() - started,
+      rowsAffected: affected,
+      statusMessage: status === undefined ? transferNote : transferNote === undefined ? status : `${status}; ${transferNote}`
+    })
+    return transferCut ? { ...resultSet, is_truncated: true } : resultSet
   }
 }
