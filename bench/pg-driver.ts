@@ -1,6 +1,7 @@
 /**
  * PostgreSQL driver figures for issues 25 and 32 (not part of `npm test` or `npm run bench`):
  * `node scripts/build.mjs app && node --import tsx bench/pg-driver.ts [--rows N] [--rounds N] [--duration MS]`.
+ * `DBDESK_BENCH_ROOT=<dir>` runs the dbdesk built in another checkout (its `bin/dbdesk.mjs`) instead of this one.
  *
  * A throwaway PostgreSQL 15 cluster (the test harness), `dbdesk serve --port 0` in its own process with one
  * PostgreSQL connection (alwaysAllow, auth off, the bench profile's rate limits), and this process as the load
@@ -28,7 +29,8 @@ const flag = (name: string, fallback: number) => {
 const ROWS = flag("rows", 1_000_000)
 const ROUNDS = flag("rounds", 3)
 const DURATION_MS = flag("duration", 5000)
-const ROOT = fileURLToPath(new URL("../", import.meta.url))
+/** DBDESK_BENCH_ROOT: another built checkout to measure (e.g. the commit before a driver change), with this harness. */
+const ROOT = process.env["DBDESK_BENCH_ROOT"] ?? fileURLToPath(new URL("../", import.meta.url))
 
 const postgres = await startPostgres()
 const home = mkdtempSync(join(tmpdir(), "dbdesk-pgbench-"))
