@@ -64,6 +64,23 @@ const unusedCliFileParsers = {
   }
 }
 
+/**
+ * effect's Schema imports its FastCheck module (fast-check and pure-rand, 72 KB) only to build arbitraries for property
+ * tests, which the programs never do: about a twentieth of what `serve` parses at start. The bins carry a stand-in that
+ * says so if anything ever reaches it.
+ */
+const unusedFastCheck = {
+  name: "unused-fast-check",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/FastCheck\.js$/ }, (args) =>
+      /node_modules[\\/]effect[\\/]dist[\\/]esm[\\/]Schema\.js$/.test(args.importer) ? { path: "FastCheck", namespace: "unused-fast-check" } : undefined)
+    build.onLoad({ filter: /.*/, namespace: "unused-fast-check" }, () => ({
+      contents: "export const array = () => { throw new Error(\"dbdesk's programs do not generate arbitraries\") }",
+      loader: "js"
+    }))
+  }
+}
+
 const shared = {
   absWorkingDir: ROOT,
   bundle: true,
@@ -119,7 +136,7 @@ const parts = {
   app: () => {
     const bundled = {
       external: NATIVE,
-      plugins: [unusedCliFileParsers],
+      plugins: [unusedCliFileParsers, unusedFastCheck],
       // Bundled CommonJS dependencies call require() for node: built-ins.
       banner: { js: "import { createRequire as __dbdeskCreateRequire } from \"node:module\"; const require = __dbdeskCreateRequire(import.meta.url);" }
     }
