@@ -137,8 +137,8 @@ export const ensureSampleDatabase = Effect.fn("SampleDatabase.ensure")(function*
     try: () => {
       const db = new Database(temp)
       try {
-        // Built at a private temp path: no journal and no per-commit sync; one fsync below before it is linked in.
-        db.pragma("journal_mode = OFF")
+        // Built at a private temp path: the journal in memory and no per-commit sync; one fsync below before it is linked in.
+        db.pragma("journal_mode = MEMORY")
         db.pragma("synchronous = OFF")
         db.transaction(() => fill(db))()
       } finally {
