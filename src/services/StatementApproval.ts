@@ -5,7 +5,7 @@ import type { JsonObject } from "../domain/Json.ts"
 import { isJsonObject } from "../domain/Json.ts"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { toolFailure } from "../domain/ToolErrors.ts"
-import type { MethodContext } from "../http/McpMethod.ts"
+import type { MethodContext } from "./MethodContext.ts"
 import { Approvals } from "./Approvals.ts"
 import { RequestStates } from "./RequestStates.ts"
 

@@ -3,7 +3,7 @@ import type { JsonObject } from "../../domain/Json.ts"
 import type { Scope } from "../../domain/Principal.ts"
 import type { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
-import type { MethodContext } from "../../http/McpMethod.ts"
+import type { MethodContext } from "../MethodContext.ts"
 
 /** The run of a tool call, after the response has started (product-decisions §3.2). */
 export type ToolRun = Effect.Effect<JsonObject, ToolFailure | ProtocolError>
