@@ -135,7 +135,8 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         connection,
         what: statementVerb(args.query),
         statement: args.query.trim(),
-        warning: "destroys data and cannot be undone"
+        warning: "destroys data and cannot be undone",
+        destructive: true
       })
       if (gate.kind === "input_required") return Effect.succeed(gate.result)
       const run: ToolRun = Effect.gen(function*() {
