@@ -42,7 +42,7 @@ const STANDALONE_ENTRIES = { bridge: "src/bridge/BridgeMain.ts", ...SQLITE_CHILD
  * The library's public entry points: name → source. Adding one: add it here, add `./<name>` to package.json
  * `exports` (types `./dist/types/<path>.d.ts`, import `./dist/lib/<name>.js`) and its source to tsconfig.build.json.
  */
-const LIBRARY_ENTRIES = { index: "src/index.ts" }
+const LIBRARY_ENTRIES = { index: "src/index.ts", domain: "src/domain/index.ts", search: "src/search/index.ts" }
 
 /** Native or optional at run time: never bundled (better-sqlite3 finds its .node file from its own package). */
 const NATIVE = ["better-sqlite3"]

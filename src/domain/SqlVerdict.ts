@@ -1,8 +1,12 @@
+import { Schema } from "effect"
 import * as K from "./SqlKeywords.ts"
 import type { SqlToken } from "./SqlLexer.ts"
-import type { StatementTier } from "./StatementClassifier.ts"
 
 /** Verdicts and token scans of the statement classifier (product-decisions §3.1). */
+
+/** Statement tiers of product-decisions §3.1. */
+export const StatementTier = Schema.Literal("safe", "write", "destructive")
+export type StatementTier = typeof StatementTier.Type
 
 export interface Verdict {
   readonly tier: StatementTier

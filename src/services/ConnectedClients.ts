@@ -1,4 +1,4 @@
-import { Clock, Data, Effect } from "effect"
+import { Clock, Data, Effect, PubSub, type Scope, Stream } from "effect"
 import { createHash } from "node:crypto"
 import type { ConnectedClient } from "../domain/Activity.ts"
 import type { Principal } from "../domain/Principal.ts"
@@ -40,35 +40,35 @@ export class ConnectedClients extends Effect.Service<ConnectedClients>()("dbdesk
   effect: Effect.gen(function*() {
     const tokens = yield* Tokens
     const entries = new Map<string, { entry: ConnectedClient; lastSeen: number }>()
+    const arrivals = yield* PubSub.sliding<ConnectedClient>(MAX_CONNECTED_CLIENTS)
 
     const expire = (now: number) => {
       for (const [id, { lastSeen }] of entries) if (now - lastSeen > CONNECTED_WINDOW_MS) entries.delete(id)
     }
 
     const seen = (sighting: Sighting): Effect.Effect<void> =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const name = sighting.clientInfo?.name ?? UNKNOWN_CLIENT
         const version = sighting.clientInfo?.version ?? ""
         const id = createHash("sha256").update(JSON.stringify([name, version, sighting.principal.key, sighting.address])).digest("hex").slice(0, 16)
         const at = new Date(now).toISOString()
         const previous = entries.get(id)
         entries.delete(id)
-        entries.set(id, {
-          lastSeen: now,
-          entry: {
-            id,
-            clientName: name,
-            clientVersion: version,
-            clientTitle: sighting.clientInfo?.title ?? null,
-            principalKey: sighting.principal.key,
-            tokenId: sighting.principal.tokenId ?? null,
-            tokenName: sighting.principal.tokenName ?? null,
-            address: sighting.address,
-            firstSeenAt: previous?.entry.firstSeenAt ?? at,
-            lastSeenAt: at
-          }
-        })
+        const entry: ConnectedClient = {
+          id,
+          clientName: name,
+          clientVersion: version,
+          clientTitle: sighting.clientInfo?.title ?? null,
+          principalKey: sighting.principal.key,
+          tokenId: sighting.principal.tokenId ?? null,
+          tokenName: sighting.principal.tokenName ?? null,
+          address: sighting.address,
+          firstSeenAt: previous?.entry.firstSeenAt ?? at,
+          lastSeenAt: at
+        }
+        entries.set(id, { lastSeen: now, entry })
         if (entries.size > MAX_CONNECTED_CLIENTS) entries.delete(entries.keys().next().value!)
+        return previous === undefined || now - previous.lastSeen > CONNECTED_WINDOW_MS ? PubSub.publish(arrivals, entry) : Effect.void
       })
 
     /** The clients seen in the last 5 minutes, most recently seen first. */
@@ -88,6 +88,9 @@ export class ConnectedClients extends Effect.Service<ConnectedClients>()("dbdesk
       return revoked
     })
 
-    return { seen, list, disconnect } as const
+    /** Subscribes now to every client that is seen for the first time in the window (an embedding host's "client connected"). */
+    const subscribeArrivals: Effect.Effect<Stream.Stream<ConnectedClient>, never, Scope.Scope> = Stream.fromPubSub(arrivals, { scoped: true })
+
+    return { seen, list, disconnect, subscribeArrivals } as const
   })
 }) {}

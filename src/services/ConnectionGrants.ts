@@ -60,7 +60,8 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
         connectionId: connection.id,
         connectionName: connection.name,
         principal: principal.tokenName ?? principal.kind,
-        ...(client === undefined ? {} : { client })
+        access: principal.access,
+        ...(client === undefined ? {} : { client, clientName: client })
       }).pipe(Effect.timeoutFail({
         duration: DIALOG_DEADLINE,
         onTimeout: () => ProtocolError.of(-33003, "Nobody answered the access dialog before the 330 s deadline", { deadline: "handler", seconds: 330 })

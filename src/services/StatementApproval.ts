@@ -5,7 +5,7 @@ import type { JsonObject } from "../domain/Json.ts"
 import { isJsonObject } from "../domain/Json.ts"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { toolFailure } from "../domain/ToolErrors.ts"
-import type { MethodContext } from "../http/McpMethod.ts"
+import type { MethodContext } from "./MethodContext.ts"
 import { Approvals } from "./Approvals.ts"
 import { RequestStates } from "./RequestStates.ts"
 
@@ -18,6 +18,8 @@ export interface ApprovalSubject {
   readonly statement: string
   /** A plain-words warning such as "deletes every row of orders". */
   readonly warning?: string
+  /** The statement destroys data (confirm_destructive_operation); the host's dialog says so. */
+  readonly destructive?: boolean
 }
 
 /** The outcome of the gate: answer now with `input_required`, or run after an optional app dialog. */
@@ -38,6 +40,12 @@ const questionOf = (subject: ApprovalSubject) =>
 
 const DENIED = "the user did not approve this operation"
 
+/** The tool whose call waits, for the host's dialog. */
+const toolOf = (context: MethodContext): { readonly tool?: string } => {
+  const name = context.params["name"]
+  return context.method === "tools/call" && typeof name === "string" ? { tool: name } : {}
+}
+
 /**
  * Wire contract §3.1, every row: without form elicitation the call waits on the app's own dialog;
  * with it the first call answers `input_required` and the repeated call proceeds when accepted —
@@ -56,7 +64,12 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
         connectionId: subject.connection.id,
         connectionName: subject.connection.name,
         principal: context.principal.tokenName ?? context.principal.kind,
-        ...(context.clientInfo === undefined ? {} : { client: `${context.clientInfo.name} ${context.clientInfo.version}`.trim() })
+        access: context.principal.access,
+        ...(context.clientInfo === undefined
+          ? {}
+          : { client: `${context.clientInfo.name} ${context.clientInfo.version}`.trim(), clientName: context.clientInfo.name, clientVersion: context.clientInfo.version }),
+        ...toolOf(context),
+        destructive: subject.destructive ?? false
       }).pipe(Effect.flatMap((decision) => (decision === "approved" ? Effect.void : Effect.fail(toolFailure("denied", DENIED)))))
 
     const gate = Effect.fn("StatementApproval.gate")(function*(context: MethodContext, subject: ApprovalSubject) {

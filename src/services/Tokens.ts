@@ -1,24 +1,17 @@
-import { Clock, Data, Effect, ParseResult, PubSub, Schedule, Schema, type Scope, Stream } from "effect"
+import { Clock, Data, Effect, PubSub, Schedule, type Scope, Stream } from "effect"
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
-import * as fs from "node:fs/promises"
 import type { AccessLevel } from "../domain/Principal.ts"
 import {
   summarize,
   TOKEN_PREFIX_LENGTH,
   TOKEN_VALUE_PATTERN,
-  TokenFile,
   type TokenRecord,
   tokenState,
   type TokenSummary
 } from "../domain/Token.ts"
-import { readFileIfExists, writeJsonAtomic } from "./AtomicFile.ts"
-import { SupportPaths } from "./SupportPaths.ts"
+import { TokenStore } from "./TokenStore.ts"
 
-export class TokensFileInvalid extends Data.TaggedError("TokensFileInvalid")<{ readonly path: string; readonly reason: string }> {
-  override get message(): string {
-    return `${this.path} is not valid: ${this.reason}. Fix or delete the file (every token in it stops working) and start again.`
-  }
-}
+export { TokensFileInvalid } from "./TokenStore.ts"
 
 export class TokenNotFound extends Data.TaggedError("TokenNotFound")<{ readonly id: string }> {
   override get message(): string {
@@ -47,6 +40,8 @@ export interface TokenChange {
 
 /** product-decisions §4 "Token record": `lastUsedAt` is written at most once a minute. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000
+/** Uses waiting for a slow reader at most; past it the oldest go (they only feed an embedding host's events). */
+const MAX_PENDING_USES = 1024
 /** Tokens created or revoked by another process (the CLI) reach a running server within this. */
 const RELOAD_INTERVAL = "2 seconds"
 
@@ -59,31 +54,21 @@ const matches = (record: TokenRecord, value: string): boolean => {
   return stored.length === presented.length && timingSafeEqual(stored, presented)
 }
 
-/** Tells a file replaced by an atomic rename (or edited) from the one last read. */
-const signatureOf = (path: string) =>
-  Effect.promise(() => fs.stat(path).then((stat) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`, () => "absent"))
-
 /**
- * The token store, `tokens.json` (0600, written atomically, salted SHA-256 only). The file is
- * re-read whenever it changes on disk, so `dbdesk token create/revoke` in another process
- * takes effect in a running server; revocations are published so in-flight work is cancelled.
+ * The tokens (product-decisions §4), kept by the TokenStore port: `tokens.json` by default (0600, written
+ * atomically, salted SHA-256 only). The store is re-read whenever it changes, so `dbdesk token create/revoke` in
+ * another process takes effect in a running server; revocations are published so in-flight work is cancelled.
  */
 export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
+  dependencies: [TokenStore.file],
   scoped: Effect.gen(function*() {
-    const { tokens: path } = yield* SupportPaths
+    const store = yield* TokenStore
     const revocations = yield* PubSub.unbounded<string>()
     const changes = yield* PubSub.unbounded<TokenChange>()
+    const uses = yield* PubSub.sliding<TokenSummary>(MAX_PENDING_USES)
     const lock = yield* Effect.makeSemaphore(1)
     let records: ReadonlyArray<TokenRecord> = []
     let signature = "unread"
-
-    const decode = (text: string) =>
-      Effect.try({ try: () => JSON.parse(text) as unknown, catch: (error) => new TokensFileInvalid({ path, reason: String(error) }) }).pipe(
-        Effect.flatMap(Schema.decodeUnknown(TokenFile)),
-        Effect.mapError((error) =>
-          error._tag === "ParseError" ? new TokensFileInvalid({ path, reason: ParseResult.TreeFormatter.formatErrorSync(error) }) : error
-        )
-      )
 
     const live = (list: ReadonlyArray<TokenRecord>) => new Set(list.filter((token) => token.revokedAt === undefined).map((token) => token.id))
 
@@ -105,18 +90,17 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
       })
 
     const reload = Effect.gen(function*() {
-      const current = yield* signatureOf(path)
+      const current = yield* store.version
       if (current === signature) return
-      const text = yield* readFileIfExists(path)
-      yield* replace(text === undefined ? [] : (yield* decode(text)).tokens)
+      yield* replace(yield* store.load)
       signature = current
     })
 
     const persist = (next: ReadonlyArray<TokenRecord>) =>
       Effect.gen(function*() {
-        yield* writeJsonAtomic(path, Schema.encodeSync(TokenFile)({ version: 1, tokens: next }), 0o600)
+        yield* store.save(next)
         yield* replace(next)
-        signature = yield* signatureOf(path)
+        signature = yield* store.version
       })
 
     /** Read-modify-write under one lock, starting from what is on disk now. */
@@ -191,7 +175,7 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
     /** Checks a presented value; a valid use stamps `lastUsedAt` (throttled, best effort). */
     const verify = Effect.fn("Tokens.verify")(function*(value: string) {
       // A CLI create or revoke must take effect at once: stat per request, but lock and re-read only on a change.
-      if ((yield* signatureOf(path)) !== signature) yield* lock.withPermits(1)(reload).pipe(Effect.ignore)
+      if ((yield* store.version) !== signature) yield* lock.withPermits(1)(reload).pipe(Effect.ignore)
       const record = TOKEN_VALUE_PATTERN.test(value) ? records.find((token) => matches(token, value)) : undefined
       if (record === undefined) return { kind: "unknown" } satisfies Verification
       const now = yield* Clock.currentTimeMillis
@@ -200,6 +184,7 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
       if (record.lastUsedAt === null || now - Date.parse(record.lastUsedAt) >= LAST_USED_WRITE_INTERVAL_MS) {
         yield* touch(record.id).pipe(Effect.ignore)
       }
+      yield* PubSub.publish(uses, summarize(record))
       return { kind: "valid", token: record } satisfies Verification
     })
 
@@ -216,7 +201,10 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
     /** Subscribes now to every later change of the store (created, revoked, removed). */
     const subscribeChanges: Effect.Effect<Stream.Stream<TokenChange>, never, Scope.Scope> = Stream.fromPubSub(changes, { scoped: true })
 
-    return { create, list, revoke, remove, verify, ensureDefault, subscribeRevocations, subscribeChanges } as const
+    /** Subscribes now to every later successful verification (an embedding host's "token used"). */
+    const subscribeUses: Effect.Effect<Stream.Stream<TokenSummary>, never, Scope.Scope> = Stream.fromPubSub(uses, { scoped: true })
+
+    return { create, list, revoke, remove, verify, ensureDefault, subscribeRevocations, subscribeChanges, subscribeUses } as const
   })
 }) {}
 

@@ -16,7 +16,7 @@ import {
   searchListTables,
   toToolFailure
 } from "../../search/SearchTools.ts"
-import type { DriverPlugin } from "../DriverRegistry.ts"
+import type { DriverPlugin } from "./DriverPlugin.ts"
 import type { ConnectionStatus } from "./Driver.ts"
 
 /** The open session of one search connection: every call takes the trace context of its MCP call (C2.2-f). */

@@ -1,12 +1,13 @@
 import { Effect, Schema } from "effect"
 import type { SearchConnection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
+import type { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
-import type { MethodContext } from "../../http/McpMethod.ts"
+import type { MethodContext } from "../MethodContext.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import type { DatabaseDriver, Namespace } from "../drivers/Driver.ts"
-import { mapDriverFailure } from "./DriverFailures.ts"
+import { type DriverFailure, mapDriverFailure } from "./DriverFailures.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
 
@@ -43,7 +44,7 @@ export const withDriver = (
   drivers: Drivers,
   context: MethodContext,
   connectionId: string,
-  use: (driver: DatabaseDriver) => Effect.Effect<JsonObject, any>,
+  use: (driver: DatabaseDriver) => Effect.Effect<JsonObject, DriverFailure | ToolFailure | ProtocolError>,
   onSearch?: (connection: SearchConnection) => ToolRun
 ) =>
   Effect.map(access.resolve(context.principal, connectionId, context.clientInfo?.name), (connection): ToolRun =>

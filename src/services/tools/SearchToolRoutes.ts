@@ -5,13 +5,13 @@ import type { JsonObject } from "../../domain/Json.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBrowse.ts"
 import { toolFailure, ToolFailure } from "../../domain/ToolErrors.ts"
-import type { MethodContext } from "../../http/McpMethod.ts"
+import type { MethodContext } from "../MethodContext.ts"
 import type { CallOptions } from "../../search/SearchClient.ts"
 import { DriverRegistry, type StatementTier } from "../DriverRegistry.ts"
 import type { SearchSession } from "../drivers/SearchDriver.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
-import { checkWriteGates, statementVerb } from "./QueryTools.ts"
+import { checkWriteGates, statementVerb } from "./StatementGates.ts"
 import { toolResult, type ToolRun } from "./Tool.ts"
 
 type SessionCall = (session: SearchSession, options: CallOptions) => Effect.Effect<JsonObject, ToolFailure | ProtocolError>
@@ -135,7 +135,8 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         connection,
         what: statementVerb(args.query),
         statement: args.query.trim(),
-        warning: "destroys data and cannot be undone"
+        warning: "destroys data and cannot be undone",
+        destructive: true
       })
       if (gate.kind === "input_required") return Effect.succeed(gate.result)
       const run: ToolRun = Effect.gen(function*() {

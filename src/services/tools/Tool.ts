@@ -3,17 +3,17 @@ import type { JsonObject } from "../../domain/Json.ts"
 import type { Scope } from "../../domain/Principal.ts"
 import type { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
-import type { MethodContext } from "../../http/McpMethod.ts"
+import type { MethodContext } from "../MethodContext.ts"
 
 /** The run of a tool call, after the response has started (product-decisions §3.2). */
 export type ToolRun = Effect.Effect<JsonObject, ToolFailure | ProtocolError>
 
-export interface Tool<A> {
+export interface Tool<A, I = unknown> {
   readonly name: string
   readonly title: string
   readonly description: string
   /** JSON types of the arguments: unknown keys, missing required ones or wrong types are `invalid_argument` (product-decisions §3). */
-  readonly arguments: Schema.Schema<A, any>
+  readonly arguments: Schema.Schema<A, I>
   /** Scopes needed beyond `tools:read` (wire contract §4.3, product-decisions §3 "Scope"). */
   readonly scopes: ReadonlyArray<Scope>
   readonly readOnly: boolean
@@ -29,7 +29,7 @@ export interface AnyTool {
 }
 
 /** The 2.4.0 client requires `inputSchema.type` "object" (interop §12.4), also for a tool without arguments. */
-const inputSchemaOf = (schema: Schema.Schema<any, any>): JsonObject => {
+const inputSchemaOf = <A, I>(schema: Schema.Schema<A, I>): JsonObject => {
   const { $schema: _ignored, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
   if (rest["type"] !== "object") return { type: "object", properties: {}, additionalProperties: false }
   return rest as JsonObject
@@ -74,7 +74,7 @@ export const describeArgumentErrors = (toolName: string, inputSchema: JsonObject
   return `${text}. The input schema is in tools/list.`
 }
 
-export const defineTool = <A>(tool: Tool<A>): AnyTool => {
+export const defineTool = <A, I>(tool: Tool<A, I>): AnyTool => {
   const decode = Schema.decodeUnknown(tool.arguments, { onExcessProperty: "error", errors: "all" })
   const inputSchema = inputSchemaOf(tool.arguments)
   return {

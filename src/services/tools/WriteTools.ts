@@ -7,7 +7,7 @@ import { Drivers } from "../Drivers.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
-import { classifyForExecution, checkWriteGates, statementVerb } from "./QueryTools.ts"
+import { classifyForExecution, checkWriteGates, statementVerb } from "./StatementGates.ts"
 import { requireName } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
@@ -90,7 +90,7 @@ export const WriteTools = Effect.gen(function*() {
         if (classification.tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
         yield* checkWriteGates(classification, connection, context)
         // product-decisions §3: consent is always required and never skipped by a policy.
-        const gate = yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, warning: "destroys data and cannot be undone" })
+        const gate = yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, warning: "destroys data and cannot be undone", destructive: true })
         if (gate.kind === "input_required") return Effect.succeed(gate.result)
         const run = mapDriverFailure(Effect.gen(function*() {
           yield* gate.askApp
