@@ -15,6 +15,11 @@ import { UiSessions } from "./UiSessions.ts"
 
 /** The principal key console runs are registered under; MCP keys are `token:…` or `anonymous:…`, never this. */
 const UI_CONSOLE = "ui:console"
+/**
+ * Rows a console result may hold: a person scrolls a virtualized grid (issue 27), so more than a model's
+ * limits.maxRows; the answer still stops at limits.maxAnswerBytes.
+ */
+const UI_CONSOLE_ROWS = 100_000
 const CANCELLED = "Cancelled: the statement was stopped on the database."
 const notSql = new UiError({ message: "Search documents are saved with Save in the grid, one request per document." })
 
@@ -58,7 +63,7 @@ export const BrowseHandlers = HttpApiBuilder.group(UiApi, "browse", (handlers) =
           const { limits } = yield* settings.current
           const started = Date.now()
           const run = onConnection(path.id, {
-            sql: (driver) => sqlConsole(driver, payload.text, payload.confirmed, { maxRows: limits.maxRows, timeoutSeconds: limits.queryTimeoutSeconds, answer: limits }),
+            sql: (driver) => sqlConsole(driver, payload.text, payload.confirmed, { maxRows: Math.max(limits.maxRows, UI_CONSOLE_ROWS), timeoutSeconds: limits.queryTimeoutSeconds, answer: limits }),
             search: (client) => searchConsole(client, payload.text, payload.confirmed, limits)
           })
           // the UI console records its statements in the query history with source "ui" (product-decisions §5)

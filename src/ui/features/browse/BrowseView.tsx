@@ -3,7 +3,7 @@ import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { useLoad } from "../../api.ts"
 import { DashboardView } from "../search/DashboardView.tsx"
 import { UsersRolesView } from "../search/UsersRolesView.tsx"
-import { ConsoleTab } from "./ConsoleTab.tsx"
+import { ConsoleTab } from "../console/ConsoleTab.tsx"
 import { DataTab } from "./DataTab.tsx"
 import { StructureTab } from "./StructureTab.tsx"
 
