@@ -224,6 +224,8 @@ export const DataGrid = (props: DataGridProps) => {
                     className="resizer"
                     aria-hidden="true"
                     onMouseDown={(event) => {
+                      // no column drag (reorder) while resizing
+                      event.preventDefault()
                       event.stopPropagation()
                       header.getResizeHandler()(event)
                     }}

@@ -5,7 +5,7 @@ import { DataGrid, type GridColumn } from "../../grid/DataGrid.tsx"
 /** One console result: a grid (typed by its values), pretty JSON, or the message of a statement without rows. */
 export const ResultView = ({ result, dialect }: { readonly result: UiConsoleResult; readonly dialect: "sqlite" | "postgresql" | "mysql" | undefined }) => {
   const columns = useMemo((): ReadonlyArray<GridColumn> => (result._tag === "Grid" ? result.columns.map((name) => ({ name, type: "" })) : []), [result])
-  if (result._tag === "Json") return <pre className="json" aria-label="JSON result">{result.text}</pre>
+  if (result._tag === "Json") return <pre className="json" aria-label="Response">{result.text}</pre>
   if (result._tag !== "Grid") return null
   return (
     <div>
