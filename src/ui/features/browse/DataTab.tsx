@@ -95,8 +95,10 @@ export const DataTab = ({ connection, table }: { readonly connection: UiConnecti
   }
 
   const canEdit = (row: number, column: number) => {
-    if (page?.editable !== true || columns[column]?.isReadOnly !== false) return false
+    if (page?.editable !== true) return false
+    // a new row takes every value (a document's id too); existing rows keep their read-only columns
     if (row < pending.insertCount) return true
+    if (columns[column]?.isReadOnly !== false) return false
     return !pending.deleted.has(row - pending.insertCount) && !isCutCell(page.rows[row - pending.insertCount]?.[column] ?? null)
   }
 
