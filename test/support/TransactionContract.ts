@@ -1,5 +1,6 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
+import { stringLiteral } from "../../src/domain/SqlLiterals.ts"
 import type { DatabaseDriver } from "../../src/services/drivers/Driver.ts"
 
 const read = { maxRows: 10, timeoutSeconds: 30, access: "readonly" } as const
@@ -33,4 +34,7 @@ export const transactionContract = (
     expect(done).toEqual({ committed: true, results: [{ rowsAffected: 1, error: null }, { rowsAffected: 1, error: null }] })
     expect(yield* count).toBe(2)
     yield* driver.execute(`DELETE FROM ${t.table} WHERE ${t.column} IN (${t.first}, ${t.second})`, { ...read, access: "readwrite" })
+    // the Save's statements carry their values as literals: quotes, backslashes and non-ASCII text read back unchanged
+    const tricky = "it's a \\ back\\slash, \"quotes\", tab\t, é and 🐘"
+    expect((yield* driver.execute(`SELECT ${stringLiteral(driver.dialect, tricky)} AS v`, read)).rows).toEqual([[tricky]])
   })

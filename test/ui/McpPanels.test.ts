@@ -76,6 +76,11 @@ describe("MCP panel and look (issue 27)", () => {
     expect((await exchange(other, randomBytes(48).toString("base64url"))).status).toBe(403)
     expect((await exchange(other, verifier)).status).toBe(404)
     expect((await exchange(other, "short")).status).toBe(400)
+    // C5-j the fifth failure within 300 s locks this address out for 900 s, said in Retry-After
+    expect((await exchange(randomBytes(16).toString("hex"), verifier)).status).toBe(404)
+    const locked = await exchange(code, verifier)
+    expect(locked.status).toBe(429)
+    expect(locked.headers.get("retry-after")).toBe("900")
     const tokens = (await (await page.request.get(`${ui.ui.origin}/api/tokens`)).json()) as Array<{ name: string; access: string; expiresAt: string | null }>
     expect(tokens.filter((t) => t.name === "Script test").map((t) => t.access)).toEqual(["readWrite"])
     expect(tokens.find((t) => t.name === "Script test")?.expiresAt).not.toBeNull()
