@@ -7,7 +7,9 @@ import { usePrefs } from "../shell/Prefs.tsx"
 import { type CellKind, displayText, kindOfType, kindOfValues } from "./cellTypes.ts"
 import { CellEditor } from "./CellEditor.tsx"
 import { CellViewer } from "./CellViewer.tsx"
-import { type CopyFormat, formatRange } from "./copyFormats.ts"
+import { HeaderCell } from "./HeaderCell.tsx"
+import { type CopyFormat, copyText, formatRange } from "./copyFormats.ts"
+import { GridStatus } from "./GridStatus.tsx"
 import { type Pos, type Range, rangeOf, step } from "./selection.ts"
 
 const features = tableFeatures({ columnOrderingFeature, columnSizingFeature, columnResizingFeature })
@@ -44,19 +46,6 @@ export interface DataGridProps {
 
 const HEADER_HEIGHT = 40
 const widthOf = (column: GridColumn, kind: CellKind) => Math.min(320, Math.max(kind === "number" || kind === "boolean" ? 90 : 140, column.name.length * 9 + 40))
-
-const copyText = async (text: string) => {
-  try {
-    await navigator.clipboard.writeText(text)
-  } catch {
-    const area = document.createElement("textarea")
-    area.value = text
-    document.body.append(area)
-    area.select()
-    document.execCommand("copy")
-    area.remove()
-  }
-}
 
 /**
  * The data grid of SQL tables, search collections and console results (issue 27, ui-anchors §3): TanStack Table for
@@ -192,47 +181,26 @@ export const DataGrid = (props: DataGridProps) => {
           <div role="row" aria-rowindex={1} className="grid-header" style={{ width: totalWidth, height: HEADER_HEIGHT }}>
             {virtualCols.map((item) => {
               const header = headers[item.index]
-              if (header === undefined) return null
               const original = order[item.index] ?? item.index
               const column = columns[original]
-              if (column === undefined) return null
-              const sort = sortOf(column.name)
+              if (header === undefined || column === undefined) return null
               return (
-                <div
+                <HeaderCell
                   key={header.id}
-                  role="columnheader"
-                  aria-colindex={original + 1}
-                  aria-sort={sort === undefined ? "none" : sort.direction === "asc" ? "ascending" : "descending"}
-                  className={`grid-th ${props.onHeaderClick === undefined ? "" : column.sortable === false ? "unsortable" : "sortable"} kind-${kinds[original]}`}
-                  style={{ left: starts[item.index], width: sizes[item.index] }}
-                  title={`${column.name}${column.type === "" ? "" : ` — ${column.type}`}${column.sortable === false ? ` — ${column.sortNote ?? "not sortable"}` : props.onHeaderClick === undefined ? "" : " — click to sort"}`}
-                  draggable
-                  onDragStart={(event) => event.dataTransfer.setData("text/x-dbdesk-column", header.column.id)}
-                  onDragOver={(event) => event.preventDefault()}
-                  onDrop={(event) => {
-                    const moved = event.dataTransfer.getData("text/x-dbdesk-column")
-                    if (moved === "" || moved === header.column.id) return
+                  header={header}
+                  column={column}
+                  colindex={original + 1}
+                  kind={kinds[original] ?? "text"}
+                  left={starts[item.index] ?? 0}
+                  width={sizes[item.index] ?? 0}
+                  sort={sortOf(column.name)}
+                  onClick={props.onHeaderClick}
+                  onMove={(moved) => {
                     const ids = headers.map((h) => h.column.id).filter((id) => id !== moved)
                     ids.splice(ids.indexOf(header.column.id), 0, moved)
                     table.setColumnOrder(ids)
                   }}
-                  onClick={() => column.sortable !== false && props.onHeaderClick?.(column)}
-                >
-                  <span className="th-name">{column.name}{sort === undefined ? "" : sort.direction === "asc" ? " ▲" : " ▼"}</span>
-                  {column.type !== "" && <span className="th-type">{column.type}</span>}
-                  <span
-                    className="resizer"
-                    aria-hidden="true"
-                    onMouseDown={(event) => {
-                      // no column drag (reorder) while resizing
-                      event.preventDefault()
-                      event.stopPropagation()
-                      header.getResizeHandler()(event)
-                    }}
-                    onClick={(event) => event.stopPropagation()}
-                    onDoubleClick={() => header.column.resetSize()}
-                  />
-                </div>
+                />
               )
             })}
           </div>
@@ -284,18 +252,12 @@ export const DataGrid = (props: DataGridProps) => {
         </div>
         {rows.length === 0 && <p className="muted grid-empty">No rows.</p>}
       </div>
-      <div className="grid-status" aria-label="Grid status">
-        <span>{rows.length === 0 ? "" : `Row ${focus.r + 1}, ${columns[order[focus.c] ?? 0]?.name ?? ""}${range.r0 !== range.r1 || range.c0 !== range.c1 ? ` · ${(range.r1 - range.r0 + 1) * (range.c1 - range.c0 + 1)} cells selected` : ""}`}</span>
-        <span className="row">
-          Copy as
-          <button onClick={() => copy("tsv")} title="Ctrl/Cmd+C">TSV</button>
-          <button onClick={() => copy("csv")}>CSV</button>
-          <button onClick={() => copy("json")}>JSON</button>
-          <button onClick={() => copy("sql")}>SQL INSERT</button>
-          <button onClick={() => setViewing(focus)} disabled={rows.length === 0} title="Shift+Enter">View cell</button>
-          {copied !== undefined && <span role="status" className="note">{copied}</span>}
-        </span>
-      </div>
+      <GridStatus
+        position={rows.length === 0 ? "" : `Row ${focus.r + 1}, ${columns[order[focus.c] ?? 0]?.name ?? ""}${range.r0 !== range.r1 || range.c0 !== range.c1 ? ` · ${(range.r1 - range.r0 + 1) * (range.c1 - range.c0 + 1)} cells selected` : ""}`}
+        copied={copied}
+        onCopy={copy}
+        onView={rows.length === 0 ? undefined : () => setViewing(focus)}
+      />
       {viewing !== undefined && (
         <CellViewer name={columns[order[viewing.c] ?? 0]?.name ?? ""} value={cellValue(viewing.r, viewing.c)} onClose={() => { setViewing(undefined); scrollRef.current?.focus({ preventScroll: true }) }} />
       )}

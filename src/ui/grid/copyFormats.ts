@@ -32,3 +32,17 @@ export const formatRange = (
       return insertStatement(sql.dialect, sql.table, columns, rows)
   }
 }
+
+/** Puts text on the clipboard; falls back to a hidden textarea where the Clipboard API is refused. */
+export const copyText = async (text: string) => {
+  try {
+    await navigator.clipboard.writeText(text)
+  } catch {
+    const area = document.createElement("textarea")
+    area.value = text
+    document.body.append(area)
+    area.select()
+    document.execCommand("copy")
+    area.remove()
+  }
+}
