@@ -87,8 +87,13 @@ export const DataTab = ({ connection, table }: { readonly connection: UiConnecti
   const apply = async () => {
     if (search) {
       const result = await call((client) => client.browse.save({ path: { id: connection.id, table }, payload: pending.searchEdits() }))
-      const failures = new Map(result.failures.map((f) => [f.row, f.message]))
-      return { ok: result.failures.length === 0, results: (review ?? []).map((statement) => ({ statement, rowsAffected: null, error: [...failures].find(([row]) => statement.includes(encodeURIComponent(row)))?.[1] ?? null })) }
+      // a failure names its document id ("new row <id>" for an insert); the request that carries that id is the one
+      const failedOn = (statement: string) =>
+        result.failures.find((f) => {
+          const id = f.row.replace(/^new row ?/, "")
+          return id === "" ? statement.startsWith("POST ") : statement.includes(`/${encodeURIComponent(id)}`) || statement.includes(JSON.stringify({ id }).slice(1, -1))
+        })?.message ?? null
+      return { ok: result.failures.length === 0, results: (review ?? []).map((statement) => ({ statement, rowsAffected: null, error: failedOn(statement) })) }
     }
     const result = await call((client) => client.browse.sqlApply({ path: { id: connection.id, table }, payload: { edits: pending.sqlEdits(), statements: review ?? [] } }))
     return { ok: result.committed, results: result.results }
