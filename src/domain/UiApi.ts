@@ -26,6 +26,20 @@ import {
   UiTableList,
   UiToken
 } from "./UiSchemas.ts"
+import {
+  UiBridgeTest,
+  UiChainCheck,
+  UiClientSetup,
+  UiHistoryEntry,
+  UiNewSavedQuery,
+  UiPairingApproval,
+  UiPairingCode,
+  UiSavedQuery,
+  UiSqlApply,
+  UiSqlApplyResult,
+  UiSqlEdits,
+  UiSqlPreview
+} from "./UiWorkSchemas.ts"
 
 const IdPath = Schema.Struct({ id: Schema.String })
 const TablePath = Schema.Struct({ id: Schema.String, table: Schema.String })
@@ -50,6 +64,17 @@ const browse = HttpApiGroup.make("browse")
   .add(HttpApiEndpoint.post("rows", "/connections/:id/tables/:table/rows").setPath(TablePath).setPayload(UiBrowseRequest).addSuccess(UiPage))
   .add(HttpApiEndpoint.post("save", "/connections/:id/tables/:table/edits").setPath(TablePath).setPayload(UiEditRequest).addSuccess(UiEditResult))
   .add(HttpApiEndpoint.post("console", "/connections/:id/console").setPath(IdPath).setPayload(UiConsoleRequest).addSuccess(UiConsoleResult))
+  .add(
+    HttpApiEndpoint.post("cancelConsole", "/connections/:id/console/:runId/cancel").setPath(Schema.Struct({ id: Schema.String, runId: Schema.String }))
+      .addSuccess(Schema.Struct({ cancelled: Schema.Number }))
+  )
+  .add(HttpApiEndpoint.post("sqlPreview", "/connections/:id/tables/:table/sql-edits/preview").setPath(TablePath).setPayload(UiSqlEdits).addSuccess(UiSqlPreview))
+  .add(HttpApiEndpoint.post("sqlApply", "/connections/:id/tables/:table/sql-edits/apply").setPath(TablePath).setPayload(UiSqlApply).addSuccess(UiSqlApplyResult))
+  .add(
+    HttpApiEndpoint.get("history", "/connections/:id/history").setPath(IdPath)
+      .setUrlParams(Schema.Struct({ limit: Schema.optional(Schema.NumberFromString), search: Schema.optional(Schema.String) }))
+      .addSuccess(Schema.Array(UiHistoryEntry))
+  )
 
 const search = HttpApiGroup.make("search")
   .add(HttpApiEndpoint.get("keys", "/connections/:id/keys").setPath(IdPath).addSuccess(Schema.Array(SearchKeyRecord)))
@@ -79,6 +104,17 @@ const mcp = HttpApiGroup.make("mcp")
   .add(HttpApiEndpoint.get("approvals", "/approvals").addSuccess(Schema.Array(PendingApproval)))
   .add(HttpApiEndpoint.post("answer", "/approvals/:id").setPath(IdPath).setPayload(UiAnswer).addSuccess(Schema.Struct({ answered: Schema.Boolean })))
 
+/** Saved console queries, the "Connect a client" tab, pairing, plugins and the chain check (issue 27). */
+const work = HttpApiGroup.make("work")
+  .add(HttpApiEndpoint.get("savedQueries", "/saved-queries").addSuccess(Schema.Array(UiSavedQuery)))
+  .add(HttpApiEndpoint.post("saveQuery", "/saved-queries").setPayload(UiNewSavedQuery).addSuccess(UiSavedQuery))
+  .add(HttpApiEndpoint.del("deleteQuery", "/saved-queries/:id").setPath(IdPath))
+  .add(HttpApiEndpoint.get("clientSetup", "/client-setup").addSuccess(UiClientSetup))
+  .add(HttpApiEndpoint.post("testBridge", "/client-setup/test").addSuccess(UiBridgeTest))
+  .add(HttpApiEndpoint.post("approvePairing", "/pairing/approve").setPayload(UiPairingApproval).addSuccess(UiPairingCode))
+  .add(HttpApiEndpoint.post("disableDriver", "/drivers/:type/disable").setPath(Schema.Struct({ type: Schema.String })).addSuccess(Schema.Array(UiDriver)))
+  .add(HttpApiEndpoint.post("verifyChain", "/activity/verify").addSuccess(UiChainCheck))
+
 /** The UI API (product-decisions §1, §9): served under `/api` on the UI port; the UI derives its client from it. */
 export class UiApi extends HttpApi.make("ui")
   .add(server)
@@ -86,6 +122,7 @@ export class UiApi extends HttpApi.make("ui")
   .add(browse)
   .add(search)
   .add(mcp)
+  .add(work)
   .addError(UiError, { status: 400 })
   .addError(UiNotFound, { status: 404 })
   .prefix("/api")

@@ -122,7 +122,9 @@ export const UiPage = Schema.Struct({
   total: Schema.NullOr(Schema.Number),
   /** Dropped sorts, the filter_by sent, and similar facts worth showing under the grid. */
   notes: Schema.Array(Schema.String),
-  editable: Schema.Boolean
+  editable: Schema.Boolean,
+  /** Why the grid is read-only, when it is (issue 27). */
+  readOnlyReason: optional(Schema.String)
 })
 export type UiPage = typeof UiPage.Type
 
@@ -143,7 +145,8 @@ export const UiEditResult = Schema.Struct({
 })
 export type UiEditResult = typeof UiEditResult.Type
 
-export const UiConsoleRequest = Schema.Struct({ text: Schema.String, confirmed: Schema.Boolean })
+/** `runId` (chosen by the UI) names the run for Cancel, which interrupts it as an MCP cancel does (issue 27). */
+export const UiConsoleRequest = Schema.Struct({ text: Schema.String, confirmed: Schema.Boolean, runId: optional(Schema.String) })
 export type UiConsoleRequest = typeof UiConsoleRequest.Type
 
 /** A console answer (doc 2 §4.3 for search): a grid, one pretty JSON cell, or a question before a write runs. */

@@ -95,6 +95,16 @@ export class DriverRegistry extends Effect.Service<DriverRegistry>()("dbdesk/ser
       yield* writeJsonAtomic(file, { version: 1, enabled: [...enabled] }, 0o600).pipe(Effect.orDie)
     })
 
+    /**
+     * The plugin browser's switch (issue 27): the driver is offered as "available" again and new connections of its
+     * type need the enable step. The caller refuses while saved connections use it (opening one re-enables it, S1-b).
+     */
+    const disable = Effect.fn("DriverRegistry.disable")(function*(type: ConnectionType) {
+      if (type !== "search" || !enabled.has("search")) return
+      enabled.delete("search")
+      yield* writeJsonAtomic(file, { version: 1, enabled: [...enabled] }, 0o600).pipe(Effect.orDie)
+    })
+
     /** The new-connection chooser: a type whose driver is only available needs `enable` first. */
     const requireForNewConnection = (type: ConnectionType) =>
       Effect.flatMap(isEnabled(type), (ready) => (ready ? Effect.void : Effect.fail(new DriverNotEnabled({ type }))))
@@ -118,6 +128,6 @@ export class DriverRegistry extends Effect.Service<DriverRegistry>()("dbdesk/ser
       )
     }
 
-    return { list, isEnabled, enable, requireForNewConnection, openSearch } as const
+    return { list, isEnabled, enable, disable, requireForNewConnection, openSearch } as const
   })
 }) {}

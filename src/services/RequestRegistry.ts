@@ -14,7 +14,7 @@ export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/s
     const running = new Map<string, Set<Running>>()
     const keyOf = (principalKey: string, id: RequestId) => `${principalKey}\u0000${typeof id}:${String(id)}`
 
-    const track = <A>(principalKey: string, id: RequestId, work: Effect.Effect<A, ProtocolError>) =>
+    const track = <A, E>(principalKey: string, id: RequestId, work: Effect.Effect<A, E>): Effect.Effect<A, E | ProtocolError> =>
       Effect.gen(function*() {
         const key = keyOf(principalKey, id)
         const fiber = yield* Effect.fork(work)

@@ -2,12 +2,19 @@ import { Effect } from "effect"
 import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { BrowseFilter, FilterOperator } from "../../domain/SqlBrowse.ts"
 import { FilterOperator as SqlOperator } from "../../domain/SqlBrowse.ts"
+import { readOnlyReason } from "../../domain/SqlEdits.ts"
 import { classifyStatement } from "../../domain/StatementClassifier.ts"
 import type { UiBrowseRequest, UiColumn, UiConsoleResult, UiPage, UiStructure, UiTableList } from "../../domain/UiSchemas.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
 import type { DatabaseDriver } from "../../services/drivers/Driver.ts"
 
 const sqlOperators = new Set<string>(SqlOperator.literals)
+
+/** A SQL grid is editable when its rows can be found again by primary key (issue 27). */
+const editability = (table: string, columns: ReadonlyArray<UiColumn>) => {
+  const reason = readOnlyReason({ table, columns })
+  return reason === undefined ? { editable: true } : { editable: false, readOnlyReason: reason }
+}
 
 export const sqlTables = (driver: DatabaseDriver) =>
   Effect.map(driver.listTables({ includeRowCounts: true }), (tables): UiTableList => ({
@@ -24,7 +31,8 @@ export const sqlStructure = (driver: DatabaseDriver, table: string) =>
         name: column.name,
         type: column.data_type,
         isPrimaryKey: column.is_primary_key,
-        isReadOnly: true,
+        // binary values are shown as hex literals; the grid does not edit them
+        isReadOnly: /blob|bytea|binary/i.test(column.data_type),
         nullable: column.is_nullable,
         sortable: column.is_sortable,
         sortNote: column.is_sortable ? null : "This column's type cannot be sorted."
@@ -82,7 +90,7 @@ export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowse
         ...(count.is_approximate ? ["The total is approximate."] : []),
         ...(result.status_message === undefined ? [] : [result.status_message])
       ],
-      editable: false
+      ...editability(table, structure.columns)
     }
     return page
   })

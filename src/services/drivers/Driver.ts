@@ -67,6 +67,22 @@ export interface InsertResult {
   readonly failed_rows: ReadonlyArray<{ readonly index: number; readonly error: string }>
 }
 
+/** One statement of a transaction the UI built (issue 27); `expectRows`: any other count of changed rows fails it. */
+export interface TransactionStatement {
+  readonly sql: string
+  readonly expectRows?: number
+}
+
+/** Each statement's changed rows or its error; nothing is kept unless every statement succeeded. */
+export interface TransactionOutcome {
+  readonly committed: boolean
+  readonly results: ReadonlyArray<{ readonly rowsAffected: number | null; readonly error: string | null }>
+}
+
+/** Said for a statement whose changed-row count is not the one expected (a row changed or deleted meanwhile). */
+export const rowCountMismatch = (expected: number, got: number): string =>
+  `changed ${got} row${got === 1 ? "" : "s"} instead of ${expected}: the row was changed or deleted since the page was read; reload the page and edit again`
+
 export interface RowCount {
   readonly row_count: number
   readonly is_approximate: boolean
@@ -114,6 +130,14 @@ export interface DatabaseDriver {
     columns: ReadonlyArray<string>,
     rows: ReadonlyArray<ReadonlyArray<unknown>>
   ) => Effect.Effect<InsertResult, ReachFailure | TableNotFound>
+  /**
+   * Runs `statements` in one transaction, each under its own savepoint so every failing one is reported; commits only
+   * when all succeeded, else rolls everything back (the grid's Save, issue 27).
+   */
+  readonly transaction: (
+    statements: ReadonlyArray<TransactionStatement>,
+    options: { readonly timeoutSeconds: number }
+  ) => Effect.Effect<TransactionOutcome, ReachFailure | StatementTimeout>
   /** Schemas of a database of the connection; only drivers that have schemas (PostgreSQL) implement it. */
   readonly listSchemas?: (namespace?: Namespace) => Effect.Effect<ReadonlyArray<string>, ReachFailure>
   readonly close: () => Effect.Effect<void>

@@ -12,7 +12,10 @@ import {
   type InsertResult,
   InvalidArgument,
   type Namespace,
-  TableNotFound
+  rowCountMismatch,
+  TableNotFound,
+  type TransactionOutcome,
+  type TransactionStatement
 } from "./Driver.ts"
 import * as Catalog from "./mysql/MysqlCatalog.ts"
 import { makeRunner, type MysqlSettings, type RunFailure, type Session } from "./mysql/MysqlRunner.ts"
@@ -149,6 +152,28 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
       return { rows_affected: affected, failed_rows: failed }
     }
 
+    /** The grid's Save (issue 27): one transaction, a savepoint per statement so every failing one is reported. */
+    const transact = async (session: Session, statements: ReadonlyArray<TransactionStatement>): Promise<TransactionOutcome> => {
+      const results: Array<TransactionOutcome["results"][number]> = []
+      await session.query("START TRANSACTION")
+      for (const statement of statements) {
+        await session.query("SAVEPOINT dbdesk_edit")
+        try {
+          const changes = (await session.query(statement.sql)).affectedRows
+          const mismatch = statement.expectRows !== undefined && changes !== statement.expectRows
+          await session.query(mismatch ? "ROLLBACK TO SAVEPOINT dbdesk_edit" : "RELEASE SAVEPOINT dbdesk_edit")
+          results.push({ rowsAffected: changes, error: mismatch ? rowCountMismatch(statement.expectRows!, changes) : null })
+        } catch (error) {
+          if ((error as { fatal?: boolean }).fatal === true) throw error
+          await session.query("ROLLBACK TO SAVEPOINT dbdesk_edit")
+          results.push({ rowsAffected: null, error: redact((error as { sqlMessage?: string }).sqlMessage ?? String(error)) })
+        }
+      }
+      const committed = results.every((result) => result.error === null)
+      await session.query(committed ? "COMMIT" : "ROLLBACK")
+      return { committed, results }
+    }
+
     const execute = (sql: string, options: ExecuteOptions) =>
       Effect.flatMap(target(options, false), (database) =>
         inSession(options.access, options.timeoutSeconds, database, (session) =>
@@ -187,6 +212,13 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
         }).pipe(Effect.mapError(asReachFailure), Effect.withSpan("MysqlDriver.explain")),
       insertRows: (table, columns, rows) =>
         onTable(table, undefined, "readwrite", (session, found) => insertInto(session, found, columns, rows)).pipe(Effect.withSpan("MysqlDriver.insertRows")),
+      transaction: (statements, options) =>
+        Effect.flatMap(target(undefined, false), (database) =>
+          inSession("readwrite", options.timeoutSeconds, database, (session) => transact(session, statements))).pipe(
+            noTable,
+            Effect.mapError((error) => (error._tag === "LockTimeout" ? new DriverError({ message: error.message }) : error)),
+            Effect.withSpan("MysqlDriver.transaction")
+          ),
       close: runner.close
     }
     return driver

@@ -11,7 +11,10 @@ import {
   type LockTimeout,
   type Namespace,
   type ReachFailure,
+  rowCountMismatch,
   type StatementAccess,
+  type TransactionOutcome,
+  type TransactionStatement,
   type StatementTimeout,
   type TableNotFound,
   Unsupported
@@ -123,6 +126,29 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       return { rows_affected: affected, failed_rows: failed }
     }
 
+    /** The grid's Save (issue 27): one transaction, a savepoint per statement so every failing one is reported. */
+    const transact = async (db: Db, statements: ReadonlyArray<TransactionStatement>): Promise<TransactionOutcome> => {
+      const results: Array<TransactionOutcome["results"][number]> = []
+      await db.plain([{ text: "BEGIN" }])
+      for (const statement of statements) {
+        try {
+          const result = await db.plain([{ text: "SAVEPOINT dbdesk_edit" }, { text: statement.sql }])
+          const changes = result.outcomes[1]?.count ?? 0
+          const mismatch = statement.expectRows !== undefined && changes !== statement.expectRows
+          await db.plain([{ text: mismatch ? "ROLLBACK TO SAVEPOINT dbdesk_edit" : "RELEASE SAVEPOINT dbdesk_edit" }])
+          results.push({ rowsAffected: changes, error: mismatch ? rowCountMismatch(statement.expectRows!, changes) : null })
+        } catch (error) {
+          const rejected = rowRejection(error)
+          if (rejected === undefined) throw error
+          await db.plain([{ text: "ROLLBACK TO SAVEPOINT dbdesk_edit" }])
+          results.push({ rowsAffected: null, error: redact(rejected) })
+        }
+      }
+      const committed = results.every((result) => result.error === null)
+      await db.plain([{ text: committed ? "COMMIT" : "ROLLBACK" }])
+      return { committed, results }
+    }
+
     const driver: DatabaseDriver = {
       dialect: "postgresql",
       status,
@@ -177,6 +203,13 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
         ),
       insertRows: (table, columns, rows) =>
         read((db) => insertInto(db, table, columns, rows), undefined, "readwrite").pipe(Effect.withSpan("PostgresDriver.insertRows")),
+      transaction: (statements, options) =>
+        runner.run({ access: "readwrite", seconds: options.timeoutSeconds, body: (db) => transact(db, statements) }).pipe(
+          Effect.mapError((error) =>
+            error._tag === "StatementTimeout" ? error : error._tag === "Unsupported" || error._tag === "TableNotFound" ? new DriverError({ message: redact(String(error)) }) : error
+          ),
+          Effect.withSpan("PostgresDriver.transaction")
+        ),
       close: runner.close
     }
     return driver

@@ -17,10 +17,11 @@ import {
   NotConnected,
   type RowCount,
   StatementTimeout,
+  type TransactionOutcome,
   TableNotFound,
   Unsupported
 } from "./Driver.ts"
-import { makeRedactor } from "./Redactor.ts"
+import { makeRedactor, redactOutcome } from "./Redactor.ts"
 import type { ChildRequest, ChildResponse } from "./sqlite/Protocol.ts"
 import { READY } from "./sqlite/Protocol.ts"
 
@@ -257,6 +258,15 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       }),
       insertRows: Effect.fn("SqliteDriver.insertRows")(function*(table, columns, rows) {
         return yield* send<InsertResult>({ op: "insertRows", table, columns, rows })
+      }),
+      transaction: Effect.fn("SqliteDriver.transaction")(function*(statements, options) {
+        return yield* withDeadline(
+          send<TransactionOutcome>({ op: "transaction", statements }).pipe(
+            Effect.map((outcome) => redactOutcome(outcome, redact)),
+            Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
+          ),
+          options.timeoutSeconds
+        )
       }),
       close
     }

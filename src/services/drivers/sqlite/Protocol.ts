@@ -1,6 +1,6 @@
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type { AnswerLimits } from "../../../domain/AnswerBudget.ts"
-import type { StatementAccess } from "../Driver.ts"
+import type { StatementAccess, TransactionStatement } from "../Driver.ts"
 
 /** Messages between the SQLite driver and its child process (one child per connection, product-decisions §2). */
 export type ChildRequest =
@@ -26,6 +26,7 @@ export type ChildRequest =
     readonly columns: ReadonlyArray<string>
     readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
   }
+  | { readonly op: "transaction"; readonly statements: ReadonlyArray<TransactionStatement> }
   | { readonly op: "close" }
 
 export type ChildFailure =

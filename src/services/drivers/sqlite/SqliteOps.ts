@@ -4,7 +4,7 @@ import type { ResultSet } from "../../../domain/ResultSet.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../../domain/SqlTable.ts"
 import { type BuildResult, buildBrowse, buildCount, quoteIdentifier } from "../BrowseSql.ts"
-import type { InsertResult, RowCount, StatementAccess } from "../Driver.ts"
+import { type InsertResult, type RowCount, rowCountMismatch, type StatementAccess, type TransactionOutcome, type TransactionStatement } from "../Driver.ts"
 import * as Catalog from "./SqliteCatalog.ts"
 import { OpFailure } from "./SqliteCatalog.ts"
 
@@ -122,6 +122,35 @@ export class SqliteOps {
       })
     })()
     return { rows_affected: affected, failed_rows: failed }
+  }
+
+  /** The grid's Save (issue 27): every statement under its own savepoint, committed only when all succeeded. */
+  transaction(statements: ReadonlyArray<TransactionStatement>): TransactionOutcome {
+    const db = this.handles.readwrite()
+    const results: Array<TransactionOutcome["results"][number]> = []
+    db.exec("BEGIN")
+    try {
+      for (const statement of statements) {
+        db.exec("SAVEPOINT dbdesk_edit")
+        let outcome: TransactionOutcome["results"][number]
+        try {
+          const changes = Number(db.prepare(statement.sql).run().changes)
+          outcome = statement.expectRows === undefined || changes === statement.expectRows
+            ? { rowsAffected: changes, error: null }
+            : { rowsAffected: changes, error: rowCountMismatch(statement.expectRows, changes) }
+        } catch (error) {
+          outcome = { rowsAffected: null, error: error instanceof Error ? error.message : String(error) }
+        }
+        if (outcome.error !== null) db.exec("ROLLBACK TO dbdesk_edit")
+        db.exec("RELEASE dbdesk_edit")
+        results.push(outcome)
+      }
+      const committed = results.every((result) => result.error === null)
+      db.exec(committed ? "COMMIT" : "ROLLBACK")
+      return { committed, results }
+    } finally {
+      if (db.inTransaction) db.exec("ROLLBACK")
+    }
   }
 
   private unwrap(result: BuildResult) {

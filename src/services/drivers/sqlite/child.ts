@@ -50,6 +50,8 @@ const run = (request: ChildRequest): unknown => {
       return ops.execute(`EXPLAIN QUERY PLAN ${request.sql.replace(EXPLAIN_PREFIX, "")}`, [], "readonly", 10_000, request.limits)
     case "insertRows":
       return ops.insertRows(request.table, request.columns, request.rows)
+    case "transaction":
+      return ops.transaction(request.statements)
     case "close":
       readonlyHandle?.close()
       readwriteHandle?.close()

@@ -3,7 +3,8 @@ import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { useLoad } from "../../api.ts"
 import { DashboardView } from "../search/DashboardView.tsx"
 import { UsersRolesView } from "../search/UsersRolesView.tsx"
-import { ConsoleTab } from "./ConsoleTab.tsx"
+import { Skeleton } from "../../shell/Skeleton.tsx"
+import { ConsoleTab } from "../console/ConsoleTab.tsx"
 import { DataTab } from "./DataTab.tsx"
 import { StructureTab } from "./StructureTab.tsx"
 
@@ -28,7 +29,7 @@ export const BrowseView = ({ connection }: { readonly connection: UiConnection }
           <strong>{isSearch ? "Collections" : "Tables"}</strong>
           <button onClick={tables.reload} title="Reload the list and the row counts">↻</button>
         </div>
-        {tables.loading && <p className="progress">Loading…</p>}
+        {tables.loading && tables.data === undefined && <Skeleton rows={6} />}
         {tables.error !== undefined && <div className="error">{tables.error}</div>}
         {tables.data?.note != null && <p className="note">{tables.data.note}</p>}
         {(tables.data?.tables ?? []).map((t) => (
