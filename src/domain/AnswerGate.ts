@@ -19,6 +19,8 @@ export interface StatementReads {
   readonly ruled: ReadonlyArray<{ readonly relation: string; readonly rule: MaskingRuleSpec }>
   /** A set operation (UNION, INTERSECT, EXCEPT): engines report the origins of one branch only, so none is trusted. */
   readonly compound: boolean
+  /** Routines called that run SQL text: what they read cannot be checked. */
+  readonly runsText?: ReadonlyArray<string> | undefined
 }
 
 export const NO_READS: StatementReads = { secret: [], ruled: [], compound: false }
@@ -57,6 +59,14 @@ export const untraceableRefusal = (what: string, relation: string, rule: Masking
   message: `${what}, so dbdesk cannot tell whether it carries values of ${relation}, which the masking rule "${rule.pattern}" (${rule.action}) in the connection's AI settings protects; select the table's columns directly (protected values show ${rule.action === "mask" ? "as markers" : "as absent"}) or use count_rows, or ask the user to change the rule`
 })
 
+/** A function that runs SQL text (a built-in such as query_to_xml, or a routine with dynamic SQL) while a guard applies. */
+export const textRefusal = (name: string, policy: GuardPolicy): Refusal => ({
+  gate: policy.secretCatalogs === "closed" ? "secret_catalog" : "untraceable",
+  rule: name,
+  setting: policy.secretCatalogs === "closed" ? "secretCatalogs" : "maskingRules",
+  message: `${name}() runs SQL text that dbdesk cannot check before it runs, and the connection's AI settings (${policy.secretCatalogs === "closed" ? "secretCatalogs \"closed\"" : "masking rules"}) require every read to be checked; write the query itself instead`
+})
+
 /**
  * The verdict on an answer (issue 35 items 1, 2): any secret catalog read → refused; a column that cannot be traced
  * to its origin while the statement reads a relation with masking rules → refused, with the reason; otherwise each
@@ -70,6 +80,8 @@ export const decideAnswer = (
 ): AnswerVerdict => {
   const secret = policy.secretCatalogs === "closed" ? reads.secret[0] : undefined
   if (secret !== undefined) return { kind: "refuse", refusal: secretRefusal(secret) }
+  const routine = reads.runsText?.[0]
+  if (routine !== undefined && (policy.secretCatalogs === "closed" || policy.rules.length > 0)) return { kind: "refuse", refusal: textRefusal(routine, policy) }
   const guarded = reads.ruled[0]
   if (guarded !== undefined) {
     const untraced = columns.findIndex((column) => reads.compound || column.source.kind === "untraced")

@@ -22,19 +22,22 @@ export interface CatalogObject {
   /** What a view or routine reads (only objects found in the lookup). */
   readonly reads: ReadonlyArray<CatalogEdge>
   readonly secret?: SecretCatalog | undefined
+  /** A routine that runs SQL text (PL/pgSQL EXECUTE, another procedural language): what it reads cannot be known. */
+  readonly runsText?: boolean | undefined
 }
 
 export interface Protection {
   readonly secret?: SecretCatalog | undefined
   readonly ruled?: { readonly relation: string; readonly rule: MaskingRuleSpec } | undefined
+  readonly runsText?: string | undefined
 }
 
-const merge = (a: Protection, b: Protection): Protection => ({ secret: a.secret ?? b.secret, ruled: a.ruled ?? b.ruled })
+const merge = (a: Protection, b: Protection): Protection => ({ secret: a.secret ?? b.secret, ruled: a.ruled ?? b.ruled, runsText: a.runsText ?? b.runsText })
 
 /** An object's own protection through `columns` of it (all of them when absent): a secret catalog, or a masking rule. */
 const ownProtection = (object: CatalogObject, policy: GuardPolicy, kind: "sql" | "search", columns?: ReadonlyArray<string>): Protection => {
   const secret = policy.secretCatalogs === "closed" ? object.secret : undefined
-  if (object.kind === "routine") return { secret }
+  if (object.kind === "routine") return { secret, runsText: object.runsText === true ? qualified(object.relation) : undefined }
   for (const column of columns ?? object.columns) {
     const rule = ruleFor(policy.rules, object.relation, column, kind)
     if (rule !== undefined) return { secret, ruled: { relation: qualified(object.relation), rule } }
@@ -70,12 +73,14 @@ export const guardCatalog = (
   }
   const secret: Array<SecretCatalog> = []
   const ruled: Array<NonNullable<Protection["ruled"]>> = []
+  const runsText: Array<string> = []
   for (const key of new Set(roots)) {
     const object = byKey.get(key)
     if (object === undefined) continue
     const all = merge(ownProtection(object, policy, kind), reached(key, new Set([key])))
     if (all.secret !== undefined) secret.push(all.secret)
     if (all.ruled !== undefined) ruled.push(all.ruled)
+    if (all.runsText !== undefined) runsText.push(all.runsText)
   }
-  return { objects: byKey, reached: (key) => reached(key, new Set([key])), reads: { secret, ruled, compound } }
+  return { objects: byKey, reached: (key) => reached(key, new Set([key])), reads: { secret, ruled, compound, runsText } }
 }

@@ -1,4 +1,4 @@
-import { type Refusal, secretRefusal } from "./AnswerGate.ts"
+import { type Refusal, secretRefusal, textRefusal } from "./AnswerGate.ts"
 import { type GuardPolicy, guardsAnything } from "./ColumnGuard.ts"
 import { SECRET_CATALOGS, SECRET_WORDS, TEXT_RUNNING_FUNCTIONS } from "./SecretCatalogs.ts"
 import { readingsFor, type SqlDialect, type SqlToken, tokenize } from "./SqlLexer.ts"
@@ -27,13 +27,6 @@ const mysqlCatalogAt = (tokens: ReadonlyArray<SqlToken>, i: number, database: st
 }
 
 const MYSQL_IN_TEXT = /mysql\W{0,3}\.\W{0,3}(user|global_priv|password_history|servers|slave_master_info)\b/i
-
-const textRefusal = (name: string, policy: GuardPolicy): Refusal => ({
-  gate: policy.secretCatalogs === "closed" ? "secret_catalog" : "untraceable",
-  rule: name,
-  setting: policy.secretCatalogs === "closed" ? "secretCatalogs" : "maskingRules",
-  message: `${name}() runs SQL text (or reads a table named by OID) that dbdesk cannot check before it runs, and the connection's AI settings (${policy.secretCatalogs === "closed" ? "secretCatalogs \"closed\"" : "masking rules"}) require every read to be checked; write the query itself instead`
-})
 
 const refuseSecret = (dialect: SqlDialect, tokens: ReadonlyArray<SqlToken>, i: number, database: string | undefined): Refusal | undefined => {
   const token = tokens[i]!
@@ -85,8 +78,9 @@ export const statementGate = (sql: string, dialect: SqlDialect, policy: GuardPol
       const text = decodedText(tokens, i)
       if (isPunct(tokens[i + 1], "(") && TEXT_RUNNING_FUNCTIONS[dialect].has(text.toLowerCase())) return { kind: "refuse", refusal: textRefusal(text.toLowerCase(), policy) }
       if (isWord(token, ...SET_OPERATIONS)) compound = true
+      // As written too: MySQL table names are case-sensitive on most systems (and PostgreSQL's quoted names are).
       names.add(text.toLowerCase())
-      if (token.kind === "quoted") names.add(text)
+      names.add(text)
       if (localName(tokens, i)) local.add(text.toLowerCase())
     }
   }

@@ -93,7 +93,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       const started = performance.now()
       const lookup = options.guard === undefined ? undefined : new PgGuardLookup(options.guard)
       const collector = new ResultCollector(options.maxRows, options.limits, access === "readonly", options.hints, lookup)
-      const steps = [...(lookup === undefined ? [] : [lookup.step]), { text: sql, values, rows: { limit: collector.portalRows, sink: collector } }]
+      const steps = [...(lookup?.steps ?? []), { text: sql, values, rows: { limit: collector.portalRows, sink: collector } }]
       let result: PipelineResult
       try {
         result = access === "readonly" ? await db.read(steps) : await db.plain(steps)
@@ -101,6 +101,11 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
         throw guardedFailure(error, collector, lookup)
       }
       const resultSet = collector.resultSet(result, result.outcomes[steps.length - 1], started)
+      const confirmation = lookup?.confirmation
+      if (confirmation !== undefined) {
+        await (access === "readonly" ? db.read(confirmation) : db.plain(confirmation))
+        collector.verdict = lookup!.decide(collector.columns)
+      }
       const verdict = collector.verdict
       if (verdict?.kind === "refuse") {
         if (access === "readonly") throw new PolicyRefusal({ refusal: verdict.refusal })

@@ -12,20 +12,25 @@ import type { FieldOrigin } from "./MysqlSession.ts"
 /** Views and routines read views and routines: follow them this deep (then the rest is not looked up). */
 const MAX_ROUNDS = 4
 
-const lookupSql = (count: number) => {
-  const list = Array.from({ length: count }, () => "?").join(", ")
-  return `SELECT 'r' AS kind, t.TABLE_SCHEMA AS db, t.TABLE_NAME AS name, t.TABLE_TYPE AS type, v.VIEW_DEFINITION AS body,
-      (SELECT JSON_ARRAYAGG(c.COLUMN_NAME) FROM information_schema.COLUMNS c WHERE c.TABLE_SCHEMA = t.TABLE_SCHEMA AND c.TABLE_NAME = t.TABLE_NAME) AS columns
-    FROM information_schema.TABLES t LEFT JOIN information_schema.VIEWS v ON v.TABLE_SCHEMA = t.TABLE_SCHEMA AND v.TABLE_NAME = t.TABLE_NAME
-    WHERE LOWER(t.TABLE_NAME) IN (${list})
-  UNION ALL
-  SELECT 'f', ROUTINE_SCHEMA, ROUTINE_NAME, ROUTINE_TYPE, ROUTINE_DEFINITION, NULL FROM information_schema.ROUTINES WHERE LOWER(ROUTINE_NAME) IN (${list})`
+/**
+ * Four independent reads in one statement: tables, view definitions, columns and routines. Each has equalities on
+ * TABLE_NAME and TABLE_SCHEMA (the names, also taken as the schemas they may qualify, and the known databases), so the
+ * server reads only those tables' definitions instead of opening every table (a join or a correlated subquery on
+ * information_schema defeats that and costs ~90 ms on MariaDB 10.11).
+ */
+const lookupSql = (count: number, schemas: number) => {
+  const names = Array.from({ length: count }, () => "?").join(", ")
+  const where = `TABLE_NAME IN (${names}) AND TABLE_SCHEMA IN (${Array.from({ length: schemas }, () => "?").join(", ")})`
+  return `SELECT 't' AS part, TABLE_SCHEMA AS db, TABLE_NAME AS name, TABLE_TYPE AS detail, NULL AS body FROM information_schema.TABLES WHERE ${where}
+  UNION ALL SELECT 'v', TABLE_SCHEMA, TABLE_NAME, NULL, VIEW_DEFINITION FROM information_schema.VIEWS WHERE ${where}
+  UNION ALL SELECT 'c', TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, NULL FROM information_schema.COLUMNS WHERE ${where}
+  UNION ALL SELECT 'f', ROUTINE_SCHEMA, ROUTINE_NAME, ROUTINE_TYPE, ROUTINE_DEFINITION FROM information_schema.ROUTINES WHERE LOWER(ROUTINE_NAME) IN (${names})`
 }
 
 const namesIn = (text: string): Set<string> => {
   const names = new Set<string>()
   for (const token of tokenize(text, readingsFor("mysql")[0]!)) {
-    if (token.kind === "word" || token.kind === "quoted") names.add(token.text.toLowerCase())
+    if (token.kind === "word" || token.kind === "quoted") names.add(token.text)
   }
   return names
 }
@@ -48,22 +53,35 @@ export interface MysqlGuardDecision {
 export const mysqlGuard = async (session: Session, guard: AnswerGuard, database: string | undefined): Promise<MysqlGuardDecision> => {
   const found = new Map<string, Found>()
   const asked = new Set<string>()
-  let pending = [...new Set(guard.facts.names.map((name) => name.toLowerCase()))]
+  /** The current database and those of the views and routines found: their bodies' unqualified names live there. */
+  const known = new Set<string>(database === undefined ? [] : [database])
+  const usesName = (uses: ReadonlySet<string>, name: string) => uses.has(name) || [...uses].some((used) => used.toLowerCase() === name.toLowerCase())
+  // Exact names for TABLES (MariaDB reads only the tables an equality names; LOWER() would open every table).
+  let pending = [...new Set(guard.facts.names)]
   for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
     pending.forEach((name) => asked.add(name))
-    const { rows } = await session.query(lookupSql(pending.length), [...pending, ...pending])
+    const schemas = [...new Set([...pending, ...known])]
+    const where = [...pending, ...schemas]
+    const { rows } = await session.query(lookupSql(pending.length, schemas.length), [...where, ...where, ...where, ...pending.map((name) => name.toLowerCase())])
     const next = new Set<string>()
-    for (const [kind, db, name, type, body, columns] of rows as ReadonlyArray<ReadonlyArray<unknown>>) {
-      const uses = typeof body === "string" ? namesIn(body) : new Set<string>()
-      const entry: Found = {
-        key: `${kind === "f" ? "f:" : ""}${String(db)}.${String(name)}`,
-        kind: kind === "f" ? "routine" : type === "VIEW" || type === "SYSTEM VIEW" ? "view" : "table",
+    const parts = rows as ReadonlyArray<readonly [string, unknown, unknown, unknown, unknown]>
+    const keyOf = (part: string, db: unknown, name: unknown) => `${part === "f" ? "f:" : ""}${String(db)}.${String(name)}`
+    const bodies = new Map(parts.filter(([part]) => part === "v").map(([, db, name, , body]) => [keyOf("t", db, name), String(body ?? "")] as const))
+    for (const [part, db, name, detail, body] of parts) {
+      if (part !== "t" && part !== "f") continue
+      const key = keyOf(part, db, name)
+      if (found.has(key)) continue
+      const text = part === "f" ? String(body ?? "") : bodies.get(key) ?? ""
+      const uses = namesIn(text)
+      found.set(key, {
+        key,
+        kind: part === "f" ? "routine" : detail === "VIEW" || detail === "SYSTEM VIEW" ? "view" : "table",
         schema: String(db),
         name: String(name),
-        columns: typeof columns === "string" ? JSON.parse(columns) as Array<string> : Array.isArray(columns) ? columns as Array<string> : [],
+        columns: parts.filter(([other, otherDb, otherName]) => other === "c" && otherDb === db && otherName === name).map(([, , , column]) => String(column)),
         uses
-      }
-      found.set(entry.key, entry)
+      })
+      known.add(String(db))
       for (const used of uses) if (!asked.has(used)) next.add(used)
     }
     pending = [...next]
@@ -74,7 +92,7 @@ export const mysqlGuard = async (session: Session, guard: AnswerGuard, database:
     relation: { schema: entry.schema, name: entry.name },
     kind: entry.kind,
     columns: entry.columns,
-    reads: entries.filter((other) => other.key !== entry.key && entry.uses.has(other.name.toLowerCase())).map((other) => ({ key: other.key })),
+    reads: entries.filter((other) => other.key !== entry.key && usesName(entry.uses, other.name)).map((other) => ({ key: other.key })),
     secret: SECRET_CATALOGS.mysql.find((catalog) => catalog.schema === entry.schema.toLowerCase() && catalog.name === entry.name.toLowerCase())
   }))
   const named = new Set(guard.facts.names.map((name) => name.toLowerCase()))

@@ -42,13 +42,25 @@ export const LOOKUP_SQL = `WITH RECURSIVE obj(key, kind, oid, parent, cols) AS (
          WHERE o.kind = 'f' AND s.oid = o.oid AND p.proname IN (m[1], lower(m[1])) AND p.oid <> o.oid AND ${USER_ROUTINE}
     ) x
 )
-SELECT o.key, o.kind, o.named, n.nspname AS schema, coalesce(c.relname, p.proname) AS name, c.relkind::text AS relkind,
+SELECT o.key, o.kind, o.named, x.schema, x.name, x.relkind, x.runs_text,
   (SELECT json_agg(json_build_array(a.attnum, a.attname)) FROM pg_attribute a WHERE o.kind = 'r' AND a.attrelid = o.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
   (SELECT jsonb_agg(DISTINCT jsonb_build_array(e.key, e.cols))::json FROM obj e WHERE e.parent = o.key) AS reads
 FROM (SELECT key, kind, oid, bool_or(parent = '') AS named FROM obj GROUP BY key, kind, oid) o
-LEFT JOIN pg_class c ON o.kind = 'r' AND c.oid = o.oid
-LEFT JOIN pg_proc p ON o.kind = 'f' AND p.oid = o.oid
-JOIN pg_namespace n ON n.oid = coalesce(c.relnamespace, p.pronamespace)`
+CROSS JOIN LATERAL (
+    SELECT n.nspname AS schema, c.relname AS name, c.relkind::text AS relkind, false AS runs_text
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE o.kind = 'r' AND c.oid = o.oid
+  UNION ALL
+    SELECT n.nspname, p.proname, NULL, (l.lanname NOT IN ('sql', 'c', 'internal') AND (l.lanname <> 'plpgsql' OR p.prosrc ~* '\\mexecute\\M'))
+      FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang WHERE o.kind = 'f' AND p.oid = o.oid
+) x`
+
+/**
+ * With secret catalogs closed and no masking rules, the answer is all or nothing, so a cheap probe goes first in the
+ * statement's round trip: only when the statement names a view, materialized view or routine created after initdb (the
+ * objects that could read a secret catalog under another name) does the full lookup follow, before the answer is given.
+ */
+export const PROBE_SQL = `SELECT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = ANY($1::text[]) AND c.relkind IN ('v', 'm') AND c.oid >= ${FIRST_USER_OID})
+  OR EXISTS (SELECT 1 FROM pg_proc p WHERE p.proname = ANY($1::text[]) AND ${USER_ROUTINE}) AS involved`
 
 /** One row of the lookup, kept until the statement's RowDescription (edges name columns by number). */
 interface LookupRow {
@@ -59,6 +71,7 @@ interface LookupRow {
   /** Column names by attribute number. */
   readonly attributes: ReadonlyMap<number, string>
   readonly reads: ReadonlyArray<readonly [string, ReadonlyArray<number> | null]>
+  readonly runsText: boolean
 }
 
 /** Collects the lookup's rows, then decides on the statement's RowDescription. */
@@ -66,11 +79,32 @@ export class PgGuardLookup implements RowSink {
   private fieldsOf: ReadonlyArray<FieldInfo> = []
   private readonly found = new Map<string, LookupRow>()
   private catalog: CatalogGuard | undefined
+  /** "probe" until a probe found a view or routine; "full" from the start when masking rules apply. */
+  private mode: "probe" | "full"
+  private involved = false
 
-  constructor(readonly guard: AnswerGuard) {}
+  constructor(readonly guard: AnswerGuard) {
+    this.mode = guard.policy.rules.length > 0 ? "full" : "probe"
+  }
 
-  get step(): Step {
-    return { text: LOOKUP_SQL, values: [`{${this.guard.facts.names.map((name) => `"${name.replace(/["\\]/g, "\\$&")}"`).join(",")}}`], rows: { limit: 0, sink: this } }
+  private get names(): string {
+    return `{${this.guard.facts.names.map((name) => `"${name.replace(/["\\]/g, "\\$&")}"`).join(",")}}`
+  }
+
+  /**
+   * The steps before the statement in its round trip. The full lookup's estimates pass jit_above_cost, and compiling
+   * it would cost ~200 ms: JIT is off for the lookup only (the steps share the call's transaction).
+   */
+  get steps(): ReadonlyArray<Step> {
+    if (this.mode === "probe") return [{ text: PROBE_SQL, values: [this.names], rows: { limit: 0, sink: this } }]
+    return [{ text: "SET LOCAL jit = off" }, { text: LOOKUP_SQL, values: [this.names], rows: { limit: 0, sink: this } }, { text: "SET LOCAL jit TO DEFAULT" }]
+  }
+
+  /** After a probe that found a view or routine: the full lookup to run before the answer is given (else undefined). */
+  get confirmation(): ReadonlyArray<Step> | undefined {
+    if (this.mode !== "probe" || !this.involved) return undefined
+    this.mode = "full"
+    return this.steps
   }
 
   fields(fields: ReadonlyArray<FieldInfo>): void {
@@ -78,6 +112,10 @@ export class PgGuardLookup implements RowSink {
   }
 
   row(values: ReadonlyArray<string | null>): SinkVerdict {
+    if (this.mode === "probe") {
+      this.involved = values[0] === "t"
+      return "more"
+    }
     const entry: Record<string, unknown> = {}
     this.fieldsOf.forEach((field, index) => (entry[field.name] = catalogValueOf(values[index] ?? null, field.typeOid)))
     const relkind = entry["relkind"]
@@ -88,7 +126,8 @@ export class PgGuardLookup implements RowSink {
       relation: { schema: String(entry["schema"]), name: String(entry["name"]) },
       kind: entry["kind"] === "f" ? "routine" : relkind === "r" || relkind === "p" || relkind === "f" ? "table" : "view",
       attributes: new Map((entry["columns"] ?? []) as ReadonlyArray<readonly [number, string]>),
-      reads: (entry["reads"] ?? []) as LookupRow["reads"]
+      reads: (entry["reads"] ?? []) as LookupRow["reads"],
+      runsText: entry["runs_text"] === true
     })
     return "more"
   }
@@ -109,7 +148,8 @@ export class PgGuardLookup implements RowSink {
       kind: row.kind,
       columns: [...row.attributes.values()],
       reads: row.reads.map((edge) => this.edge(edge)),
-      secret: SECRET_CATALOGS.postgresql.find((catalog) => catalog.schema === row.relation.schema && catalog.name === row.relation.name)
+      secret: SECRET_CATALOGS.postgresql.find((catalog) => catalog.schema === row.relation.schema && catalog.name === row.relation.name),
+      runsText: row.runsText
     }))
     this.catalog = guardCatalog(objects, rows.filter((row) => row.named).map((row) => row.key), this.guard.policy, this.guard.facts.compound)
     return this.catalog
@@ -127,13 +167,18 @@ export class PgGuardLookup implements RowSink {
     return { kind: "column", relation: entry.relation, column }
   }
 
-  /** Every origin is a relation of the lookup, so a secret catalog reported as an origin is among the reads. */
-  decide(fields: ReadonlyArray<FieldInfo>): AnswerVerdict {
+  /**
+   * Every origin is a relation of the lookup, so a secret catalog reported as an origin is among the reads. While only
+   * probed, every column is kept: nothing is masked without rules, and a refusal comes with the confirmation.
+   */
+  decide(fields: ReadonlyArray<FieldInfo>): AnswerVerdict | undefined {
+    if (this.mode === "probe") return undefined
     return decideAnswer(fields.map((field) => ({ name: field.name, source: this.sourceOf(field) })), this.guarded.reads, this.guard.policy)
   }
 
   /** Whether the statement reads anything a guard covers (its later errors may quote guarded values). */
   get readsGuarded(): boolean {
+    if (this.mode === "probe") return this.involved
     const reads = this.guarded.reads
     return (this.guard.policy.secretCatalogs === "closed" && reads.secret.length > 0) || reads.ruled.length > 0
   }

@@ -35,7 +35,7 @@ export class ResultCollector implements RowSink {
     limits: AnswerLimits | undefined,
     private readonly stopsStatement: boolean,
     hints: AnswerHints = SQL_HINTS,
-    private readonly guard?: { readonly decide: (fields: ReadonlyArray<FieldInfo>) => AnswerVerdict }
+    private readonly guard?: { readonly decide: (fields: ReadonlyArray<FieldInfo>) => AnswerVerdict | undefined }
   ) {
     this.limits = limits ?? DEFAULT_ANSWER_LIMITS
     this.budget = new AnswerBudget(maxRows, this.limits, hints)
