@@ -80,3 +80,13 @@ export const secretCatalogNamed = (dialect: SqlDialect, name: string, schema: st
   SECRET_CATALOGS[dialect].find((catalog) =>
     catalog.name === name.toLowerCase() &&
     (schema === undefined ? dialect === "postgresql" : catalog.schema === schema.toLowerCase()))
+
+const SETS_A_CREDENTIAL = /\b(PASSWORD|IDENTIFIED|CONNECTION|MAPPING|SERVER|SUBSCRIPTION|CONNINFO)\b/i
+const LITERAL = /\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\1\$|[Ee]?'(?:[^'\\]|''|\\.)*'|"(?:[^"\\]|""|\\.)*"/g
+
+/**
+ * The query history as the history resource shows it while secret catalogs are closed: a statement that may set a
+ * credential (ALTER ROLE … PASSWORD, CREATE USER … IDENTIFIED BY, a user mapping's or server's OPTIONS, a
+ * subscription's CONNECTION) keeps its shape but not its literals.
+ */
+export const withoutCredentialLiterals = (sql: string): string => (SETS_A_CREDENTIAL.test(sql) ? sql.replace(LITERAL, "'…'") : sql)

@@ -6,6 +6,7 @@ import { type GuardPolicy, maskedCell, ruleFor } from "../../src/domain/ColumnGu
 import { guardDocument } from "../../src/domain/DocumentGuard.ts"
 import { guardCatalog } from "../../src/domain/GuardCatalog.ts"
 import { maskingRule } from "../../src/domain/MaskingRules.ts"
+import { withoutCredentialLiterals } from "../../src/domain/SecretCatalogs.ts"
 import { statementGate } from "../../src/domain/StatementGate.ts"
 
 const closed: GuardPolicy = { rules: [], secretCatalogs: "closed" }
@@ -168,5 +169,15 @@ describe("search documents (issue 35 item 2)", () => {
     expect(guarded).toEqual({ id: "1", address: { zip: "[masked: text, 5 bytes]", city: "Paris" }, cards: [{ pan: "[masked: text, 4 bytes]" }, { pan: "[masked: text, 4 bytes]" }] })
     expect(document.api_key).toBe("k-SECRET")
     expect(applied.map((entry) => entry.column)).toEqual(["users.api_key", "users.address.zip", "users.cards.pan"])
+  })
+})
+
+describe("the query history shown to AI clients (issue 35 item 1)", () => {
+  it("keeps a statement that sets a credential, without its literals; leaves other statements whole", () => {
+    expect(withoutCredentialLiterals("ALTER ROLE app PASSWORD 'n3w-Secret'")).toBe("ALTER ROLE app PASSWORD '…'")
+    expect(withoutCredentialLiterals("CREATE USER MAPPING FOR me SERVER s OPTIONS (user 'u', password $p$x'y$p$)")).toBe("CREATE USER MAPPING FOR me SERVER s OPTIONS (user '…', password '…')")
+    expect(withoutCredentialLiterals("CREATE USER 'a'@'%' IDENTIFIED BY \"pw\\\"x\"")).toBe("CREATE USER '…'@'…' IDENTIFIED BY '…'")
+    expect(withoutCredentialLiterals("ALTER SUBSCRIPTION s CONNECTION E'host=h password=p\\'q'")).toBe("ALTER SUBSCRIPTION s CONNECTION '…'")
+    expect(withoutCredentialLiterals("SELECT * FROM orders WHERE note = 'x'")).toBe("SELECT * FROM orders WHERE note = 'x'")
   })
 })

@@ -205,5 +205,11 @@ describe.skipIf(!postgresAvailable)("issue 35 on PostgreSQL (superuser connectio
     const page = await post(`/api/connections/${id}/tables/users/rows`, { filters: [], logic: "and", caseSensitive: false, sort: [], offset: 0, limit: 10 })
     expect(JSON.stringify(page)).toContain(MASKED[0])
     expect(JSON.stringify(page)).toContain(HIDDEN[0])
+    // A password the user sets in the UI console stays out of the history resource AI clients read.
+    const changed = await post(`/api/connections/${id}/console`, { text: "ALTER ROLE victim PASSWORD 'typed-in-console-6b0c'", confirmed: true })
+    expect(JSON.stringify(changed)).not.toMatch(/error/i)
+    const history = await corpus.request("readOnly", "resources/read", { uri: `dbdesk://connections/${id}/history` })
+    expect(history.text).toContain("ALTER ROLE victim PASSWORD '…'")
+    expect(history.text).not.toContain("typed-in-console-6b0c")
   })
 })

@@ -3,7 +3,8 @@ import type { Connection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { classifyStatement, type Classification } from "../../domain/StatementClassifier.ts"
-import { toolFailure } from "../../domain/ToolErrors.ts"
+import { withheldError } from "../../domain/AnswerGate.ts"
+import { toolFailure, ToolFailure } from "../../domain/ToolErrors.ts"
 import type { MethodContext } from "../../http/McpMethod.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
@@ -126,14 +127,18 @@ export const QueryTools = Effect.gen(function*() {
       Effect.gen(function*() {
         const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         const classification = yield* classifyForExecution(args.query, connection)
-        yield* gateStatement(args.query, connection)
+        const guard = yield* gateStatement(args.query, connection)
         if (args.analyze === true && classification.tier !== "safe") {
           return yield* toolFailure("denied", "analyze runs the statement, so it is only allowed for a statement that reads")
         }
         const { limits } = yield* settings.current
         const run: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
           Effect.map(driver.explain(args.query, args.analyze ?? false, limits), (resultSet) => toolResult(resultSet as unknown as JsonObject))))
-        return run
+        // Issue 35: analyze runs the statement, and an error while it reads rows may quote a guarded value.
+        return guard === undefined || args.analyze !== true ? run : Effect.mapError(run, (error) =>
+          error instanceof ToolFailure && error.code === "query_failed"
+            ? toolFailure("query_failed", `${withheldError(undefined)}; without analyze the statement does not run, and the planner's own message is shown`)
+            : error)
       })
   })
 
