@@ -4,7 +4,7 @@ import { secretRefusal } from "../../domain/AnswerGate.ts"
 import { type GuardPolicy, guardsAnything } from "../../domain/ColumnGuard.ts"
 import type { Connection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
-import { secretCatalogNamed } from "../../domain/SecretCatalogs.ts"
+import { SECRET_CATALOGS, secretCatalogNamed } from "../../domain/SecretCatalogs.ts"
 import type { SqlDialect } from "../../domain/SqlLexer.ts"
 import { statementGate } from "../../domain/StatementGate.ts"
 import { policyFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
@@ -15,10 +15,14 @@ import { toolResult } from "./Tool.ts"
  * Issue 35: the AI settings of a connection applied to an MCP call, before it runs (the statement's text, a table
  * argument) and where its answer is built (the driver, given the guard). The UI never goes through here.
  */
-export const guardPolicyOf = (connection: Connection): GuardPolicy => ({ rules: connection.maskingRules, secretCatalogs: connection.secretCatalogs })
-
 export const dialectOf = (connection: Connection): SqlDialect =>
   connection.type === "postgresql" ? "postgresql" : connection.type === "mysql" ? "mysql" : "sqlite"
+
+/** The connection's AI settings as they apply: SQLite has no secret catalogs, so without rules nothing is guarded. */
+export const guardPolicyOf = (connection: Connection): GuardPolicy => ({
+  rules: connection.maskingRules,
+  secretCatalogs: connection.type !== "search" && SECRET_CATALOGS[dialectOf(connection)].length > 0 ? connection.secretCatalogs : "open"
+})
 
 /** The database a MySQL statement's unqualified names are in. */
 const currentDatabase = (connection: Connection, namespace: Namespace | undefined) =>
