@@ -59,12 +59,15 @@ export const untraceableRefusal = (what: string, relation: string, rule: Masking
   message: `${what}, so dbdesk cannot tell whether it carries values of ${relation}, which the masking rule "${rule.pattern}" (${rule.action}) in the connection's AI settings protects; select the table's columns directly (protected values show ${rule.action === "mask" ? "as markers" : "as absent"}) or use count_rows, or ask the user to change the rule`
 })
 
-/** A function that runs SQL text (a built-in such as query_to_xml, or a routine with dynamic SQL) while a guard applies. */
-export const textRefusal = (name: string, policy: GuardPolicy): Refusal => ({
+/**
+ * What reads what dbdesk cannot check while a guard applies: a function that runs SQL text (a built-in such as
+ * query_to_xml, a routine with dynamic SQL), or a view whose definition the account may not read. `subject` says which.
+ */
+export const textRefusal = (subject: string, policy: GuardPolicy): Refusal => ({
   gate: policy.secretCatalogs === "closed" ? "secret_catalog" : "untraceable",
-  rule: name,
+  rule: subject.split(" ")[0]!,
   setting: policy.secretCatalogs === "closed" ? "secretCatalogs" : "maskingRules",
-  message: `${name}() runs SQL text that dbdesk cannot check before it runs, and the connection's AI settings (${policy.secretCatalogs === "closed" ? "secretCatalogs \"closed\"" : "masking rules"}) require every read to be checked; write the query itself instead`
+  message: `${subject}, so dbdesk cannot check what it reads before it runs, and the connection's AI settings (${policy.secretCatalogs === "closed" ? "secretCatalogs \"closed\"" : "masking rules"}) require every read to be checked; write the query itself instead`
 })
 
 /**

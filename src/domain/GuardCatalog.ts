@@ -22,7 +22,10 @@ export interface CatalogObject {
   /** What a view or routine reads (only objects found in the lookup). */
   readonly reads: ReadonlyArray<CatalogEdge>
   readonly secret?: SecretCatalog | undefined
-  /** A routine that runs SQL text (PL/pgSQL EXECUTE, another procedural language): what it reads cannot be known. */
+  /**
+   * What it reads cannot be known: a routine that runs SQL text (PL/pgSQL EXECUTE, another procedural language), or a
+   * view whose definition the account may not read (MySQL without SHOW VIEW).
+   */
   readonly runsText?: boolean | undefined
 }
 
@@ -37,7 +40,8 @@ const merge = (a: Protection, b: Protection): Protection => ({ secret: a.secret 
 /** An object's own protection through `columns` of it (all of them when absent): a secret catalog, or a masking rule. */
 const ownProtection = (object: CatalogObject, policy: GuardPolicy, kind: "sql" | "search", columns?: ReadonlyArray<string>): Protection => {
   const secret = policy.secretCatalogs === "closed" ? object.secret : undefined
-  if (object.kind === "routine") return { secret, runsText: object.runsText === true ? qualified(object.relation) : undefined }
+  if (object.kind === "routine") return { secret, runsText: object.runsText === true ? `${qualified(object.relation)}() runs SQL text` : undefined }
+  if (object.runsText === true) return { secret, runsText: `the view ${qualified(object.relation)} has a definition this account may not read` }
   for (const column of columns ?? object.columns) {
     const rule = ruleFor(policy.rules, object.relation, column, kind)
     if (rule !== undefined) return { secret, ruled: { relation: qualified(object.relation), rule } }

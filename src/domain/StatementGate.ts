@@ -76,7 +76,7 @@ export const statementGate = (sql: string, dialect: SqlDialect, policy: GuardPol
       }
       if (token.kind !== "word" && token.kind !== "quoted") continue
       const text = decodedText(tokens, i)
-      if (isPunct(tokens[i + 1], "(") && TEXT_RUNNING_FUNCTIONS[dialect].has(text.toLowerCase())) return { kind: "refuse", refusal: textRefusal(text.toLowerCase(), policy) }
+      if (isPunct(tokens[i + 1], "(") && TEXT_RUNNING_FUNCTIONS[dialect].has(text.toLowerCase())) return { kind: "refuse", refusal: textRefusal(`${text.toLowerCase()}() runs SQL text`, policy) }
       if (isWord(token, ...SET_OPERATIONS)) compound = true
       // As written too: MySQL table names are case-sensitive on most systems (and PostgreSQL's quoted names are).
       names.add(text.toLowerCase())

@@ -65,13 +65,15 @@ describeMariadb("issue 35 on MariaDB (an account with every privilege)", () => {
     mariadb = await startMariadb()
     const admin = mariadb.admin()
     await admin.query(`CREATE USER '${ROOT.user}'@'127.0.0.1' IDENTIFIED BY '${ROOT.password}'; GRANT ALL ON *.* TO '${ROOT.user}'@'127.0.0.1' WITH GRANT OPTION;
-      CREATE USER 'victim'@'%' IDENTIFIED BY 'victim-pw-0a8e'`)
+      CREATE USER 'victim'@'%' IDENTIFIED BY 'victim-pw-0a8e';
+      CREATE USER 'viewer'@'127.0.0.1' IDENTIFIED BY 'viewer-pw-11d4'`)
     await admin.query(`CREATE VIEW v_auth AS SELECT User, authentication_string AS au, Password FROM mysql.user;
       CREATE VIEW v_auth2 AS SELECT au FROM v_auth;
       CREATE FUNCTION f_auth() RETURNS TEXT READS SQL DATA RETURN (SELECT GROUP_CONCAT(authentication_string) FROM mysql.user);
       CREATE TABLE users (id INT PRIMARY KEY, name TEXT, password_hash TEXT, ssn TEXT);
       INSERT INTO users VALUES (1, 'ann', '${MASKED[0]}', '${HIDDEN[0]}'), (2, 'bob', '${MASKED[1]}', '${HIDDEN[1]}');
-      CREATE VIEW v_guarded AS SELECT id, password_hash AS h FROM users`)
+      CREATE VIEW v_guarded AS SELECT id, password_hash AS h FROM users;
+      GRANT SELECT ON ${mariadb.database}.v_auth TO 'viewer'@'127.0.0.1'`)
     const [rows] = await admin.query("SELECT authentication_string AS h FROM mysql.user WHERE authentication_string <> ''") as unknown as [Array<{ h: string }>]
     const hashes = rows.map((row) => row.h)
     expect(hashes.length).toBeGreaterThanOrEqual(3)
@@ -79,7 +81,9 @@ describeMariadb("issue 35 on MariaDB (an account with every privilege)", () => {
     const connection = { type: "mysql", host: mariadb.host, port: mariadb.port, database: mariadb.database, user: ROOT.user, password: ROOT.password, sslMode: "disabled", externalAccess: "readWrite", aiPolicy: "alwaysAllow" }
     corpus = await startCorpusServer([
       { ...connection, id, name: "MariaDB root", maskingRules: [{ pattern: "users.password_hash", action: "mask" }, { pattern: "*.ssn", action: "hide" }] },
-      { ...connection, id: "maria-default", name: "MariaDB root, default AI settings" }
+      { ...connection, id: "maria-default", name: "MariaDB root, default AI settings" },
+      // An account that may read the view but not its definition (no SHOW VIEW): what it reads cannot be told.
+      { ...connection, id: "maria-viewer", name: "MariaDB viewer", user: "viewer", password: "viewer-pw-11d4" }
     ])
   }, 180_000)
 
@@ -108,6 +112,17 @@ describeMariadb("issue 35 on MariaDB (an account with every privilege)", () => {
         expectUntraceable(answer, shape, secrets)
       }
     })
+  })
+
+  it("issue 35 item 1: a view whose definition the account may not read is refused, whatever it reads", async () => {
+    for (const query of ["SELECT * FROM v_auth", "SELECT CONCAT(au) FROM v_auth"]) {
+      const answer = await corpus.call("readOnly", "execute_query", { connection_id: "maria-viewer", query })
+      expectNoSecret(answer.text, secrets, query)
+      expect(policyRefusalOf(answer), answer.text).toMatchObject({ gate: "secret_catalog", setting: "secretCatalogs" })
+      expect(answer.json.result.content[0].text).toContain(`the view ${mariadb.database}.v_auth has a definition this account may not read`)
+    }
+    const tables = await corpus.call("readOnly", "execute_query", { connection_id: "maria-viewer", query: "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_NAME = 'v_auth'" })
+    expect(tables.json.result.structuredContent.rows, tables.text).toEqual([["v_auth"]])
   })
 
   it("issue 35 item 1: browse_table, describe_table, get_table_ddl, count_rows and listings refuse or leave out mysql.user", async () => {

@@ -42,6 +42,8 @@ interface Found {
   readonly name: string
   readonly columns: ReadonlyArray<string>
   readonly uses: ReadonlySet<string>
+  /** A view whose definition came back empty: the account lacks SHOW VIEW, so what it reads cannot be told. */
+  readonly opaque: boolean
 }
 
 export interface MysqlGuardDecision {
@@ -73,9 +75,11 @@ export const mysqlGuard = async (session: Session, guard: AnswerGuard, database:
       if (found.has(key)) continue
       const text = part === "f" ? String(body ?? "") : bodies.get(key) ?? ""
       const uses = namesIn(text)
+      const kind = part === "f" ? "routine" : detail === "VIEW" || detail === "SYSTEM VIEW" ? "view" : "table"
       found.set(key, {
         key,
-        kind: part === "f" ? "routine" : detail === "VIEW" || detail === "SYSTEM VIEW" ? "view" : "table",
+        kind,
+        opaque: detail === "VIEW" && text.trim() === "",
         schema: String(db),
         name: String(name),
         columns: parts.filter(([other, otherDb, otherName]) => other === "c" && otherDb === db && otherName === name).map(([, , , column]) => String(column)),
@@ -93,7 +97,8 @@ export const mysqlGuard = async (session: Session, guard: AnswerGuard, database:
     kind: entry.kind,
     columns: entry.columns,
     reads: entries.filter((other) => other.key !== entry.key && usesName(entry.uses, other.name)).map((other) => ({ key: other.key })),
-    secret: SECRET_CATALOGS.mysql.find((catalog) => catalog.schema === entry.schema.toLowerCase() && catalog.name === entry.name.toLowerCase())
+    secret: SECRET_CATALOGS.mysql.find((catalog) => catalog.schema === entry.schema.toLowerCase() && catalog.name === entry.name.toLowerCase()),
+    runsText: entry.opaque
   }))
   const named = new Set(guard.facts.names.map((name) => name.toLowerCase()))
   const catalog = guardCatalog(objects, entries.filter((entry) => named.has(entry.name.toLowerCase())).map((entry) => entry.key), guard.policy, guard.facts.compound)
