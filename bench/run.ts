@@ -22,6 +22,7 @@ import { expectResult, responseOf, scenarios, send, type Scenario, type ServerNa
 import { defaultFootprintOptions, type FootprintResult, footprintTable, runFootprint } from "./footprint.ts"
 import { stopChild } from "./proc.ts"
 import { summarizeProfile } from "./profile.ts"
+import { answerSizeLines, measureAnswerSizes } from "./answer-sizes.ts"
 import { largeTableReport, runLargeTable } from "./large-table.ts"
 import type { GridResult } from "./search-grid.ts"
 import { ceilingKey, type CeilingAnswer } from "./servers/ceiling.ts"
@@ -338,6 +339,9 @@ const main = async () => {
     }
     log(`answer sizes (bytes): ${Object.entries(answerSizes).map(([name, sizes]) => `${name}: ${Object.entries(sizes).map(([s, n]) => `${s} ${n}`).join(", ")}`).join("; ")}`)
     results["answerBytes"] = answerSizes
+    const modelSizes = await measureAnswerSizes(dbdesk.url, dbdesk.token, dbdesk.connectionId)
+    for (const line of answerSizeLines(modelSizes)) log(line)
+    results["answerSizeTable"] = modelSizes
 
     loadStartedAt = performance.now()
     // Memory first, on a dbdesk that has only answered the probes: RSS after 1,000 and after 100,000 mixed requests.

@@ -7,7 +7,7 @@ import { Connection } from "../domain/Connection.ts"
  * own flags) without a list kept by hand. Secrets (`Redacted` fields) never become a flag that
  * takes the value: they come from a prompt, stdin or an environment variable.
  */
-export type FieldKind = "text" | "integer" | "boolean" | "choice" | "secret"
+export type FieldKind = "text" | "integer" | "boolean" | "choice" | "secret" | "rules"
 
 export interface FieldSpec {
   /** The property of the connection (camelCase). */
@@ -39,6 +39,8 @@ const literalsOf = (ast: SchemaAST.AST): ReadonlyArray<string> | undefined => {
 
 const kindOf = (ast: SchemaAST.AST): { readonly kind: FieldKind; readonly choices: ReadonlyArray<string> } => {
   if (SchemaAST.isDeclaration(ast)) return { kind: "secret", choices: [] }
+  // Issue 35: the one list field, masking rules, takes repeatable --mask / --hide flags.
+  if (SchemaAST.isTupleType(baseOf(ast))) return { kind: "rules", choices: [] }
   const choices = literalsOf(ast)
   if (choices !== undefined) return { kind: "choice", choices }
   const base = baseOf(ast)

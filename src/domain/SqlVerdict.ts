@@ -51,7 +51,7 @@ export const closeOf = (tokens: ReadonlyArray<SqlToken>, open: number): number =
 const FILE_FUNCTION_CALL = new RegExp(`\\b(${[...K.FILES_OR_CODE_FUNCTIONS].join("|")})\\s*\\(`, "i")
 
 /** PostgreSQL `U&"…"` / `U&'…'` text with its `\XXXX` and `\+XXXXXX` escapes (or the UESCAPE character) decoded. */
-const decodedText = (tokens: ReadonlyArray<SqlToken>, i: number): string => {
+export const decodedText = (tokens: ReadonlyArray<SqlToken>, i: number): string => {
   const token = tokens[i]!
   const text = token.kind === "word" ? token.text : token.kind === "quoted" || token.kind === "string" ? token.text : ""
   if (!(isPunct(tokens[i - 1], "&") && isWord(tokens[i - 2], "U"))) return text

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { CellValue } from "./ResultSet.ts"
 import { PendingApproval, ApprovalDecision } from "./Approval.ts"
 import { AiPolicy, ConfirmQueries, ExternalAccess } from "./Connection.ts"
+import { MaskingAction, SecretCatalogs } from "./MaskingRules.ts"
 import { AccessLevel } from "./Token.ts"
 
 /** A failure the UI shows as is: written for a person, never holding a secret (product-decisions §9). */
@@ -13,6 +14,10 @@ export type ConnectionKind = typeof ConnectionKind.Type
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
+/** A masking rule as the form edits it; the connection schema checks the pattern when saved (issue 35). */
+export const UiMaskingRule = Schema.Struct({ pattern: Schema.String, action: MaskingAction })
+export type UiMaskingRule = typeof UiMaskingRule.Type
+
 /** A connection as the UI sees it: whether a password or API key is set, never its value (product-decisions §9). */
 export const UiConnection = Schema.Struct({
   id: Schema.String,
@@ -21,6 +26,8 @@ export const UiConnection = Schema.Struct({
   externalAccess: ExternalAccess,
   aiPolicy: AiPolicy,
   confirmQueries: ConfirmQueries,
+  secretCatalogs: SecretCatalogs,
+  maskingRules: Schema.Array(UiMaskingRule),
   path: optional(Schema.String),
   host: optional(Schema.String),
   port: optional(Schema.Int),
@@ -33,13 +40,15 @@ export const UiConnection = Schema.Struct({
 })
 export type UiConnection = typeof UiConnection.Type
 
-/** The new/edit form; on edit an absent `password`/`apiKey` keeps the stored one. */
+/** The new/edit form; on edit an absent `password`/`apiKey` keeps the stored one, absent AI settings keep theirs. */
 export const UiConnectionInput = Schema.Struct({
   name: Schema.String,
   type: ConnectionKind,
   externalAccess: ExternalAccess,
   aiPolicy: AiPolicy,
   confirmQueries: ConfirmQueries,
+  secretCatalogs: optional(SecretCatalogs),
+  maskingRules: optional(Schema.Array(UiMaskingRule)),
   path: optional(Schema.String),
   host: optional(Schema.String),
   port: optional(Schema.Int),

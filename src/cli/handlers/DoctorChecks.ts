@@ -9,7 +9,7 @@ import { readFileIfExists } from "../../services/AtomicFile.ts"
 import { isPidAlive, readHandshake } from "../../services/Handshake.ts"
 import type { SupportFiles } from "../../services/SupportDirectory.ts"
 import { packageRoot } from "../../services/PackageInfo.ts"
-import { clientPlatform, userDirectories } from "../BridgeLaunch.ts"
+import { clientPlatform, userDirectories } from "../../services/BridgeLaunch.ts"
 import { probeConnections } from "../ConnectionProbe.ts"
 import { readConnections } from "../SupportFiles.ts"
 

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { AI_CLIENTS, type BridgeLaunch, claudeCodeCommand, configSnippet } from "../../domain/AiClients.ts"
 import type { UiBridgeTest, UiClientSetup } from "../../domain/UiWorkSchemas.ts"
-import { bridgeLaunch, clientPlatform, userDirectories } from "../../cli/BridgeLaunch.ts"
+import { bridgeLaunch, clientPlatform, userDirectories } from "../../services/BridgeLaunch.ts"
 import { resolveSupportDirectory } from "../../services/SupportDirectory.ts"
 
 /** How long the Test button waits for the bridge's answer (a cold Node start plus one loopback call). */

@@ -16,7 +16,9 @@ export const toUiConnection = (connection: Connection): UiConnection => {
     type: connection.type,
     externalAccess: connection.externalAccess,
     aiPolicy: connection.aiPolicy,
-    confirmQueries: connection.confirmQueries
+    confirmQueries: connection.confirmQueries,
+    secretCatalogs: connection.secretCatalogs,
+    maskingRules: connection.maskingRules.map((rule) => ({ ...rule }))
   }
   switch (connection.type) {
     case "sqlite":
@@ -63,7 +65,14 @@ const required = (value: string | undefined, message: string) =>
 const connectionFields = (input: UiConnectionInput, editing: boolean) =>
   Effect.gen(function*() {
     const name = yield* required(input.name, "Give the connection a name.")
-    const common = { name, externalAccess: input.externalAccess, aiPolicy: input.aiPolicy, confirmQueries: input.confirmQueries }
+    const common = {
+      name,
+      externalAccess: input.externalAccess,
+      aiPolicy: input.aiPolicy,
+      confirmQueries: input.confirmQueries,
+      ...(input.secretCatalogs === undefined ? {} : { secretCatalogs: input.secretCatalogs }),
+      ...(input.maskingRules === undefined ? {} : { maskingRules: input.maskingRules.map((rule) => ({ pattern: rule.pattern.trim(), action: rule.action })) })
+    }
     switch (input.type) {
       case "sqlite":
         return { ...common, type: "sqlite" as const, path: yield* required(input.path, "Enter the path of the SQLite database file.") }

@@ -4,6 +4,9 @@ import type { SchemaMatch, TableDescription, TableEntry } from "../../domain/Sql
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import type { SqlDialect } from "../../domain/StatementClassifier.ts"
 import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
+import type { AppliedRule, Refusal } from "../../domain/AnswerGate.ts"
+import type { GuardPolicy } from "../../domain/ColumnGuard.ts"
+import type { StatementFacts } from "../../domain/StatementGate.ts"
 
 /** A failure reported by the database; `message` has already been through the connection's redactor (C7.2-b). */
 export class DriverError extends Data.TaggedError("DriverError")<{ readonly message: string }> {}
@@ -15,6 +18,12 @@ export class StatementTimeout extends Data.TaggedError("StatementTimeout")<{ rea
 export class LockTimeout extends Data.TaggedError("LockTimeout")<{ readonly message: string }> {}
 
 export class TableNotFound extends Data.TaggedError("TableNotFound")<{ readonly table: string }> {}
+
+/**
+ * Issue 35: the answer of an MCP call is refused by the connection's AI settings (a secret catalog, or output that
+ * cannot be traced while masking rules apply). The message names the rule and the setting.
+ */
+export class PolicyRefusal extends Data.TaggedError("PolicyRefusal")<{ readonly refusal: Refusal }> {}
 
 /** An argument the database cannot accept as given (unknown column, missing filter value…). */
 export class InvalidArgument extends Data.TaggedError("InvalidArgument")<{ readonly message: string }> {}
@@ -29,9 +38,9 @@ export class NamespaceNotFound extends Data.TaggedError("NamespaceNotFound")<{ r
 
 /**
  * What any call may fail with besides its own errors: the database, the connection, a missing database or schema, a
- * lock another session or process holds past the database's own timeout.
+ * lock another session or process holds past the database's own timeout, the AI settings of an MCP caller's guard.
  */
-export type ReachFailure = DriverError | NotConnected | NamespaceNotFound | InvalidArgument | LockTimeout
+export type ReachFailure = DriverError | NotConnected | NamespaceNotFound | InvalidArgument | LockTimeout | PolicyRefusal
 
 /**
  * Where a call reaches (issue 25): `database` is another database of the connection's server, reached with the
@@ -53,6 +62,18 @@ export interface ConnectionStatus {
 /** `readonly` runs on a handle that cannot write (SQLite) or inside `BEGIN READ ONLY` (PostgreSQL). */
 export type StatementAccess = "readonly" | "readwrite"
 
+/**
+ * Issue 35: what guards an MCP caller's answer (the UI, the user's own client, passes none): the connection's AI
+ * settings and what the statement gate found in the text. The driver decides from its column origins.
+ */
+export interface AnswerGuard {
+  readonly policy: GuardPolicy
+  readonly facts: StatementFacts
+}
+
+/** A result set built under a guard: `applied` names the masking rules that changed it (for the activity log). */
+export type GuardedResultSet = ResultSet & { readonly applied?: ReadonlyArray<AppliedRule> }
+
 export interface ExecuteOptions extends Namespace {
   readonly maxRows: number
   readonly timeoutSeconds: number
@@ -60,6 +81,7 @@ export interface ExecuteOptions extends Namespace {
   readonly params?: ReadonlyArray<unknown>
   /** Byte caps of the answer (settings limits.maxCellBytes / maxAnswerBytes); defaults when absent. */
   readonly limits?: AnswerLimits
+  readonly guard?: AnswerGuard | undefined
 }
 
 export interface InsertResult {
@@ -112,8 +134,9 @@ export interface DatabaseDriver {
     table: string,
     query: BrowseQuery,
     namespace?: Namespace,
-    limits?: AnswerLimits
-  ) => Effect.Effect<ResultSet, ReachFailure | TableNotFound | StatementTimeout>
+    limits?: AnswerLimits,
+    guard?: AnswerGuard
+  ) => Effect.Effect<GuardedResultSet, ReachFailure | TableNotFound | StatementTimeout | PolicyRefusal>
   readonly count: (
     table: string,
     filters: ReadonlyArray<BrowseFilter>,
@@ -123,7 +146,7 @@ export interface DatabaseDriver {
   readonly execute: (
     sql: string,
     options: ExecuteOptions
-  ) => Effect.Effect<ResultSet, ReachFailure | StatementTimeout | LockTimeout | Unsupported>
+  ) => Effect.Effect<GuardedResultSet, ReachFailure | StatementTimeout | LockTimeout | Unsupported | PolicyRefusal>
   readonly explain: (sql: string, analyze: boolean, limits?: AnswerLimits) => Effect.Effect<ResultSet, ReachFailure | Unsupported>
   readonly insertRows: (
     table: string,

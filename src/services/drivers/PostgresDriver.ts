@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { type AnswerHints, type AnswerLimits, BROWSE_HINTS } from "../../domain/AnswerBudget.ts"
+import { withheldRows } from "../../domain/AnswerGate.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import { type BuildResult, buildBrowse, buildCount, quoteIdentifier } from "./BrowseSql.ts"
 import {
@@ -8,8 +9,11 @@ import {
   DriverError,
   type InsertResult,
   InvalidArgument,
+  type AnswerGuard,
+  type GuardedResultSet,
   type LockTimeout,
   type Namespace,
+  PolicyRefusal,
   type ReachFailure,
   rowCountMismatch,
   type StatementAccess,
@@ -21,6 +25,8 @@ import {
 } from "./Driver.ts"
 import * as Catalog from "./postgres/PostgresCatalog.ts"
 import { parameterText } from "./postgres/PgCells.ts"
+import { guardedFailure, PgGuardLookup } from "./postgres/PgGuard.ts"
+import type { PipelineResult } from "./postgres/PgPipeline.ts"
 import { ResultCollector } from "./postgres/PgResults.ts"
 import { rowRejection } from "./postgres/PostgresErrors.ts"
 import { type Db, makeRunner, type PostgresSettings, type RunFailure } from "./postgres/PostgresRunner.ts"
@@ -75,19 +81,40 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
     const list = <A>(body: (db: Db) => Promise<A>, namespace?: Namespace) =>
       Effect.mapError(read(body, namespace), (error): ReachFailure => (error._tag === "TableNotFound" ? new DriverError({ message: `no table named ${error.table}` }) : error))
 
-    /** Runs a statement and collects its answer; reads fetch at most max_rows + 1 rows and stop at the caps. */
+    /**
+     * Runs a statement and collects its answer; reads fetch at most max_rows + 1 rows and stop at the caps. Under a
+     * guard (issue 35) the catalog lookup goes first in the same round trip and the answer is decided on the
+     * statement's RowDescription: refused (a write's rows withheld, its effect reported), or masked and hidden.
+     */
     const statement = async (
       db: Db,
       access: StatementAccess,
       sql: string,
       values: ReadonlyArray<string | null>,
-      options: { readonly maxRows: number; readonly limits?: AnswerLimits | undefined; readonly hints?: AnswerHints }
-    ) => {
+      options: { readonly maxRows: number; readonly limits?: AnswerLimits | undefined; readonly hints?: AnswerHints; readonly guard?: AnswerGuard | undefined }
+    ): Promise<GuardedResultSet> => {
       const started = performance.now()
-      const collector = new ResultCollector(options.maxRows, options.limits, access === "readonly", options.hints)
-      const step = { text: sql, values, rows: { limit: collector.portalRows, sink: collector } }
-      const result = access === "readonly" ? await db.read([step]) : await db.plain([step])
-      return { resultSet: collector.resultSet(result, result.outcomes[0], started), collector }
+      const lookup = options.guard === undefined ? undefined : new PgGuardLookup(options.guard)
+      const collector = new ResultCollector(options.maxRows, options.limits, access === "readonly", options.hints, lookup)
+      const steps = [...(lookup?.steps ?? []), { text: sql, values, rows: { limit: collector.portalRows, sink: collector } }]
+      let result: PipelineResult
+      try {
+        result = access === "readonly" ? await db.read(steps) : await db.plain(steps)
+      } catch (error) {
+        throw guardedFailure(error, collector, lookup)
+      }
+      const resultSet = collector.resultSet(result, result.outcomes[steps.length - 1], started)
+      const confirmation = lookup?.confirmation
+      if (confirmation !== undefined) {
+        await (access === "readonly" ? db.read(confirmation) : db.plain(confirmation))
+        collector.verdict = lookup!.decide(collector.columns)
+      }
+      const verdict = collector.verdict
+      if (verdict?.kind === "refuse") {
+        if (access === "readonly") throw new PolicyRefusal({ refusal: verdict.refusal })
+        return withheldRows(resultSet, verdict.refusal)
+      }
+      return verdict === undefined || verdict.applied.length === 0 ? resultSet : { ...resultSet, applied: verdict.applied }
     }
 
     const status = (): Effect.Effect<ConnectionStatus> =>
@@ -169,12 +196,12 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
         ),
       searchSchema: (term, limit, namespace) =>
         list((db) => Catalog.searchSchema(db, term, limit, namespace?.schema), namespace).pipe(Effect.withSpan("PostgresDriver.searchSchema")),
-      browse: (table, query, namespace, limits) =>
+      browse: (table, query, namespace, limits, guard) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema)
           const known = await Catalog.columnNames(db, found.oid)
           const { sql, values } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER), found)
-          return (await statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits, hints: BROWSE_HINTS })).resultSet
+          return statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits, hints: BROWSE_HINTS, guard: guard === undefined ? undefined : { ...guard, facts: { ...guard.facts, names: [found.name] } } })
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browse")),
       count: (table, filters, logic, namespace) =>
         read(async (db) => {
@@ -191,14 +218,14 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           namespace: options,
           searchPath: true,
           body: async (db): Promise<ResultSet> => {
-            const { resultSet } = await statement(db, options.access, sql, (options.params ?? []).map(parameterText), options)
+            const resultSet = await statement(db, options.access, sql, (options.params ?? []).map(parameterText), options)
             if (options.access === "readwrite" && db.transactionStatus() !== "I") throw new Unsupported({ message: SPANNING_TRANSACTION })
             return resultSet
           }
         }).pipe(Effect.mapError(asExecuteFailure), Effect.withSpan("PostgresDriver.execute")),
       // product-decisions §3: the tools allow analyze only for a safe inner statement; it still runs read-only.
       explain: (sql, analyze, limits) =>
-        list(async (db) => (await statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).resultSet).pipe(
+        list((db) => statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).pipe(
           Effect.withSpan("PostgresDriver.explain")
         ),
       insertRows: (table, columns, rows) =>

@@ -10,11 +10,13 @@ import {
   type ConnectionStatus,
   type DatabaseDriver,
   DriverError,
+  type GuardedResultSet,
   type InsertResult,
   InvalidArgument,
   LockTimeout,
   type Namespace,
   NotConnected,
+  PolicyRefusal,
   type RowCount,
   StatementTimeout,
   type TransactionOutcome,
@@ -54,7 +56,7 @@ let childCommandCached: ReturnType<typeof childCommand> | undefined
 const STDERR_KEPT = 2000
 const CLOSE_GRACE = Duration.seconds(2)
 
-type Failure = DriverError | TableNotFound | InvalidArgument | NotConnected | LockTimeout
+type Failure = DriverError | TableNotFound | InvalidArgument | NotConnected | LockTimeout | PolicyRefusal
 
 /** One child process and the requests waiting on it. */
 interface ChildLink {
@@ -130,6 +132,8 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           return new TableNotFound({ table: failure.table })
         case "InvalidArgument":
           return new InvalidArgument({ message: redact(failure.message) })
+        case "Policy":
+          return new PolicyRefusal({ refusal: failure.refusal })
         case "Sql":
           // SQLITE_BUSY past the busy timeout, and a file SQLite cannot open, are the connection's, not the statement's.
           if (failure.message.startsWith("database is locked")) {
@@ -230,9 +234,9 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
         )
       }),
-      browse: Effect.fn("SqliteDriver.browse")(function*(table, query, namespace, limits) {
+      browse: Effect.fn("SqliteDriver.browse")(function*(table, query, namespace, limits, guard) {
         yield* mainOnly(namespace)
-        return yield* send<ResultSet>({ op: "browse", table, query, ...(limits === undefined ? {} : { limits }) })
+        return yield* send<GuardedResultSet>({ op: "browse", table, query, ...(limits === undefined ? {} : { limits }), ...(guard === undefined ? {} : { guard }) })
       }),
       count: Effect.fn("SqliteDriver.count")(function*(table, filters, logic, namespace) {
         yield* mainOnly(namespace)
@@ -240,13 +244,14 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       }),
       execute: Effect.fn("SqliteDriver.execute")(function*(sql, options) {
         yield* mainOnly(options)
-        const request = send<ResultSet>({
+        const request = send<GuardedResultSet>({
           op: "execute",
           sql,
           maxRows: options.maxRows,
           access: options.access,
           params: options.params ?? [],
-          ...(options.limits === undefined ? {} : { limits: options.limits })
+          ...(options.limits === undefined ? {} : { limits: options.limits }),
+          ...(options.guard === undefined ? {} : { guard: options.guard })
         }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
         return yield* withDeadline(request, options.timeoutSeconds)
       }),

@@ -1,20 +1,24 @@
 import { Effect, Schema } from "effect"
+import type { Connection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
-import { toolFailure } from "../../domain/ToolErrors.ts"
+import { ProtocolError } from "../../domain/ProtocolErrors.ts"
+import { classifyStatement, type Classification } from "../../domain/StatementClassifier.ts"
+import { withheldError } from "../../domain/AnswerGate.ts"
+import { toolFailure, ToolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
-import { database, namespaceOf } from "./SchemaTools.ts"
+import { dialectOf, gateStatement, guardedResult } from "./Guards.ts"
+import { namespaceOf } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { checkWriteGates, classifyForExecution, statementVerb } from "./StatementGates.ts"
-import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
+import { defineTool, toolResult, type ToolRun } from "./Tool.ts"
+import { connectionId, database, integer, schemaName, text } from "./ToolArguments.ts"
 
 export { checkWriteGates, classifyForExecution, statementVerb } from "./StatementGates.ts"
-
-const connectionId = described(Schema.String, "Id of the connection, from list_connections")
 
 export const QueryTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
@@ -26,15 +30,14 @@ export const QueryTools = Effect.gen(function*() {
 
   const executeQuery = defineTool({
     name: "execute_query",
-    title: "Run a query",
-    description: "Runs one SQL statement (on a search-engine connection: a REST request, METHOD /path then an optional JSON body) and returns a result set. Reads run at once; writes are confirmed by the user; DROP, TRUNCATE and DELETE requests go through confirm_destructive_operation.",
+    description: "Runs one SQL statement (search: METHOD /path + JSON body). Writes ask the user; DROP/TRUNCATE: confirm_destructive_operation. Returns a result set.",
     arguments: Schema.Struct({
       connection_id: connectionId,
-      query: described(Schema.String, "One SQL statement, or for a search-engine connection METHOD /path and an optional JSON body"),
-      max_rows: Schema.optionalWith(described(Schema.Number, "Rows to return at most (default limits.defaultRows, 1 to limits.maxRows)"), { exact: true }),
-      timeout_seconds: Schema.optionalWith(described(Schema.Number, "Statement deadline in seconds (1–300, default limits.queryTimeoutSeconds)"), { exact: true }),
+      query: text(),
+      max_rows: Schema.optionalWith(integer(), { exact: true }),
+      timeout_seconds: Schema.optionalWith(integer(), { exact: true }),
       database,
-      schema: Schema.optionalWith(described(Schema.String, "Schema put first on the search path for this statement (PostgreSQL; SQLite has only main)"), { exact: true })
+      schema: schemaName
     }),
     scopes: [],
     readOnly: false,
@@ -57,6 +60,8 @@ export const QueryTools = Effect.gen(function*() {
           return yield* toolFailure("denied", "this statement drops or truncates data; use confirm_destructive_operation")
         }
         yield* checkWriteGates(classification, connection, context)
+        // Issue 35: a statement the AI settings refuse never reaches the user's approval.
+        const guard = yield* gateStatement(args.query, connection, namespace)
         // product-decisions §3.2: approval for every non-safe statement, and for every statement on a confirm-all connection.
         const needsApproval = classification.tier !== "safe" || connection.confirmQueries === "all"
         const gate = needsApproval
@@ -68,22 +73,21 @@ export const QueryTools = Effect.gen(function*() {
           if (gate !== undefined) yield* gate.askApp
           const driver = yield* drivers.forConnection(connection)
           yield* context.progress(0.3, "Executing")
-          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: classification.tier === "safe" ? "readonly" : "readwrite", ...namespace, limits })
+          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: classification.tier === "safe" ? "readonly" : "readwrite", ...namespace, limits, guard })
           yield* context.progress(1, "Done")
           return resultSet
         }))
-        return Effect.map(recorder.observe(connection.id, args.query, run), (resultSet) => toolResult(resultSet as unknown as JsonObject))
+        return Effect.map(recorder.observe(connection.id, args.query, run), guardedResult)
       })
   })
 
   const explainQuery = defineTool({
     name: "explain_query",
-    title: "Explain a query",
-    description: "Shows the plan of one statement. analyze runs it (PostgreSQL, safe statements only); SQLite shows EXPLAIN QUERY PLAN.",
+    description: "Returns a statement's plan; analyze runs it (reads only).",
     arguments: Schema.Struct({
       connection_id: connectionId,
-      query: described(Schema.String, "One SQL statement"),
-      analyze: Schema.optionalWith(described(Schema.Boolean, "Run the statement to measure it (PostgreSQL, safe statements only)"), { exact: true })
+      query: text(),
+      analyze: Schema.optionalWith(Schema.Boolean, { exact: true })
     }),
     scopes: [],
     readOnly: true,
@@ -91,13 +95,18 @@ export const QueryTools = Effect.gen(function*() {
       Effect.gen(function*() {
         const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         const classification = yield* classifyForExecution(args.query, connection)
+        const guard = yield* gateStatement(args.query, connection)
         if (args.analyze === true && classification.tier !== "safe") {
           return yield* toolFailure("denied", "analyze runs the statement, so it is only allowed for a statement that reads")
         }
         const { limits } = yield* settings.current
         const run: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
           Effect.map(driver.explain(args.query, args.analyze ?? false, limits), (resultSet) => toolResult(resultSet as unknown as JsonObject))))
-        return run
+        // Issue 35: analyze runs the statement, and an error while it reads rows may quote a guarded value.
+        return guard === undefined || args.analyze !== true ? run : Effect.mapError(run, (error) =>
+          error instanceof ToolFailure && error.code === "query_failed"
+            ? toolFailure("query_failed", `${withheldError(undefined)}; without analyze the statement does not run, and the planner's own message is shown`)
+            : error)
       })
   })
 

@@ -12,6 +12,7 @@ import type { SearchSession } from "../drivers/SearchDriver.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { checkWriteGates, statementVerb } from "./StatementGates.ts"
+import { guardedResult } from "./Guards.ts"
 import { toolResult, type ToolRun } from "./Tool.ts"
 
 type SessionCall = (session: SearchSession, options: CallOptions) => Effect.Effect<JsonObject, ToolFailure | ProtocolError>
@@ -80,7 +81,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
     const browse = (connection: SearchConnection, table: string, query: BrowseQuery, defaultRows: number, context: MethodContext) =>
       withSession(connection, context, (session, options) =>
         Effect.flatMap(answerLimits, (limits) =>
-          Effect.map(session.browse(table, query, defaultRows, options, limits), (result) => toolResult(json(result)))))
+          Effect.map(session.browse(table, query, defaultRows, options, limits, connection.maskingRules), guardedResult)))
 
     const count = (connection: SearchConnection, table: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic, context: MethodContext) =>
       withSession(connection, context, (session, options) => Effect.map(session.count(table, filters, logic, options), (result) => toolResult({ ...result })))
@@ -90,7 +91,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
 
     const search = (connection: SearchConnection, request: Parameters<SearchSession["search"]>[0], context: MethodContext) =>
       withSession(connection, context, (session, options) =>
-        Effect.flatMap(answerLimits, (limits) => Effect.map(session.search(request, options, limits), (result) => toolResult(json(result)))))
+        Effect.flatMap(answerLimits, (limits) => Effect.map(session.search(request, options, limits, connection.maskingRules), guardedResult)))
 
     /** `execute_query` with console text (product-decisions §3.1): safe requests run, writes are approved, DELETE is refused. */
     const execute = Effect.fn("SearchToolRoutes.execute")(function*(
@@ -114,9 +115,9 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         if (gate !== undefined) yield* gate.askApp
         const { session } = yield* registry.openSearch(connection)
         yield* context.progress(0.3, "Executing")
-        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits).pipe(withDeadline(args.timeoutSeconds))
+        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits, connection.maskingRules).pipe(withDeadline(args.timeoutSeconds))
         yield* context.progress(1, "Done")
-        return toolResult(json(result))
+        return guardedResult(result)
       }).pipe(namingConnection(connection))
       return run
     })
@@ -142,8 +143,8 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       const run: ToolRun = Effect.gen(function*() {
         yield* gate.askApp
         const { session } = yield* registry.openSearch(connection)
-        const result = yield* session.execute(args.query, 1, optionsOf(context), yield* answerLimits).pipe(withDeadline(args.timeoutSeconds))
-        return toolResult(json(result))
+        const result = yield* session.execute(args.query, 1, optionsOf(context), yield* answerLimits, connection.maskingRules).pipe(withDeadline(args.timeoutSeconds))
+        return guardedResult(result)
       }).pipe(namingConnection(connection))
       return run
     })

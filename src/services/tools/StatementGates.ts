@@ -5,7 +5,7 @@ import { classifyStatement, type Classification, type SqlDialect } from "../../d
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import type { MethodContext } from "../MethodContext.ts"
 
-const dialectOf = (connection: Connection): SqlDialect =>
+export const dialectOf = (connection: Connection): SqlDialect =>
   connection.type === "postgresql" ? "postgresql" : connection.type === "mysql" ? "mysql" : "sqlite"
 
 /**

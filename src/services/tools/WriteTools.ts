@@ -7,12 +7,12 @@ import { Drivers } from "../Drivers.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
+import { gateStatement } from "./Guards.ts"
 import { classifyForExecution, checkWriteGates, statementVerb } from "./StatementGates.ts"
 import { requireName } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
-import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
-
-const connectionId = described(Schema.String, "Id of the connection, from list_connections")
+import { defineTool, toolResult, type ToolRun } from "./Tool.ts"
+import { connectionId, integer, text } from "./ToolArguments.ts"
 const quote = (name: string) => `"${name.replace(/"/g, "\"\"")}"`
 const literal = (value: unknown) => (typeof value === "string" ? `'${value.replace(/'/g, "''")}'` : value === null ? "NULL" : String(value))
 
@@ -33,13 +33,12 @@ export const WriteTools = Effect.gen(function*() {
 
   const insertRows = defineTool({
     name: "insert_rows",
-    title: "Insert rows",
-    description: "Inserts 1 to 1,000 rows into a table with bound parameters, after the user approves. Reports rows that failed and why.",
+    description: "Inserts 1-1,000 rows after the user approves. Returns rows_affected, failed_rows.",
     arguments: Schema.Struct({
       connection_id: connectionId,
-      table: described(Schema.String, "Name of the table"),
-      columns: described(Schema.Array(Schema.String), "Column names, in the order of each row's values"),
-      rows: described(Schema.Array(Schema.Array(ScalarValue)), "Rows of values (1 to 1,000)")
+      table: text(),
+      columns: Schema.Array(Schema.String),
+      rows: Schema.Array(Schema.Array(ScalarValue)).annotations({ jsonSchema: { type: "array", items: { type: "array" }, description: "In columns order" } })
     }),
     scopes: ["tools:write"],
     readOnly: false,
@@ -69,12 +68,11 @@ export const WriteTools = Effect.gen(function*() {
 
   const confirmDestructive = defineTool({
     name: "confirm_destructive_operation",
-    title: "Run a destructive statement",
-    description: "Runs one DROP or TRUNCATE (or another statement that destroys data) after the user explicitly consents. Other statements: use execute_query.",
+    description: "Runs one DROP/TRUNCATE (search: DELETE) after the user consents. Returns a result set.",
     arguments: Schema.Struct({
       connection_id: connectionId,
-      query: described(Schema.String, "One destructive SQL statement, or a DELETE request on a search-engine connection"),
-      timeout_seconds: Schema.optionalWith(described(Schema.Number, "Statement deadline in seconds (1–300, default 30)"), { exact: true })
+      query: text(),
+      timeout_seconds: Schema.optionalWith(integer(), { exact: true })
     }),
     scopes: ["tools:write", "admin"],
     readOnly: false,
@@ -88,6 +86,7 @@ export const WriteTools = Effect.gen(function*() {
         if (connection.type === "search") return yield* search.confirmDestructive(connection, { query: args.query, timeoutSeconds }, context)
         const classification = yield* classifyForExecution(args.query, connection)
         if (classification.tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
+        yield* gateStatement(args.query, connection)
         yield* checkWriteGates(classification, connection, context)
         // product-decisions §3: consent is always required and never skipped by a policy.
         const gate = yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, warning: "destroys data and cannot be undone", destructive: true })

@@ -8,21 +8,15 @@ import { type CellKind, displayText, kindOfType, kindOfValues } from "./cellType
 import { CellEditor } from "./CellEditor.tsx"
 import { CellViewer } from "./CellViewer.tsx"
 import { HeaderCell } from "./HeaderCell.tsx"
+import type { GridColumn } from "./cellTypes.ts"
+
+export type { GridColumn } from "./cellTypes.ts"
 import { type CopyFormat, copyText, formatRange } from "./copyFormats.ts"
 import { GridStatus } from "./GridStatus.tsx"
 import { type Pos, type Range, rangeOf, step } from "./selection.ts"
 
 const features = tableFeatures({ columnOrderingFeature, columnSizingFeature, columnResizingFeature })
 type Row = ReadonlyArray<Cell>
-
-export interface GridColumn {
-  readonly name: string
-  /** Declared type shown in the header; empty for console results (the kind comes from the values). */
-  readonly type: string
-  readonly sortable?: boolean
-  readonly sortNote?: string | null
-  readonly readOnly?: boolean
-}
 
 export type RowState = "inserted" | "changed" | "deleted" | undefined
 

@@ -1,5 +1,4 @@
-import type { CellKind } from "./cellTypes.ts"
-import type { GridColumn } from "./DataGrid.tsx"
+import type { CellKind, GridColumn } from "./cellTypes.ts"
 
 /** What the header needs of a TanStack header: its column id, the resize handler and the size reset. */
 interface ResizableHeader {

@@ -1,5 +1,14 @@
 import type { Cell } from "../../domain/UiSchemas.ts"
 
+export interface GridColumn {
+  readonly name: string
+  /** Declared type shown in the header; empty for console results (the kind comes from the values). */
+  readonly type: string
+  readonly sortable?: boolean
+  readonly sortNote?: string | null
+  readonly readOnly?: boolean
+}
+
 /** How a column's values are shown and edited (issue 27): by its declared type, else by what its values are. */
 export type CellKind = "number" | "boolean" | "date" | "json" | "binary" | "text"
 

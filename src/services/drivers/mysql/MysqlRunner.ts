@@ -6,7 +6,7 @@ import mysql from "mysql2"
 import { DriverError, LockTimeout, NamespaceNotFound, NotConnected, type StatementAccess, StatementTimeout } from "../Driver.ts"
 import type { Redactor } from "../Redactor.ts"
 import { type Flavor, flavorOf, openConnection, poolOptions, type MysqlSettings } from "./MysqlConnect.ts"
-import { type QueryOutcome, queryWhole, type StreamOutcome, streamRows } from "./MysqlSession.ts"
+import { type FieldOrigin, type QueryOutcome, queryWhole, type StreamOutcome, streamRows } from "./MysqlSession.ts"
 
 export type { QueryOutcome, StreamOutcome } from "./MysqlSession.ts"
 
@@ -26,7 +26,7 @@ export interface Session {
     sql: string,
     values: ReadonlyArray<unknown> | undefined,
     onRow: (row: ReadonlyArray<unknown>) => boolean,
-    onColumns: (names: ReadonlyArray<string>) => void
+    onColumns: (fields: ReadonlyArray<FieldOrigin>) => void
   ) => Promise<StreamOutcome>
 }
 

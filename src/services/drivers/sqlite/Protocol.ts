@@ -1,6 +1,7 @@
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type { AnswerLimits } from "../../../domain/AnswerBudget.ts"
-import type { StatementAccess, TransactionStatement } from "../Driver.ts"
+import type { Refusal } from "../../../domain/AnswerGate.ts"
+import type { AnswerGuard, StatementAccess, TransactionStatement } from "../Driver.ts"
 
 /** Messages between the SQLite driver and its child process (one child per connection, product-decisions §2). */
 export type ChildRequest =
@@ -9,7 +10,7 @@ export type ChildRequest =
   | { readonly op: "describeTable"; readonly table: string }
   | { readonly op: "tableDdl"; readonly table: string }
   | { readonly op: "searchSchema"; readonly term: string; readonly limit: number }
-  | { readonly op: "browse"; readonly table: string; readonly query: BrowseQuery; readonly limits?: AnswerLimits }
+  | { readonly op: "browse"; readonly table: string; readonly query: BrowseQuery; readonly limits?: AnswerLimits; readonly guard?: AnswerGuard }
   | { readonly op: "count"; readonly table: string; readonly filters: ReadonlyArray<BrowseFilter>; readonly logic: FilterLogic }
   | {
     readonly op: "execute"
@@ -18,6 +19,7 @@ export type ChildRequest =
     readonly access: StatementAccess
     readonly params: ReadonlyArray<unknown>
     readonly limits?: AnswerLimits
+    readonly guard?: AnswerGuard
   }
   | { readonly op: "explain"; readonly sql: string; readonly limits?: AnswerLimits }
   | {
@@ -33,6 +35,7 @@ export type ChildFailure =
   | { readonly kind: "Sql"; readonly message: string }
   | { readonly kind: "TableNotFound"; readonly table: string }
   | { readonly kind: "InvalidArgument"; readonly message: string }
+  | { readonly kind: "Policy"; readonly refusal: Refusal }
 
 export type ChildResponse =
   | { readonly id: number; readonly ok: true; readonly value: unknown }

@@ -41,11 +41,11 @@ const run = (request: ChildRequest): unknown => {
     case "searchSchema":
       return ops.searchSchema(request.term, request.limit)
     case "browse":
-      return ops.browse(request.table, request.query, request.limits)
+      return ops.browse(request.table, request.query, request.limits, request.guard)
     case "count":
       return ops.count(request.table, request.filters, request.logic)
     case "execute":
-      return ops.execute(request.sql, request.params, request.access, request.maxRows, request.limits)
+      return ops.execute(request.sql, request.params, request.access, request.maxRows, request.limits, undefined, request.guard)
     case "explain":
       return ops.execute(`EXPLAIN QUERY PLAN ${request.sql.replace(EXPLAIN_PREFIX, "")}`, [], "readonly", 10_000, request.limits)
     case "insertRows":
