@@ -26,9 +26,40 @@ interface CpuProfile {
   readonly timeDeltas: ReadonlyArray<number>
 }
 
+/**
+ * A bundle built with DBDESK_BUILD_UNMINIFIED=1 keeps esbuild's `// src/…` and `// node_modules/…` comment before
+ * each module's code: the module a line of the bundle came from, so a profile of the built bins reads like one of
+ * the sources.
+ */
+const bundleModules = new Map<string, ReadonlyArray<readonly [line: number, path: string]>>()
+const moduleOfBundleLine = (url: string, line: number): string | undefined => {
+  if (!url.startsWith("file://") || !url.includes("/dist/")) return undefined
+  let starts = bundleModules.get(url)
+  if (starts === undefined) {
+    const found: Array<readonly [number, string]> = []
+    try {
+      readFileSync(new URL(url), "utf8").split("\n").forEach((text, index) => {
+        const comment = /^\/\/ ((?:src|node_modules)\/\S+\.[cm]?[jt]s)$/.exec(text)
+        if (comment !== null) found.push([index, comment[1]!])
+      })
+    } catch {
+      // not readable: leave the frame as it is
+    }
+    starts = found
+    bundleModules.set(url, starts)
+  }
+  let module: string | undefined
+  for (const [start, path] of starts) {
+    if (start > line) break
+    module = path
+  }
+  return module === undefined ? undefined : `/${module}`
+}
+
 /** Where a frame belongs, coarse enough to say where the time goes. */
 export const areaOf = (frame: CallFrame): string => {
-  const { url, functionName } = frame
+  const { functionName } = frame
+  const url = moduleOfBundleLine(frame.url, frame.lineNumber) ?? frame.url
   if (url === "") {
     if (functionName === "(idle)") return "(idle)"
     if (functionName === "(garbage collector)") return "(garbage collector)"
@@ -74,6 +105,47 @@ const mainThreadProfile = (path: string, pid?: number): string => {
     .map((file) => join(path, file))
   if (files.length === 0) throw new Error(`no main-thread .cpuprofile${pid === undefined ? "" : ` of pid ${pid}`} in ${path}`)
   return files.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!
+}
+
+/**
+ * Time by where it was spent on our side: each sample goes to the nearest frame of our sources on its stack (so a
+ * library call made from McpDispatcher.ts counts for McpDispatcher.ts), else to its leaf's area (the Effect runtime
+ * running fibers, node's HTTP, GC). Skips the first `skipMs`; idle left out.
+ */
+export const timeBySource = (path: string, pid?: number, skipMs = 0): { readonly busyMs: number; readonly rows: ReadonlyArray<readonly [string, number]> } => {
+  const profile = JSON.parse(readFileSync(mainThreadProfile(path, pid), "utf8")) as CpuProfile
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
+  const parents = new Map<number, number>()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
+  const owner = new Map<number, string>()
+  const ownerOf = (id: number): string => {
+    const known = owner.get(id)
+    if (known !== undefined) return known
+    let at: number | undefined = id
+    let found: string | undefined
+    while (at !== undefined) {
+      const frame = nodes.get(at)!.callFrame
+      const area = areaOf(frame)
+      if (area.startsWith("src/")) {
+        found = area
+        break
+      }
+      at = parents.get(at)
+    }
+    const result = found ?? areaOf(nodes.get(id)!.callFrame)
+    owner.set(id, result)
+    return result
+  }
+  const totals = new Map<string, number>()
+  let busyMs = 0
+  for (const [id, ms] of selfTimes(profile, skipMs)) {
+    const frame = nodes.get(id)?.callFrame
+    if (frame === undefined || frame.functionName === "(idle)") continue
+    busyMs += ms
+    const key = ownerOf(id)
+    totals.set(key, (totals.get(key) ?? 0) + ms)
+  }
+  return { busyMs, rows: [...totals.entries()].sort((a, b) => b[1] - a[1]) }
 }
 
 export const summarizeProfile = (path: string, pid?: number, skipMs = 0, top = 25): ReadonlyArray<string> => {
