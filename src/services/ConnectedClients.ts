@@ -39,7 +39,10 @@ const UNKNOWN_CLIENT = "Unknown client"
 export class ConnectedClients extends Effect.Service<ConnectedClients>()("dbdesk/services/ConnectedClients", {
   effect: Effect.gen(function*() {
     const tokens = yield* Tokens
-    const entries = new Map<string, { entry: ConnectedClient; lastSeen: number }>()
+    /** By id; the entry without its times, which are kept as numbers and written out when listed. */
+    const entries = new Map<string, { entry: Omit<ConnectedClient, "firstSeenAt" | "lastSeenAt">; firstSeen: number; lastSeen: number }>()
+    /** Id of each (name, version, principal, address) seen: the hash is taken once per client, not per request. */
+    const ids = new Map<string, string>()
 
     const expire = (now: number) => {
       for (const [id, { lastSeen }] of entries) if (now - lastSeen > CONNECTED_WINDOW_MS) entries.delete(id)
@@ -49,32 +52,40 @@ export class ConnectedClients extends Effect.Service<ConnectedClients>()("dbdesk
       Effect.map(Clock.currentTimeMillis, (now) => {
         const name = sighting.clientInfo?.name ?? UNKNOWN_CLIENT
         const version = sighting.clientInfo?.version ?? ""
-        const id = createHash("sha256").update(JSON.stringify([name, version, sighting.principal.key, sighting.address])).digest("hex").slice(0, 16)
-        const at = new Date(now).toISOString()
+        const key = JSON.stringify([name, version, sighting.principal.key, sighting.address])
+        let id = ids.get(key)
+        if (id === undefined) {
+          id = createHash("sha256").update(key).digest("hex").slice(0, 16)
+          ids.set(key, id)
+        }
         const previous = entries.get(id)
+        const title = sighting.clientInfo?.title ?? null
         entries.delete(id)
         entries.set(id, {
           lastSeen: now,
-          entry: {
+          firstSeen: previous?.firstSeen ?? now,
+          entry: previous !== undefined && previous.entry.clientTitle === title ? previous.entry : {
             id,
             clientName: name,
             clientVersion: version,
-            clientTitle: sighting.clientInfo?.title ?? null,
+            clientTitle: title,
             principalKey: sighting.principal.key,
             tokenId: sighting.principal.tokenId ?? null,
             tokenName: sighting.principal.tokenName ?? null,
-            address: sighting.address,
-            firstSeenAt: previous?.entry.firstSeenAt ?? at,
-            lastSeenAt: at
+            address: sighting.address
           }
         })
         if (entries.size > MAX_CONNECTED_CLIENTS) entries.delete(entries.keys().next().value!)
+        // The id table only ever holds ids of listed clients (and of the few just dropped).
+        if (ids.size > 2 * MAX_CONNECTED_CLIENTS) for (const [known, value] of ids) if (!entries.has(value)) ids.delete(known)
       })
 
     /** The clients seen in the last 5 minutes, most recently seen first. */
     const list = Effect.map(Clock.currentTimeMillis, (now) => {
       expire(now)
-      return [...entries.values()].map(({ entry }) => entry).reverse()
+      return [...entries.values()]
+        .map(({ entry, firstSeen, lastSeen }): ConnectedClient => ({ ...entry, firstSeenAt: new Date(firstSeen).toISOString(), lastSeenAt: new Date(lastSeen).toISOString() }))
+        .reverse()
     })
 
     const disconnect = Effect.fn("ConnectedClients.disconnect")(function*(id: string) {

@@ -85,11 +85,13 @@ export class SqliteOps {
         statusMessage: `${affected} row${affected === 1 ? "" : "s"} affected`
       })
     }
-    const changesBefore = Number(db.prepare("SELECT total_changes()").pluck().get())
+    // A read-only handle changes nothing: only a writing reader (INSERT … RETURNING) counts its changes.
+    const totalChanges = () => (access === "readwrite" ? Number(db.prepare("SELECT total_changes()").pluck().get()) : 0)
+    const changesBefore = totalChanges()
     statement.raw(true)
     const columns = budget.header(statement.columns().map((c) => c.name))
     for (const row of statement.iterate(...bound) as Iterable<Array<unknown>>) if (!budget.add(row)) break
-    const affected = access === "readwrite" ? Number(db.prepare("SELECT total_changes()").pluck().get()) - changesBefore : 0
+    const affected = totalChanges() - changesBefore
     return budget.resultSet(columns, { executionMs: performance.now() - started, rowsAffected: Math.max(0, affected) })
   }
 
