@@ -9,6 +9,8 @@ export interface McpHttpRequest {
 
 export type McpHttpResponse =
   | { readonly kind: "json"; readonly status: number; readonly headers: Record<string, string>; readonly body: unknown }
+  /** A JSON body serialized already (a cacheable answer encoded once, issue 33). */
+  | { readonly kind: "encoded"; readonly status: number; readonly headers: Record<string, string>; readonly text: string }
   | { readonly kind: "empty"; readonly status: number; readonly headers: Record<string, string> }
   | { readonly kind: "sse"; readonly headers: Record<string, string>; readonly frames: Stream.Stream<string> }
 
@@ -23,4 +25,11 @@ export const emptyResponse = (status: number, headers: Record<string, string> = 
   kind: "empty",
   status,
   headers
+})
+
+export const encodedResponse = (status: number, text: string, headers: Record<string, string> = {}): McpHttpResponse => ({
+  kind: "encoded",
+  status,
+  headers,
+  text
 })
