@@ -73,7 +73,7 @@ const openPrivate = (path: string): Database.Database => {
  * write, never a call). Reading the history writes what is waiting first; a clean stop writes it too, so only a
  * crash within this window can lose entries (the history is a convenience, not the audit log).
  */
-export const HISTORY_BATCH_LINGER_MS = 5
+export const HISTORY_BATCH_LINGER_MS = 25
 
 type PendingEntry = readonly [connectionId: string, text: string, executedAt: string, durationMs: number, rowCount: number | null, outcome: HistoryOutcome, source: HistorySource]
 
