@@ -50,6 +50,7 @@ interface Spec {
   readonly method: string
   readonly name?: string
   readonly arguments?: Record<string, unknown>
+  readonly progressToken?: string
 }
 const query = (connection: string): Spec => ({ method: "tools/call", name: "execute_query", arguments: { connection_id: connection, query: "SELECT * FROM items WHERE id = 1" } })
 type Case = { readonly name: string; readonly via: "http" | "bridge"; readonly spec: Spec }
@@ -57,6 +58,7 @@ const all: ReadonlyArray<Case> = [
   { name: "http execute_query 1 row (PostgreSQL)", via: "http", spec: query("pg") },
   { name: "http execute_query 1 row (SQLite)", via: "http", spec: query("lite") },
   { name: "http tools/list", via: "http", spec: { method: "tools/list" } },
+  { name: "http execute_query 1 row with progress, SSE (SQLite)", via: "http", spec: { ...query("lite"), progressToken: "p" } },
   { name: "bridge execute_query 1 row (PostgreSQL)", via: "bridge", spec: query("pg") },
   { name: "bridge tools/list", via: "bridge", spec: { method: "tools/list" } }
 ]
@@ -104,20 +106,23 @@ try {
     const children = descendants(dbdesk.pid)
     const before = { server: readCpuMs(dbdesk.pid), children: cpuOf(children), bridge: bridge === undefined ? 0 : readCpuMs(bridge.pid) }
     const stats = await call(SECONDS * 1000)
+    const untilMs = performance.now() - spawned
+    const bridgeUntilMs = performance.now() - bridgeSpawned
     const after = { server: readCpuMs(dbdesk.pid), children: cpuOf(children), bridge: bridge === undefined ? 0 : readCpuMs(bridge.pid) }
     const n = stats.requests
     await bridge?.stop()
     await dbdesk.stop()
     console.log(`\n${c.name}: ${n} requests, ${stats.rps.toFixed(0)}/s, p50 ${stats.p50Ms.toFixed(2)} ms, p99 ${stats.p99Ms.toFixed(2)} ms${CPU_ONLY ? "" : " (profiled: slower than unprofiled)"}`)
     console.log(`  CPU per request (/proc): dbdesk ${((after.server - before.server) / n).toFixed(3)} ms, SQLite child ${((after.children - before.children) / n).toFixed(3)} ms${bridge === undefined ? "" : `, bridge ${((after.bridge - before.bridge) / n).toFixed(3)} ms`}`)
-    const print = (what: string, path: string, skip: number) => {
-      const { busyMs, rows } = timeBySource(path, undefined, skip)
+    const print = (what: string, path: string, skip: number, until: number) => {
+      const { busyMs, rows } = timeBySource(path, undefined, skip, until)
       console.log(`  ${what}: ${(busyMs / n).toFixed(3)} ms busy per request (profile), by nearest source file:`)
       for (const [where, ms] of rows.slice(0, 22)) console.log(`    ${((ms / n) * 1000).toFixed(0).padStart(6)} µs  ${((ms / busyMs) * 100).toFixed(1).padStart(5)}%  ${where}`)
     }
     if (CPU_ONLY) continue
-    print("dbdesk", dir, skipMs)
-    if (bridge !== undefined) print("bridge", join(dir, "bridge"), bridgeSkipMs)
+    console.log(`  (profile window: ${skipMs.toFixed(0)}–${untilMs.toFixed(0)} ms after spawn)`)
+    print("dbdesk", dir, skipMs, untilMs)
+    if (bridge !== undefined) print("bridge", join(dir, "bridge"), bridgeSkipMs, bridgeUntilMs)
   }
 } finally {
   await postgres.stop()

@@ -81,14 +81,17 @@ export const areaOf = (frame: CallFrame): string => {
   return url
 }
 
-/** Self time (ms) per node id, from the sample stream, leaving out the first `skipMs` (start-up, compilation). */
-const selfTimes = (profile: CpuProfile, skipMs: number) => {
+/**
+ * Self time (ms) per node id, from the sample stream, leaving out the first `skipMs` (start-up, compilation) and
+ * what comes after `untilMs` (the stop).
+ */
+const selfTimes = (profile: CpuProfile, skipMs: number, untilMs = Number.POSITIVE_INFINITY) => {
   const self = new Map<number, number>()
   let at = 0
   profile.samples.forEach((id, index) => {
     const delta = (profile.timeDeltas[index] ?? 0) / 1000
     at += delta
-    if (at >= skipMs) self.set(id, (self.get(id) ?? 0) + delta)
+    if (at >= skipMs && at <= untilMs) self.set(id, (self.get(id) ?? 0) + delta)
   })
   return self
 }
@@ -112,7 +115,7 @@ const mainThreadProfile = (path: string, pid?: number): string => {
  * library call made from McpDispatcher.ts counts for McpDispatcher.ts), else to its leaf's area (the Effect runtime
  * running fibers, node's HTTP, GC). Skips the first `skipMs`; idle left out.
  */
-export const timeBySource = (path: string, pid?: number, skipMs = 0): { readonly busyMs: number; readonly rows: ReadonlyArray<readonly [string, number]> } => {
+export const timeBySource = (path: string, pid?: number, skipMs = 0, untilMs?: number): { readonly busyMs: number; readonly rows: ReadonlyArray<readonly [string, number]> } => {
   const profile = JSON.parse(readFileSync(mainThreadProfile(path, pid), "utf8")) as CpuProfile
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
   const parents = new Map<number, number>()
@@ -138,7 +141,7 @@ export const timeBySource = (path: string, pid?: number, skipMs = 0): { readonly
   }
   const totals = new Map<string, number>()
   let busyMs = 0
-  for (const [id, ms] of selfTimes(profile, skipMs)) {
+  for (const [id, ms] of selfTimes(profile, skipMs, untilMs)) {
     const frame = nodes.get(id)?.callFrame
     if (frame === undefined || frame.functionName === "(idle)") continue
     busyMs += ms
@@ -148,10 +151,10 @@ export const timeBySource = (path: string, pid?: number, skipMs = 0): { readonly
   return { busyMs, rows: [...totals.entries()].sort((a, b) => b[1] - a[1]) }
 }
 
-export const summarizeProfile = (path: string, pid?: number, skipMs = 0, top = 25): ReadonlyArray<string> => {
+export const summarizeProfile = (path: string, pid?: number, skipMs = 0, top = 25, untilMs?: number): ReadonlyArray<string> => {
   const file = mainThreadProfile(path, pid)
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile
-  const self = selfTimes(profile, skipMs)
+  const self = selfTimes(profile, skipMs, untilMs)
   const total = [...self.values()].reduce((a, b) => a + b, 0)
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
   const idle = [...self.entries()].filter(([id]) => nodes.get(id)?.callFrame.functionName === "(idle)").reduce((a, [, t]) => a + t, 0)
@@ -183,7 +186,7 @@ export const summarizeProfile = (path: string, pid?: number, skipMs = 0, top = 2
 }
 
 if (process.argv[1]?.endsWith("profile.ts") === true) {
-  const [target, skip] = process.argv.slice(2)
-  if (target === undefined) throw new Error("usage: profile.ts <file.cpuprofile | directory> [skip-ms]")
-  for (const line of summarizeProfile(target, undefined, Number(skip ?? 0))) process.stdout.write(`${line}\n`)
+  const [target, skip, until] = process.argv.slice(2)
+  if (target === undefined) throw new Error("usage: profile.ts <file.cpuprofile | directory> [skip-ms] [until-ms]")
+  for (const line of summarizeProfile(target, undefined, Number(skip ?? 0), 25, until === undefined ? undefined : Number(until))) process.stdout.write(`${line}\n`)
 }

@@ -31,13 +31,16 @@ export interface RequestSpec {
   readonly name?: string
   readonly arguments?: Record<string, unknown>
   readonly id: number
+  /** Asks for progress notifications: the answer is an SSE stream. */
+  readonly progressToken?: string
 }
 
 export const httpRequest = (spec: RequestSpec, token: string | undefined): HttpRequest => {
   const meta = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
     "io.modelcontextprotocol/clientInfo": { name: "dbdesk-bench", version: "1.0.0" },
-    "io.modelcontextprotocol/clientCapabilities": {}
+    "io.modelcontextprotocol/clientCapabilities": {},
+    ...(spec.progressToken === undefined ? {} : { progressToken: spec.progressToken })
   }
   const params = spec.name === undefined ? { _meta: meta } : { name: spec.name, arguments: spec.arguments ?? {}, _meta: meta }
   const body = JSON.stringify({ jsonrpc: "2.0", id: spec.id, method: spec.method, params })

@@ -1,4 +1,4 @@
-import { Cause, Effect, Either, Mailbox, Stream } from "effect"
+import { Cause, Effect, Either } from "effect"
 import type { JsonObject } from "../domain/Json.ts"
 import { isJsonObject } from "../domain/Json.ts"
 import { type JsonRpcRequest, looksLikeResponse, readJsonRpcRequest, type RequestId } from "../domain/JsonRpc.ts"
@@ -117,8 +117,8 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
     const answers = new Map<string, string>()
     const answered = (id: RequestId, result: string) => encodedResponse(200, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`)
 
-    const respond = (method: McpMethod, context: MethodContext, execution: Execution, mailbox: Mailbox.Mailbox<string> | undefined, audit: CallAudit, answerKey: string | undefined) => {
-      if (mailbox === undefined) {
+    const respond = (method: McpMethod, context: MethodContext, execution: Execution, stream: ProgressStream | undefined, audit: CallAudit, answerKey: string | undefined) => {
+      if (stream === undefined) {
         return execute(method, context, execution, audit).pipe(
           Effect.map((result) => {
             if (answerKey === undefined) return jsonResponse(200, { jsonrpc: "2.0", id: context.id, result })
@@ -131,12 +131,17 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
       }
       const work = execute(method, context, execution, audit).pipe(
         Effect.map((result) => ({ jsonrpc: "2.0", id: context.id, result })),
-        Effect.catchAll((error) => Effect.succeed(errorBody(error, context.id))),
-        Effect.flatMap((final) => mailbox.offer(sseFrame(final))),
-        Effect.ensuring(mailbox.end)
+        Effect.catchAll((error) => Effect.succeed(errorBody(error, context.id)))
       )
-      const frames = Stream.unwrapScoped(Effect.as(Effect.forkScoped(work), Mailbox.toStream(mailbox)))
-      return Effect.succeed<McpHttpResponse>({ kind: "sse", headers: sseHeaders, frames })
+      return Effect.succeed<McpHttpResponse>({
+        kind: "events",
+        headers: sseHeaders,
+        run: (send) =>
+          Effect.suspend(() => {
+            stream.send = send
+            return Effect.flatMap(work, (final) => send(sseFrame(final)))
+          })
+      })
     }
 
     const handleRequest = (http: McpHttpRequest, request: JsonRpcRequest & { readonly id: RequestId }) => {
@@ -168,7 +173,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
           return yield* Effect.fail(ProtocolError.of(-33007, `This token lacks the scope ${missing.join(", ")} needed for ${method.name}`, { requiredScopes: [...method.scopes] }))
         }
         const progressToken = envelope?.progressToken ?? legacyProgressToken(params)
-        const mailbox = progressToken === undefined ? undefined : yield* Mailbox.make<string>()
+        const stream: ProgressStream | undefined = progressToken === undefined ? undefined : { send: () => Effect.void }
         let lastProgress = Number.NEGATIVE_INFINITY
         const context: MethodContext = {
           id: request.id,
@@ -182,9 +187,9 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
           progress: (progress, message) =>
             Effect.suspend(() => {
               // Wire contract §4.1: progress must increase; a non-advancing update is dropped.
-              if (mailbox === undefined || !(progress > lastProgress)) return Effect.void
+              if (stream === undefined || !(progress > lastProgress)) return Effect.void
               lastProgress = progress
-              return Effect.asVoid(mailbox.offer(sseFrame({
+              return Effect.asVoid(stream.send(sseFrame({
                 jsonrpc: "2.0",
                 method: "notifications/progress",
                 params: { progressToken: progressToken!, progress, total: 1, message }
@@ -193,7 +198,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
         }
         // Product-decisions §6: the activity log sees every request here, once, with its outcome.
         const audit = yield* activity.begin(context, context.clientInfo)
-        const ownKey = mailbox === undefined ? method.answerKey?.(context) : undefined
+        const ownKey = stream === undefined ? method.answerKey?.(context) : undefined
         const answerKey = ownKey === undefined ? undefined : `${era}\u0000${method.name}\u0000${ownKey}`
         const known = answerKey === undefined ? undefined : answers.get(answerKey)
         if (known !== undefined) {
@@ -205,7 +210,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
           yield* releaseSlot
           return withHeaders({ kind: "sse", headers: sseHeaders, frames: execution.frames }, admission?.headers ?? {})
         }
-        return withHeaders(yield* respond(method, context, Effect.ensuring(execution, releaseSlot), mailbox, audit, answerKey), admission?.headers ?? {})
+        return withHeaders(yield* respond(method, context, Effect.ensuring(execution, releaseSlot), stream, audit, answerKey), admission?.headers ?? {})
       }).pipe(
         Effect.onInterrupt(() => releaseSlot),
         Effect.catchAll((error) => Effect.as(releaseSlot, errorResponse(withScopeChallenge(error), request.id)))
@@ -222,6 +227,11 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
     return { handle } as const
   })
 }) {}
+
+/** Where a request's progress frames go: the SSE writer, once the answer has started. */
+interface ProgressStream {
+  send: (frame: string) => Effect.Effect<void>
+}
 
 const legacyProgressToken = (params: JsonObject): string | number | undefined => {
   const meta = params["_meta"]

@@ -31,11 +31,9 @@ const writeText = (res: http.ServerResponse, status: number, text: string, heade
 const writeJson = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   writeText(res, status, JSON.stringify(body), headers)
 
+/** Writes a chunk, waiting for the socket to drain only when its buffer is full. */
 const writeChunk = (res: http.ServerResponse, chunk: string) =>
-  Effect.async<void>((resume) => {
-    if (res.write(chunk)) resume(Effect.void)
-    else res.once("drain", () => resume(Effect.void))
-  })
+  Effect.suspend(() => (res.write(chunk) ? Effect.void : Effect.async<void>((resume) => void res.once("drain", () => resume(Effect.void)))))
 
 const writeResponse = (res: http.ServerResponse, response: McpHttpResponse) => {
   switch (response.kind) {
@@ -53,6 +51,13 @@ const writeResponse = (res: http.ServerResponse, response: McpHttpResponse) => {
         res.writeHead(200, response.headers)
         res.flushHeaders()
         yield* Stream.runForEach(response.frames, (frame) => writeChunk(res, frame))
+        res.end()
+      })
+    case "events":
+      return Effect.gen(function*() {
+        res.writeHead(200, response.headers)
+        res.flushHeaders()
+        yield* response.run((frame) => writeChunk(res, frame))
         res.end()
       })
   }
