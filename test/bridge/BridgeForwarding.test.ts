@@ -126,43 +126,39 @@ describe("forwarding one message per line (product-decisions §7)", () => {
     await bridge.close()
   })
 
-  it("C1-c a legacy host's response after progress waits for the host's answer to a ping, not for a timer", async () => {
+  /** A legacy host (initialize first) calls a tool whose SSE answer is one progress frame and the response. */
+  const legacyCallWithProgress = async (responseAfterProgress?: Duration.DurationInput) => {
     fake = await upstreamServer((body) => ({
       sse: [
         { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "t", progress: 1, total: 1 } },
         complete(body.id, { content: [] })
       ]
     }))
-    const { home } = writeHandshakeHome({ port: fake.port })
-    // A fallback far longer than the test: only the host's answer to the ping can release the response.
-    const bridge = startBridge(home, "10 minutes")
+    const bridge = startBridge(writeHandshakeHome({ port: fake.port }).home, responseAfterProgress)
     bridge.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "host", version: "9" } } })
     await bridge.answerTo(0)
     bridge.send({ jsonrpc: "2.0", id: "x", method: "tools/call", params: { name: "slow", arguments: {}, _meta: { progressToken: "t" } } })
+    return bridge
+  }
+  const order = (lines: ReadonlyArray<any>) => lines.map((line) => line.method ?? `response ${line.id}`)
+
+  it("C1-c a legacy host's response after progress waits for the host's answer to a ping, not for a timer", async () => {
+    // A fallback far longer than the test: only the host's answer to the ping can release the response.
+    const bridge = await legacyCallWithProgress("10 minutes")
     expect(await eventually(() => bridge.lines.some((line) => line.method === "ping"))).toBe(true)
     const ping = bridge.lines.find((line) => line.method === "ping")
     expect(ping).toMatchObject({ jsonrpc: "2.0", id: expect.any(String) })
     expect(bridge.lines.some((line) => line.id === "x")).toBe(false)
     bridge.send({ jsonrpc: "2.0", id: ping.id, result: {} })
     await bridge.answerTo("x")
-    expect(bridge.lines.map((line) => line.method ?? `response ${line.id}`)).toEqual(["response 0", "notifications/progress", "ping", "response x"])
+    expect(order(bridge.lines)).toEqual(["response 0", "notifications/progress", "ping", "response x"])
     await bridge.close()
   })
 
   it("C1-c a legacy host that leaves the ping unanswered still gets the response, after the fallback wait", async () => {
-    fake = await upstreamServer((body) => ({
-      sse: [
-        { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "t", progress: 1, total: 1 } },
-        complete(body.id, { content: [] })
-      ]
-    }))
-    const { home } = writeHandshakeHome({ port: fake.port })
-    const bridge = startBridge(home)
-    bridge.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "host", version: "9" } } })
-    await bridge.answerTo(0)
-    bridge.send({ jsonrpc: "2.0", id: "x", method: "tools/call", params: { name: "slow", arguments: {}, _meta: { progressToken: "t" } } })
+    const bridge = await legacyCallWithProgress()
     expect((await bridge.answerTo("x")).result).toEqual({ content: [], _meta: { "dev.example/kept": true } })
-    expect(bridge.lines.map((line) => line.method ?? `response ${line.id}`)).toEqual(["response 0", "notifications/progress", "ping", "response x"])
+    expect(order(bridge.lines)).toEqual(["response 0", "notifications/progress", "ping", "response x"])
     await bridge.close()
   })
 
