@@ -17,7 +17,7 @@ import { measure } from "./load.ts"
 import { httpRequest } from "./peers/servers.ts"
 import { StdioPeer } from "./peers/stdio.ts"
 import { descendants, readCpuMs } from "./proc.ts"
-import { timeBySource } from "./profile.ts"
+import { timeBySource, timeByStage } from "./profile.ts"
 import { startDbdesk } from "./servers/dbdesk.ts"
 
 const argv = process.argv.slice(2)
@@ -52,11 +52,12 @@ interface Spec {
   readonly arguments?: Record<string, unknown>
   readonly progressToken?: string
 }
-const query = (connection: string): Spec => ({ method: "tools/call", name: "execute_query", arguments: { connection_id: connection, query: "SELECT * FROM items WHERE id = 1" } })
+const query = (connection: string, sql = "SELECT * FROM items WHERE id = 1"): Spec => ({ method: "tools/call", name: "execute_query", arguments: { connection_id: connection, query: sql } })
 type Case = { readonly name: string; readonly via: "http" | "bridge"; readonly spec: Spec }
 const all: ReadonlyArray<Case> = [
   { name: "http execute_query 1 row (PostgreSQL)", via: "http", spec: query("pg") },
   { name: "http execute_query 1 row (SQLite)", via: "http", spec: query("lite") },
+  { name: "http execute_query 1000 rows (SQLite)", via: "http", spec: query("lite", "SELECT * FROM items LIMIT 1000") },
   { name: "http tools/list", via: "http", spec: { method: "tools/list" } },
   { name: "http execute_query 1 row with progress, SSE (SQLite)", via: "http", spec: { ...query("lite"), progressToken: "p" } },
   { name: "bridge execute_query 1 row (PostgreSQL)", via: "bridge", spec: query("pg") },
@@ -115,9 +116,13 @@ try {
     console.log(`\n${c.name}: ${n} requests, ${stats.rps.toFixed(0)}/s, p50 ${stats.p50Ms.toFixed(2)} ms, p99 ${stats.p99Ms.toFixed(2)} ms${CPU_ONLY ? "" : " (profiled: slower than unprofiled)"}`)
     console.log(`  CPU per request (/proc): dbdesk ${((after.server - before.server) / n).toFixed(3)} ms, SQLite child ${((after.children - before.children) / n).toFixed(3)} ms${bridge === undefined ? "" : `, bridge ${((after.bridge - before.bridge) / n).toFixed(3)} ms`}`)
     const print = (what: string, path: string, skip: number, until: number) => {
-      const { busyMs, rows } = timeBySource(path, undefined, skip, until)
-      console.log(`  ${what}: ${(busyMs / n).toFixed(3)} ms busy per request (profile), by nearest source file:`)
-      for (const [where, ms] of rows.slice(0, 22)) console.log(`    ${((ms / n) * 1000).toFixed(0).padStart(6)} µs  ${((ms / busyMs) * 100).toFixed(1).padStart(5)}%  ${where}`)
+      const bySource = timeBySource(path, undefined, skip, until)
+      const byStage = timeByStage(path, undefined, skip, until)
+      const line = (where: string, ms: number) => `    ${((ms / n) * 1000).toFixed(0).padStart(6)} µs  ${((ms / bySource.busyMs) * 100).toFixed(1).padStart(5)}%  ${where}`
+      console.log(`  ${what}: ${(bySource.busyMs / n).toFixed(3)} ms busy per request (profile), by stage:`)
+      for (const [where, ms] of byStage.rows) console.log(line(where, ms))
+      console.log("  by nearest source file:")
+      for (const [where, ms] of bySource.rows.slice(0, 16)) console.log(line(where, ms))
     }
     if (CPU_ONLY) continue
     console.log(`  (profile window: ${skipMs.toFixed(0)}–${untilMs.toFixed(0)} ms after spawn)`)

@@ -39,7 +39,8 @@ const moduleOfBundleLine = (url: string, line: number): string | undefined => {
     const found: Array<readonly [number, string]> = []
     try {
       readFileSync(new URL(url), "utf8").split("\n").forEach((text, index) => {
-        const comment = /^\/\/ ((?:src|node_modules)\/\S+\.[cm]?[jt]s)$/.exec(text)
+        // The path is relative to the build's directory; through a linked node_modules it climbs out first.
+        const comment = /^\/\/ (?:\S*?\/)?((?:src|node_modules)\/\S+\.[cm]?[jt]s)$/.exec(text)
         if (comment !== null) found.push([index, comment[1]!])
       })
     } catch {
@@ -111,9 +112,11 @@ const mainThreadProfile = (path: string, pid?: number): string => {
 }
 
 /**
- * Time by where it was spent on our side: each sample goes to the nearest frame of our sources on its stack (so a
- * library call made from McpDispatcher.ts counts for McpDispatcher.ts), else to its leaf's area (the Effect runtime
- * running fibers, node's HTTP, GC). Skips the first `skipMs`; idle left out.
+ * Time by where it was spent on our side: each sample goes to the nearest frame of our sources or of effect on its
+ * stack, whichever comes first from the leaf (so JSON.parse called from McpDispatcher.ts counts for McpDispatcher.ts,
+ * and effect's fiber loop between two of our steps counts as "effect", not for the socket callback that started the
+ * fiber); a stack with neither counts for its leaf's area (node's HTTP, GC). Skips the first `skipMs` and what comes
+ * after `untilMs`; idle left out.
  */
 export const timeBySource = (path: string, pid?: number, skipMs = 0, untilMs?: number): { readonly busyMs: number; readonly rows: ReadonlyArray<readonly [string, number]> } => {
   const profile = JSON.parse(readFileSync(mainThreadProfile(path, pid), "utf8")) as CpuProfile
@@ -124,16 +127,11 @@ export const timeBySource = (path: string, pid?: number, skipMs = 0, untilMs?: n
   const ownerOf = (id: number): string => {
     const known = owner.get(id)
     if (known !== undefined) return known
-    let at: number | undefined = id
     let found: string | undefined
-    while (at !== undefined) {
-      const frame = nodes.get(at)!.callFrame
-      const area = areaOf(frame)
-      if (area.startsWith("src/")) {
-        found = area
-        break
-      }
-      at = parents.get(at)
+    for (let at: number | undefined = id; at !== undefined && found === undefined; at = parents.get(at)) {
+      const area = areaOf(nodes.get(at)!.callFrame)
+      if (area.startsWith("src/")) found = area
+      else if (area.startsWith("effect")) found = "effect"
     }
     const result = found ?? areaOf(nodes.get(id)!.callFrame)
     owner.set(id, result)
@@ -149,6 +147,31 @@ export const timeBySource = (path: string, pid?: number, skipMs = 0, untilMs?: n
     totals.set(key, (totals.get(key) ?? 0) + ms)
   }
   return { busyMs, rows: [...totals.entries()].sort((a, b) => b[1] - a[1]) }
+}
+
+/** The stages of a request, for the table in bench/README.md: which of our files (or areas) make up each. */
+const STAGES: ReadonlyArray<readonly [stage: string, match: RegExp]> = [
+  ["HTTP: node's parser, sockets, writes; transport checks, body", /^(node:|src\/http\/(NodeMcpServer|TransportGuard|BodyReader)\.ts$|\(native\)$|\(program\)$)/],
+  ["JSON-RPC decode, header checks, envelope, result envelope", /^src\/(http\/(McpDispatcher|HeaderChecks|HeaderValues|ResultEnvelope|ResponseEncoding|Cursor|LegacyGate)|domain\/(RequestEnvelope|JsonRpc|Json))\.ts$/],
+  ["auth: token check, lockouts", /^src\/(http\/TokenAuthenticator|services\/(Tokens|AuthLockouts))\.ts$/],
+  ["rate limits, request registry", /^(src\/services\/(RateLimits|RateLimitStore|RequestRegistry|BoundedMap)\.ts|@effect\/experimental)$/],
+  ["activity log, connected clients", /^src\/services\/(activity\/|ActivityLog|ConnectedClients)/],
+  ["query history", /^src\/services\/(QueryHistory|StatementRecorder)\.ts$/],
+  ["tool: arguments, gates, SQL classifier, answer caps", /^src\/(http\/methods\/|services\/tools\/|services\/(ConnectionAccess|ConnectionGrants|Connections|Settings|StatementApproval)\.ts|domain\/)/],
+  ["driver: SQLite child IPC / PostgreSQL pipeline", /^(src\/services\/(Drivers\.ts|drivers\/)|pg|pg-protocol|pg-pool|pg-types|better-sqlite3)/],
+  ["bridge: stdio lines, upstream HTTP, JSON", /^src\/bridge\//],
+  ["Effect runtime (fibers, between our steps)", /^effect/],
+  ["garbage collector", /^\(garbage collector\)$/]
+]
+
+export const stageOf = (where: string): string => STAGES.find(([, match]) => match.test(where))?.[0] ?? `other (${where})`
+
+/** `timeBySource` summed by stage. */
+export const timeByStage = (path: string, pid?: number, skipMs = 0, untilMs?: number) => {
+  const { busyMs, rows } = timeBySource(path, pid, skipMs, untilMs)
+  const stages = new Map<string, number>()
+  for (const [where, ms] of rows) stages.set(stageOf(where), (stages.get(stageOf(where)) ?? 0) + ms)
+  return { busyMs, rows: [...stages.entries()].sort((a, b) => b[1] - a[1]) }
 }
 
 export const summarizeProfile = (path: string, pid?: number, skipMs = 0, top = 25, untilMs?: number): ReadonlyArray<string> => {
