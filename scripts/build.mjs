@@ -91,8 +91,9 @@ const shared = {
   logLevel: "warning",
   legalComments: "none",
   // No sourcemaps: the bundle keeps identifiers, so stack traces stay readable, and the tarball stays small.
-  minifyWhitespace: true,
-  minifySyntax: true
+  // DBDESK_BUILD_UNMINIFIED=1 keeps esbuild's `// src/…` module comments, which bench/profile.ts maps samples to.
+  minifyWhitespace: process.env.DBDESK_BUILD_UNMINIFIED !== "1",
+  minifySyntax: process.env.DBDESK_BUILD_UNMINIFIED !== "1"
 }
 
 /**

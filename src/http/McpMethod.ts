@@ -33,6 +33,11 @@ export interface McpMethod {
   /** Wire contract §4.4: only the six cacheable methods set this. */
   readonly cacheHint?: (params: JsonObject, result: JsonObject) => CacheHint
   /**
+   * A method whose successful result is the same for every request with this key (and era) sets this: the result
+   * is then encoded once and sent as those bytes again (issue 33). Undefined for a request that must run.
+   */
+  readonly answerKey?: (context: MethodContext) => string | undefined
+  /**
    * Validation and every gate that may answer with a non-200 status happen here, before the
    * response commits (product-decisions §3.2 "Order of gates"); the returned Execution runs inside it.
    */

@@ -35,7 +35,7 @@ const DAY_MS = 86_400_000
  * written a few rows per transaction. Real time on purpose (not Effect's Clock): it only delays
  * the write, never a request, and tests on TestClock still see their rows written.
  */
-export const BATCH_LINGER_MS = 5
+export const BATCH_LINGER_MS = 25
 const linger = Effect.async<void>((resume) => {
   setTimeout(() => resume(Effect.void), BATCH_LINGER_MS)
 })

@@ -37,18 +37,22 @@ export class SettingsStore extends Effect.Service<SettingsStore>()("dbdesk/servi
       )
     }
     let persisted = stored
-    const ref = yield* SubscriptionRef.make(applySettingsPatch(stored, overrides))
+    let effective = applySettingsPatch(stored, overrides)
+    const ref = yield* SubscriptionRef.make(effective)
 
-    const current = SubscriptionRef.get(ref)
+    /** The settings in effect, read synchronously (the socket layer reads them on every request, issue 33). */
+    const now = (): Settings => effective
+    const current = Effect.sync(now)
 
     const update = Effect.fn("SettingsStore.update")(function*(patch: SettingsPatch) {
       const next = applySettingsPatch(persisted, patch)
       yield* writeJsonAtomic(paths.settings, Schema.encodeSync(Settings)(next), 0o600)
       persisted = next
-      yield* SubscriptionRef.set(ref, applySettingsPatch(next, overrides))
+      effective = applySettingsPatch(next, overrides)
+      yield* SubscriptionRef.set(ref, effective)
       return next
     })
 
-    return { current, update, changes: ref.changes } as const
+    return { current, now, update, changes: ref.changes } as const
   })
 }) {}

@@ -1,5 +1,5 @@
 import { Context, Data, Effect, Layer, ParseResult, Schema } from "effect"
-import * as fs from "node:fs/promises"
+import { statSync } from "node:fs"
 import { TokenFile, type TokenRecord } from "../domain/Token.ts"
 import { type FileStoreError, readFileIfExists, writeJsonAtomic } from "./AtomicFile.ts"
 import { SupportPaths } from "./SupportPaths.ts"
@@ -30,7 +30,16 @@ export class TokenStore extends Context.Tag("dbdesk/services/TokenStore")<TokenS
   /** `tokens.json` in the support directory, 0600, written atomically; changes by the CLI are seen within a request. */
   static readonly file = Layer.effect(TokenStore, Effect.map(SupportPaths, ({ tokens: path }): TokenStoreShape => ({
     // Tells a file replaced by an atomic rename (or edited) from the one last read.
-    version: Effect.promise(() => fs.stat(path).then((stat) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`, () => "absent")),
+    // A synchronous stat (a few µs): Tokens.verify reads the version on every request, where the thread pool's round
+    // trip is not (bench/README.md "Where a request's time goes").
+    version: Effect.sync(() => {
+      try {
+        const stat = statSync(path)
+        return `${stat.ino}:${stat.size}:${stat.mtimeMs}`
+      } catch {
+        return "absent"
+      }
+    }),
     load: Effect.gen(function*() {
       const text = yield* readFileIfExists(path)
       if (text === undefined) return []

@@ -211,6 +211,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           const [row] = await db.rows<Record<string, unknown>>(sql, values)
           return { row_count: Number(Object.values(row ?? {})[0] ?? 0), is_approximate: false }
         }, namespace).pipe(Effect.withSpan("PostgresDriver.count")),
+      // No span here: every execute_query runs this, and a span (with its stack trace) costs ~10 µs (issue 33).
       execute: (sql, options) =>
         runner.run({
           access: options.access,
@@ -222,7 +223,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
             if (options.access === "readwrite" && db.transactionStatus() !== "I") throw new Unsupported({ message: SPANNING_TRANSACTION })
             return resultSet
           }
-        }).pipe(Effect.mapError(asExecuteFailure), Effect.withSpan("PostgresDriver.execute")),
+        }).pipe(Effect.mapError(asExecuteFailure)),
       // product-decisions §3: the tools allow analyze only for a safe inner statement; it still runs read-only.
       explain: (sql, analyze, limits) =>
         list((db) => statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).pipe(

@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process"
-import { stat } from "node:fs/promises"
+import { statSync } from "node:fs"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Duration, Effect } from "effect"
@@ -147,7 +147,14 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
     }
 
     /** The database file's inode now; undefined when it is gone. */
-    const currentInode = Effect.promise(() => stat(settings.path).then((found) => found.ino, () => undefined))
+    const currentInode = Effect.sync(() => {
+      // Synchronous: it runs before every statement, and a stat is a few µs where the thread pool's round trip is not.
+      try {
+        return statSync(settings.path).ino
+      } catch {
+        return undefined
+      }
+    })
 
     /** Sends one request; interrupting the returned Effect kills the child that is running it. */
     const send = <A>(request: ChildRequest): Effect.Effect<A, Failure> =>
@@ -210,39 +217,40 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         )
       })
 
+    // Untraced: every call of a tool runs one of these, where a traced Effect.fn costs ~13 µs (bench/README.md).
     const driver: SqliteDriver = {
       dialect: "sqlite",
       childPid: () => link?.child.pid,
       status,
       listDatabases: () => Effect.succeed(["main"]),
-      listTables: Effect.fn("SqliteDriver.listTables")(function*(options: { readonly includeRowCounts: boolean } & Namespace) {
+      listTables: Effect.fnUntraced(function*(options: { readonly includeRowCounts: boolean } & Namespace) {
         yield* mainOnly(options)
         return yield* send<ReadonlyArray<TableEntry>>({ op: "listTables", includeRowCounts: options.includeRowCounts })
           .pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
-      describeTable: Effect.fn("SqliteDriver.describeTable")(function*(table: string, namespace?: Namespace) {
+      describeTable: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)
         return yield* send<TableDescription>({ op: "describeTable", table }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
       }),
-      tableDdl: Effect.fn("SqliteDriver.tableDdl")(function*(table: string, namespace?: Namespace) {
+      tableDdl: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)
         return yield* send<string>({ op: "tableDdl", table }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
       }),
-      searchSchema: Effect.fn("SqliteDriver.searchSchema")(function*(term: string, limit: number, namespace?: Namespace) {
+      searchSchema: Effect.fnUntraced(function*(term: string, limit: number, namespace?: Namespace) {
         yield* mainOnly(namespace)
         return yield* send<ReadonlyArray<SchemaMatch>>({ op: "searchSchema", term, limit }).pipe(
           Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
         )
       }),
-      browse: Effect.fn("SqliteDriver.browse")(function*(table, query, namespace, limits, guard) {
+      browse: Effect.fnUntraced(function*(table, query, namespace, limits, guard) {
         yield* mainOnly(namespace)
         return yield* send<GuardedResultSet>({ op: "browse", table, query, ...(limits === undefined ? {} : { limits }), ...(guard === undefined ? {} : { guard }) })
       }),
-      count: Effect.fn("SqliteDriver.count")(function*(table, filters, logic, namespace) {
+      count: Effect.fnUntraced(function*(table, filters, logic, namespace) {
         yield* mainOnly(namespace)
         return yield* send<RowCount>({ op: "count", table, filters, logic })
       }),
-      execute: Effect.fn("SqliteDriver.execute")(function*(sql, options) {
+      execute: Effect.fnUntraced(function*(sql, options) {
         yield* mainOnly(options)
         const request = send<GuardedResultSet>({
           op: "execute",
@@ -255,13 +263,13 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
         return yield* withDeadline(request, options.timeoutSeconds)
       }),
-      explain: Effect.fn("SqliteDriver.explain")(function*(sql: string, analyze: boolean, limits?: AnswerLimits) {
+      explain: Effect.fnUntraced(function*(sql: string, analyze: boolean, limits?: AnswerLimits) {
         if (analyze) {
           return yield* new Unsupported({ message: "SQLite has no EXPLAIN ANALYZE; use analyze: false for the query plan" })
         }
         return yield* send<ResultSet>({ op: "explain", sql, ...(limits === undefined ? {} : { limits }) }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
-      insertRows: Effect.fn("SqliteDriver.insertRows")(function*(table, columns, rows) {
+      insertRows: Effect.fnUntraced(function*(table, columns, rows) {
         return yield* send<InsertResult>({ op: "insertRows", table, columns, rows })
       }),
       transaction: Effect.fn("SqliteDriver.transaction")(function*(statements, options) {

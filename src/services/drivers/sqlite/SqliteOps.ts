@@ -92,7 +92,9 @@ export class SqliteOps {
         statusMessage: `${affected} row${affected === 1 ? "" : "s"} affected`
       })
     }
-    const changesBefore = Number(db.prepare("SELECT total_changes()").pluck().get())
+    // A read-only handle changes nothing: only a writing reader (INSERT … RETURNING) counts its changes.
+    const totalChanges = () => (access === "readwrite" ? Number(db.prepare("SELECT total_changes()").pluck().get()) : 0)
+    const changesBefore = totalChanges()
     statement.raw(true)
     const described = statement.columns()
     const guarded = guard === undefined ? undefined : this.guards.decide(db, guard, described)
@@ -111,7 +113,7 @@ export class SqliteOps {
       if (guarded?.readsGuarded === true && code !== "SQLITE_BUSY") throw new OpFailure({ kind: "Sql", message: withheldError(typeof code === "string" ? code : undefined) })
       throw error
     }
-    const affected = access === "readwrite" ? Number(db.prepare("SELECT total_changes()").pluck().get()) - changesBefore : 0
+    const affected = totalChanges() - changesBefore
     const resultSet = budget.resultSet(columns, { executionMs: performance.now() - started, rowsAffected: Math.max(0, affected) })
     if (verdict?.kind === "refuse") return withheldRows(resultSet, verdict.refusal)
     return verdict === undefined || verdict.applied.length === 0 ? resultSet : { ...resultSet, applied: verdict.applied }
