@@ -4,6 +4,8 @@ import type { SchemaMatch, TableDescription, TableEntry } from "../../domain/Sql
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import type { SqlDialect } from "../../domain/StatementClassifier.ts"
 import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
+import type { PreviewRow } from "../../domain/ApprovalPreview.ts"
+import type { PreviewPlan } from "../../domain/PreviewPlan.ts"
 
 /** A failure reported by the database; `message` has already been through the connection's redactor (C7.2-b). */
 export class DriverError extends Data.TaggedError("DriverError")<{ readonly message: string }> {}
@@ -62,6 +64,19 @@ export interface ExecuteOptions extends Namespace {
   readonly limits?: AnswerLimits
 }
 
+/** What a dry run found (issue 28 item 1): every changed row counted, the first few kept; all of it rolled back. */
+export interface DryRun {
+  readonly count: number
+  readonly columns: ReadonlyArray<string>
+  readonly rows: ReadonlyArray<PreviewRow>
+  readonly note?: string
+}
+
+/** The database showed a side effect a rollback cannot undo (a sequence, a trigger, a volatile function…): no dry run. */
+export class PreviewRefused extends Data.TaggedError("PreviewRefused")<{ readonly reason: string }> {}
+
+export type RunPlan = Extract<PreviewPlan, { readonly _tag: "Run" }>
+
 export interface InsertResult {
   readonly rows_affected: number
   readonly failed_rows: ReadonlyArray<{ readonly index: number; readonly error: string }>
@@ -114,6 +129,13 @@ export interface DatabaseDriver {
     columns: ReadonlyArray<string>,
     rows: ReadonlyArray<ReadonlyArray<unknown>>
   ) => Effect.Effect<InsertResult, ReachFailure | TableNotFound>
+  /**
+   * Issue 28 item 5: the database compiles the statement without running it (SQLite prepare, PostgreSQL Parse inside a
+   * read-only transaction, MySQL PREPARE), so one that does not parse or names a missing table fails with its message.
+   */
+  readonly check: (sql: string, options: { readonly access: StatementAccess } & Namespace) => Effect.Effect<void, ReachFailure | StatementTimeout>
+  /** Issue 28 item 1: the write run inside a transaction that is always rolled back, within `seconds`. */
+  readonly dryRun: (plan: RunPlan, options: { readonly seconds: number } & Namespace) => Effect.Effect<DryRun, ReachFailure | StatementTimeout | PreviewRefused>
   /** Schemas of a database of the connection; only drivers that have schemas (PostgreSQL) implement it. */
   readonly listSchemas?: (namespace?: Namespace) => Effect.Effect<ReadonlyArray<string>, ReachFailure>
   readonly close: () => Effect.Effect<void>

@@ -6,6 +6,8 @@ import {
   type ConnectionStatus,
   type DatabaseDriver,
   DriverError,
+  type DryRun,
+  PreviewRefused,
   type LockTimeout,
   type StatementTimeout,
   type ExecuteOptions,
@@ -15,6 +17,7 @@ import {
   TableNotFound
 } from "./Driver.ts"
 import * as Catalog from "./mysql/MysqlCatalog.ts"
+import { dryRunStatement } from "./mysql/MysqlPreview.ts"
 import { makeRunner, type MysqlSettings, type RunFailure, type Session } from "./mysql/MysqlRunner.ts"
 import { makeRedactor } from "./Redactor.ts"
 
@@ -22,6 +25,8 @@ export type { MysqlSettings } from "./mysql/MysqlRunner.ts"
 
 /** Deadline of the catalog reads, browse, count, explain and inserts, which take no timeout_seconds. */
 const TOOL_SECONDS = 30
+/** Preparing takes milliseconds; only a metadata lock another session holds makes it wait. */
+const CHECK_SECONDS = 10
 const PLACEHOLDER = () => "?"
 const MYSQL_FLAVOR: SqlFlavor = { quote: Catalog.quoteName, likeEscape: " ESCAPE '\\\\'", inlinePaging: true }
 /** Stands for the table in BrowseSql's output, which quotes one identifier; replaced by the database-qualified name. */
@@ -185,6 +190,19 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
           const prefix = !analyze ? "EXPLAIN FORMAT=JSON" : flavor === "mariadb" ? "ANALYZE FORMAT=JSON" : "EXPLAIN ANALYZE"
           return execute(`${prefix} ${sql}`, { maxRows: 10_000, timeoutSeconds: TOOL_SECONDS, access: "readonly", ...(limits === undefined ? {} : { limits }) })
         }).pipe(Effect.mapError(asReachFailure), Effect.withSpan("MysqlDriver.explain")),
+      check: (sql, options) =>
+        Effect.flatMap(target(options, false), (database) => inSession(options.access, CHECK_SECONDS, database, (session) => session.prepare(sql))).pipe(
+          noTable,
+          Effect.withSpan("MysqlDriver.check")
+        ),
+      dryRun: (plan, options) =>
+        Effect.flatMap(target(options, false), (database) =>
+          inSession("readwrite", options.seconds, database, (session) =>
+            dryRunStatement(session, plan).catch((error: unknown) => (error instanceof PreviewRefused ? error : Promise.reject(error))))).pipe(
+            noTable,
+            Effect.flatMap((outcome): Effect.Effect<DryRun, PreviewRefused> => (outcome instanceof PreviewRefused ? Effect.fail(outcome) : Effect.succeed(outcome))),
+            Effect.withSpan("MysqlDriver.dryRun")
+          ),
       insertRows: (table, columns, rows) =>
         onTable(table, undefined, "readwrite", (session, found) => insertInto(session, found, columns, rows)).pipe(Effect.withSpan("MysqlDriver.insertRows")),
       close: runner.close

@@ -6,10 +6,12 @@ import {
   type ConnectionStatus,
   type DatabaseDriver,
   DriverError,
+  type DryRun,
   type InsertResult,
   InvalidArgument,
   type LockTimeout,
   type Namespace,
+  PreviewRefused,
   type ReachFailure,
   type StatementAccess,
   type StatementTimeout,
@@ -18,6 +20,7 @@ import {
 } from "./Driver.ts"
 import * as Catalog from "./postgres/PostgresCatalog.ts"
 import { parameterText } from "./postgres/PgCells.ts"
+import { checkStatement, dryRunStatement } from "./postgres/PgPreview.ts"
 import { ResultCollector } from "./postgres/PgResults.ts"
 import { rowRejection } from "./postgres/PostgresErrors.ts"
 import { type Db, makeRunner, type PostgresSettings, type RunFailure } from "./postgres/PostgresRunner.ts"
@@ -27,6 +30,8 @@ export type { PostgresSettings } from "./postgres/PostgresRunner.ts"
 
 /** Deadline of the catalog reads, browse, count, explain and inserts, which take no timeout_seconds. */
 const TOOL_SECONDS = 30
+/** Parsing takes milliseconds; only a lock held by another session (parse analysis takes one) makes it wait. */
+const CHECK_SECONDS = 10
 const PLACEHOLDER = (position: number) => `$${position}`
 /** Stands for the table in BrowseSql's output, which quotes one identifier; replaced by the schema-qualified name. */
 const TABLE_SLOT = "\u0000dbdesk-table\u0000"
@@ -174,6 +179,23 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       explain: (sql, analyze, limits) =>
         list(async (db) => (await statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).resultSet).pipe(
           Effect.withSpan("PostgresDriver.explain")
+        ),
+      check: (sql, options) =>
+        runner.run({ access: "readonly", seconds: CHECK_SECONDS, namespace: options, searchPath: true, body: (db) => checkStatement(db, sql) })
+          .pipe(Effect.mapError(asExecuteFailure), Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))), Effect.withSpan("PostgresDriver.check")),
+      // The same session rules as the approved write: a read-write session, its statement_timeout the time box.
+      dryRun: (plan, options) =>
+        runner.run({
+          access: "readwrite",
+          seconds: options.seconds,
+          namespace: options,
+          searchPath: true,
+          body: (db) => dryRunStatement(db, plan, options.seconds).catch((error: unknown) => (error instanceof PreviewRefused ? error : Promise.reject(error)))
+        }).pipe(
+          Effect.mapError(asExecuteFailure),
+          Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))),
+          Effect.flatMap((outcome): Effect.Effect<DryRun, PreviewRefused> => (outcome instanceof PreviewRefused ? Effect.fail(outcome) : Effect.succeed(outcome))),
+          Effect.withSpan("PostgresDriver.dryRun")
         ),
       insertRows: (table, columns, rows) =>
         read((db) => insertInto(db, table, columns, rows), undefined, "readwrite").pipe(Effect.withSpan("PostgresDriver.insertRows")),

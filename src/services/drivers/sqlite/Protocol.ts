@@ -1,6 +1,6 @@
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type { AnswerLimits } from "../../../domain/AnswerBudget.ts"
-import type { StatementAccess } from "../Driver.ts"
+import type { RunPlan, StatementAccess } from "../Driver.ts"
 
 /** Messages between the SQLite driver and its child process (one child per connection, product-decisions §2). */
 export type ChildRequest =
@@ -20,6 +20,8 @@ export type ChildRequest =
     readonly limits?: AnswerLimits
   }
   | { readonly op: "explain"; readonly sql: string; readonly limits?: AnswerLimits }
+  | { readonly op: "check"; readonly sql: string; readonly access: StatementAccess }
+  | { readonly op: "dryRun"; readonly plan: RunPlan }
   | {
     readonly op: "insertRows"
     readonly table: string

@@ -2,6 +2,7 @@ import Database from "better-sqlite3"
 import type { ChildFailure, ChildRequest, ChildResponse } from "./Protocol.ts"
 import { READY } from "./Protocol.ts"
 import { OpFailure, SqliteOps } from "./SqliteOps.ts"
+import { checkStatement, dryRunStatement } from "./SqlitePreview.ts"
 
 /** The SQLite child process: runs one request at a time, synchronously, off the server's event loop. */
 const path = process.argv[2] ?? ""
@@ -48,6 +49,10 @@ const run = (request: ChildRequest): unknown => {
       return ops.execute(request.sql, request.params, request.access, request.maxRows, request.limits)
     case "explain":
       return ops.execute(`EXPLAIN QUERY PLAN ${request.sql.replace(EXPLAIN_PREFIX, "")}`, [], "readonly", 10_000, request.limits)
+    case "check":
+      return checkStatement(handles, request.sql, request.access)
+    case "dryRun":
+      return dryRunStatement(handles, request.plan)
     case "insertRows":
       return ops.insertRows(request.table, request.columns, request.rows)
     case "close":
