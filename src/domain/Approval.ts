@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ApprovalPreview } from "./ApprovalPreview.ts"
 
 /** What the app's own dialog shows (product-decisions §3.2 "The app dialog" and "Connection access dialog"). */
 export const ApprovalKind = Schema.Literal("statement", "connection_access")
@@ -16,6 +17,8 @@ export const PendingApproval = Schema.Struct({
   /** Who asks: the token's name, or "anonymous". */
   principal: Schema.String,
   client: Schema.optionalWith(Schema.String, { exact: true }),
+  /** What the statement would change, from a dry run that was rolled back, or why there is none (issue 28 item 1). */
+  preview: Schema.optionalWith(ApprovalPreview, { exact: true }),
   requestedAt: Schema.String
 })
 export type PendingApproval = typeof PendingApproval.Type

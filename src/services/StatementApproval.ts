@@ -1,11 +1,15 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { approvalText } from "../domain/Approval.ts"
+import { type ApprovalPreview, previewText } from "../domain/ApprovalPreview.ts"
 import type { Connection } from "../domain/Connection.ts"
 import type { JsonObject } from "../domain/Json.ts"
 import { isJsonObject } from "../domain/Json.ts"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { toolFailure } from "../domain/ToolErrors.ts"
 import type { MethodContext } from "../http/McpMethod.ts"
+import { ActivityLog } from "./ActivityLog.ts"
+import { sha256Hex } from "./activity/ActivityChain.ts"
+import type { Preflight } from "./ApprovalPreflight.ts"
 import { Approvals } from "./Approvals.ts"
 import { RequestStates } from "./RequestStates.ts"
 
@@ -18,6 +22,8 @@ export interface ApprovalSubject {
   readonly statement: string
   /** A plain-words warning such as "deletes every row of orders". */
   readonly warning?: string
+  /** Issue 28: the database's check before anyone is asked, and the dry run shown with the question. */
+  readonly preflight?: Preflight
 }
 
 /** The outcome of the gate: answer now with `input_required`, or run after an optional app dialog. */
@@ -38,6 +44,17 @@ const questionOf = (subject: ApprovalSubject) =>
 
 const DENIED = "the user did not approve this operation"
 
+/** What the activity row of a preview says: its outcome and a count or a reason class, never statement text or values. */
+const previewDetails = (preview: ApprovalPreview): { readonly outcome: string; readonly details: string } => {
+  switch (preview._tag) {
+    case "Changes":
+      return { outcome: "success", details: `action=${preview.action}; ${preview.unit}s=${preview.count}` }
+    case "Unavailable":
+      return { outcome: "unavailable", details: preview.reason.startsWith("took too long") ? "reason=took_too_long" : "reason=failed" }
+    case "NoPreview":
+      return { outcome: "none", details: "reason=not_previewed" }
+  }
+}
 /**
  * Wire contract §3.1, every row: without form elicitation the call waits on the app's own dialog;
  * with it the first call answers `input_required` and the repeated call proceeds when accepted —
@@ -47,17 +64,45 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
   effect: Effect.gen(function*() {
     const approvals = yield* Approvals
     const states = yield* RequestStates
+    const log = yield* ActivityLog
+
+    /** Issue 28 item 1: the dry run, recorded in the activity log as a preview (its outcome and count, a digest). */
+    const preview = (context: MethodContext, subject: ApprovalSubject) =>
+      Effect.gen(function*() {
+        if (subject.preflight === undefined) return undefined
+        const started = yield* Clock.currentTimeMillis
+        const result = yield* subject.preflight.preview
+        const finished = yield* Clock.currentTimeMillis
+        yield* log.record({
+          category: "approval",
+          action: "approval.preview",
+          ...previewDetails(result),
+          subject: "statement",
+          connectionId: subject.connection.id,
+          tokenId: context.principal.tokenId ?? null,
+          tokenName: context.principal.tokenName ?? context.principal.kind,
+          clientName: context.clientInfo?.name ?? null,
+          digest: sha256Hex(subject.statement),
+          durationMs: finished - started
+        })
+        return result
+      })
 
     const appDialog = (context: MethodContext, subject: ApprovalSubject) =>
-      approvals.ask({
-        kind: "statement",
-        message: questionOf(subject),
-        statement: subject.statement,
-        connectionId: subject.connection.id,
-        connectionName: subject.connection.name,
-        principal: context.principal.tokenName ?? context.principal.kind,
-        ...(context.clientInfo === undefined ? {} : { client: `${context.clientInfo.name} ${context.clientInfo.version}`.trim() })
-      }).pipe(Effect.flatMap((decision) => (decision === "approved" ? Effect.void : Effect.fail(toolFailure("denied", DENIED)))))
+      Effect.flatMap(preview(context, subject), (shown) =>
+        approvals.ask({
+          kind: "statement",
+          message: questionOf(subject),
+          statement: subject.statement,
+          connectionId: subject.connection.id,
+          connectionName: subject.connection.name,
+          principal: context.principal.tokenName ?? context.principal.kind,
+          ...(context.clientInfo === undefined ? {} : { client: `${context.clientInfo.name} ${context.clientInfo.version}`.trim() }),
+          ...(shown === undefined ? {} : { preview: shown })
+        })).pipe(Effect.flatMap((decision) => (decision === "approved" ? Effect.void : Effect.fail(toolFailure("denied", DENIED)))))
+
+    /** Issue 28 item 5: never ask a person to approve what cannot run. */
+    const check = (subject: ApprovalSubject) => subject.preflight?.check ?? Effect.void
 
     const gate = Effect.fn("StatementApproval.gate")(function*(context: MethodContext, subject: ApprovalSubject) {
       const state = context.params["requestState"]
@@ -69,10 +114,13 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
         const content = isJsonObject(response) ? response["content"] : undefined
         const accepted = isJsonObject(response) && response["action"] === "accept" && isJsonObject(content) && content["approved"] === true
         if (!accepted) return yield* toolFailure("denied", DENIED)
+        yield* check(subject)
         const askApp = context.principal.access === "fullAccess" ? Effect.void : appDialog(context, subject)
         return { kind: "proceed", askApp } satisfies ApprovalGate as ApprovalGate
       }
+      yield* check(subject)
       if (declaresFormElicitation(context)) {
+        const shown = yield* preview(context, subject)
         const requestState = yield* states.issue(context.principal, context.method, context.params)
         const result: JsonObject = {
           resultType: "input_required",
@@ -81,7 +129,7 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
               method: "elicitation/create",
               params: {
                 mode: "form",
-                message: questionOf(subject),
+                message: shown === undefined ? questionOf(subject) : `${questionOf(subject)}\n\n${previewText(shown)}`,
                 requestedSchema: {
                   type: "object",
                   properties: {

@@ -5,6 +5,7 @@ import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { classifyStatement, type Classification, type SqlDialect } from "../../domain/StatementClassifier.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import type { MethodContext } from "../../http/McpMethod.ts"
+import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
@@ -59,6 +60,7 @@ export const QueryTools = Effect.gen(function*() {
   const drivers = yield* Drivers
   const settings = yield* SettingsStore
   const approval = yield* StatementApproval
+  const preflight = yield* ApprovalPreflight
   const recorder = yield* StatementRecorder
   const search = yield* SearchToolRoutes
 
@@ -97,8 +99,15 @@ export const QueryTools = Effect.gen(function*() {
         yield* checkWriteGates(classification, connection, context)
         // product-decisions §3.2: approval for every non-safe statement, and for every statement on a confirm-all connection.
         const needsApproval = classification.tier !== "safe" || connection.confirmQueries === "all"
+        const handle = classification.tier === "safe" ? "readonly" : "readwrite"
         const gate = needsApproval
-          ? yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint }) })
+          ? yield* approval.gate(context, {
+            connection,
+            what: statementVerb(args.query),
+            statement: args.query,
+            preflight: preflight.sql(connection, args.query, handle, namespace),
+            ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint })
+          })
           : undefined
         if (gate?.kind === "input_required") return Effect.succeed(gate.result)
         const run = mapDriverFailure(Effect.gen(function*() {
@@ -106,7 +115,7 @@ export const QueryTools = Effect.gen(function*() {
           if (gate !== undefined) yield* gate.askApp
           const driver = yield* drivers.forConnection(connection)
           yield* context.progress(0.3, "Executing")
-          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: classification.tier === "safe" ? "readonly" : "readwrite", ...namespace, limits })
+          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: handle, ...namespace, limits })
           yield* context.progress(1, "Done")
           return resultSet
         }))

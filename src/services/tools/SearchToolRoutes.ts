@@ -7,6 +7,7 @@ import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBro
 import { toolFailure, ToolFailure } from "../../domain/ToolErrors.ts"
 import type { MethodContext } from "../../http/McpMethod.ts"
 import type { CallOptions } from "../../search/SearchClient.ts"
+import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { DriverRegistry, type StatementTier } from "../DriverRegistry.ts"
 import type { SearchSession } from "../drivers/SearchDriver.ts"
 import { SettingsStore } from "../Settings.ts"
@@ -54,6 +55,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
   effect: Effect.gen(function*() {
     const registry = yield* DriverRegistry
     const approval = yield* StatementApproval
+    const preflight = yield* ApprovalPreflight
     const settings = yield* SettingsStore
     /** The answer caps are read at call time, so a settings change applies to the next call. */
     const answerLimits = Effect.map(settings.current, ({ limits }): AnswerLimits => limits)
@@ -106,7 +108,12 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       yield* checkWriteGates(gatesFor(tier), connection, context)
       const needsApproval = tier !== "safe" || connection.confirmQueries === "all"
       const gate = needsApproval
-        ? yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query.trim() })
+        ? yield* approval.gate(context, {
+          connection,
+          what: statementVerb(args.query),
+          statement: args.query.trim(),
+          ...(tier === "safe" ? {} : { preflight: preflight.search(connection, args.query, optionsOf(context)) })
+        })
         : undefined
       if (gate?.kind === "input_required") return Effect.succeed(gate.result)
       const run: ToolRun = Effect.gen(function*() {
@@ -135,7 +142,8 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         connection,
         what: statementVerb(args.query),
         statement: args.query.trim(),
-        warning: "destroys data and cannot be undone"
+        warning: "destroys data and cannot be undone",
+        preflight: preflight.search(connection, args.query, optionsOf(context))
       })
       if (gate.kind === "input_required") return Effect.succeed(gate.result)
       const run: ToolRun = Effect.gen(function*() {
@@ -157,7 +165,8 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       const gate = yield* approval.gate(context, {
         connection,
         what: `an import of ${args.rows.length} document${args.rows.length === 1 ? "" : "s"} into ${args.table}`,
-        statement: importApprovalText(args.table, args.columns, args.rows)
+        statement: importApprovalText(args.table, args.columns, args.rows),
+        preflight: preflight.searchInsert(connection, args.table, optionsOf(context))
       })
       if (gate.kind === "input_required") return Effect.succeed(gate.result)
       const run: ToolRun = Effect.gen(function*() {

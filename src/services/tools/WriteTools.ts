@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import type { JsonObject } from "../../domain/Json.ts"
 import { ScalarValue } from "../../domain/SqlBrowse.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
+import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { StatementApproval } from "../StatementApproval.ts"
@@ -28,6 +29,7 @@ export const WriteTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
   const drivers = yield* Drivers
   const approval = yield* StatementApproval
+  const preflight = yield* ApprovalPreflight
   const recorder = yield* StatementRecorder
   const search = yield* SearchToolRoutes
 
@@ -54,7 +56,8 @@ export const WriteTools = Effect.gen(function*() {
         const gate = yield* approval.gate(context, {
           connection,
           what: `an insert of ${args.rows.length} row${args.rows.length === 1 ? "" : "s"} into ${args.table}`,
-          statement: insertApprovalText(args.table, args.columns, args.rows)
+          statement: insertApprovalText(args.table, args.columns, args.rows),
+          preflight: preflight.sqlInsert(connection, args.table, args.columns)
         })
         if (gate.kind === "input_required") return Effect.succeed(gate.result)
         const run: ToolRun = mapDriverFailure(Effect.gen(function*() {
@@ -90,7 +93,13 @@ export const WriteTools = Effect.gen(function*() {
         if (classification.tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
         yield* checkWriteGates(classification, connection, context)
         // product-decisions §3: consent is always required and never skipped by a policy.
-        const gate = yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, warning: "destroys data and cannot be undone" })
+        const gate = yield* approval.gate(context, {
+          connection,
+          what: statementVerb(args.query),
+          statement: args.query,
+          warning: "destroys data and cannot be undone",
+          preflight: preflight.sql(connection, args.query, "readwrite")
+        })
         if (gate.kind === "input_required") return Effect.succeed(gate.result)
         const run = mapDriverFailure(Effect.gen(function*() {
           yield* gate.askApp
