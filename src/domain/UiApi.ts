@@ -2,6 +2,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { ActivityEntry, ConnectedClient } from "./Activity.ts"
 import { PendingApproval } from "./Approval.ts"
+import { PolicyExplainRequest, PolicyExplanation } from "./PolicyExplanation.ts"
 import { SearchDashboard, SearchKeyRecord, NewSearchKey } from "./SearchAdmin.ts"
 import { Settings } from "./Settings.ts"
 import {
@@ -79,6 +80,10 @@ const mcp = HttpApiGroup.make("mcp")
   .add(HttpApiEndpoint.get("approvals", "/approvals").addSuccess(Schema.Array(PendingApproval)))
   .add(HttpApiEndpoint.post("answer", "/approvals/:id").setPath(IdPath).setPayload(UiAnswer).addSuccess(Schema.Struct({ answered: Schema.Boolean })))
 
+/** Issue 28 item 3: the policy explainer of the MCP settings. */
+const policy = HttpApiGroup.make("policy")
+  .add(HttpApiEndpoint.post("explain", "/policy/explain").setPayload(PolicyExplainRequest).addSuccess(PolicyExplanation))
+
 /** The UI API (product-decisions §1, §9): served under `/api` on the UI port; the UI derives its client from it. */
 export class UiApi extends HttpApi.make("ui")
   .add(server)
@@ -86,6 +91,7 @@ export class UiApi extends HttpApi.make("ui")
   .add(browse)
   .add(search)
   .add(mcp)
+  .add(policy)
   .addError(UiError, { status: 400 })
   .addError(UiNotFound, { status: 404 })
   .prefix("/api")

@@ -29,7 +29,7 @@ export interface ApprovalSubject {
 /** The outcome of the gate: answer now with `input_required`, or run after an optional app dialog. */
 export type ApprovalGate =
   | { readonly kind: "input_required"; readonly result: JsonObject }
-  | { readonly kind: "proceed"; readonly askApp: Effect.Effect<void, ReturnType<typeof toolFailure>> }
+  | { readonly kind: "proceed"; readonly askApp: Effect.Effect<void, ReturnType<typeof toolFailure> | ProtocolError> }
 
 /** product-decisions §3.2: form-mode elicitation is declared by `elicitation: {}` or one holding `form`. */
 export const declaresFormElicitation = (context: MethodContext): boolean => {
@@ -88,8 +88,12 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
         return result
       })
 
+    /** Issue 28 item 5: never ask a person to approve what cannot run. */
+    const check = (subject: ApprovalSubject) => subject.preflight?.check ?? Effect.void
+
+    /** Inside the response (cancellable, under the handler deadline): the database's check, the dry run, the dialog. */
     const appDialog = (context: MethodContext, subject: ApprovalSubject) =>
-      Effect.flatMap(preview(context, subject), (shown) =>
+      Effect.flatMap(Effect.zipRight(check(subject), preview(context, subject)), (shown) =>
         approvals.ask({
           kind: "statement",
           message: questionOf(subject),
@@ -101,9 +105,6 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
           ...(shown === undefined ? {} : { preview: shown })
         })).pipe(Effect.flatMap((decision) => (decision === "approved" ? Effect.void : Effect.fail(toolFailure("denied", DENIED)))))
 
-    /** Issue 28 item 5: never ask a person to approve what cannot run. */
-    const check = (subject: ApprovalSubject) => subject.preflight?.check ?? Effect.void
-
     const gate = Effect.fn("StatementApproval.gate")(function*(context: MethodContext, subject: ApprovalSubject) {
       const state = context.params["requestState"]
       const responses = context.params["inputResponses"]
@@ -114,12 +115,12 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
         const content = isJsonObject(response) ? response["content"] : undefined
         const accepted = isJsonObject(response) && response["action"] === "accept" && isJsonObject(content) && content["approved"] === true
         if (!accepted) return yield* toolFailure("denied", DENIED)
-        yield* check(subject)
         const askApp = context.principal.access === "fullAccess" ? Effect.void : appDialog(context, subject)
         return { kind: "proceed", askApp } satisfies ApprovalGate as ApprovalGate
       }
-      yield* check(subject)
       if (declaresFormElicitation(context)) {
+        // The form is the answer to this request: the check and the dry run (both bounded) come before it.
+        yield* check(subject)
         const shown = yield* preview(context, subject)
         const requestState = yield* states.issue(context.principal, context.method, context.params)
         const result: JsonObject = {

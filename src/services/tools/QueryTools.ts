@@ -1,12 +1,12 @@
 import { Effect, Schema } from "effect"
 import type { Connection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
-import { ProtocolError } from "../../domain/ProtocolErrors.ts"
-import { classifyStatement, type Classification, type SqlDialect } from "../../domain/StatementClassifier.ts"
+import type { Classification, StatementTier } from "../../domain/StatementClassifier.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import type { MethodContext } from "../../http/McpMethod.ts"
 import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { classifierVerdict, type PolicyFacts, TOOL_SCOPES, writeGateRefusal } from "../policy/StatementPolicy.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
@@ -18,34 +18,22 @@ import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
 
 const connectionId = described(Schema.String, "Id of the connection, from list_connections")
 
-const dialectOf = (connection: Connection): SqlDialect =>
-  connection.type === "postgresql" ? "postgresql" : connection.type === "mysql" ? "mysql" : "sqlite"
-
 /**
- * product-decisions §3.1: one statement per call; files/code refused for every external caller;
- * destructive statements only through confirm_destructive_operation.
+ * product-decisions §3.1 for `explain_query`: one statement per call; files/code refused for every external caller
+ * (the statement policy's classifier gate, issue 28 item 3).
  */
 export const classifyForExecution = (query: string, connection: Connection) =>
-  Effect.gen(function*() {
-    if (query.trim() === "") return yield* toolFailure("invalid_argument", "query must not be empty")
-    const classification = classifyStatement(query, dialectOf(connection))
-    if (classification.statementCount > 1) return yield* toolFailure("invalid_argument", "send one statement at a time")
-    if (classification.reachesFilesOrCode) {
-      return yield* toolFailure("denied", `this statement reads or writes files or runs code on the database server, which AI clients may never do${classification.reason === undefined ? "" : ` (${classification.reason})`}`)
-    }
-    return classification
+  Effect.suspend(() => {
+    const facts: PolicyFacts = {}
+    const verdict = classifierVerdict(query, connection, facts)
+    return verdict.kind === "refuse" ? Effect.fail(verdict.error) : Effect.succeed(facts.classification ?? { tier: facts.tier ?? "write", reachesFilesOrCode: false, statementCount: 1 })
   })
 
-/** Wire contract §5 point 8 / product-decisions §2: scope and external access for a non-safe statement. */
-export const checkWriteGates = (classification: Classification, connection: Connection, context: MethodContext) =>
-  Effect.gen(function*() {
-    if (classification.tier === "safe") return
-    if (!context.principal.scopes.includes("tools:write")) {
-      return yield* ProtocolError.of(-33007, "This statement changes data, which needs the tools:write scope", { requiredScopes: ["tools:read", "tools:write"] })
-    }
-    if (connection.externalAccess !== "readWrite") {
-      return yield* ProtocolError.of(-33007, `'${connection.name}' allows AI clients to read only`, { reason: "external_access_read_only", connectionId: connection.id })
-    }
+/** Wire contract §5 point 8 / product-decisions §2: the policy's write gates (scope, external access) for a built statement. */
+export const checkWriteGates = (tier: StatementTier, connection: Connection, context: MethodContext) =>
+  Effect.suspend(() => {
+    const refusal = writeGateRefusal({ principal: context.principal, connection }, tier)
+    return refusal === undefined ? Effect.void : Effect.fail(refusal)
   })
 
 /** The leading keyword of a statement, for the approval question ("Allow UPDATE on 'Sample'?"). */
@@ -76,7 +64,7 @@ export const QueryTools = Effect.gen(function*() {
       database,
       schema: Schema.optionalWith(described(Schema.String, "Schema put first on the search path for this statement (PostgreSQL; SQLite has only main)"), { exact: true })
     }),
-    scopes: [],
+    scopes: TOOL_SCOPES.execute_query,
     readOnly: false,
     prepare: (args, context) =>
       Effect.gen(function*() {
@@ -90,15 +78,12 @@ export const QueryTools = Effect.gen(function*() {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
         const namespace = yield* namespaceOf(args)
-        const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
-        if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds }, context)
-        const classification = yield* classifyForExecution(args.query, connection)
-        if (classification.tier === "destructive") {
-          return yield* toolFailure("denied", "this statement drops or truncates data; use confirm_destructive_operation")
-        }
-        yield* checkWriteGates(classification, connection, context)
+        // Issue 28 item 3: the statement policy decides (gates in order, the access dialog asked where it says).
+        const { connection, decision } = yield* access.statement(context, args.connection_id, "execute_query", args.query)
         // product-decisions §3.2: approval for every non-safe statement, and for every statement on a confirm-all connection.
-        const needsApproval = classification.tier !== "safe" || connection.confirmQueries === "all"
+        const needsApproval = decision.outcome.kind === "runs" && decision.outcome.asks.includes("approval")
+        if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds, tier: decision.facts.tier ?? "write", needsApproval }, context)
+        const classification: Classification = decision.facts.classification ?? { tier: "write", reachesFilesOrCode: false, statementCount: 1 }
         const handle = classification.tier === "safe" ? "readonly" : "readwrite"
         const gate = needsApproval
           ? yield* approval.gate(context, {

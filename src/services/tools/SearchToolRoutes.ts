@@ -22,8 +22,6 @@ const optionsOf = (context: MethodContext): CallOptions => ({ trace: context.env
 
 const json = (value: unknown): JsonObject => JSON.parse(JSON.stringify(value)) as JsonObject
 
-const gatesFor = (tier: StatementTier) => ({ tier, reachesFilesOrCode: false, statementCount: 1 })
-
 /** dbdesk's own statement deadline is the JSON-RPC error -33003 (product-decisions §3 "Deadlines"). */
 const withDeadline = (seconds: number) => <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.timeoutFail(effect, {
@@ -94,19 +92,16 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       withSession(connection, context, (session, options) =>
         Effect.flatMap(answerLimits, (limits) => Effect.map(session.search(request, options, limits), (result) => toolResult(json(result)))))
 
-    /** `execute_query` with console text (product-decisions §3.1): safe requests run, writes are approved, DELETE is refused. */
+    /**
+     * `execute_query` with console text (product-decisions §3.1), after the statement policy passed it (issue 28 item
+     * 3): safe requests run, writes are approved; the policy refused DELETE already.
+     */
     const execute = Effect.fn("SearchToolRoutes.execute")(function*(
       connection: SearchConnection,
-      args: { readonly query: string; readonly maxRows: number; readonly timeoutSeconds: number },
+      args: { readonly query: string; readonly maxRows: number; readonly timeoutSeconds: number; readonly tier: StatementTier; readonly needsApproval: boolean },
       context: MethodContext
     ) {
-      const { driver } = yield* registry.openSearch(connection)
-      const tier = yield* driver.classify(args.query)
-      if (tier === "destructive") {
-        return yield* toolFailure("denied", "this statement drops or truncates data; use confirm_destructive_operation")
-      }
-      yield* checkWriteGates(gatesFor(tier), connection, context)
-      const needsApproval = tier !== "safe" || connection.confirmQueries === "all"
+      const { needsApproval, tier } = args
       const gate = needsApproval
         ? yield* approval.gate(context, {
           connection,
@@ -128,16 +123,12 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       return run
     })
 
-    /** `confirm_destructive_operation`: only a `DELETE` request, and consent is always asked (product-decisions §3). */
+    /** `confirm_destructive_operation`: only a `DELETE` request (the statement policy checked it), and consent is always asked. */
     const confirmDestructive = Effect.fn("SearchToolRoutes.confirmDestructive")(function*(
       connection: SearchConnection,
       args: { readonly query: string; readonly timeoutSeconds: number },
       context: MethodContext
     ) {
-      const { driver } = yield* registry.openSearch(connection)
-      const tier = yield* driver.classify(args.query)
-      if (tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
-      yield* checkWriteGates(gatesFor(tier), connection, context)
       const gate = yield* approval.gate(context, {
         connection,
         what: statementVerb(args.query),
@@ -161,7 +152,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       args: { readonly table: string; readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<ReadonlyArray<unknown>> },
       context: MethodContext
     ) {
-      yield* checkWriteGates(gatesFor("write"), connection, context)
+      yield* checkWriteGates("write", connection, context)
       const gate = yield* approval.gate(context, {
         connection,
         what: `an import of ${args.rows.length} document${args.rows.length === 1 ? "" : "s"} into ${args.table}`,

@@ -8,7 +8,8 @@ import { Drivers } from "../Drivers.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
-import { classifyForExecution, checkWriteGates, statementVerb } from "./QueryTools.ts"
+import { TOOL_SCOPES } from "../policy/StatementPolicy.ts"
+import { checkWriteGates, statementVerb } from "./QueryTools.ts"
 import { requireName } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
@@ -52,7 +53,7 @@ export const WriteTools = Effect.gen(function*() {
         if (args.rows.length < 1 || args.rows.length > 1000) return yield* toolFailure("invalid_argument", "rows must hold 1 to 1,000 rows")
         const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         if (connection.type === "search") return yield* search.insertRows(connection, args, context)
-        yield* checkWriteGates({ tier: "write", reachesFilesOrCode: false, statementCount: 1 }, connection, context)
+        yield* checkWriteGates("write", connection, context)
         const gate = yield* approval.gate(context, {
           connection,
           what: `an insert of ${args.rows.length} row${args.rows.length === 1 ? "" : "s"} into ${args.table}`,
@@ -79,7 +80,7 @@ export const WriteTools = Effect.gen(function*() {
       query: described(Schema.String, "One destructive SQL statement, or a DELETE request on a search-engine connection"),
       timeout_seconds: Schema.optionalWith(described(Schema.Number, "Statement deadline in seconds (1–300, default 30)"), { exact: true })
     }),
-    scopes: ["tools:write", "admin"],
+    scopes: TOOL_SCOPES.confirm_destructive_operation,
     readOnly: false,
     prepare: (args, context) =>
       Effect.gen(function*() {
@@ -87,11 +88,9 @@ export const WriteTools = Effect.gen(function*() {
         if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 300) {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
-        const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
+        // Issue 28 item 3: the statement policy decides (gates in order, the access dialog asked where it says).
+        const { connection } = yield* access.statement(context, args.connection_id, "confirm_destructive_operation", args.query)
         if (connection.type === "search") return yield* search.confirmDestructive(connection, { query: args.query, timeoutSeconds }, context)
-        const classification = yield* classifyForExecution(args.query, connection)
-        if (classification.tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
-        yield* checkWriteGates(classification, connection, context)
         // product-decisions §3: consent is always required and never skipped by a policy.
         const gate = yield* approval.gate(context, {
           connection,

@@ -1,5 +1,6 @@
 import { useState } from "react"
 import { ActivityPanel } from "./ActivityPanel.tsx"
+import { PolicyExplainerPanel } from "./PolicyExplainerPanel.tsx"
 import { ClientsPanel, SettingsPanel, StatusPanel } from "./ServerPanels.tsx"
 import { TokensPanel } from "./TokensPanel.tsx"
 
@@ -18,7 +19,7 @@ export const McpView = () => {
       {section === "tokens" && <TokensPanel />}
       {section === "clients" && <ClientsPanel />}
       {section === "activity" && <ActivityPanel />}
-      {section === "settings" && <SettingsPanel />}
+      {section === "settings" && <><SettingsPanel /><PolicyExplainerPanel /></>}
     </section>
   )
 }

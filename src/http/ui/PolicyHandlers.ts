@@ -1,0 +1,37 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Clock, Effect } from "effect"
+import { tokenPrincipal } from "../../domain/Principal.ts"
+import { UiApi } from "../../domain/UiApi.ts"
+import { UiNotFound } from "../../domain/UiSchemas.ts"
+import { ConnectionGrants } from "../../services/ConnectionGrants.ts"
+import { Connections } from "../../services/Connections.ts"
+import { explainStatement } from "../../services/policy/PolicyExplain.ts"
+import { Tokens } from "../../services/Tokens.ts"
+import { forUi } from "./UiErrors.ts"
+
+/**
+ * The MCP settings' policy explainer (issue 28 item 3): the statement policy the tools enact, with the running
+ * server's own memory of the access dialog (a grant or a refusal of the last 60 s). Runs nothing.
+ */
+export const PolicyHandlers = HttpApiBuilder.group(UiApi, "policy", (handlers) =>
+  Effect.gen(function*() {
+    const tokens = yield* Tokens
+    const connections = yield* Connections
+    const grants = yield* ConnectionGrants
+    return handlers.handle("explain", ({ payload }) =>
+      forUi(Effect.gen(function*() {
+        const token = (yield* tokens.list()).find((candidate) => candidate.id === payload.tokenId)
+        if (token === undefined) return yield* new UiNotFound({ message: "That token no longer exists; choose another in the list." })
+        const connection = yield* connections.get(payload.connectionId)
+        if (connection === undefined) return yield* new UiNotFound({ message: "That connection no longer exists; choose another in the list." })
+        const { grant, mode } = yield* grants.snapshot(tokenPrincipal(token), connection)
+        return explainStatement(token, connection, {
+          tool: payload.tool ?? "execute_query",
+          sql: payload.sql,
+          elicitation: payload.elicitation ?? false,
+          connectionApproval: mode,
+          grant,
+          now: yield* Clock.currentTimeMillis
+        })
+      })))
+  }))
