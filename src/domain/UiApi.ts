@@ -80,9 +80,13 @@ const mcp = HttpApiGroup.make("mcp")
   .add(HttpApiEndpoint.get("approvals", "/approvals").addSuccess(Schema.Array(PendingApproval)))
   .add(HttpApiEndpoint.post("answer", "/approvals/:id").setPath(IdPath).setPayload(UiAnswer).addSuccess(Schema.Struct({ answered: Schema.Boolean })))
 
-/** Issue 28 item 3: the policy explainer of the MCP settings. */
-const policy = HttpApiGroup.make("policy")
+/** Issue 28: the policy explainer of the MCP settings (item 3); a grid page as its console request (item 2). */
+const insight = HttpApiGroup.make("insight")
   .add(HttpApiEndpoint.post("explain", "/policy/explain").setPayload(PolicyExplainRequest).addSuccess(PolicyExplanation))
+  .add(
+    HttpApiEndpoint.post("consoleRequest", "/connections/:id/tables/:table/console-request").setPath(TablePath).setPayload(UiBrowseRequest)
+      .addSuccess(Schema.Struct({ text: Schema.String }))
+  )
 
 /** The UI API (product-decisions §1, §9): served under `/api` on the UI port; the UI derives its client from it. */
 export class UiApi extends HttpApi.make("ui")
@@ -91,7 +95,7 @@ export class UiApi extends HttpApi.make("ui")
   .add(browse)
   .add(search)
   .add(mcp)
-  .add(policy)
+  .add(insight)
   .addError(UiError, { status: 400 })
   .addError(UiNotFound, { status: 404 })
   .prefix("/api")

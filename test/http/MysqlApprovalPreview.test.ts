@@ -3,7 +3,10 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest"
 import type { ApprovalDecision, PendingApproval } from "../../src/domain/Approval.ts"
+import { Context, Effect } from "effect"
 import { ApprovalPrompt } from "../../src/services/ApprovalPrompt.ts"
+import { Connections } from "../../src/services/Connections.ts"
+import { Drivers } from "../../src/services/Drivers.ts"
 import { type MariadbServer, startMariadb } from "../support/MariadbHarness.ts"
 import { describeMariadb } from "../support/MariadbSuite.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
@@ -67,6 +70,20 @@ describeMariadb("approval previews and checks on MySQL/MariaDB", () => {
     asked.length = 0
     expect(await previewOf("DELETE FROM flat")).toEqual({ _tag: "NoPreview", reason: "flat uses the MyISAM engine, which cannot roll a change back" })
     expect(await rows("SELECT count(*) AS n FROM flat")).toEqual([{ n: 1 }])
+  })
+
+  it("issue 28 item 2: a grid page's console SQL (literals with MySQL's backslash escapes, exact LIMIT) returns the rows browse reads", async () => {
+    await mariadb.admin().query("CREATE TABLE notes (id INT PRIMARY KEY, body VARCHAR(20)); INSERT INTO notes VALUES (1, 'a\\\\b'), (2, 'it''s'), (3, '100%'), (4, 'plain')")
+    const connection = (await Effect.runPromise(Context.get(server.context, Connections).get(id)))!
+    const driver = await Effect.runPromise(Context.get(server.context, Drivers).forConnection(connection))
+    for (const value of ["\\", "'", "%", "a"]) {
+      const query = { filters: [{ column: "body", operator: "contains" as const, value }], logic: "and" as const, sort: [{ column: "id", direction: "asc" as const }], limit: 10, offset: 0 }
+      const text = await Effect.runPromise(driver.browseText("notes", query))
+      const grid = await Effect.runPromise(driver.browse("notes", query))
+      const console = await Effect.runPromise(driver.execute(text, { maxRows: 100, timeoutSeconds: 10, access: "readonly" }))
+      expect(console.rows, text).toEqual(grid.rows)
+      expect(grid.rows.length, text).toBe(value === "a" ? 2 : 1)
+    }
   })
 
   it.each([

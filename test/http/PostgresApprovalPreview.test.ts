@@ -3,7 +3,10 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import type { ApprovalDecision, PendingApproval } from "../../src/domain/Approval.ts"
+import { Context, Effect } from "effect"
 import { ApprovalPrompt } from "../../src/services/ApprovalPrompt.ts"
+import { Connections } from "../../src/services/Connections.ts"
+import { Drivers } from "../../src/services/Drivers.ts"
 import { backendsSettle, POSTGRES_MISSING, postgresAvailable, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
@@ -118,6 +121,18 @@ describe.skipIf(!postgresAvailable)("approval previews and checks on PostgreSQL"
     const response = await call(query)
     expect(response.json.result.content[0].text).toMatch(expected)
     expect(asked).toHaveLength(0)
+  })
+
+  it("issue 28 item 2: a grid page's console SQL (literals, exact LIMIT) returns the rows browse reads with bound values", async () => {
+    const connection = (await Effect.runPromise(Context.get(server.context, Connections).get(id)))!
+    const driver = await Effect.runPromise(Context.get(server.context, Drivers).forConnection(connection))
+    const query = { filters: [{ column: "owner", operator: "contains" as const, value: "er 1" }, { column: "balance", operator: ">=" as const, value: "20" }], logic: "and" as const, sort: [{ column: "balance", direction: "desc" as const }], limit: 4, offset: 1 }
+    const text = await Effect.runPromise(driver.browseText("accounts", query))
+    expect(text).toBe(`SELECT * FROM "public"."accounts" WHERE ("owner" LIKE '%er 1%' ESCAPE '\\') AND ("balance" >= '20') ORDER BY "balance" DESC LIMIT 4 OFFSET 1`)
+    const grid = await Effect.runPromise(driver.browse("accounts", query))
+    const console = await Effect.runPromise(driver.execute(text, { maxRows: 100, timeoutSeconds: 10, access: "readonly" }))
+    expect(console.rows).toEqual(grid.rows)
+    expect(grid.rows.map((row) => row[0])).toEqual([18, 17, 16, 15])
   })
 
   it("issue 28 item 5: a NUL in the text is refused before any dialog, and the session survives (it used to be lost)", async () => {

@@ -8,7 +8,7 @@ import { Approvals } from "../../services/Approvals.ts"
 import { BrowseHandlers } from "./BrowseHandlers.ts"
 import { ConnectionsHandlers } from "./ConnectionsHandlers.ts"
 import { activityQuery, McpHandlers } from "./McpHandlers.ts"
-import { PolicyHandlers } from "./PolicyHandlers.ts"
+import { InsightHandlers } from "./InsightHandlers.ts"
 import { SearchAdminHandlers } from "./SearchAdminHandlers.ts"
 import { ServerHandlers } from "./ServerHandlers.ts"
 import { UiSessions } from "./UiSessions.ts"
@@ -48,7 +48,7 @@ const ActivityCsvRoute = HttpLayerRouter.add("GET", "/api/activity.csv", Effect.
 }))
 
 const ApiRoutes = HttpLayerRouter.addHttpApi(UiApi).pipe(
-  Layer.provide([ServerHandlers, ConnectionsHandlers, BrowseHandlers, SearchAdminHandlers, McpHandlers, PolicyHandlers]),
+  Layer.provide([ServerHandlers, ConnectionsHandlers, BrowseHandlers, SearchAdminHandlers, McpHandlers, InsightHandlers]),
   Layer.provide(UiSessions.Default),
   Layer.provide(NodeHttpServer.layerContext)
 )

@@ -113,6 +113,8 @@ export interface DatabaseDriver {
     namespace?: Namespace,
     limits?: AnswerLimits
   ) => Effect.Effect<ResultSet, ReachFailure | TableNotFound | StatementTimeout>
+  /** Issue 28 item 2: the `browse` page as console SQL (same builder, values as literals, exactly `limit` rows). */
+  readonly browseText: (table: string, query: BrowseQuery, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
   readonly count: (
     table: string,
     filters: ReadonlyArray<BrowseFilter>,

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { AnswerBudget } from "../../domain/AnswerBudget.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
-import { type BuildResult, buildBrowse, buildCount, type SqlFlavor } from "./BrowseSql.ts"
+import { type BuildResult, buildBrowse, buildBrowseText, buildCount, type SqlFlavor } from "./BrowseSql.ts"
 import {
   type ConnectionStatus,
   type DatabaseDriver,
@@ -28,7 +28,7 @@ const TOOL_SECONDS = 30
 /** Preparing takes milliseconds; only a metadata lock another session holds makes it wait. */
 const CHECK_SECONDS = 10
 const PLACEHOLDER = () => "?"
-const MYSQL_FLAVOR: SqlFlavor = { quote: Catalog.quoteName, likeEscape: " ESCAPE '\\\\'", inlinePaging: true }
+const MYSQL_FLAVOR: SqlFlavor = { quote: Catalog.quoteName, likeEscape: " ESCAPE '\\\\'", inlinePaging: true, backslashEscapes: true }
 /** Stands for the table in BrowseSql's output, which quotes one identifier; replaced by the database-qualified name. */
 const TABLE_SLOT = "\u0000dbdesk-table\u0000"
 
@@ -176,6 +176,9 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
           const { sql, params } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER, MYSQL_FLAVOR), found)
           return readInto(session, sql, params, new AnswerBudget(query.limit ?? 500, limits), started)
         }).pipe(Effect.withSpan("MysqlDriver.browse")),
+      browseText: (table, query, namespace) =>
+        onTable(table, namespace, "readonly", async (session, found) =>
+          built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(session, found), query, MYSQL_FLAVOR), found).sql).pipe(Effect.withSpan("MysqlDriver.browseText")),
       count: (table, filters, logic, namespace) =>
         onTable(table, namespace, "readonly", async (session, found) => {
           const known = await Catalog.columnNames(session, found)

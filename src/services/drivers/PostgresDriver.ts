@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { type AnswerHints, type AnswerLimits, BROWSE_HINTS } from "../../domain/AnswerBudget.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
-import { type BuildResult, buildBrowse, buildCount, quoteIdentifier } from "./BrowseSql.ts"
+import { type BuildResult, buildBrowse, buildBrowseText, buildCount, quoteIdentifier } from "./BrowseSql.ts"
 import {
   type ConnectionStatus,
   type DatabaseDriver,
@@ -155,6 +155,11 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           const { sql, values } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER), found)
           return (await statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits, hints: BROWSE_HINTS })).resultSet
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browse")),
+      browseText: (table, query, namespace) =>
+        read(async (db) => {
+          const found = await Catalog.findTable(db, table, namespace?.schema)
+          return built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(db, found.oid), query), found).sql
+        }, namespace).pipe(Effect.withSpan("PostgresDriver.browseText")),
       count: (table, filters, logic, namespace) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema)

@@ -236,6 +236,10 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         yield* mainOnly(namespace)
         return yield* send<ResultSet>({ op: "browse", table, query, ...(limits === undefined ? {} : { limits }) })
       }),
+      browseText: Effect.fn("SqliteDriver.browseText")(function*(table, query, namespace) {
+        yield* mainOnly(namespace)
+        return yield* send<string>({ op: "browseText", table, query })
+      }),
       count: Effect.fn("SqliteDriver.count")(function*(table, filters, logic, namespace) {
         yield* mainOnly(namespace)
         return yield* send<RowCount>({ op: "count", table, filters, logic })

@@ -10,6 +10,7 @@ export type ChildRequest =
   | { readonly op: "tableDdl"; readonly table: string }
   | { readonly op: "searchSchema"; readonly term: string; readonly limit: number }
   | { readonly op: "browse"; readonly table: string; readonly query: BrowseQuery; readonly limits?: AnswerLimits }
+  | { readonly op: "browseText"; readonly table: string; readonly query: BrowseQuery }
   | { readonly op: "count"; readonly table: string; readonly filters: ReadonlyArray<BrowseFilter>; readonly logic: FilterLogic }
   | {
     readonly op: "execute"

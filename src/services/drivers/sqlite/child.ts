@@ -43,6 +43,8 @@ const run = (request: ChildRequest): unknown => {
       return ops.searchSchema(request.term, request.limit)
     case "browse":
       return ops.browse(request.table, request.query, request.limits)
+    case "browseText":
+      return ops.browseText(request.table, request.query)
     case "count":
       return ops.count(request.table, request.filters, request.logic)
     case "execute":

@@ -6,12 +6,14 @@ import { cellText } from "./DataTab.tsx"
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const
 
 /** Console (product-decisions §9 point 3): SQL for SQL connections; method + path + body for search (doc 2 §4.3). */
-export const ConsoleTab = ({ connection, table }: { readonly connection: UiConnection; readonly table: string | undefined }) => {
+export const ConsoleTab = ({ connection, table, initialText }: { readonly connection: UiConnection; readonly table: string | undefined; readonly initialText?: string }) => {
   const search = connection.type === "search"
-  const [sql, setSql] = useState(table === undefined ? "SELECT 1" : `SELECT * FROM ${table} LIMIT 100`)
-  const [method, setMethod] = useState<string>("GET")
-  const [path, setPath] = useState(table === undefined ? "/collections" : `/collections/${encodeURIComponent(table)}/documents/search?q=*`)
-  const [body, setBody] = useState("")
+  // issue 28 item 2: "Open in console" starts the console with a grid page's request
+  const [head = "", ...rest] = (initialText ?? "").split("\n")
+  const [sql, setSql] = useState(initialText ?? (table === undefined ? "SELECT 1" : `SELECT * FROM ${table} LIMIT 100`))
+  const [method, setMethod] = useState<string>(initialText === undefined ? "GET" : head.split(" ")[0] ?? "GET")
+  const [path, setPath] = useState(initialText === undefined ? (table === undefined ? "/collections" : `/collections/${encodeURIComponent(table)}/documents/search?q=*`) : head.split(" ").slice(1).join(" "))
+  const [body, setBody] = useState(rest.join("\n"))
   const [result, setResult] = useState<UiConsoleResult>()
   const [error, setError] = useState<string>()
   const [running, setRunning] = useState(false)

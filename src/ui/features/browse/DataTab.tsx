@@ -1,7 +1,8 @@
 import { useEffect, useState } from "react"
-import type { Cell, UiConnection, UiPage } from "../../../domain/UiSchemas.ts"
+import type { Cell, UiBrowseRequest, UiConnection, UiPage } from "../../../domain/UiSchemas.ts"
 import { call } from "../../api.ts"
 import { emptyFilter, FilterBar, type FilterState } from "./FilterBar.tsx"
+import { OpenInConsole } from "./OpenInConsole.tsx"
 
 const PAGE = 1000
 type Sort = ReadonlyArray<{ readonly column: string; readonly direction: "asc" | "desc" }>
@@ -10,7 +11,12 @@ type Draft = Record<string, string>
 export const cellText = (cell: Cell | undefined): string => (cell === null || cell === undefined ? "NULL" : String(cell))
 
 /** Data tab: 1,000-row pages, header-click sort, the filter bar, and for search documents inline edit/insert/delete with Save. */
-export const DataTab = ({ connection, table }: { readonly connection: UiConnection; readonly table: string }) => {
+export const DataTab = ({ connection, table, onOpenInConsole }: {
+  readonly connection: UiConnection
+  readonly table: string
+  /** Issue 28 item 2: opens the console with the request of the page shown. */
+  readonly onOpenInConsole?: (text: string) => void
+}) => {
   const search = connection.type === "search"
   const [filter, setFilter] = useState<FilterState>(emptyFilter)
   const [applied, setApplied] = useState<FilterState>(emptyFilter)
@@ -26,15 +32,21 @@ export const DataTab = ({ connection, table }: { readonly connection: UiConnecti
   const [editing, setEditing] = useState<string>()
   const [saved, setSaved] = useState<string>()
 
+  const request: UiBrowseRequest = {
+    filters: applied.rows.filter((row) => row.enabled).map(({ enabled: _, ...row }) => row),
+    logic: applied.logic,
+    ...(applied.raw.trim() === "" ? {} : { raw: applied.raw }),
+    caseSensitive: false,
+    sort,
+    offset,
+    limit: PAGE
+  }
+
   useEffect(() => {
     let live = true
     setLoading(true)
     setError(undefined)
-    const rows = applied.rows.filter((row) => row.enabled).map(({ enabled: _, ...row }) => row)
-    call((client) => client.browse.rows({
-      path: { id: connection.id, table },
-      payload: { filters: rows, logic: applied.logic, ...(applied.raw.trim() === "" ? {} : { raw: applied.raw }), caseSensitive: false, sort, offset, limit: PAGE }
-    })).then(
+    call((client) => client.browse.rows({ path: { id: connection.id, table }, payload: request })).then(
       (result) => { if (live) { setPage(result); setLoading(false); setEdits({}); setDeleted(new Set()); setInserts([]) } },
       (e: Error) => { if (live) { setError(e.message); setLoading(false) } }
     )
@@ -86,6 +98,7 @@ export const DataTab = ({ connection, table }: { readonly connection: UiConnecti
         <span aria-label="Page status">{page === undefined ? "" : `Rows ${page.rows.length === 0 ? 0 : offset + 1}–${offset + page.rows.length}${page.total === null ? "" : ` of ${page.total.toLocaleString()}`}`}</span>
         <button disabled={loading || page === undefined || page.rows.length < PAGE} onClick={() => setOffset(offset + PAGE)}>Next ▶</button>
         <button onClick={() => setTick((n) => n + 1)} disabled={loading}>Refresh</button>
+        {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} request={request} onOpen={onOpenInConsole} />}
         {loading && <span className="progress">Loading rows…</span>}
         {page?.editable === true && <>
           <button onClick={() => setInserts([...inserts, {}])}>Insert row</button>

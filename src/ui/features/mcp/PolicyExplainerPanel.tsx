@@ -23,7 +23,7 @@ export const PolicyExplainerPanel = () => {
 
   const explain = () => {
     setError(undefined)
-    call((client) => client.policy.explain({ payload: { tokenId: token, connectionId: connection, sql, tool, elicitation } })).then(
+    call((client) => client.insight.explain({ payload: { tokenId: token, connectionId: connection, sql, tool, elicitation } })).then(
       (result) => setExplanation(result),
       (e: Error) => {
         setExplanation(undefined)

@@ -7,17 +7,22 @@ import { ConnectionGrants } from "../../services/ConnectionGrants.ts"
 import { Connections } from "../../services/Connections.ts"
 import { explainStatement } from "../../services/policy/PolicyExplain.ts"
 import { Tokens } from "../../services/Tokens.ts"
+import { searchPageText } from "./SearchViews.ts"
+import { sqlPageText } from "./SqlViews.ts"
 import { forUi } from "./UiErrors.ts"
+import { UiSessions } from "./UiSessions.ts"
 
 /**
- * The MCP settings' policy explainer (issue 28 item 3): the statement policy the tools enact, with the running
- * server's own memory of the access dialog (a grant or a refusal of the last 60 s). Runs nothing.
+ * Issue 28: the MCP settings' policy explainer (item 3), the statement policy the tools enact with the running
+ * server's own memory of the access dialog (a grant or a refusal of the last 60 s), which runs nothing; and a Data
+ * view's page as the console request that gives exactly its rows (item 2).
  */
-export const PolicyHandlers = HttpApiBuilder.group(UiApi, "policy", (handlers) =>
+export const InsightHandlers = HttpApiBuilder.group(UiApi, "insight", (handlers) =>
   Effect.gen(function*() {
     const tokens = yield* Tokens
     const connections = yield* Connections
     const grants = yield* ConnectionGrants
+    const sessions = yield* UiSessions
     return handlers.handle("explain", ({ payload }) =>
       forUi(Effect.gen(function*() {
         const token = (yield* tokens.list()).find((candidate) => candidate.id === payload.tokenId)
@@ -33,5 +38,12 @@ export const PolicyHandlers = HttpApiBuilder.group(UiApi, "policy", (handlers) =
           grant,
           now: yield* Clock.currentTimeMillis
         })
+      }))).handle("consoleRequest", ({ path, payload }) =>
+      forUi(Effect.gen(function*() {
+        const connection = yield* sessions.connection(path.id)
+        const text = connection.type === "search"
+          ? yield* Effect.flatMap(sessions.search(connection), (client) => searchPageText(client, path.table, payload))
+          : yield* Effect.flatMap(sessions.sql(connection), (driver) => sqlPageText(driver, path.table, payload))
+        return { text }
       })))
   }))
