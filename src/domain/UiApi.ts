@@ -19,6 +19,7 @@ import {
   UiEditResult,
   UiError,
   UiNewToken,
+  UiNodeHealth,
   UiNotFound,
   UiPage,
   UiSettingsPatch,
@@ -80,9 +81,10 @@ const mcp = HttpApiGroup.make("mcp")
   .add(HttpApiEndpoint.get("approvals", "/approvals").addSuccess(Schema.Array(PendingApproval)))
   .add(HttpApiEndpoint.post("answer", "/approvals/:id").setPath(IdPath).setPayload(UiAnswer).addSuccess(Schema.Struct({ answered: Schema.Boolean })))
 
-/** Issue 28: the policy explainer of the MCP settings (item 3); a grid page as its console request (item 2). */
+/** Issue 28: the policy explainer (item 3), a grid page as its console request (item 2), a cluster's node health (item 4). */
 const insight = HttpApiGroup.make("insight")
   .add(HttpApiEndpoint.post("explain", "/policy/explain").setPayload(PolicyExplainRequest).addSuccess(PolicyExplanation))
+  .add(HttpApiEndpoint.get("nodes", "/connections/:id/nodes").setPath(IdPath).addSuccess(Schema.Array(UiNodeHealth)))
   .add(
     HttpApiEndpoint.post("consoleRequest", "/connections/:id/tables/:table/console-request").setPath(TablePath).setPayload(UiBrowseRequest)
       .addSuccess(Schema.Struct({ text: Schema.String }))

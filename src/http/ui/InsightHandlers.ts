@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect } from "effect"
 import { tokenPrincipal } from "../../domain/Principal.ts"
 import { UiApi } from "../../domain/UiApi.ts"
-import { UiNotFound } from "../../domain/UiSchemas.ts"
+import { UiError, type UiNodeHealth, UiNotFound } from "../../domain/UiSchemas.ts"
 import { ConnectionGrants } from "../../services/ConnectionGrants.ts"
 import { Connections } from "../../services/Connections.ts"
 import { explainStatement } from "../../services/policy/PolicyExplain.ts"
@@ -45,5 +45,19 @@ export const InsightHandlers = HttpApiBuilder.group(UiApi, "insight", (handlers)
           ? yield* Effect.flatMap(sessions.search(connection), (client) => searchPageText(client, path.table, payload))
           : yield* Effect.flatMap(sessions.sql(connection), (driver) => sqlPageText(driver, path.table, payload))
         return { text }
+      }))).handle("nodes", ({ path }) =>
+      forUi(Effect.gen(function*() {
+        const connection = yield* sessions.connection(path.id)
+        if (connection.type !== "search") return yield* new UiError({ message: `'${connection.name}' is not a search connection: only those have nodes.` })
+        const client = yield* sessions.search(connection)
+        const nodes = yield* client.probeNodes()
+        return nodes.map((node): UiNodeHealth => ({
+          label: node.label,
+          url: node.origin,
+          healthy: node.healthy,
+          checkedAt: node.lastAccess === 0 ? null : new Date(node.lastAccess).toISOString(),
+          lastError: node.healthy ? null : node.lastError ?? null,
+          probe: node.probe
+        }))
       })))
   }))
