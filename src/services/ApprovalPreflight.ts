@@ -10,6 +10,7 @@ import { toToolFailure } from "../search/SearchTools.ts"
 import type { Namespace, StatementAccess } from "./drivers/Driver.ts"
 import { DriverRegistry } from "./DriverRegistry.ts"
 import { Drivers } from "./Drivers.ts"
+import { dialectOf } from "./policy/StatementPolicy.ts"
 import { mapDriverFailure } from "./tools/DriverFailures.ts"
 
 /**
@@ -40,6 +41,13 @@ const timeBoxed = <R>(effect: Effect.Effect<ApprovalPreview, unknown, R>) =>
     Effect.catchAll((error) => Effect.succeed<ApprovalPreview>({ _tag: "Unavailable", reason: reasonOf(error) }))
   )
 
+/** The database's check takes milliseconds; a lock or a stalled engine past this lets the question go on unchecked. */
+const CHECK_SECONDS = 10
+
+/** An engine that does not answer the check in time does not hold the question: it goes on unchecked. */
+const engineBounded = <R>(effect: Effect.Effect<void, ToolFailure, R>) =>
+  Effect.timeoutFail(effect, { duration: Duration.seconds(CHECK_SECONDS), onTimeout: () => toolFailure("timeout", "the engine did not answer the check in time") })
+
 const reasonOf = (error: unknown): string => {
   if (typeof error !== "object" || error === null) return String(error)
   const tagged = error as { readonly _tag?: string; readonly reason?: string; readonly message?: string; readonly detail?: string }
@@ -58,7 +66,7 @@ export class ApprovalPreflight extends Effect.Service<ApprovalPreflight>()("dbde
       preview: access === "readonly"
         ? Effect.succeed({ _tag: "NoPreview", reason: "this statement only reads, so it changes nothing" })
         : Effect.suspend(() => {
-          const plan = planPreview(statement, connection.type === "postgresql" ? "postgresql" : connection.type === "mysql" ? "mysql" : "sqlite")
+          const plan = planPreview(statement, dialectOf(connection))
           if (plan._tag === "NoPreview") return Effect.succeed<ApprovalPreview>(plan)
           return timeBoxed(Effect.flatMap(drivers.forConnection(connection), (driver) => driver.dryRun(plan, { seconds: PREVIEW_SECONDS, ...namespace })).pipe(
             Effect.map((run): ApprovalPreview => ({
@@ -89,13 +97,13 @@ export class ApprovalPreflight extends Effect.Service<ApprovalPreflight>()("dbde
 
     /** A search-engine write (console text): validated and counted by the engine, nothing written. */
     const search = (connection: SearchConnection, text: string, options?: CallOptions): Preflight => ({
-      check: checked(Effect.flatMap(registry.openSearch(connection), ({ session }) => Effect.mapError(checkConsoleWrite(session.client, text, options), toToolFailure))),
+      check: checked(engineBounded(Effect.flatMap(registry.openSearch(connection), ({ session }) => Effect.mapError(checkConsoleWrite(session.client, text, options), toToolFailure)))),
       preview: timeBoxed(Effect.flatMap(registry.openSearch(connection), ({ session }) => previewConsoleWrite(session.client, text, options)))
     })
 
     /** `insert_rows` into a collection: the collection must exist; the documents are the ones shown. */
     const searchInsert = (connection: SearchConnection, collection: string, options?: CallOptions): Preflight => ({
-      check: checked(Effect.flatMap(registry.openSearch(connection), ({ session }) => Effect.mapError(Effect.asVoid(session.client.getCollection(collection, options)), toToolFailure))),
+      check: checked(engineBounded(Effect.flatMap(registry.openSearch(connection), ({ session }) => Effect.mapError(Effect.asVoid(session.client.getCollection(collection, options)), toToolFailure)))),
       preview: listed
     })
 

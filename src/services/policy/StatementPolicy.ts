@@ -3,7 +3,7 @@ import type { Connection } from "../../domain/Connection.ts"
 import type { Principal, Scope } from "../../domain/Principal.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import type { Settings } from "../../domain/Settings.ts"
-import { type Classification, classifyStatement, type StatementTier } from "../../domain/StatementClassifier.ts"
+import { type Classification, classifyStatement, type SqlDialect, type StatementTier } from "../../domain/StatementClassifier.ts"
 import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
 import { classifyConsoleText } from "../../search/ConsoleRequest.ts"
 
@@ -122,18 +122,12 @@ export const accessDialogVerdict = (connection: Connection, mode: ConnectionAppr
   return { kind: "ask", detail: `AI policy askEachTime: the app asks "<client> wants to access '${connection.name}'"${grant === "unknown" ? " (unless the running server remembers a grant)" : ""}` }
 }
 
-const dialectOf = (connection: Connection) => (connection.type === "postgresql" ? "postgresql" : connection.type === "mysql" ? "mysql" : "sqlite")
+export const dialectOf = (connection: Connection): SqlDialect => (connection.type === "postgresql" ? "postgresql" : connection.type === "mysql" ? "mysql" : "sqlite")
 
-/** product-decisions §3.1: one statement per call; files/code refused for every external caller. */
-export const classifierVerdict = (statement: string, connection: Connection, facts: PolicyFacts): GateVerdict => {
-  if (connection.type === "search") {
-    const tier = classifyConsoleText(statement)
-    if (Either.isLeft(tier)) return refuse(toolFailure("invalid_argument", tier.left.message))
-    facts.tier = tier.right
-    return pass(`a ${tier.right} request (search console: GET, HEAD and searches read; other POST, PUT, PATCH write; DELETE destroys)`)
-  }
+/** product-decisions §3.1 for SQL: one statement per call; files/code refused for every external caller. */
+export const sqlVerdict = (statement: string, dialect: SqlDialect, facts: PolicyFacts): GateVerdict => {
   if (statement.trim() === "") return refuse(toolFailure("invalid_argument", "query must not be empty"))
-  const classification = classifyStatement(statement, dialectOf(connection))
+  const classification = classifyStatement(statement, dialect)
   if (classification.statementCount > 1) return refuse(toolFailure("invalid_argument", "send one statement at a time"))
   if (classification.reachesFilesOrCode) {
     return refuse(toolFailure("denied", `this statement reads or writes files or runs code on the database server, which AI clients may never do${classification.reason === undefined ? "" : ` (${classification.reason})`}`))
@@ -141,6 +135,15 @@ export const classifierVerdict = (statement: string, connection: Connection, fac
   facts.tier = classification.tier
   facts.classification = classification
   return pass(`${classification.tier}${classification.reason === undefined ? "" : `: ${classification.reason}`}${classification.approvalHint === undefined ? "" : ` (${classification.approvalHint})`}`)
+}
+
+/** product-decisions §3.1: SQL by the statement classifier, a search connection's console text by its request tier. */
+export const classifierVerdict = (statement: string, connection: Connection, facts: PolicyFacts): GateVerdict => {
+  if (connection.type !== "search") return sqlVerdict(statement, dialectOf(connection), facts)
+  const tier = classifyConsoleText(statement)
+  if (Either.isLeft(tier)) return refuse(toolFailure("invalid_argument", tier.left.message))
+  facts.tier = tier.right
+  return pass(`a ${tier.right} request (search console: GET, HEAD and searches read; other POST, PUT, PATCH write; DELETE destroys)`)
 }
 
 const tierOf = (facts: PolicyFacts): StatementTier => facts.tier ?? "write"

@@ -6,7 +6,7 @@ import { toolFailure } from "../../domain/ToolErrors.ts"
 import type { MethodContext } from "../../http/McpMethod.ts"
 import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
-import { classifierVerdict, type PolicyFacts, TOOL_SCOPES, writeGateRefusal } from "../policy/StatementPolicy.ts"
+import { dialectOf, type PolicyFacts, sqlVerdict, TOOL_SCOPES, writeGateRefusal } from "../policy/StatementPolicy.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
@@ -20,12 +20,12 @@ const connectionId = described(Schema.String, "Id of the connection, from list_c
 
 /**
  * product-decisions §3.1 for `explain_query`: one statement per call; files/code refused for every external caller
- * (the statement policy's classifier gate, issue 28 item 3).
+ * (the statement policy's SQL classifier gate, issue 28 item 3; a search connection is refused later, as unsupported).
  */
 export const classifyForExecution = (query: string, connection: Connection) =>
   Effect.suspend(() => {
     const facts: PolicyFacts = {}
-    const verdict = classifierVerdict(query, connection, facts)
+    const verdict = sqlVerdict(query, dialectOf(connection), facts)
     return verdict.kind === "refuse" ? Effect.fail(verdict.error) : Effect.succeed(facts.classification ?? { tier: facts.tier ?? "write", reachesFilesOrCode: false, statementCount: 1 })
   })
 
