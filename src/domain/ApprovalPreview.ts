@@ -6,8 +6,7 @@ import { CellValue } from "./ResultSet.ts"
  * back (a search-engine edit: counted through the same filter), what it would change, or why there is no preview.
  */
 export const PREVIEW_SECONDS = 2
-/** Rows shown before → after at most. */
-export const PREVIEW_ROWS = 5
+export { PREVIEW_ROWS } from "./PreviewPlan.ts"
 /** Characters of one cell shown in a preview line at most. */
 export const PREVIEW_CELL_CHARS = 120
 

@@ -2,6 +2,9 @@ import type { PreviewAction } from "./ApprovalPreview.ts"
 import { readingsFor, type SqlDialect, type SqlToken, tokenize } from "./SqlLexer.ts"
 import { isPunct, isWord, nameOf } from "./SqlVerdict.ts"
 
+/** Rows shown before → after at most (issue 28 item 1). */
+export const PREVIEW_ROWS = 5
+
 /** One part of a table name as written: a quoted part keeps its case, a bare one folds as the engine folds it. */
 export interface NamePart {
   readonly text: string

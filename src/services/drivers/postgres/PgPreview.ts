@@ -1,8 +1,8 @@
 // Issue 28 items 1 and 5 on PostgreSQL: a statement checked by the server without running it (Parse inside the
 // read-only transaction), and a write dry-run inside BEGIN … ROLLBACK with a short statement_timeout, refused first
 // when the catalog shows a side effect a rollback cannot undo (sequences, triggers, rules, volatile functions).
-import { PREVIEW_ROWS, type PreviewRow } from "../../../domain/ApprovalPreview.ts"
-import { quotedTable } from "../../../domain/PreviewPlan.ts"
+import type { PreviewRow } from "../../../domain/ApprovalPreview.ts"
+import { PREVIEW_ROWS, quotedTable } from "../../../domain/PreviewPlan.ts"
 import type { CellValue } from "../../../domain/ResultSet.ts"
 import { capCell } from "../../../domain/SqlCell.ts"
 import { quoteIdentifier } from "../BrowseSql.ts"

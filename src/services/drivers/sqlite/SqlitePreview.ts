@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3"
-import { PREVIEW_ROWS, type PreviewRow } from "../../../domain/ApprovalPreview.ts"
-import { quotedTable } from "../../../domain/PreviewPlan.ts"
+import type { PreviewRow } from "../../../domain/ApprovalPreview.ts"
+import { PREVIEW_ROWS, quotedTable } from "../../../domain/PreviewPlan.ts"
 import type { CellValue } from "../../../domain/ResultSet.ts"
 import { capCell, toCellValue } from "../../../domain/SqlCell.ts"
 import type { DryRun, RunPlan, StatementAccess } from "../Driver.ts"
