@@ -69,7 +69,7 @@ describe("issue 28 item 1: a dry run in every approval, always rolled back", () 
   })
 
   it("a dry run past 2 s is stopped: 'preview unavailable: took too long', the question is still asked, nothing changed", async () => {
-    const slow = "UPDATE products SET stock = stock + 1 WHERE id = (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50000000) SELECT max(x) % 1 + 1 FROM c)"
+    const slow = "UPDATE products SET stock = stock + 1 WHERE id = (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT max(x) % 1 + 1 FROM c)"
     const stock = server.rows("SELECT stock FROM products WHERE id = 1")
     const response = await call(slow)
     expect(response.json.result.content[0].text).toBe("denied: the user did not approve this operation")

@@ -106,7 +106,7 @@ describe.skipIf(!postgresAvailable)("approval previews and checks on PostgreSQL"
   })
 
   it("a dry run past 2 s is cancelled: 'took too long', the dialog still asks, nothing is left running", async () => {
-    const preview = await previewOf("UPDATE accounts SET balance = balance WHERE id = (SELECT count(*) % 1 + 1 FROM generate_series(1, 400000000))")
+    const preview = await previewOf("UPDATE accounts SET balance = balance WHERE id = (SELECT count(*) % 1 + 1 FROM generate_series(1, 2000000000))")
     expect(preview).toEqual({ _tag: "Unavailable", reason: "took too long (over 2 s)" })
     expect(asked).toHaveLength(1)
     expect(await backendsSettle(postgres, 10)).toEqual([])
