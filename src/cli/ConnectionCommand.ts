@@ -18,6 +18,8 @@ const fieldOption = (field: FieldSpec): Options.Options<unknown> => {
     switch (field.kind) {
       case "integer":
         return Options.integer(field.flag)
+      case "number":
+        return Options.float(field.flag)
       case "boolean":
         return Options.boolean(field.flag)
       case "choice":

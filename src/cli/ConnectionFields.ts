@@ -7,7 +7,7 @@ import { Connection } from "../domain/Connection.ts"
  * own flags) without a list kept by hand. Secrets (`Redacted` fields) never become a flag that
  * takes the value: they come from a prompt, stdin or an environment variable.
  */
-export type FieldKind = "text" | "integer" | "boolean" | "choice" | "secret" | "rules"
+export type FieldKind = "text" | "integer" | "number" | "boolean" | "choice" | "secret" | "rules"
 
 export interface FieldSpec {
   /** The property of the connection (camelCase). */
@@ -29,6 +29,10 @@ const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.to
 
 const baseOf = (ast: SchemaAST.AST): SchemaAST.AST => (SchemaAST.isRefinement(ast) ? baseOf(ast.from) : ast)
 
+/** Whether a number schema is refined to whole numbers (Schema.Int) anywhere in its chain. */
+const isInt = (ast: SchemaAST.AST): boolean =>
+  SchemaAST.isRefinement(ast) && (ast.annotations[SchemaAST.SchemaIdAnnotationId] === Schema.IntSchemaId || isInt(ast.from))
+
 const literalsOf = (ast: SchemaAST.AST): ReadonlyArray<string> | undefined => {
   const base = baseOf(ast)
   if (SchemaAST.isLiteral(base) && typeof base.literal === "string") return [base.literal]
@@ -45,7 +49,7 @@ const kindOf = (ast: SchemaAST.AST): { readonly kind: FieldKind; readonly choice
   if (choices !== undefined) return { kind: "choice", choices }
   const base = baseOf(ast)
   if (SchemaAST.isBooleanKeyword(base)) return { kind: "boolean", choices: [] }
-  if (SchemaAST.isNumberKeyword(base)) return { kind: "integer", choices: [] }
+  if (SchemaAST.isNumberKeyword(base)) return { kind: isInt(ast) ? "integer" : "number", choices: [] }
   return { kind: "text", choices: [] }
 }
 

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ApprovalPreview } from "./ApprovalPreview.ts"
 
 /** What the app's own dialog shows (product-decisions §3.2 "The app dialog" and "Connection access dialog"). */
 export const ApprovalKind = Schema.Literal("statement", "connection_access")
@@ -25,7 +26,9 @@ export const PendingApproval = Schema.Struct({
   /** The tool whose call waits (statement approvals). */
   tool: Schema.optionalWith(Schema.String, { exact: true }),
   /** The statement destroys data (`confirm_destructive_operation`). */
-  destructive: Schema.optionalWith(Schema.Boolean, { exact: true })
+  destructive: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  /** What the statement would change, from a dry run that was rolled back, or why there is none (issue 28 item 1). */
+  preview: Schema.optionalWith(ApprovalPreview, { exact: true })
 })
 export type PendingApproval = typeof PendingApproval.Type
 

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { maskingRulesField, SecretCatalogs } from "./MaskingRules.ts"
-import { SearchSslMode } from "./SearchConnection.ts"
+import { SearchClusterFields, SearchSslMode } from "./SearchConnection.ts"
 
 /** product-decisions §2: the three access settings of every connection, defaults first. */
 export const ExternalAccess = Schema.Literal("readOnly", "readWrite", "blocked")
@@ -71,7 +71,9 @@ export const SearchConnection = Schema.Struct({
   port: Schema.Int.pipe(Schema.between(1, 65535)),
   apiKey: Schema.Redacted(Schema.String),
   sslMode: Schema.optionalWith(SearchSslMode, { default: () => "Disabled" as const }),
-  skipTlsVerification: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  skipTlsVerification: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  /** Issue 28 item 4: more nodes, a nearest node and the official client's retry and health-check settings (all optional). */
+  ...SearchClusterFields
 })
 export type SearchConnection = typeof SearchConnection.Type
 

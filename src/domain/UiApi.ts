@@ -2,6 +2,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { ActivityEntry, ConnectedClient } from "./Activity.ts"
 import { PendingApproval } from "./Approval.ts"
+import { PolicyExplainRequest, PolicyExplanation } from "./PolicyExplanation.ts"
 import { SearchDashboard, SearchKeyRecord, NewSearchKey } from "./SearchAdmin.ts"
 import { Settings } from "./Settings.ts"
 import {
@@ -18,6 +19,7 @@ import {
   UiEditResult,
   UiError,
   UiNewToken,
+  UiNodeHealth,
   UiNotFound,
   UiPage,
   UiSettingsPatch,
@@ -115,6 +117,15 @@ const work = HttpApiGroup.make("work")
   .add(HttpApiEndpoint.post("disableDriver", "/drivers/:type/disable").setPath(Schema.Struct({ type: Schema.String })).addSuccess(Schema.Array(UiDriver)))
   .add(HttpApiEndpoint.post("verifyChain", "/activity/verify").addSuccess(UiChainCheck))
 
+/** Issue 28: the policy explainer (item 3), a grid page as its console request (item 2), a cluster's node health (item 4). */
+const insight = HttpApiGroup.make("insight")
+  .add(HttpApiEndpoint.post("explain", "/policy/explain").setPayload(PolicyExplainRequest).addSuccess(PolicyExplanation))
+  .add(HttpApiEndpoint.get("nodes", "/connections/:id/nodes").setPath(IdPath).addSuccess(Schema.Array(UiNodeHealth)))
+  .add(
+    HttpApiEndpoint.post("consoleRequest", "/connections/:id/tables/:table/console-request").setPath(TablePath).setPayload(UiBrowseRequest)
+      .addSuccess(Schema.Struct({ text: Schema.String }))
+  )
+
 /** The UI API (product-decisions §1, §9): served under `/api` on the UI port; the UI derives its client from it. */
 export class UiApi extends HttpApi.make("ui")
   .add(server)
@@ -123,6 +134,7 @@ export class UiApi extends HttpApi.make("ui")
   .add(search)
   .add(mcp)
   .add(work)
+  .add(insight)
   .addError(UiError, { status: 400 })
   .addError(UiNotFound, { status: 404 })
   .prefix("/api")

@@ -17,6 +17,16 @@ const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith
 /** A masking rule as the form edits it; the connection schema checks the pattern when saved (issue 35). */
 export const UiMaskingRule = Schema.Struct({ pattern: Schema.String, action: MaskingAction })
 export type UiMaskingRule = typeof UiMaskingRule.Type
+/** Issue 28 item 4 (search): further nodes and the nearest node as URLs, and the official client's settings. */
+const clusterFields = {
+  nodes: optional(Schema.String),
+  nearestNode: optional(Schema.String),
+  healthcheckIntervalSeconds: optional(Schema.Number),
+  numRetries: optional(Schema.Number),
+  retryIntervalSeconds: optional(Schema.Number),
+  connectionTimeoutSeconds: optional(Schema.Number),
+  randomizeNodes: optional(Schema.Boolean)
+}
 
 /** A connection as the UI sees it: whether a password or API key is set, never its value (product-decisions §9). */
 export const UiConnection = Schema.Struct({
@@ -35,6 +45,7 @@ export const UiConnection = Schema.Struct({
   user: optional(Schema.String),
   sslMode: optional(Schema.String),
   skipTlsVerification: optional(Schema.Boolean),
+  ...clusterFields,
   hasPassword: Schema.Boolean,
   hasApiKey: Schema.Boolean
 })
@@ -57,7 +68,8 @@ export const UiConnectionInput = Schema.Struct({
   password: optional(Schema.String),
   apiKey: optional(Schema.String),
   sslMode: optional(Schema.String),
-  skipTlsVerification: optional(Schema.Boolean)
+  skipTlsVerification: optional(Schema.Boolean),
+  ...clusterFields
 })
 export type UiConnectionInput = typeof UiConnectionInput.Type
 
@@ -240,3 +252,15 @@ export const UiEvent = Schema.Union(
 export type UiEvent = typeof UiEvent.Type
 
 export const UiAnswer = Schema.Struct({ decision: ApprovalDecision })
+
+/** One node of a search connection (issue 28 item 4): the client's own view of it and a live `GET /health`. */
+export const UiNodeHealth = Schema.Struct({
+  label: Schema.String,
+  url: Schema.String,
+  healthy: Schema.Boolean,
+  /** When the client last saw it answer or fail (null: not yet used). */
+  checkedAt: Schema.NullOr(Schema.String),
+  lastError: Schema.NullOr(Schema.String),
+  probe: Schema.Struct({ ok: Schema.Boolean, ms: Schema.Number, message: Schema.String })
+})
+export type UiNodeHealth = typeof UiNodeHealth.Type

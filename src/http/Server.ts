@@ -20,6 +20,7 @@ import { RevocationClosesSubscriptions, Subscriptions, SubscriptionsShutdown } f
 import { SearchToolRoutes } from "../services/tools/SearchToolRoutes.ts"
 import { ToolRegistry } from "../services/tools/ToolRegistry.ts"
 import type { AnyTool } from "../services/tools/Tool.ts"
+import { ApprovalPreflight } from "../services/ApprovalPreflight.ts"
 import { ApprovalPrompt } from "../services/ApprovalPrompt.ts"
 import { Approvals } from "../services/Approvals.ts"
 import { ConnectionGrants } from "../services/ConnectionGrants.ts"
@@ -147,7 +148,10 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
     Layer.provideMerge(grants),
     Layer.provideMerge(options.connections ?? Connections.layerFile)
   )
-  const approvals = StatementApproval.Default.pipe(Layer.provideMerge(Layer.mergeAll(approvalDialogs, RequestStates.Default)))
+  const approvals = Layer.merge(StatementApproval.Default, ApprovalPreflight.Default).pipe(
+    Layer.provideMerge(Layer.mergeAll(approvalDialogs, RequestStates.Default)),
+    Layer.provide(Layer.merge(base, connections))
+  )
   const searchRoutes = SearchToolRoutes.Default.pipe(Layer.provideMerge(Layer.merge(approvals, connections)))
   // Query history and subscriptions sit below the tools: execute_query records statements and announces DDL.
   const feeds = StatementRecorder.Default.pipe(

@@ -17,7 +17,7 @@ import type {
   SearchFilterRefused,
   SearchPathRefused
 } from "../domain/SearchErrors.ts"
-import { classifyConsoleRequest, parseConsoleInput } from "./ConsoleRequest.ts"
+import { classifyConsoleText, parseConsoleInput } from "./ConsoleRequest.ts"
 import type { RequestTier } from "./ConsoleRequest.ts"
 import { countRows, describeCollection, readPage } from "./SearchBrowse.ts"
 import type { CallOptions, SearchClient } from "./SearchClient.ts"
@@ -163,8 +163,7 @@ export const searchCountRows = (
  * The approval tier of `execute_query` console text on a search connection (product-decisions §3.1); SQL-like or
  * unparseable text is refused before any approval is asked.
  */
-export const classifySearchConsoleText = (text: string): Either.Either<RequestTier, SearchConsoleRefused> =>
-  parseConsoleInput(text).pipe(Either.map((request) => classifyConsoleRequest(request.method, request.path)))
+export const classifySearchConsoleText: (text: string) => Either.Either<RequestTier, SearchConsoleRefused> = classifyConsoleText
 
 /** A console answer that is not a grid is one JSON text (S4.3-d): cut like any cell, with advice that fits it. */
 const JSON_RESPONSE_HINTS: AnswerHints = {

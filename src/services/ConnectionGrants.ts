@@ -2,6 +2,7 @@ import { Clock, Effect, Option, Stream } from "effect"
 import type { Connection } from "../domain/Connection.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
+import { accessDialogVerdict, type GrantState, refusedAccess } from "./policy/StatementPolicy.ts"
 import { Approvals } from "./Approvals.ts"
 import { SettingsStore } from "./Settings.ts"
 import { Tokens } from "./Tokens.ts"
@@ -43,17 +44,27 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
       )
     }
 
+    /** What the access dialog's memory holds for this caller and connection now. */
+    const grantState = (principal: Principal, connection: Connection, now: number): GrantState => {
+      const key = keyOf(grantSubject(principal), connection.id)
+      if (granted.has(key)) return "granted"
+      const refusal = refusedUntil.get(key)
+      return refusal !== undefined && refusal > now ? "refused" : "none"
+    }
+
+    /** The mode and the memory the statement policy decides with (issue 28 item 3). */
+    const snapshot = Effect.fnUntraced(function*(principal: Principal, connection: Connection) {
+      const mode = (yield* settings.current).mcp.connectionApproval
+      return { mode, grant: grantState(principal, connection, yield* Clock.currentTimeMillis) }
+    })
+
     // Untraced: this runs on every call, where a traced Effect.fn costs ~13 µs (bench/README.md "Where a request's time goes").
     const ensure = Effect.fnUntraced(function*(principal: Principal, connection: Connection, client: string | undefined) {
-      if (connection.aiPolicy !== "askEachTime") return
-      const mode = (yield* settings.current).mcp.connectionApproval
-      if (mode === "alwaysApprove") return
+      const { grant, mode } = yield* snapshot(principal, connection)
+      const verdict = accessDialogVerdict(connection, mode, grant)
+      if (verdict.kind === "refuse") return yield* verdict.error
+      if (verdict.kind !== "ask") return
       const key = keyOf(grantSubject(principal), connection.id)
-      if (mode === "oncePerConnection" && granted.has(key)) return
-      const now = yield* Clock.currentTimeMillis
-      const refusal = refusedUntil.get(key)
-      const refuse = () => ProtocolError.of(-33007, `The user refused access to '${connection.name}' for this client`, { reason: "user_refused_access", connectionId: connection.id })
-      if (refusal !== undefined && refusal > now) return yield* refuse()
       const who = client ?? principal.tokenName ?? "An AI client"
       const decision = yield* approvals.ask({
         kind: "connection_access",
@@ -75,9 +86,9 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
       // a refusal only matters for 60 s: the ones that are over are dropped, so the map holds the last minute's
       for (const [other, until] of refusedUntil) if (until <= refusedAt) refusedUntil.delete(other)
       refusedUntil.set(key, refusedAt + REFUSAL_COOL_OFF_MS)
-      return yield* refuse()
+      return yield* refusedAccess(connection)
     })
 
-    return { ensure } as const
+    return { ensure, snapshot } as const
   })
 }) {}

@@ -118,6 +118,8 @@ describe("UI on the sample SQLite connection", () => {
     const modal = page.getByRole("dialog")
     await modal.waitFor()
     expect(await modal.getByLabel("Statement").textContent()).toBe("UPDATE orders SET status = 'refunded' WHERE id = 7")
+    // issue 28 item 1: the dry run, rolled back, under the statement
+    expect(await modal.getByLabel("Preview").textContent()).toMatch(/^Dry run \(rolled back\): will change 1 row in orders\.id=7: status: '\w+' → 'refunded'$/)
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Deny")
     await screenshot(page, "approval-modal")
     await modal.getByRole("button", { name: "Approve" }).click()

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
-import type { BrowseFilter, FilterOperator } from "../../domain/SqlBrowse.ts"
+import type { BrowseFilter, BrowseQuery, FilterOperator } from "../../domain/SqlBrowse.ts"
 import { FilterOperator as SqlOperator } from "../../domain/SqlBrowse.ts"
 import { readOnlyReason } from "../../domain/SqlEdits.ts"
 import { classifyStatement } from "../../domain/StatementClassifier.ts"
@@ -70,16 +70,28 @@ const sqlFilters = (request: UiBrowseRequest) =>
     return Effect.succeed(filter)
   })
 
-export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits) =>
+/** The grid's state as a `browse_table` query; the grid reads it and "Open in console" writes it (issue 28 item 2). */
+const browseQuery = (request: UiBrowseRequest) =>
   Effect.gen(function*() {
     if (request.raw !== undefined && request.raw.trim() !== "") {
       return yield* new UiError({ message: "The raw filter is available for search collections only; for SQL tables write the WHERE clause in the Console tab." })
     }
     const filters = yield* sqlFilters(request)
+    const query: BrowseQuery = { filters, logic: request.logic, sort: request.sort, limit: request.limit, offset: request.offset }
+    return query
+  })
+
+/** Issue 28 item 2: the statement that gives exactly the grid's rows, for the console. */
+export const sqlPageText = (driver: DatabaseDriver, table: string, request: UiBrowseRequest) =>
+  Effect.flatMap(browseQuery(request), (query) => driver.browseText(table, query))
+
+export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits) =>
+  Effect.gen(function*() {
+    const query = yield* browseQuery(request)
     const structure = yield* sqlStructure(driver, table)
     const [result, count] = yield* Effect.all([
-      driver.browse(table, { filters, logic: request.logic, sort: request.sort, limit: request.limit, offset: request.offset }, undefined, limits),
-      driver.count(table, filters, request.logic)
+      driver.browse(table, query, undefined, limits),
+      driver.count(table, query.filters ?? [], request.logic)
     ], { concurrency: 2 })
     const byName = new Map(structure.columns.map((column) => [column.name, column]))
     const page: UiPage = {

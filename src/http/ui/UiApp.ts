@@ -11,6 +11,7 @@ import { Approvals } from "../../services/Approvals.ts"
 import { BrowseHandlers } from "./BrowseHandlers.ts"
 import { ConnectionsHandlers } from "./ConnectionsHandlers.ts"
 import { activityQuery, McpHandlers } from "./McpHandlers.ts"
+import { InsightHandlers } from "./InsightHandlers.ts"
 import { SearchAdminHandlers } from "./SearchAdminHandlers.ts"
 import { ServerHandlers } from "./ServerHandlers.ts"
 import { UiSessions } from "./UiSessions.ts"
@@ -70,7 +71,7 @@ const PairingExchangeRoute = HttpLayerRouter.add("POST", "/api/pairing/exchange"
 }))
 
 const ApiRoutes = HttpLayerRouter.addHttpApi(UiApi).pipe(
-  Layer.provide([ServerHandlers, ConnectionsHandlers, BrowseHandlers, SearchAdminHandlers, McpHandlers, WorkHandlers]),
+  Layer.provide([ServerHandlers, ConnectionsHandlers, BrowseHandlers, SearchAdminHandlers, McpHandlers, WorkHandlers, InsightHandlers]),
   Layer.provide([UiSessions.Default, SavedQueries.Default]),
   Layer.provide(NodeHttpServer.layerContext)
 )

@@ -5,7 +5,9 @@ import type { ResultSet } from "../../domain/ResultSet.ts"
 import type { SqlDialect } from "../../domain/StatementClassifier.ts"
 import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { AppliedRule, Refusal } from "../../domain/AnswerGate.ts"
+import type { PreviewRow } from "../../domain/ApprovalPreview.ts"
 import type { GuardPolicy } from "../../domain/ColumnGuard.ts"
+import type { PreviewPlan } from "../../domain/PreviewPlan.ts"
 import type { StatementFacts } from "../../domain/StatementGate.ts"
 
 /** A failure reported by the database; `message` has already been through the connection's redactor (C7.2-b). */
@@ -84,6 +86,19 @@ export interface ExecuteOptions extends Namespace {
   readonly guard?: AnswerGuard | undefined
 }
 
+/** What a dry run found (issue 28 item 1): every changed row counted, the first few kept; all of it rolled back. */
+export interface DryRun {
+  readonly count: number
+  readonly columns: ReadonlyArray<string>
+  readonly rows: ReadonlyArray<PreviewRow>
+  readonly note?: string
+}
+
+/** The database showed a side effect a rollback cannot undo (a sequence, a trigger, a volatile function…): no dry run. */
+export class PreviewRefused extends Data.TaggedError("PreviewRefused")<{ readonly reason: string }> {}
+
+export type RunPlan = Extract<PreviewPlan, { readonly _tag: "Run" }>
+
 export interface InsertResult {
   readonly rows_affected: number
   readonly failed_rows: ReadonlyArray<{ readonly index: number; readonly error: string }>
@@ -137,6 +152,8 @@ export interface DatabaseDriver {
     limits?: AnswerLimits,
     guard?: AnswerGuard
   ) => Effect.Effect<GuardedResultSet, ReachFailure | TableNotFound | StatementTimeout | PolicyRefusal>
+  /** Issue 28 item 2: the `browse` page as console SQL (same builder, values as literals, exactly `limit` rows). */
+  readonly browseText: (table: string, query: BrowseQuery, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
   readonly count: (
     table: string,
     filters: ReadonlyArray<BrowseFilter>,
@@ -161,6 +178,13 @@ export interface DatabaseDriver {
     statements: ReadonlyArray<TransactionStatement>,
     options: { readonly timeoutSeconds: number }
   ) => Effect.Effect<TransactionOutcome, ReachFailure | StatementTimeout>
+  /**
+   * Issue 28 item 5: the database compiles the statement without running it (SQLite prepare, PostgreSQL Parse inside a
+   * read-only transaction, MySQL PREPARE), so one that does not parse or names a missing table fails with its message.
+   */
+  readonly check: (sql: string, options: { readonly access: StatementAccess } & Namespace) => Effect.Effect<void, ReachFailure | StatementTimeout>
+  /** Issue 28 item 1: the write run inside a transaction that is always rolled back, within `seconds`. */
+  readonly dryRun: (plan: RunPlan, options: { readonly seconds: number } & Namespace) => Effect.Effect<DryRun, ReachFailure | StatementTimeout | PreviewRefused>
   /** Schemas of a database of the connection; only drivers that have schemas (PostgreSQL) implement it. */
   readonly listSchemas?: (namespace?: Namespace) => Effect.Effect<ReadonlyArray<string>, ReachFailure>
   readonly close: () => Effect.Effect<void>

@@ -3,12 +3,14 @@ import { AnswerBudget } from "../../domain/AnswerBudget.ts"
 import { type AnswerVerdict, keptNames, projectRow, withheldError, withheldRows } from "../../domain/AnswerGate.ts"
 import { maskedCell } from "../../domain/ColumnGuard.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
-import { type BuildResult, buildBrowse, buildCount, type SqlFlavor } from "./BrowseSql.ts"
+import { type BuildResult, buildBrowse, buildBrowseText, buildCount, type SqlFlavor } from "./BrowseSql.ts"
 import {
   type AnswerGuard,
   type ConnectionStatus,
   type DatabaseDriver,
   DriverError,
+  type DryRun,
+  PreviewRefused,
   type LockTimeout,
   type StatementTimeout,
   type ExecuteOptions,
@@ -25,6 +27,7 @@ import {
 } from "./Driver.ts"
 import * as Catalog from "./mysql/MysqlCatalog.ts"
 import { mysqlGuard } from "./mysql/MysqlGuard.ts"
+import { dryRunStatement } from "./mysql/MysqlPreview.ts"
 import { makeRunner, type MysqlSettings, type RunFailure, type Session, type StreamOutcome } from "./mysql/MysqlRunner.ts"
 import type { FieldOrigin } from "./mysql/MysqlSession.ts"
 import { makeRedactor } from "./Redactor.ts"
@@ -33,8 +36,10 @@ export type { MysqlSettings } from "./mysql/MysqlRunner.ts"
 
 /** Deadline of the catalog reads, browse, count, explain and inserts, which take no timeout_seconds. */
 const TOOL_SECONDS = 30
+/** Preparing takes milliseconds; only a metadata lock another session holds makes it wait. */
+const CHECK_SECONDS = 10
 const PLACEHOLDER = () => "?"
-const MYSQL_FLAVOR: SqlFlavor = { quote: Catalog.quoteName, likeEscape: " ESCAPE '\\\\'", inlinePaging: true }
+const MYSQL_FLAVOR: SqlFlavor = { quote: Catalog.quoteName, likeEscape: " ESCAPE '\\\\'", inlinePaging: true, backslashEscapes: true }
 /** Stands for the table in BrowseSql's output, which quotes one identifier; replaced by the database-qualified name. */
 const TABLE_SLOT = "\u0000dbdesk-table\u0000"
 
@@ -240,6 +245,9 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
           const read = guard === undefined ? undefined : { guard: { ...guard, facts: { ...guard.facts, names: [found.name] } }, database, access: "readonly" as const }
           return readInto(session, sql, params, new AnswerBudget(query.limit ?? 500, limits), started, read)
         }).pipe(Effect.withSpan("MysqlDriver.browse")),
+      browseText: (table, query, namespace) =>
+        onTable(table, namespace, "readonly", async (session, found) =>
+          built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(session, found), query, MYSQL_FLAVOR), found).sql).pipe(Effect.withSpan("MysqlDriver.browseText")),
       count: (table, filters, logic, namespace) =>
         onTable(table, namespace, "readonly", async (session, found) => {
           const known = await Catalog.columnNames(session, found)
@@ -255,6 +263,19 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
           const prefix = !analyze ? "EXPLAIN FORMAT=JSON" : flavor === "mariadb" ? "ANALYZE FORMAT=JSON" : "EXPLAIN ANALYZE"
           return execute(`${prefix} ${sql}`, { maxRows: 10_000, timeoutSeconds: TOOL_SECONDS, access: "readonly", ...(limits === undefined ? {} : { limits }) })
         }).pipe(Effect.mapError(asReachFailure), Effect.withSpan("MysqlDriver.explain")),
+      check: (sql, options) =>
+        Effect.flatMap(target(options, false), (database) => inSession(options.access, CHECK_SECONDS, database, (session) => session.prepare(sql))).pipe(
+          noTable,
+          Effect.withSpan("MysqlDriver.check")
+        ),
+      dryRun: (plan, options) =>
+        Effect.flatMap(target(options, false), (database) =>
+          inSession("readwrite", options.seconds, database, (session) =>
+            dryRunStatement(session, plan).catch((error: unknown) => (error instanceof PreviewRefused ? error : Promise.reject(error))))).pipe(
+            noTable,
+            Effect.flatMap((outcome): Effect.Effect<DryRun, PreviewRefused> => (outcome instanceof PreviewRefused ? Effect.fail(outcome) : Effect.succeed(outcome))),
+            Effect.withSpan("MysqlDriver.dryRun")
+          ),
       insertRows: (table, columns, rows) =>
         onTable(table, undefined, "readwrite", (session, found) => insertInto(session, found, columns, rows)).pipe(Effect.withSpan("MysqlDriver.insertRows")),
       transaction: (statements, options) =>

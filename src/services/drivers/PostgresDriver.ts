@@ -2,11 +2,12 @@ import { Effect } from "effect"
 import { type AnswerHints, type AnswerLimits, BROWSE_HINTS } from "../../domain/AnswerBudget.ts"
 import { withheldRows } from "../../domain/AnswerGate.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
-import { type BuildResult, buildBrowse, buildCount, quoteIdentifier } from "./BrowseSql.ts"
+import { type BuildResult, buildBrowse, buildBrowseText, buildCount, quoteIdentifier } from "./BrowseSql.ts"
 import {
   type ConnectionStatus,
   type DatabaseDriver,
   DriverError,
+  type DryRun,
   type InsertResult,
   InvalidArgument,
   type AnswerGuard,
@@ -14,6 +15,7 @@ import {
   type LockTimeout,
   type Namespace,
   PolicyRefusal,
+  PreviewRefused,
   type ReachFailure,
   rowCountMismatch,
   type StatementAccess,
@@ -27,6 +29,7 @@ import * as Catalog from "./postgres/PostgresCatalog.ts"
 import { parameterText } from "./postgres/PgCells.ts"
 import { guardedFailure, PgGuardLookup } from "./postgres/PgGuard.ts"
 import type { PipelineResult } from "./postgres/PgPipeline.ts"
+import { checkStatement, dryRunStatement } from "./postgres/PgPreview.ts"
 import { ResultCollector } from "./postgres/PgResults.ts"
 import { rowRejection } from "./postgres/PostgresErrors.ts"
 import { type Db, makeRunner, type PostgresSettings, type RunFailure } from "./postgres/PostgresRunner.ts"
@@ -36,6 +39,8 @@ export type { PostgresSettings } from "./postgres/PostgresRunner.ts"
 
 /** Deadline of the catalog reads, browse, count, explain and inserts, which take no timeout_seconds. */
 const TOOL_SECONDS = 30
+/** Parsing takes milliseconds; only a lock held by another session (parse analysis takes one) makes it wait. */
+const CHECK_SECONDS = 10
 const PLACEHOLDER = (position: number) => `$${position}`
 /** Stands for the table in BrowseSql's output, which quotes one identifier; replaced by the schema-qualified name. */
 const TABLE_SLOT = "\u0000dbdesk-table\u0000"
@@ -203,6 +208,11 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           const { sql, values } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER), found)
           return statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits, hints: BROWSE_HINTS, guard: guard === undefined ? undefined : { ...guard, facts: { ...guard.facts, names: [found.name] } } })
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browse")),
+      browseText: (table, query, namespace) =>
+        read(async (db) => {
+          const found = await Catalog.findTable(db, table, namespace?.schema)
+          return built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(db, found.oid), query), found).sql
+        }, namespace).pipe(Effect.withSpan("PostgresDriver.browseText")),
       count: (table, filters, logic, namespace) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema)
@@ -228,6 +238,23 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       explain: (sql, analyze, limits) =>
         list((db) => statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).pipe(
           Effect.withSpan("PostgresDriver.explain")
+        ),
+      check: (sql, options) =>
+        runner.run({ access: "readonly", seconds: CHECK_SECONDS, namespace: options, searchPath: true, body: (db) => checkStatement(db, sql) })
+          .pipe(Effect.mapError(asExecuteFailure), Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))), Effect.withSpan("PostgresDriver.check")),
+      // The same session rules as the approved write: a read-write session, its statement_timeout the time box.
+      dryRun: (plan, options) =>
+        runner.run({
+          access: "readwrite",
+          seconds: options.seconds,
+          namespace: options,
+          searchPath: true,
+          body: (db) => dryRunStatement(db, plan, options.seconds).catch((error: unknown) => (error instanceof PreviewRefused ? error : Promise.reject(error)))
+        }).pipe(
+          Effect.mapError(asExecuteFailure),
+          Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))),
+          Effect.flatMap((outcome): Effect.Effect<DryRun, PreviewRefused> => (outcome instanceof PreviewRefused ? Effect.fail(outcome) : Effect.succeed(outcome))),
+          Effect.withSpan("PostgresDriver.dryRun")
         ),
       insertRows: (table, columns, rows) =>
         read((db) => insertInto(db, table, columns, rows), undefined, "readwrite").pipe(Effect.withSpan("PostgresDriver.insertRows")),

@@ -22,6 +22,8 @@ import type { ConnectionStatus } from "./Driver.ts"
 
 /** The open session of one search connection: every call takes the trace context of its MCP call (C2.2-f). */
 const makeSearchSession = (client: SearchClient) => ({
+  /** The connection's REST client, for the approval's check and dry run (issue 28). */
+  client,
   status: (options?: CallOptions) =>
     connect(client, options).pipe(
       Effect.map((info): ConnectionStatus => ({ status: "connected", ...(info.version === undefined ? {} : { server_version: info.version }) })),

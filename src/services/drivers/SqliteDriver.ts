@@ -10,6 +10,7 @@ import {
   type ConnectionStatus,
   type DatabaseDriver,
   DriverError,
+  type DryRun,
   type GuardedResultSet,
   type InsertResult,
   InvalidArgument,
@@ -55,6 +56,8 @@ const childCommand = (): { readonly script: string; readonly execArgv: Array<str
 let childCommandCached: ReturnType<typeof childCommand> | undefined
 const STDERR_KEPT = 2000
 const CLOSE_GRACE = Duration.seconds(2)
+/** Compiling a statement takes milliseconds; a file locked by another process is the only wait (busy timeout). */
+const CHECK_SECONDS = 10
 
 type Failure = DriverError | TableNotFound | InvalidArgument | NotConnected | LockTimeout | PolicyRefusal
 
@@ -246,6 +249,10 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         yield* mainOnly(namespace)
         return yield* send<GuardedResultSet>({ op: "browse", table, query, ...(limits === undefined ? {} : { limits }), ...(guard === undefined ? {} : { guard }) })
       }),
+      browseText: Effect.fn("SqliteDriver.browseText")(function*(table, query, namespace) {
+        yield* mainOnly(namespace)
+        return yield* send<string>({ op: "browseText", table, query })
+      }),
       count: Effect.fnUntraced(function*(table, filters, logic, namespace) {
         yield* mainOnly(namespace)
         return yield* send<RowCount>({ op: "count", table, filters, logic })
@@ -268,6 +275,16 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           return yield* new Unsupported({ message: "SQLite has no EXPLAIN ANALYZE; use analyze: false for the query plan" })
         }
         return yield* send<ResultSet>({ op: "explain", sql, ...(limits === undefined ? {} : { limits }) }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
+      }),
+      check: Effect.fn("SqliteDriver.check")(function*(sql, options) {
+        yield* mainOnly(options)
+        const request = send<null>({ op: "check", sql, access: options.access }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
+        return yield* withDeadline(request, CHECK_SECONDS)
+      }),
+      dryRun: Effect.fn("SqliteDriver.dryRun")(function*(plan, options) {
+        yield* mainOnly(options)
+        const request = send<DryRun>({ op: "dryRun", plan }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
+        return yield* withDeadline(request, options.seconds)
       }),
       insertRows: Effect.fnUntraced(function*(table, columns, rows) {
         return yield* send<InsertResult>({ op: "insertRows", table, columns, rows })

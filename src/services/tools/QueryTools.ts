@@ -1,17 +1,18 @@
 import { Effect, Schema } from "effect"
 import type { Connection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
-import { ProtocolError } from "../../domain/ProtocolErrors.ts"
-import { classifyStatement, type Classification } from "../../domain/StatementClassifier.ts"
 import { withheldError } from "../../domain/AnswerGate.ts"
+import type { Classification } from "../../domain/StatementClassifier.ts"
 import { toolFailure, ToolFailure } from "../../domain/ToolErrors.ts"
+import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { TOOL_SCOPES } from "../policy/StatementPolicy.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
-import { dialectOf, gateStatement, guardedResult } from "./Guards.ts"
+import { gateStatement, guardedResult } from "./Guards.ts"
 import { namespaceOf } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { checkWriteGates, classifyForExecution, statementVerb } from "./StatementGates.ts"
@@ -25,6 +26,7 @@ export const QueryTools = Effect.gen(function*() {
   const drivers = yield* Drivers
   const settings = yield* SettingsStore
   const approval = yield* StatementApproval
+  const preflight = yield* ApprovalPreflight
   const recorder = yield* StatementRecorder
   const search = yield* SearchToolRoutes
 
@@ -39,7 +41,7 @@ export const QueryTools = Effect.gen(function*() {
       database,
       schema: schemaName
     }),
-    scopes: [],
+    scopes: TOOL_SCOPES.execute_query,
     readOnly: false,
     prepare: (args, context) =>
       Effect.gen(function*() {
@@ -53,19 +55,23 @@ export const QueryTools = Effect.gen(function*() {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
         const namespace = yield* namespaceOf(args)
-        const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
-        if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds }, context)
-        const classification = yield* classifyForExecution(args.query, connection)
-        if (classification.tier === "destructive") {
-          return yield* toolFailure("denied", "this statement drops or truncates data; use confirm_destructive_operation")
-        }
-        yield* checkWriteGates(classification, connection, context)
+        // Issue 28 item 3: the statement policy decides (gates in order, the access dialog asked where it says).
+        const { connection, decision } = yield* access.statement(context, args.connection_id, "execute_query", args.query)
+        // product-decisions §3.2: approval for every non-safe statement, and for every statement on a confirm-all connection.
+        const needsApproval = decision.outcome.kind === "runs" && decision.outcome.asks.includes("approval")
+        if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds, tier: decision.facts.tier ?? "write", needsApproval }, context)
+        const classification: Classification = decision.facts.classification ?? { tier: "write", reachesFilesOrCode: false, statementCount: 1 }
+        const handle = classification.tier === "safe" ? "readonly" : "readwrite"
         // Issue 35: a statement the AI settings refuse never reaches the user's approval.
         const guard = yield* gateStatement(args.query, connection, namespace)
-        // product-decisions §3.2: approval for every non-safe statement, and for every statement on a confirm-all connection.
-        const needsApproval = classification.tier !== "safe" || connection.confirmQueries === "all"
         const gate = needsApproval
-          ? yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint }) })
+          ? yield* approval.gate(context, {
+            connection,
+            what: statementVerb(args.query),
+            statement: args.query,
+            preflight: preflight.sql(connection, args.query, handle, namespace),
+            ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint })
+          })
           : undefined
         if (gate?.kind === "input_required") return Effect.succeed(gate.result)
         const run = mapDriverFailure(Effect.gen(function*() {
@@ -73,7 +79,7 @@ export const QueryTools = Effect.gen(function*() {
           if (gate !== undefined) yield* gate.askApp
           const driver = yield* drivers.forConnection(connection)
           yield* context.progress(0.3, "Executing")
-          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: classification.tier === "safe" ? "readonly" : "readwrite", ...namespace, limits, guard })
+          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: handle, ...namespace, limits, guard })
           yield* context.progress(1, "Done")
           return resultSet
         }))

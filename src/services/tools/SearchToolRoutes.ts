@@ -7,6 +7,7 @@ import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBro
 import { toolFailure, ToolFailure } from "../../domain/ToolErrors.ts"
 import type { MethodContext } from "../MethodContext.ts"
 import type { CallOptions } from "../../search/SearchClient.ts"
+import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { DriverRegistry, type StatementTier } from "../DriverRegistry.ts"
 import type { SearchSession } from "../drivers/SearchDriver.ts"
 import { SettingsStore } from "../Settings.ts"
@@ -21,8 +22,6 @@ type SessionCall = (session: SearchSession, options: CallOptions) => Effect.Effe
 const optionsOf = (context: MethodContext): CallOptions => ({ trace: context.envelope?.traceContext })
 
 const json = (value: unknown): JsonObject => JSON.parse(JSON.stringify(value)) as JsonObject
-
-const gatesFor = (tier: StatementTier) => ({ tier, reachesFilesOrCode: false, statementCount: 1 })
 
 /** dbdesk's own statement deadline is the JSON-RPC error -33003 (product-decisions §3 "Deadlines"). */
 const withDeadline = (seconds: number) => <A, E>(effect: Effect.Effect<A, E>) =>
@@ -55,6 +54,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
   effect: Effect.gen(function*() {
     const registry = yield* DriverRegistry
     const approval = yield* StatementApproval
+    const preflight = yield* ApprovalPreflight
     const settings = yield* SettingsStore
     /** The answer caps are read at call time, so a settings change applies to the next call. */
     const answerLimits = Effect.map(settings.current, ({ limits }): AnswerLimits => limits)
@@ -93,21 +93,23 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       withSession(connection, context, (session, options) =>
         Effect.flatMap(answerLimits, (limits) => Effect.map(session.search(request, options, limits, connection.maskingRules), guardedResult)))
 
-    /** `execute_query` with console text (product-decisions §3.1): safe requests run, writes are approved, DELETE is refused. */
+    /**
+     * `execute_query` with console text (product-decisions §3.1), after the statement policy passed it (issue 28 item
+     * 3): safe requests run, writes are approved; the policy refused DELETE already.
+     */
     const execute = Effect.fn("SearchToolRoutes.execute")(function*(
       connection: SearchConnection,
-      args: { readonly query: string; readonly maxRows: number; readonly timeoutSeconds: number },
+      args: { readonly query: string; readonly maxRows: number; readonly timeoutSeconds: number; readonly tier: StatementTier; readonly needsApproval: boolean },
       context: MethodContext
     ) {
-      const { driver } = yield* registry.openSearch(connection)
-      const tier = yield* driver.classify(args.query)
-      if (tier === "destructive") {
-        return yield* toolFailure("denied", "this statement drops or truncates data; use confirm_destructive_operation")
-      }
-      yield* checkWriteGates(gatesFor(tier), connection, context)
-      const needsApproval = tier !== "safe" || connection.confirmQueries === "all"
+      const { needsApproval, tier } = args
       const gate = needsApproval
-        ? yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query.trim() })
+        ? yield* approval.gate(context, {
+          connection,
+          what: statementVerb(args.query),
+          statement: args.query.trim(),
+          ...(tier === "safe" ? {} : { preflight: preflight.search(connection, args.query, optionsOf(context)) })
+        })
         : undefined
       if (gate?.kind === "input_required") return Effect.succeed(gate.result)
       const run: ToolRun = Effect.gen(function*() {
@@ -122,22 +124,19 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       return run
     })
 
-    /** `confirm_destructive_operation`: only a `DELETE` request, and consent is always asked (product-decisions §3). */
+    /** `confirm_destructive_operation`: only a `DELETE` request (the statement policy checked it), and consent is always asked. */
     const confirmDestructive = Effect.fn("SearchToolRoutes.confirmDestructive")(function*(
       connection: SearchConnection,
       args: { readonly query: string; readonly timeoutSeconds: number },
       context: MethodContext
     ) {
-      const { driver } = yield* registry.openSearch(connection)
-      const tier = yield* driver.classify(args.query)
-      if (tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
-      yield* checkWriteGates(gatesFor(tier), connection, context)
       const gate = yield* approval.gate(context, {
         connection,
         what: statementVerb(args.query),
         statement: args.query.trim(),
         warning: "destroys data and cannot be undone",
-        destructive: true
+        destructive: true,
+        preflight: preflight.search(connection, args.query, optionsOf(context))
       })
       if (gate.kind === "input_required") return Effect.succeed(gate.result)
       const run: ToolRun = Effect.gen(function*() {
@@ -155,11 +154,12 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       args: { readonly table: string; readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<ReadonlyArray<unknown>> },
       context: MethodContext
     ) {
-      yield* checkWriteGates(gatesFor("write"), connection, context)
+      yield* checkWriteGates("write", connection, context)
       const gate = yield* approval.gate(context, {
         connection,
         what: `an import of ${args.rows.length} document${args.rows.length === 1 ? "" : "s"} into ${args.table}`,
-        statement: importApprovalText(args.table, args.columns, args.rows)
+        statement: importApprovalText(args.table, args.columns, args.rows),
+        preflight: preflight.searchInsert(connection, args.table, optionsOf(context))
       })
       if (gate.kind === "input_required") return Effect.succeed(gate.result)
       const run: ToolRun = Effect.gen(function*() {

@@ -1,38 +1,27 @@
 import { Effect } from "effect"
 import type { Connection } from "../../domain/Connection.ts"
-import { ProtocolError } from "../../domain/ProtocolErrors.ts"
-import { classifyStatement, type Classification, type SqlDialect } from "../../domain/StatementClassifier.ts"
-import { toolFailure } from "../../domain/ToolErrors.ts"
+import type { StatementTier } from "../../domain/StatementClassifier.ts"
 import type { MethodContext } from "../MethodContext.ts"
+import { dialectOf, type PolicyFacts, sqlVerdict, writeGateRefusal } from "../policy/StatementPolicy.ts"
 
-export const dialectOf = (connection: Connection): SqlDialect =>
-  connection.type === "postgresql" ? "postgresql" : connection.type === "mysql" ? "mysql" : "sqlite"
+export { dialectOf } from "../policy/StatementPolicy.ts"
 
 /**
- * product-decisions §3.1: one statement per call; files/code refused for every external caller;
- * destructive statements only through confirm_destructive_operation.
+ * product-decisions §3.1 for `explain_query` and `confirm_destructive_operation`: one statement per call; files/code
+ * refused for every external caller (the statement policy's SQL classifier gate, issue 28 item 3).
  */
 export const classifyForExecution = (query: string, connection: Connection) =>
-  Effect.gen(function*() {
-    if (query.trim() === "") return yield* toolFailure("invalid_argument", "query must not be empty")
-    const classification = classifyStatement(query, dialectOf(connection))
-    if (classification.statementCount > 1) return yield* toolFailure("invalid_argument", "send one statement at a time")
-    if (classification.reachesFilesOrCode) {
-      return yield* toolFailure("denied", `this statement reads or writes files or runs code on the database server, which AI clients may never do${classification.reason === undefined ? "" : ` (${classification.reason})`}`)
-    }
-    return classification
+  Effect.suspend(() => {
+    const facts: PolicyFacts = {}
+    const verdict = sqlVerdict(query, dialectOf(connection), facts)
+    return verdict.kind === "refuse" ? Effect.fail(verdict.error) : Effect.succeed(facts.classification ?? { tier: facts.tier ?? "write", reachesFilesOrCode: false, statementCount: 1 })
   })
 
-/** Wire contract §5 point 8 / product-decisions §2: scope and external access for a non-safe statement. */
-export const checkWriteGates = (classification: Classification, connection: Connection, context: MethodContext) =>
-  Effect.gen(function*() {
-    if (classification.tier === "safe") return
-    if (!context.principal.scopes.includes("tools:write")) {
-      return yield* ProtocolError.of(-33007, "This statement changes data, which needs the tools:write scope", { requiredScopes: ["tools:read", "tools:write"] })
-    }
-    if (connection.externalAccess !== "readWrite") {
-      return yield* ProtocolError.of(-33007, `'${connection.name}' allows AI clients to read only`, { reason: "external_access_read_only", connectionId: connection.id })
-    }
+/** Wire contract §5 point 8 / product-decisions §2: the policy's write gates (scope, external access) for a built statement. */
+export const checkWriteGates = (tier: StatementTier, connection: Connection, context: MethodContext) =>
+  Effect.suspend(() => {
+    const refusal = writeGateRefusal({ principal: context.principal, connection }, tier)
+    return refusal === undefined ? Effect.void : Effect.fail(refusal)
   })
 
 /** The leading keyword of a statement, for the approval question ("Allow UPDATE on 'Sample'?"). */

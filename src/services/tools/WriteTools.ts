@@ -2,13 +2,15 @@ import { Effect, Schema } from "effect"
 import type { JsonObject } from "../../domain/Json.ts"
 import { ScalarValue } from "../../domain/SqlBrowse.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
+import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
+import { TOOL_SCOPES } from "../policy/StatementPolicy.ts"
 import { gateStatement } from "./Guards.ts"
-import { classifyForExecution, checkWriteGates, statementVerb } from "./StatementGates.ts"
+import { checkWriteGates, statementVerb } from "./StatementGates.ts"
 import { requireName } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, toolResult, type ToolRun } from "./Tool.ts"
@@ -28,6 +30,7 @@ export const WriteTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
   const drivers = yield* Drivers
   const approval = yield* StatementApproval
+  const preflight = yield* ApprovalPreflight
   const recorder = yield* StatementRecorder
   const search = yield* SearchToolRoutes
 
@@ -49,11 +52,12 @@ export const WriteTools = Effect.gen(function*() {
         if (args.rows.length < 1 || args.rows.length > 1000) return yield* toolFailure("invalid_argument", "rows must hold 1 to 1,000 rows")
         const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         if (connection.type === "search") return yield* search.insertRows(connection, args, context)
-        yield* checkWriteGates({ tier: "write", reachesFilesOrCode: false, statementCount: 1 }, connection, context)
+        yield* checkWriteGates("write", connection, context)
         const gate = yield* approval.gate(context, {
           connection,
           what: `an insert of ${args.rows.length} row${args.rows.length === 1 ? "" : "s"} into ${args.table}`,
-          statement: insertApprovalText(args.table, args.columns, args.rows)
+          statement: insertApprovalText(args.table, args.columns, args.rows),
+          preflight: preflight.sqlInsert(connection, args.table, args.columns)
         })
         if (gate.kind === "input_required") return Effect.succeed(gate.result)
         const run: ToolRun = mapDriverFailure(Effect.gen(function*() {
@@ -74,7 +78,7 @@ export const WriteTools = Effect.gen(function*() {
       query: text(),
       timeout_seconds: Schema.optionalWith(integer(), { exact: true })
     }),
-    scopes: ["tools:write", "admin"],
+    scopes: TOOL_SCOPES.confirm_destructive_operation,
     readOnly: false,
     prepare: (args, context) =>
       Effect.gen(function*() {
@@ -82,14 +86,19 @@ export const WriteTools = Effect.gen(function*() {
         if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 300) {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
-        const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
+        // Issue 28 item 3: the statement policy decides (gates in order, the access dialog asked where it says).
+        const { connection } = yield* access.statement(context, args.connection_id, "confirm_destructive_operation", args.query)
         if (connection.type === "search") return yield* search.confirmDestructive(connection, { query: args.query, timeoutSeconds }, context)
-        const classification = yield* classifyForExecution(args.query, connection)
-        if (classification.tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
         yield* gateStatement(args.query, connection)
-        yield* checkWriteGates(classification, connection, context)
         // product-decisions §3: consent is always required and never skipped by a policy.
-        const gate = yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, warning: "destroys data and cannot be undone", destructive: true })
+        const gate = yield* approval.gate(context, {
+          connection,
+          what: statementVerb(args.query),
+          statement: args.query,
+          warning: "destroys data and cannot be undone",
+          destructive: true,
+          preflight: preflight.sql(connection, args.query, "readwrite")
+        })
         if (gate.kind === "input_required") return Effect.succeed(gate.result)
         const run = mapDriverFailure(Effect.gen(function*() {
           yield* gate.askApp

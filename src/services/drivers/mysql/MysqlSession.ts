@@ -101,3 +101,21 @@ export const streamRows = (
     })
     emitter.on("end", () => resolve({ columns, affectedRows, hasResultSet, stopped: stoppedEarly }))
   })
+
+/** ER_UNSUPPORTED_PS: the statement cannot be prepared (some administration statements); nothing is learned. */
+const UNSUPPORTED_PS = 1295
+
+/**
+ * Issue 28 item 5: the server prepares the statement (COM_STMT_PREPARE: parsed, names resolved) and the statement
+ * is closed again; nothing runs. A statement MySQL cannot prepare passes unchecked.
+ */
+export const prepareOnly = (db: mysql.PoolConnection, sql: string): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    db.prepare(sql, (error) => {
+      if (error === null) {
+        db.unprepare(sql)
+        resolve()
+      } else if (error.errno === UNSUPPORTED_PS) resolve()
+      else reject(error)
+    })
+  })

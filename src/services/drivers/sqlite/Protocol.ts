@@ -1,7 +1,7 @@
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type { AnswerLimits } from "../../../domain/AnswerBudget.ts"
 import type { Refusal } from "../../../domain/AnswerGate.ts"
-import type { AnswerGuard, StatementAccess, TransactionStatement } from "../Driver.ts"
+import type { AnswerGuard, RunPlan, StatementAccess, TransactionStatement } from "../Driver.ts"
 
 /** Messages between the SQLite driver and its child process (one child per connection, product-decisions §2). */
 export type ChildRequest =
@@ -11,6 +11,7 @@ export type ChildRequest =
   | { readonly op: "tableDdl"; readonly table: string }
   | { readonly op: "searchSchema"; readonly term: string; readonly limit: number }
   | { readonly op: "browse"; readonly table: string; readonly query: BrowseQuery; readonly limits?: AnswerLimits; readonly guard?: AnswerGuard }
+  | { readonly op: "browseText"; readonly table: string; readonly query: BrowseQuery }
   | { readonly op: "count"; readonly table: string; readonly filters: ReadonlyArray<BrowseFilter>; readonly logic: FilterLogic }
   | {
     readonly op: "execute"
@@ -22,6 +23,8 @@ export type ChildRequest =
     readonly guard?: AnswerGuard
   }
   | { readonly op: "explain"; readonly sql: string; readonly limits?: AnswerLimits }
+  | { readonly op: "check"; readonly sql: string; readonly access: StatementAccess }
+  | { readonly op: "dryRun"; readonly plan: RunPlan }
   | {
     readonly op: "insertRows"
     readonly table: string

@@ -3,7 +3,7 @@ import { type AnswerHints, AnswerBudget, type AnswerLimits, BROWSE_HINTS, DEFAUL
 import type { ResultSet } from "../../../domain/ResultSet.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../../domain/SqlTable.ts"
-import { type BuildResult, buildBrowse, buildCount, quoteIdentifier } from "../BrowseSql.ts"
+import { type BuildResult, buildBrowse, buildBrowseText, buildCount, quoteIdentifier } from "../BrowseSql.ts"
 import { keptNames, projectRow, withheldError, withheldRows } from "../../../domain/AnswerGate.ts"
 import { maskedCell } from "../../../domain/ColumnGuard.ts"
 import { type AnswerGuard, type GuardedResultSet, type InsertResult, type RowCount, rowCountMismatch, type StatementAccess, type TransactionOutcome, type TransactionStatement } from "../Driver.ts"
@@ -54,6 +54,14 @@ export class SqliteOps {
     const known = Catalog.columnRows(db, table.name).map((c) => c.name)
     const built = this.unwrap(buildBrowse(table.name, known, query, () => "?"))
     return this.execute(built.sql, built.params, "readonly", query.limit ?? 500, limits, BROWSE_HINTS, guard)
+  }
+
+  /** The page `browse` reads, as console SQL (issue 28 item 2). */
+  browseText(name: string, query: BrowseQuery): string {
+    const db = this.handles.readonly()
+    const table = Catalog.findTable(db, name)
+    const known = Catalog.columnRows(db, table.name).map((c) => c.name)
+    return this.unwrap(buildBrowseText(table.name, known, query)).sql
   }
 
   count(name: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic): RowCount {

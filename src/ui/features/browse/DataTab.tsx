@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useMemo, useState } from "react"
 import { isCutCell } from "../../../domain/SqlCell.ts"
-import type { Cell, UiConnection, UiPage } from "../../../domain/UiSchemas.ts"
+import type { Cell, UiBrowseRequest, UiConnection, UiPage } from "../../../domain/UiSchemas.ts"
 import { call } from "../../api.ts"
 import { DataGrid, type GridColumn } from "../../grid/DataGrid.tsx"
 import { Skeleton } from "../../shell/Skeleton.tsx"
 import { emptyFilter, FilterBar, type FilterState } from "./FilterBar.tsx"
+import { OpenInConsole } from "./OpenInConsole.tsx"
 import { searchRequests, usePendingEdits } from "./pendingEdits.ts"
 import { SaveDialog } from "./SaveDialog.tsx"
 
@@ -21,7 +22,12 @@ const Toolbar = ({ children }: { readonly children: React.ReactNode }) => <div c
  * bar, and editing with pending changes saved through a dialog of the exact statements: SQL tables with a primary key
  * in one transaction, search documents one request each.
  */
-export const DataTab = ({ connection, table }: { readonly connection: UiConnection; readonly table: string }) => {
+export const DataTab = ({ connection, table, onOpenInConsole }: {
+  readonly connection: UiConnection
+  readonly table: string
+  /** Issue 28 item 2: opens the console with the request of the page shown. */
+  readonly onOpenInConsole?: (text: string) => void
+}) => {
   const search = connection.type === "search"
   const dialect = connection.type === "search" ? undefined : connection.type
   const [filter, setFilter] = useState<FilterState>(emptyFilter)
@@ -38,15 +44,21 @@ export const DataTab = ({ connection, table }: { readonly connection: UiConnecti
   const pending = usePendingEdits(page)
   const { discard } = pending
 
+  const request: UiBrowseRequest = {
+    filters: applied.rows.filter((row) => row.enabled).map(({ enabled: _, ...row }) => row),
+    logic: applied.logic,
+    ...(applied.raw.trim() === "" ? {} : { raw: applied.raw }),
+    caseSensitive: false,
+    sort,
+    offset,
+    limit: PAGE
+  }
+
   useEffect(() => {
     let live = true
     setLoading(true)
     setError(undefined)
-    const rows = applied.rows.filter((row) => row.enabled).map(({ enabled: _, ...row }) => row)
-    call((client) => client.browse.rows({
-      path: { id: connection.id, table },
-      payload: { filters: rows, logic: applied.logic, ...(applied.raw.trim() === "" ? {} : { raw: applied.raw }), caseSensitive: false, sort, offset, limit: PAGE }
-    })).then(
+    call((client) => client.browse.rows({ path: { id: connection.id, table }, payload: request })).then(
       (result) => { if (live) { setPage(result); setLoading(false); discard() } },
       (e: Error) => { if (live) { setError(e.message); setLoading(false) } }
     )
@@ -115,6 +127,7 @@ export const DataTab = ({ connection, table }: { readonly connection: UiConnecti
         <span aria-label="Page status">{page === undefined ? "" : `Rows ${page.rows.length === 0 ? 0 : offset + 1}–${offset + page.rows.length}${page.total === null ? "" : ` of ${page.total.toLocaleString()}`}`}</span>
         <button disabled={loading || page === undefined || page.rows.length < PAGE} onClick={() => setOffset(offset + PAGE)}>Next ▶</button>
         <button onClick={() => setTick((n) => n + 1)} disabled={loading} title="Read the page again">Refresh</button>
+        {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} request={request} onOpen={onOpenInConsole} />}
         {loading && <span className="progress" role="progressbar" aria-label="Loading rows">Loading rows…</span>}
         {page?.editable === true && <>
           <button onClick={pending.addRow}>Add row</button>

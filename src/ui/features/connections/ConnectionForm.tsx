@@ -2,6 +2,7 @@ import { useState } from "react"
 import { ruleLine } from "../../../domain/MaskingRules.ts"
 import type { ConnectionKind, UiConnection, UiConnectionInput, UiMaskingRule } from "../../../domain/UiSchemas.ts"
 import { call, useLoad } from "../../api.ts"
+import { ClusterOptions } from "./ClusterOptions.tsx"
 
 type Form = { -readonly [K in keyof UiConnectionInput]: UiConnectionInput[K] }
 
@@ -18,8 +19,15 @@ const initial = (connection: UiConnection | undefined, type: ConnectionKind): Fo
   ...(connection?.database === undefined ? {} : { database: connection.database }),
   ...(connection?.user === undefined ? {} : { user: connection.user }),
   ...(connection?.sslMode === undefined ? {} : { sslMode: connection.sslMode }),
-  ...(connection?.skipTlsVerification === undefined ? {} : { skipTlsVerification: connection.skipTlsVerification })
+  ...(connection?.skipTlsVerification === undefined ? {} : { skipTlsVerification: connection.skipTlsVerification }),
+  ...(connection === undefined ? {} : clusterOf(connection))
 })
+
+/** Issue 28 item 4: the cluster settings a saved search connection has. */
+const clusterOf = (connection: UiConnection): Partial<Form> => {
+  const { connectionTimeoutSeconds, healthcheckIntervalSeconds, nearestNode, nodes, numRetries, randomizeNodes, retryIntervalSeconds } = connection
+  return Object.fromEntries(Object.entries({ nodes, nearestNode, healthcheckIntervalSeconds, numRetries, retryIntervalSeconds, connectionTimeoutSeconds, randomizeNodes }).filter(([, value]) => value !== undefined))
+}
 
 const TITLES: Record<ConnectionKind, string> = { sqlite: "SQLite", postgresql: "PostgreSQL", mysql: "MySQL / MariaDB", search: "Typesense" }
 const DEFAULT_PORTS: Partial<Record<ConnectionKind, string>> = { postgresql: "5432", mysql: "3306" }
@@ -158,7 +166,10 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
         </div>
       )}
       {tab === "options" && form.type === "search" && (
-        <label className="row"><input type="checkbox" checked={form.skipTlsVerification ?? false} onChange={(e) => set({ skipTlsVerification: e.target.checked })} /> Skip TLS verification (accepts any certificate, for example a self-signed proxy)</label>
+        <>
+          <label className="row"><input type="checkbox" checked={form.skipTlsVerification ?? false} onChange={(e) => set({ skipTlsVerification: e.target.checked })} /> Skip TLS verification (accepts any certificate, for example a self-signed proxy)</label>
+          <ClusterOptions form={form} set={set} connectionId={connection?.id} />
+        </>
       )}
       {form.type === "postgresql" && connection === undefined && (
         <div className="row" style={{ marginTop: 8 }}>

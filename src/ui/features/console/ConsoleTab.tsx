@@ -23,13 +23,15 @@ interface ResultTab {
  * selection or the statement under the cursor, Cancel that stops it on the database (the MCP cancellation path),
  * an elapsed timer, one result tab per run, the history and saved queries.
  */
-export const ConsoleTab = ({ connection, table }: { readonly connection: UiConnection; readonly table: string | undefined }) => {
+export const ConsoleTab = ({ connection, table, initialText }: { readonly connection: UiConnection; readonly table: string | undefined; readonly initialText?: string }) => {
   const search = connection.type === "search"
   const dialect = connection.type === "search" ? undefined : connection.type
   const editor = useRef<SqlEditorApi>(undefined)
-  const [method, setMethod] = useState<string>("GET")
-  const [path, setPath] = useState(table === undefined ? "/collections" : `/collections/${encodeURIComponent(table)}/documents/search?q=*`)
-  const [body, setBody] = useState("")
+  // Issue 28 item 2: "Open in console" starts the console with a grid page's request.
+  const [head = "", ...rest] = (initialText ?? "").split("\n")
+  const [method, setMethod] = useState<string>(initialText === undefined ? "GET" : head.split(" ")[0] ?? "GET")
+  const [path, setPath] = useState(initialText === undefined ? (table === undefined ? "/collections" : `/collections/${encodeURIComponent(table)}/documents/search?q=*`) : head.split(" ").slice(1).join(" "))
+  const [body, setBody] = useState(rest.join("\n"))
   const [tabs, setTabs] = useState<ReadonlyArray<ResultTab>>([])
   const [active, setActive] = useState<number>()
   const [running, setRunning] = useState<{ readonly runId: string; readonly started: number }>()
@@ -84,7 +86,7 @@ export const ConsoleTab = ({ connection, table }: { readonly connection: UiConne
           : (
             <Suspense fallback={<Skeleton rows={4} />}>
               <SqlEditor
-                initial={table === undefined ? "SELECT 1" : `SELECT * FROM ${table} LIMIT 100`}
+                initial={initialText ?? (table === undefined ? "SELECT 1" : `SELECT * FROM ${table} LIMIT 100`)}
                 dialect={dialect ?? "sqlite"}
                 schema={schema}
                 onRun={() => run(runText(), false)}

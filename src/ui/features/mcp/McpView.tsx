@@ -1,6 +1,7 @@
 import { type ReactNode, useState } from "react"
 import { ActivityPanel } from "./ActivityPanel.tsx"
 import { ConnectClientPanel } from "./ConnectClientPanel.tsx"
+import { PolicyExplainerPanel } from "./PolicyExplainerPanel.tsx"
 import { ClientsPanel, SettingsPanel, StatusPanel } from "./ServerPanels.tsx"
 import { TokensPanel } from "./TokensPanel.tsx"
 
@@ -17,7 +18,7 @@ export const MCP_SECTIONS: ReadonlyArray<McpSection> = [
   { id: "tokens", label: "Tokens", render: () => <TokensPanel /> },
   { id: "clients", label: "Connected clients", render: () => <ClientsPanel /> },
   { id: "activity", label: "Activity", render: () => <ActivityPanel /> },
-  { id: "settings", label: "Settings", render: () => <SettingsPanel /> }
+  { id: "settings", label: "Settings", render: () => <><SettingsPanel /><PolicyExplainerPanel /></> }
 ]
 
 /** MCP panel (product-decisions §9 point 5). */
