@@ -113,7 +113,9 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
       }))
 
     yield* reload
-    yield* Effect.forkScoped(reload.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(RELOAD_INTERVAL))))
+    // Polled on the wall clock: under a test clock moved by a day, one poll per simulated 2 s would run 43,200
+    // reloads back to back.
+    yield* Effect.forkScoped(reload.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(RELOAD_INTERVAL)), Effect.withClock(Clock.make())))
 
     const create = Effect.fn("Tokens.create")(function*(spec: NewToken) {
       const value = `dbd_${randomBytes(32).toString("base64url")}`
