@@ -41,10 +41,16 @@ const literalsOf = (ast: SchemaAST.AST): ReadonlyArray<string> | undefined => {
   return values.every((value): value is string => value !== undefined) ? values : undefined
 }
 
-const kindOf = (ast: SchemaAST.AST): { readonly kind: FieldKind; readonly choices: ReadonlyArray<string> } => {
+const isList = (ast: SchemaAST.AST): boolean => {
+  const base = baseOf(ast)
+  return SchemaAST.isTupleType(base) || (SchemaAST.isUnion(base) && base.types.some(isList))
+}
+
+const kindOf = (ast: SchemaAST.AST, encoded: SchemaAST.AST | undefined): { readonly kind: FieldKind; readonly choices: ReadonlyArray<string> } => {
   if (SchemaAST.isDeclaration(ast)) return { kind: "secret", choices: [] }
-  // Issue 35: the one list field, masking rules, takes repeatable --mask / --hide flags.
-  if (SchemaAST.isTupleType(baseOf(ast))) return { kind: "rules", choices: [] }
+  // Issue 35: the one field stored as a list, masking rules, takes repeatable --mask / --hide flags (a cluster's
+  // nodes are a list too, but stored and typed as one comma-separated text).
+  if (encoded !== undefined && isList(encoded)) return { kind: "rules", choices: [] }
   const choices = literalsOf(ast)
   if (choices !== undefined) return { kind: "choice", choices }
   const base = baseOf(ast)
@@ -63,11 +69,12 @@ const typeSpec = (member: Schema.Schema.AnyNoContext): ConnectionTypeSpec => {
     .filter((field) => field.name !== "id" && field.name !== "type")
     .map((field): FieldSpec => {
       const name = String(field.name)
+      const stored = encoded.propertySignatures.find((candidate) => candidate.name === field.name)
       return {
         name,
         flag: kebab(name),
-        ...kindOf(field.type),
-        optional: encoded.propertySignatures.find((candidate) => candidate.name === field.name)?.isOptional ?? field.isOptional
+        ...kindOf(field.type, stored?.type),
+        optional: stored?.isOptional ?? field.isOptional
       }
     })
   return { type, fields }
