@@ -143,7 +143,17 @@ describe("issue 28 item 3: the policy explainer", () => {
           expect(real, `${tool} ${JSON.stringify(sql)} on ${connection.name} from ${token.summary.name}${elicitation ? " with elicitation" : ""}`).toEqual(expected(explanation))
         }
       ),
-      { numRuns: 120 }
+      // one case of each approval outcome always runs, so the coverage check below does not rest on the draw
+      {
+        numRuns: 120,
+        examples: [true, false].map((elicitation) => [
+          tokens.findIndex((token) => token.summary.name === "readWrite all"),
+          connections.findIndex((connection) => connection.name === "readWrite alwaysAllow writes"),
+          "UPDATE items SET label = label WHERE id = 1",
+          "execute_query" as const,
+          elicitation
+        ] as [number, number, string, "execute_query", boolean])
+      }
     )
     // the generated cases reached every kind of outcome
     expect([...seen].sort()).toEqual(expect.arrayContaining(["asks:dialog", "asks:form", "runs", "refused:-33007:", "refused:-33007:token_allowlist", "refused:denied:", "refused:invalid_argument:"]))
