@@ -1,10 +1,13 @@
 import { Either } from "effect"
+import { type GuardPolicy, guardsAnything } from "../../domain/ColumnGuard.ts"
 import type { Connection } from "../../domain/Connection.ts"
 import type { Principal, Scope } from "../../domain/Principal.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import type { Settings } from "../../domain/Settings.ts"
 import { type Classification, classifyStatement, type SqlDialect, type StatementTier } from "../../domain/StatementClassifier.ts"
-import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
+import { SECRET_CATALOGS } from "../../domain/SecretCatalogs.ts"
+import { statementGate } from "../../domain/StatementGate.ts"
+import { policyFailure, toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
 import { classifyConsoleText } from "../../search/ConsoleRequest.ts"
 
 /**
@@ -13,8 +16,8 @@ import { classifyConsoleText } from "../../search/ConsoleRequest.ts"
  * policy explainer prints it: there is no second implementation. Each gate is pure; the two that ask a person (the
  * access dialog, the statement approval) say so, and the server then asks.
  *
- * Hook for more gates (issue 35, secret catalog and masking): add an entry to `STATEMENT_GATES` at its place in the
- * order; a gate reads the input and the facts earlier gates found (`facts.tier`), and refuses, asks or passes.
+ * More gates are added to `STATEMENT_GATES` at their place in the order (issue 35's AI settings sit before the
+ * approval); a gate reads the input and the facts earlier gates found (`facts.tier`), and refuses, asks or passes.
  */
 export type PolicyTool = "execute_query" | "confirm_destructive_operation"
 
@@ -53,7 +56,7 @@ export type GateVerdict =
 
 export type GateId =
   | "scope" | "external_access" | "ai_policy" | "allowlist" | "access_dialog" | "classifier" | "destructive_tool"
-  | "write_scope" | "write_access" | "approval"
+  | "write_scope" | "write_access" | "ai_settings" | "approval"
 
 export interface StatementGate {
   readonly id: GateId
@@ -148,6 +151,12 @@ export const classifierVerdict = (statement: string, connection: Connection, fac
 
 const tierOf = (facts: PolicyFacts): StatementTier => facts.tier ?? "write"
 
+/** The connection's AI settings as they apply (issue 35): SQLite has no secret catalogs, so without rules nothing is guarded. */
+export const guardPolicyOf = (connection: Connection): GuardPolicy => ({
+  rules: connection.maskingRules,
+  secretCatalogs: connection.type !== "search" && SECRET_CATALOGS[dialectOf(connection)].length > 0 ? connection.secretCatalogs : "open"
+})
+
 /** The gates of `execute_query` and `confirm_destructive_operation`, in the order the server runs them. */
 export const STATEMENT_GATES: ReadonlyArray<StatementGate> = [
   {
@@ -221,6 +230,21 @@ export const STATEMENT_GATES: ReadonlyArray<StatementGate> = [
       return input.connection.externalAccess === "readWrite"
         ? pass("external access readWrite allows changes")
         : refuse(ProtocolError.of(-33007, `'${input.connection.name}' allows AI clients to read only`, { reason: "external_access_read_only", connectionId: input.connection.id }))
+    }
+  },
+  {
+    id: "ai_settings",
+    title: "AI settings (secret catalogs, masking rules)",
+    section: "issue 35; README \"What AI clients may read of a connection\"",
+    decide: (input) => {
+      // A search connection's rules apply to the fields of its answer (SearchGuard), not to the request text.
+      if (input.connection.type === "search") return { kind: "skip", detail: "a search request is checked field by field as its answer is built" }
+      const policy = guardPolicyOf(input.connection)
+      if (!guardsAnything(policy)) return { kind: "skip", detail: "no masking rules, and no secret catalogs on this database" }
+      const database = input.connection.type === "mysql" ? input.connection.database : undefined
+      const verdict = statementGate(input.statement, dialectOf(input.connection), policy, database)
+      if (verdict.kind === "refuse") return refuse(policyFailure(verdict.refusal))
+      return pass(`names no secret catalog or credential; ${policy.rules.length === 0 ? "no masking rules" : `${policy.rules.length} masking rule(s)`} applied to the answer's columns by their origins`)
     }
   },
   {

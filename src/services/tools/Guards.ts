@@ -1,15 +1,16 @@
 import { Effect } from "effect"
 import { POLICY_NOTE } from "../../domain/Activity.ts"
 import { secretRefusal } from "../../domain/AnswerGate.ts"
-import { type GuardPolicy, guardsAnything } from "../../domain/ColumnGuard.ts"
+import { guardsAnything } from "../../domain/ColumnGuard.ts"
 import type { Connection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
-import { SECRET_CATALOGS, secretCatalogNamed } from "../../domain/SecretCatalogs.ts"
+import { secretCatalogNamed } from "../../domain/SecretCatalogs.ts"
 import type { SqlDialect } from "../../domain/SqlLexer.ts"
 import { statementGate } from "../../domain/StatementGate.ts"
 import { policyFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
 import type { AnswerGuard, GuardedResultSet, Namespace } from "../drivers/Driver.ts"
 import { toolResult } from "./Tool.ts"
+import { guardPolicyOf } from "../policy/StatementPolicy.ts"
 import { dialectOf } from "./StatementGates.ts"
 
 export { dialectOf } from "./StatementGates.ts"
@@ -18,11 +19,7 @@ export { dialectOf } from "./StatementGates.ts"
  * Issue 35: the AI settings of a connection applied to an MCP call, before it runs (the statement's text, a table
  * argument) and where its answer is built (the driver, given the guard). The UI never goes through here.
  */
-/** The connection's AI settings as they apply: SQLite has no secret catalogs, so without rules nothing is guarded. */
-export const guardPolicyOf = (connection: Connection): GuardPolicy => ({
-  rules: connection.maskingRules,
-  secretCatalogs: connection.type !== "search" && SECRET_CATALOGS[dialectOf(connection)].length > 0 ? connection.secretCatalogs : "open"
-})
+export { guardPolicyOf } from "../policy/StatementPolicy.ts"
 
 /** The database a MySQL statement's unqualified names are in. */
 const currentDatabase = (connection: Connection, namespace: Namespace | undefined) =>
