@@ -1,12 +1,10 @@
-import { Schema } from "effect"
 import * as K from "./SqlKeywords.ts"
 import type { SqlToken } from "./SqlLexer.ts"
 
 /** Verdicts and token scans of the statement classifier (product-decisions §3.1). */
 
-/** Statement tiers of product-decisions §3.1. */
-export const StatementTier = Schema.Literal("safe", "write", "destructive")
-export type StatementTier = typeof StatementTier.Type
+/** The tiers of product-decisions §3.1 (the Schema is StatementClassifier's; this module stays free of effect for the SQLite child). */
+export type StatementTier = "safe" | "write" | "destructive"
 
 export interface Verdict {
   readonly tier: StatementTier

@@ -12,14 +12,15 @@ import {
   SAFE,
   scanFilesOrCode,
   scanRead,
-  StatementTier,
+  type StatementTier as Tier,
   type Verdict,
   worse,
   write
 } from "./SqlVerdict.ts"
 
 export type { SqlDialect } from "./SqlLexer.ts"
-export { StatementTier } from "./SqlVerdict.ts"
+export const StatementTier: Schema.Schema<Tier> = Schema.Literal("safe", "write", "destructive")
+export type StatementTier = Tier
 
 /**
  * The verdict on a SQL text (product-decisions §3.1, fail closed): the worst tier over every statement and

@@ -117,8 +117,7 @@ export interface TransactionOutcome {
 }
 
 /** Said for a statement whose changed-row count is not the one expected (a row changed or deleted meanwhile). */
-export const rowCountMismatch = (expected: number, got: number): string =>
-  `changed ${got} row${got === 1 ? "" : "s"} instead of ${expected}: the row was changed or deleted since the page was read; reload the page and edit again`
+export { rowCountMismatch } from "./RowCountMismatch.ts"
 
 export interface RowCount {
   readonly row_count: number
