@@ -5,8 +5,6 @@ import { planPreview } from "../domain/PreviewPlan.ts"
 import type { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { toolFailure, type ToolFailure } from "../domain/ToolErrors.ts"
 import type { CallOptions } from "../search/SearchClient.ts"
-import { checkConsoleWrite, previewConsoleWrite } from "../search/SearchPreview.ts"
-import { toToolFailure } from "../search/SearchTools.ts"
 import type { Namespace, StatementAccess } from "./drivers/Driver.ts"
 import { DriverRegistry } from "./DriverRegistry.ts"
 import { Drivers } from "./Drivers.ts"
@@ -25,6 +23,9 @@ export interface Preflight {
 
 const CHECKED = "checked by the database before asking for approval; nothing ran"
 const listed: Effect.Effect<ApprovalPreview> = Effect.succeed({ _tag: "NoPreview", reason: "the rows it inserts are the ones listed" })
+
+/** The search client and its preview load with the first search-engine approval (issue 23: serve loads what it needs). */
+const searchParts = Effect.promise(() => Promise.all([import("../search/SearchPreview.ts"), import("../search/SearchTools.ts")]))
 
 /** A refusal of the check names the database's own message; a check that could not finish in time lets the question go on. */
 const checked = <R>(effect: Effect.Effect<void, ToolFailure | ProtocolError, R>) =>
@@ -97,13 +98,15 @@ export class ApprovalPreflight extends Effect.Service<ApprovalPreflight>()("dbde
 
     /** A search-engine write (console text): validated and counted by the engine, nothing written. */
     const search = (connection: SearchConnection, text: string, options?: CallOptions): Preflight => ({
-      check: checked(engineBounded(Effect.flatMap(registry.openSearch(connection), ({ session }) => Effect.mapError(checkConsoleWrite(session.client, text, options), toToolFailure)))),
-      preview: timeBoxed(Effect.flatMap(registry.openSearch(connection), ({ session }) => previewConsoleWrite(session.client, text, options)))
+      check: checked(engineBounded(Effect.flatMap(Effect.zip(searchParts, registry.openSearch(connection)), ([[{ checkConsoleWrite }, { toToolFailure }], { session }]) =>
+        Effect.mapError(checkConsoleWrite(session.client, text, options), toToolFailure)))),
+      preview: timeBoxed(Effect.flatMap(Effect.zip(searchParts, registry.openSearch(connection)), ([[{ previewConsoleWrite }], { session }]) => previewConsoleWrite(session.client, text, options)))
     })
 
     /** `insert_rows` into a collection: the collection must exist; the documents are the ones shown. */
     const searchInsert = (connection: SearchConnection, collection: string, options?: CallOptions): Preflight => ({
-      check: checked(engineBounded(Effect.flatMap(registry.openSearch(connection), ({ session }) => Effect.mapError(Effect.asVoid(session.client.getCollection(collection, options)), toToolFailure)))),
+      check: checked(engineBounded(Effect.flatMap(Effect.zip(searchParts, registry.openSearch(connection)), ([[, { toToolFailure }], { session }]) =>
+        Effect.mapError(Effect.asVoid(session.client.getCollection(collection, options)), toToolFailure)))),
       preview: listed
     })
 
