@@ -1,6 +1,6 @@
 import { Console, Effect, Layer, Stream } from "effect"
 import { ActivityLog } from "../services/ActivityLog.ts"
-import { ApprovalActivity, recordServerLifecycle, TokenActivity } from "../services/activity/ActivityFeeds.ts"
+import { ApprovalActivity, recordServerLifecycle, SettingsActivity, TokenActivity } from "../services/activity/ActivityFeeds.ts"
 import { RequestActivity } from "../services/activity/RequestActivity.ts"
 import { type BridgeCredential, BridgeTiming, BridgeToken } from "../services/BridgeToken.ts"
 import { ConnectedClients } from "../services/ConnectedClients.ts"
@@ -125,7 +125,7 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
       ServerIdentity.layer(`http://127.0.0.1:${current.ui.port}`, options.serverInfo)
     ))
     : Layer.effect(ServerIdentity, Effect.map(UiAddress, (address) => ServerIdentity.make(address.origin, options.serverInfo))).pipe(Layer.provide(uiAddress))
-  const auth = Layer.mergeAll(TokenAuthenticatorLive, RevocationCancelsRequests, TokenActivity).pipe(
+  const auth = Layer.mergeAll(TokenAuthenticatorLive, RevocationCancelsRequests, TokenActivity, SettingsActivity).pipe(
     Layer.provideMerge(Layer.mergeAll(Tokens.Default, AuthLockouts.Default, PairingLockouts.Default, RateLimits.Default)),
     Layer.provideMerge(base)
   )
