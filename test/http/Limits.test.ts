@@ -1,10 +1,12 @@
 import { Context, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MAX_BODY_BYTES } from "../../src/http/BodyReader.ts"
 import { McpServerAddress } from "../../src/http/NodeMcpServer.ts"
 import { SettingsStore } from "../../src/services/Settings.ts"
 import { connectRaw, eventually, requestHead, type RawSocket } from "../support/RawHttp.ts"
 import { modernRequest, postMcp, startTestServer, type TestServer } from "../support/TestServer.ts"
+
+/** Product-decisions §4 "Body limit": "10 MB" = 10,485,760 bytes (pinned here, never read from the source). */
+const MAX_BODY_BYTES = 10_485_760
 
 let server: TestServer
 beforeAll(async () => {
@@ -32,7 +34,7 @@ const expect413 = async (raw: RawSocket) => {
   const response = await raw.nextResponse()
   expect(response.status).toBe(413)
   expect(response.headers["connection"]).toBe("close")
-  expect(response.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -33005 } })
+  expect(response.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -33005, data: { limitBytes: 10_485_760 } } })
   expect(await raw.closed).toBeUndefined()
 }
 

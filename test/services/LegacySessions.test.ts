@@ -1,6 +1,9 @@
 import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { Duration, Effect, FastCheck, TestClock } from "effect"
-import { LegacySessions, MAX_LEGACY_SESSIONS } from "../../src/services/LegacySessions.ts"
+import { LegacySessions } from "../../src/services/LegacySessions.ts"
+
+/** Wire contract §8: 16 legacy sessions held (pinned here, not read from the source). */
+const MAX_LEGACY_SESSIONS = 16
 
 const alice = { key: "token:alice", kind: "token", access: "readWrite" } as const
 const bob = { key: "token:bob", kind: "token", access: "readWrite" } as const
