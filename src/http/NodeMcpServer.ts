@@ -168,7 +168,8 @@ export const NodeMcpServerLive = Layer.scoped(
         })
       })
 
-    const httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    // Node's own bare 400 for a request without Host is replaced by the contract's 403 forbidden_host (C4.1-e).
+    const httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, (req, res) => {
       idle.busy(req.socket, res)
       const settings = settingsNow()
       httpServer.keepAliveTimeout = settings.mcp.idleTimeoutSeconds * 1000
