@@ -65,3 +65,52 @@ export const removeFile = (filePath: string) =>
     try: () => fs.rm(filePath, { force: true }),
     catch: (cause) => new FileStoreError({ path: filePath, operation: "remove", cause })
   })
+
+/** Tells a file replaced by an atomic rename (or edited in place) from the one last read; "absent" when missing. */
+export const fileSignature = (filePath: string): Promise<string> =>
+  fs.stat(filePath).then((stat) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`, () => "absent")
+
+/** A lock left by a process that no longer runs, or older than this, is broken. */
+const STALE_LOCK_MS = 30_000
+const LOCK_WAIT_MS = 10_000
+
+const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+const acquireLock = async (lockPath: string): Promise<void> => {
+  const deadline = Date.now() + LOCK_WAIT_MS
+  for (;;) {
+    try {
+      const handle = await fs.open(lockPath, "wx", 0o600)
+      await handle.writeFile(String(process.pid))
+      await handle.close()
+      return
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+    }
+    const [holder, stat] = await Promise.all([fs.readFile(lockPath, "utf8").catch(() => ""), fs.stat(lockPath).catch(() => undefined)])
+    const pid = Number(holder)
+    const stale = stat !== undefined && (Date.now() - stat.mtimeMs > STALE_LOCK_MS || (Number.isInteger(pid) && pid > 0 && !processAlive(pid)))
+    if (stale) await fs.rm(lockPath, { force: true })
+    else if (Date.now() > deadline) throw new Error(`${lockPath} is held by process ${holder || "?"}`)
+    else await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 15))
+  }
+}
+
+/**
+ * Runs a read-modify-write of a file that other processes write too (the CLI and the server) while holding
+ * `<file>.lock` (created exclusively; broken when its process is gone). Without it the server stamping lastUsedAt could
+ * write back a token the CLI had just revoked (issue 30).
+ */
+export const withFileLock = <A, E, R>(filePath: string, use: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.tryPromise({ try: () => acquireLock(`${filePath}.lock`), catch: (cause) => new FileStoreError({ path: `${filePath}.lock`, operation: "write", cause }) }),
+    () => use,
+    () => Effect.promise(() => fs.rm(`${filePath}.lock`, { force: true }))
+  )

@@ -1,6 +1,5 @@
-import { Clock, Data, Effect, ParseResult, PubSub, Schedule, Schema, type Scope, Stream } from "effect"
+import { Clock, Data, Effect, ParseResult, PubSub, Queue, Schedule, Schema, type Scope, Stream } from "effect"
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
-import * as fs from "node:fs/promises"
 import type { AccessLevel } from "../domain/Principal.ts"
 import {
   summarize,
@@ -11,7 +10,7 @@ import {
   tokenState,
   type TokenSummary
 } from "../domain/Token.ts"
-import { readFileIfExists, writeJsonAtomic } from "./AtomicFile.ts"
+import { fileSignature, readFileIfExists, withFileLock, writeJsonAtomic } from "./AtomicFile.ts"
 import { SupportPaths } from "./SupportPaths.ts"
 
 export class TokensFileInvalid extends Data.TaggedError("TokensFileInvalid")<{ readonly path: string; readonly reason: string }> {
@@ -59,9 +58,7 @@ const matches = (record: TokenRecord, value: string): boolean => {
   return stored.length === presented.length && timingSafeEqual(stored, presented)
 }
 
-/** Tells a file replaced by an atomic rename (or edited) from the one last read. */
-const signatureOf = (path: string) =>
-  Effect.promise(() => fs.stat(path).then((stat) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`, () => "absent"))
+const signatureOf = (path: string) => Effect.promise(() => fileSignature(path))
 
 /**
  * The token store, `tokens.json` (0600, written atomically, salted SHA-256 only). The file is
@@ -119,14 +116,17 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
         signature = yield* signatureOf(path)
       })
 
-    /** Read-modify-write under one lock, starting from what is on disk now. */
+    /**
+     * Read-modify-write under this store's lock and the file's lock, starting from what is on disk now, so a write of
+     * another process (the CLI) is never overwritten.
+     */
     const modify = <A>(change: (list: ReadonlyArray<TokenRecord>, now: number) => readonly [A, ReadonlyArray<TokenRecord>]) =>
-      lock.withPermits(1)(Effect.gen(function*() {
+      lock.withPermits(1)(withFileLock(path, Effect.gen(function*() {
         yield* reload
         const [result, next] = change(records, yield* Clock.currentTimeMillis)
         if (next !== records) yield* persist(next)
         return result
-      }))
+      })))
 
     yield* reload
     yield* Effect.forkScoped(reload.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(RELOAD_INTERVAL))))
@@ -178,17 +178,23 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
       if (!found) return yield* new TokenNotFound({ id })
     })
 
-    const touch = (id: string) =>
-      modify((list, now) => {
-        const target = list.find((token) => token.id === id)
-        if (target === undefined || (target.lastUsedAt !== null && now - Date.parse(target.lastUsedAt) < LAST_USED_WRITE_INTERVAL_MS)) {
-          return [undefined, list] as const
-        }
-        const used: TokenRecord = { ...target, lastUsedAt: new Date(now).toISOString() }
-        return [undefined, list.map((token) => (token.id === id ? used : token))] as const
-      })
+    // Uses to stamp as lastUsedAt, written by one background writer, so a request never waits on the disk and the
+    // first uses of many tokens at once cost one write (issue 30: 64 new callers queued 64 fsyncs behind the lock).
+    const uses = new Map<string, number>()
+    const wake = yield* Queue.sliding<void>(1)
+    const writeUses = modify((list) => {
+      if (uses.size === 0) return [undefined, list] as const
+      const pending = new Map(uses)
+      uses.clear()
+      return [undefined, list.map((token) => {
+        const at = pending.get(token.id)
+        return at === undefined ? token : { ...token, lastUsedAt: new Date(at).toISOString() }
+      })] as const
+    })
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(wake), Effect.ignore(writeUses))))
+    yield* Effect.addFinalizer(() => Effect.ignore(writeUses))
 
-    /** Checks a presented value; a valid use stamps `lastUsedAt` (throttled, best effort). */
+    /** Checks a presented value; a valid use stamps `lastUsedAt` (throttled, best effort, written in the background). */
     const verify = Effect.fn("Tokens.verify")(function*(value: string) {
       // A CLI create or revoke must take effect at once: stat per request, but lock and re-read only on a change.
       if ((yield* signatureOf(path)) !== signature) yield* lock.withPermits(1)(reload).pipe(Effect.ignore)
@@ -197,8 +203,9 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
       const now = yield* Clock.currentTimeMillis
       const state = tokenState(record, now)
       if (state !== "active") return { kind: state } satisfies Verification
-      if (record.lastUsedAt === null || now - Date.parse(record.lastUsedAt) >= LAST_USED_WRITE_INTERVAL_MS) {
-        yield* touch(record.id).pipe(Effect.ignore)
+      if ((record.lastUsedAt === null || now - Date.parse(record.lastUsedAt) >= LAST_USED_WRITE_INTERVAL_MS) && !uses.has(record.id)) {
+        uses.set(record.id, now)
+        yield* Queue.offer(wake, undefined)
       }
       return { kind: "valid", token: record } satisfies Verification
     })
