@@ -83,7 +83,7 @@ const withTokens = <A>(home: string, use: (tokens: Tokens) => Effect.Effect<A, u
   Effect.runPromise(Effect.scoped(Effect.flatMap(Tokens, use).pipe(Effect.provide(Tokens.Default.pipe(Layer.provide(SupportPaths.layer(home)))))))
 
 /** One token of each kind, created in `home`'s tokens.json; every value is registered for the secrets scan. */
-export const createTokens = async (home: string, part: string): Promise<Record<TokenKind, string>> => {
+export const createTokens = async (home: string, part: string, more = 0): Promise<Record<TokenKind, string> & { readonly more: ReadonlyArray<string> }> => {
   const made = await withTokens(home, (tokens) =>
     Effect.gen(function*() {
       const level = (access: "readOnly" | "readWrite" | "fullAccess", extra: { readonly expiresAt?: Date } = {}) =>
@@ -94,9 +94,12 @@ export const createTokens = async (home: string, part: string): Promise<Record<T
       const expired = yield* level("readWrite", { expiresAt: new Date(Date.now() - 60_000) })
       const revoked = yield* level("readWrite")
       yield* tokens.revoke(revoked.token.id)
-      return { readOnly: readOnly.value, readWrite: readWrite.value, fullAccess: fullAccess.value, revoked: revoked.value, expired: expired.value }
+      const extra = yield* Effect.forEach(Array.from({ length: more }, (_, index) => index), (index) =>
+        Effect.map(tokens.create({ name: `reliability caller ${index}`, access: "readOnly", connections: "all" }), (created) => created.value))
+      return { readOnly: readOnly.value, readWrite: readWrite.value, fullAccess: fullAccess.value, revoked: revoked.value, expired: expired.value, more: extra }
     }))
-  for (const [kind, value] of Object.entries(made)) registerSecret(part, `token ${kind}`, value)
+  for (const [kind, value] of Object.entries(made)) if (typeof value === "string") registerSecret(part, `token ${kind}`, value)
+  for (const value of made.more) registerSecret(part, "token caller", value)
   return made
 }
 
@@ -105,6 +108,8 @@ export interface PreparedServe {
   readonly logFile: string
   readonly process: ServeProcess
   readonly tokens: Record<TokenKind, string>
+  /** `moreTokens` readOnly tokens, one per simulated caller. */
+  readonly callers: ReadonlyArray<string>
   /** The printed "Default" token (readWrite). */
   readonly defaultToken: string
   readonly bridgeToken: () => string
@@ -121,6 +126,8 @@ export interface PrepareOptions {
   readonly settings?: Record<string, unknown>
   /** Connections added to connections.json after the first start (their secrets are registered). */
   readonly connections?: ReadonlyArray<Record<string, unknown>>
+  /** readOnly tokens to create besides one of each kind. */
+  readonly moreTokens?: number
 }
 
 const exchangeKey = async (launchUrl: string): Promise<string> => {
@@ -150,7 +157,7 @@ export const prepareServe = async (options: PrepareOptions): Promise<PreparedSer
     for (const key of ["password", "apiKey"]) if (typeof connection[key] === "string") registerSecret(options.part, `connection ${key}`, connection[key] as string)
   }
   writeFileSync(file, JSON.stringify({ version: 1, connections: [...saved.connections, ...(options.connections ?? [])] }, null, 2), { mode: 0o600 })
-  const tokens = await createTokens(home, options.part)
+  const { more: callers, ...tokens } = await createTokens(home, options.part, options.moreTokens ?? 0)
   const sampleId = String(saved.connections[0]!["id"])
   const start = async (): Promise<PreparedServe> => {
     const running = await spawnServe(home, logFile)
@@ -160,7 +167,7 @@ export const prepareServe = async (options: PrepareOptions): Promise<PreparedSer
       return value
     }
     bridgeToken()
-    return { home, logFile, process: running, tokens, defaultToken, bridgeToken, sampleId, uiCookie: await exchangeKey(running.uiLaunchUrl), restart: start }
+    return { home, logFile, process: running, tokens, callers, defaultToken, bridgeToken, sampleId, uiCookie: await exchangeKey(running.uiLaunchUrl), restart: start }
   }
   return start()
 }
