@@ -192,7 +192,10 @@ export const NodeMcpServerLive = Layer.scoped(
     })
     httpServer.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
       if (!socket.writable || error.code === undefined || !error.code.startsWith("HPE_")) return socket.destroy()
-      closeWithReply(socket, error.code === "HPE_HEADER_OVERFLOW" ? HEADERS_TOO_LARGE : BAD_REQUEST)
+      const reply = error.code === "HPE_HEADER_OVERFLOW" ? HEADERS_TOO_LARGE : BAD_REQUEST
+      // The answer to HEAD carries no body (RFC 9110 §9.3.2): only its head is sent.
+      const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString("latin1") === "HEAD "
+      closeWithReply(socket, head ? reply.slice(0, reply.indexOf("\r\n\r\n") + 4) : reply)
     })
 
     const listener = net.createServer((socket) => {

@@ -65,6 +65,15 @@ describe("limits (wire contract §8, product-decisions §4)", () => {
     expect(response.json.result.resultType).toBe("complete")
   })
 
+  it("C8-b a HEAD request with headers above 16 KB gets the 431 head and no body, as HTTP wants for HEAD (found by the issue 30 fuzzer)", async () => {
+    const raw = await connectRaw(server.port)
+    await raw.write(requestHead("HEAD", "/mcp", { host: `127.0.0.1:${server.port}`, "x-padding": "a".repeat(17_000) }))
+    await raw.closed
+    const text = raw.received().toString("latin1")
+    expect(text).toMatch(/^HTTP\/1\.1 431 /)
+    expect(text.endsWith("\r\n\r\n"), JSON.stringify(text.slice(-80))).toBe(true)
+  })
+
   it("C8-b request headers above 16 KB are answered 431; 12 KB of headers are served", async () => {
     const big = await connectRaw(server.port)
     await big.write(postHead(server.port, { "x-padding": "a".repeat(17_000), "content-length": 0 }))
