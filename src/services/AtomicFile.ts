@@ -25,15 +25,16 @@ export const writeFileAtomic = (filePath: string, contents: string | Uint8Array,
       const temp = path.join(dir, `.${path.basename(filePath)}.${randomBytes(6).toString("hex")}.tmp`)
       const handle = await fs.open(temp, "wx", mode)
       try {
-        await handle.writeFile(contents)
-        await handle.sync()
-      } finally {
-        await handle.close()
-      }
-      try {
+        try {
+          await handle.writeFile(contents)
+          await handle.sync()
+        } finally {
+          await handle.close()
+        }
         await fs.chmod(temp, mode)
         await fs.rename(temp, filePath)
       } catch (error) {
+        // A failed write (a full disk) leaves neither the old file changed nor a temporary file behind.
         await fs.rm(temp, { force: true })
         throw error
       }
@@ -83,20 +84,33 @@ const processAlive = (pid: number): boolean => {
   }
 }
 
+/** Creates the lock file holding our pid; false when another holds it. A lock that cannot be written is removed. */
+const createLock = async (lockPath: string): Promise<boolean> => {
+  const handle = await fs.open(lockPath, "wx", 0o600).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "EEXIST") return undefined
+    throw error
+  })
+  if (handle === undefined) return false
+  try {
+    await handle.writeFile(String(process.pid))
+    return true
+  } catch (error) {
+    await fs.rm(lockPath, { force: true })
+    throw error
+  } finally {
+    await handle.close()
+  }
+}
+
 const acquireLock = async (lockPath: string): Promise<void> => {
   const deadline = Date.now() + LOCK_WAIT_MS
   for (;;) {
-    try {
-      const handle = await fs.open(lockPath, "wx", 0o600)
-      await handle.writeFile(String(process.pid))
-      await handle.close()
-      return
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-    }
+    if (await createLock(lockPath)) return
     const [holder, stat] = await Promise.all([fs.readFile(lockPath, "utf8").catch(() => ""), fs.stat(lockPath).catch(() => undefined)])
     const pid = Number(holder)
-    const stale = stat !== undefined && (Date.now() - stat.mtimeMs > STALE_LOCK_MS || (Number.isInteger(pid) && pid > 0 && !processAlive(pid)))
+    // Stale: its process is gone, or it is old, or it never got a pid (its holder died between create and write).
+    const age = stat === undefined ? 0 : Date.now() - stat.mtimeMs
+    const stale = stat !== undefined && (age > STALE_LOCK_MS || (holder === "" && age > 1_000) || (Number.isInteger(pid) && pid > 0 && !processAlive(pid)))
     if (stale) await fs.rm(lockPath, { force: true })
     else if (Date.now() > deadline) throw new Error(`${lockPath} is held by process ${holder || "?"}`)
     else await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 15))

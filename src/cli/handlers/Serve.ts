@@ -1,4 +1,4 @@
-import { Console, Effect, Layer, Option, Stream } from "effect"
+import { Cause, Console, Effect, Layer, Option, Stream } from "effect"
 import { announce, makeServerLayer } from "../../http/Server.ts"
 import { installDriverSafetyNet } from "../../services/drivers/DriverFaults.ts"
 import { SettingsStore } from "../../services/Settings.ts"
@@ -46,5 +46,13 @@ export const serve = ({ home, port }: { readonly home: Option.Option<string>; re
     Effect.catchTag("ServerAlreadyRunning", (error) =>
       Console.error(error.message).pipe(Effect.zipRight(Effect.sync(() => {
         process.exitCode = 1
-      }))))
+      })))),
+    // Issue 30: a start that fails (a full disk, a file that cannot be written) says so in one line, not a stack trace.
+    Effect.catchAllCause((cause) => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+      const error = Cause.squash(cause)
+      return Console.error(`dbdesk serve could not start: ${error instanceof Error ? error.message : String(error)}`).pipe(Effect.zipRight(Effect.sync(() => {
+        process.exitCode = 1
+      })))
+    })
   )

@@ -59,9 +59,8 @@ export const openActivityStore = (path: string) => {
   // Continue from the recorded head, so a last row deleted while the server was stopped stays a gap.
   let tail = meta("head") ?? last()
 
-  /** Chains and writes one batch in a single transaction; returns the rows as stored. */
   // Plain function types: the published .d.ts (tsconfig.build.json) cannot name better-sqlite3's Transaction.
-  const append: (batch: ReadonlyArray<Unchained>) => ReadonlyArray<ActivityEntry> = db.transaction((batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
+  const writeBatch: (batch: ReadonlyArray<Unchained>) => ReadonlyArray<ActivityEntry> = db.transaction((batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
     const written: Array<ActivityEntry> = []
     let prev = tail
     for (const event of batch) {
@@ -72,9 +71,19 @@ export const openActivityStore = (path: string) => {
       prev = { seq: entry.seq, hash: entry.hash }
     }
     setMeta.run("head", prev.seq, prev.hash)
-    tail = prev
     return written
   })
+
+  /**
+   * Chains and writes one batch in a single transaction; returns the rows as stored. The chain's tail moves only once
+   * the transaction has committed: a batch refused at COMMIT (a full disk) leaves no gap for the next one (issue 30).
+   */
+  const append = (batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
+    const written = writeBatch(batch)
+    const last = written[written.length - 1]
+    if (last !== undefined) tail = { seq: last.seq, hash: last.hash }
+    return written
+  }
 
   /** product-decisions §6 "Kept 90 days": drops the oldest rows and anchors the chain at the last one dropped. */
   const prune: (cutoffIso: string) => number = db.transaction((cutoffIso: string): number => {
