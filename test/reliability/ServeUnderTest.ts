@@ -130,7 +130,8 @@ export interface PrepareOptions {
   readonly moreTokens?: number
 }
 
-const exchangeKey = async (launchUrl: string): Promise<string> => {
+/** The UI's key exchange: the session cookie of a launch URL. */
+export const exchangeKey = async (launchUrl: string): Promise<string> => {
   const response = await fetch(launchUrl, { redirect: "manual" })
   const cookie = response.headers.get("set-cookie")?.split(";")[0]
   if (cookie === undefined) throw new Error(`the UI key exchange failed: ${response.status}`)
