@@ -1,4 +1,4 @@
-import { existsSync, linkSync, rmSync } from "node:fs"
+import { chmodSync, existsSync, linkSync, rmSync } from "node:fs"
 import { randomUUID } from "node:crypto"
 import Database from "better-sqlite3"
 import { Data, Effect } from "effect"
@@ -140,6 +140,8 @@ export const ensureSampleDatabase = Effect.fn("SampleDatabase.ensure")(function*
       } finally {
         db.close()
       }
+      // Every file of the support directory is 0600, this one too (issue 30).
+      chmodSync(temp, 0o600)
       try {
         linkSync(temp, path)
         return true

@@ -4,7 +4,6 @@
 // the baseline (RSS growth ≤ 10 %); no write happens without approval (every dialog is denied, and the sample
 // database and the search collection are byte-identical at the end); the activity chain still verifies.
 import { createHash, randomBytes } from "node:crypto"
-import { createServer } from "node:net"
 import { join } from "node:path"
 import * as http from "node:http"
 import Database from "better-sqlite3"
@@ -14,8 +13,8 @@ import { runProcess } from "../cli/CliHarness.ts"
 import { type RunningEngine, startEngine } from "../support/engine/index.ts"
 import { runFuzz } from "./Fuzzer.ts"
 import type { FuzzTarget } from "./FuzzRequests.ts"
-import { FULL, partDirectory, registerSecret, reportFigures, size } from "./Run.ts"
-import { denyEveryApproval, type PreparedServe, prepareServe, rssKib } from "./ServeUnderTest.ts"
+import { FULL, partDirectory, reportFigures, size } from "./Run.ts"
+import { closedPort, denyEveryApproval, fakeSecret, type PreparedServe, prepareServe, rssKib } from "./ServeUnderTest.ts"
 
 const COUNT = Number(process.env["DBDESK_FUZZ_COUNT"] ?? size(2_000, 100_000))
 /**
@@ -24,18 +23,6 @@ const COUNT = Number(process.env["DBDESK_FUZZ_COUNT"] ?? size(2_000, 100_000))
  */
 const RSS_BOUND = size(0.5, 0.1)
 const SEED = Number(process.env["DBDESK_FUZZ_SEED"] ?? Date.now() % 1_000_000)
-
-/** A port nothing listens on (bound, then closed). */
-const closedPort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
-
-const secret = (kind: string) => `dbdesk-secret-${kind}-${randomBytes(9).toString("hex")}`
 
 /** SHA-256 of every row of every table of a SQLite file: what "no write happened" is checked against. */
 const databaseDigest = (path: string): string => {
@@ -77,16 +64,16 @@ const secrets: Array<string> = []
 
 beforeAll(async () => {
   const directory = partDirectory("fuzz")
-  const searchKey = secret("search-key")
+  const searchKey = fakeSecret("search-key")
   engine = await startEngine({ apiKey: searchKey })
   await engine.createCollection(books)
   await engine.importDocuments("books", bookDocuments(40))
   const common = { externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes" }
   const connections = [
     { ...common, id: "fuzz-search", name: "Fuzz search", type: "search", host: engine.host, port: engine.port, apiKey: searchKey },
-    { ...common, id: "fuzz-pg-down", name: "Fuzz PostgreSQL (down)", type: "postgresql", host: "127.0.0.1", port: await closedPort(), database: "app", user: "app", password: secret("pg-password") },
-    { ...common, id: "fuzz-mysql-down", name: "Fuzz MySQL (down)", type: "mysql", host: "127.0.0.1", port: await closedPort(), user: "app", password: secret("mysql-password"), aiPolicy: "askEachTime" },
-    { ...common, id: "fuzz-search-down", name: "Fuzz search (down)", type: "search", host: "127.0.0.1", port: await closedPort(), apiKey: secret("search-key-down") }
+    { ...common, id: "fuzz-pg-down", name: "Fuzz PostgreSQL (down)", type: "postgresql", host: "127.0.0.1", port: await closedPort(), database: "app", user: "app", password: fakeSecret("pg-password") },
+    { ...common, id: "fuzz-mysql-down", name: "Fuzz MySQL (down)", type: "mysql", host: "127.0.0.1", port: await closedPort(), user: "app", password: fakeSecret("mysql-password"), aiPolicy: "askEachTime" },
+    { ...common, id: "fuzz-search-down", name: "Fuzz search (down)", type: "search", host: "127.0.0.1", port: await closedPort(), apiKey: fakeSecret("search-key-down") }
   ]
   serve = await prepareServe({
     directory,
@@ -96,7 +83,6 @@ beforeAll(async () => {
   })
   secrets.push(searchKey, ...connections.flatMap((connection) => "password" in connection ? [connection.password] : "apiKey" in connection ? [connection.apiKey] : []))
   secrets.push(...Object.values(serve.tokens), serve.defaultToken, serve.bridgeToken(), new URL(serve.process.uiLaunchUrl).searchParams.get("key")!)
-  registerSecret("fuzz", "ui key", new URL(serve.process.uiLaunchUrl).searchParams.get("key")!)
 }, 180_000)
 
 afterAll(async () => {

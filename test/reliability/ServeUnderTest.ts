@@ -4,6 +4,8 @@
 // the UI API, as a user who refuses everything would.
 import { type ChildProcess, spawn } from "node:child_process"
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { createServer } from "node:net"
 import { join } from "node:path"
 import { Effect, Layer } from "effect"
 import { SupportPaths } from "../../src/services/SupportPaths.ts"
@@ -168,7 +170,10 @@ export const prepareServe = async (options: PrepareOptions): Promise<PreparedSer
       return value
     }
     bridgeToken()
-    return { home, logFile, process: running, tokens, callers, defaultToken, bridgeToken, sampleId, uiCookie: await exchangeKey(running.uiLaunchUrl), restart: start }
+    registerSecret(options.part, "ui key", new URL(running.uiLaunchUrl).searchParams.get("key")!)
+    const uiCookie = await exchangeKey(running.uiLaunchUrl)
+    registerSecret(options.part, "ui session", uiCookie.slice(uiCookie.indexOf("=") + 1))
+    return { home, logFile, process: running, tokens, callers, defaultToken, bridgeToken, sampleId, uiCookie, restart: start }
   }
   return start()
 }
@@ -215,6 +220,19 @@ export const denyEveryApproval = (serve: PreparedServe) => {
     }
   }
 }
+
+/** A port nothing listens on (bound, then closed). */
+export const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port
+      server.close(() => resolve(port))
+    })
+  })
+
+/** A recognisable fake secret (a password, an API key) for a part to configure and the scan to look for. */
+export const fakeSecret = (kind: string) => `dbdesk-secret-${kind}-${randomBytes(9).toString("hex")}`
 
 /** VmRSS of a process in KiB (Linux /proc). */
 export const rssKib = (pid: number): number => {
