@@ -111,12 +111,16 @@ describeWhenInstalled(asRoot || sudo, TMPFS_MISSING)("disk full while dbdesk wri
     // The server keeps serving while full: reads, tools, and the activity rows they cause (which cannot be written).
     const during = []
     for (let i = 0; i < 20; i++) during.push((await mcp(modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: sampleId, query: `SELECT ${i}` } }, i))).status)
-    await new Promise((resolve) => setTimeout(resolve, 2_500)) // two bridge rotations attempted while full
+    await new Promise((resolve) => setTimeout(resolve, 1_500)) // a bridge rotation attempted while full
     const whileFull = parsedJson(home)
     const leftovers = filesOf(home).filter((name) => name.endsWith(".tmp"))
 
     rmSync(filler)
-    await new Promise((resolve) => setTimeout(resolve, 2_500)) // the next rotation, with space again
+    // The next rotation, with space again, publishes a new bridge token.
+    const rotatedAfter = Date.now() + 15_000
+    while (JSON.parse(readFileSync(join(home, "mcp-handshake.json"), "utf8")).bridgeToken === whileFull["mcp-handshake.json"].bridgeToken && Date.now() < rotatedAfter) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
     const after = {
       tokens: await ui("/api/tokens", "POST", { name: "after", access: "readOnly", connections: "all", expiresInDays: null }),
       connections: await ui("/api/connections", "POST", { ...sqliteForm, name: "After" }),
