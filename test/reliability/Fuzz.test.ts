@@ -14,7 +14,7 @@ import { type RunningEngine, startEngine } from "../support/engine/index.ts"
 import { runFuzz } from "./Fuzzer.ts"
 import type { FuzzTarget } from "./FuzzRequests.ts"
 import { FULL, partDirectory, reportFigures, size } from "./Run.ts"
-import { closedPort, denyEveryApproval, fakeSecret, type PreparedServe, prepareServe, rssKib } from "./ServeUnderTest.ts"
+import { closedPort, denyEveryApproval, fakeSecret, heapAfterGc, type PreparedServe, prepareServe, rssKib } from "./ServeUnderTest.ts"
 
 const COUNT = Number(process.env["DBDESK_FUZZ_COUNT"] ?? size(2_000, 100_000))
 /**
@@ -22,8 +22,8 @@ const COUNT = Number(process.env["DBDESK_FUZZ_COUNT"] ?? size(2_000, 100_000))
  * still warming up (JIT, caches filling to their bounds), so it only catches a gross leak.
  */
 const RSS_BOUND = size(0.5, 0.1)
-/** How long the server is watched idle after the run (its lowest RSS there is compared with the baseline). */
-const IDLE_MS = size(3_000, 20_000)
+/** How long the server is left idle after the run before its memory is measured. */
+const IDLE_MS = size(1_000, 5_000)
 const SEED = Number(process.env["DBDESK_FUZZ_SEED"] ?? Date.now() % 1_000_000)
 
 /** SHA-256 of every row of every table of a SQLite file: what "no write happened" is checked against. */
@@ -81,7 +81,8 @@ beforeAll(async () => {
     directory,
     part: "fuzz",
     settings: { limits: { requestsPerMinute: 10_000_000, concurrentPerCaller: 64 } },
-    connections
+    connections,
+    inspect: true
   })
   secrets.push(searchKey, ...connections.flatMap((connection) => "password" in connection ? [connection.password] : "apiKey" in connection ? [connection.apiKey] : []))
   secrets.push(...Object.values(serve.tokens), serve.defaultToken, serve.bridgeToken(), new URL(serve.process.uiLaunchUrl).searchParams.get("key")!)
@@ -111,7 +112,7 @@ describe("fuzzing the MCP endpoint (issue 30 item 2)", () => {
       sessions: []
     }
     const pid = serve.process.pid
-    let baselineKib = 0
+    let baseline: Promise<{ readonly heapKib: number; readonly rssKib: number }> | undefined
     const started = Date.now()
     let peakKib = 0
     /** RSS every 5 s of the run, in MiB (a leak grows along it; a warm server plateaus). */
@@ -139,23 +140,20 @@ describe("fuzzing the MCP endpoint (issue 30 item 2)", () => {
       probeEvery: 500,
       warmup: Math.max(1_000, Math.floor(COUNT / 10)),
       onWarm: () => {
-        baselineKib = rssKib(pid)
+        baseline = heapAfterGc(serve.process)
       }
     })
     const seconds = (Date.now() - started) / 1000
     clearInterval(sampler)
     await approvals.stop()
-    // Memory after the run, once the server is idle: timers of finished requests fire, sockets close, and V8's memory
-    // reducer collects and gives pages back after a few idle seconds. The lowest RSS of that window is what the
-    // server went back to (an RSS still above the baseline there is memory it keeps).
-    const idle: Array<number> = []
-    const alive = () => serve.process.child.exitCode === null && serve.process.child.signalCode === null
-    for (const until = Date.now() + IDLE_MS; Date.now() < until && alive();) {
-      await new Promise((resolve) => setTimeout(resolve, 500))
-      if (alive()) idle.push(rssKib(pid))
-    }
-    const finalKib = idle.length === 0 ? 0 : Math.min(...idle)
-    const growth = baselineKib === 0 ? 0 : (finalKib - baselineKib) / baselineKib
+    // Memory after the run, once the server is idle (timers of finished requests fire, sockets close), measured as at
+    // the baseline: after two full collections through the inspector, so garbage not yet collected counts at neither.
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
+    const survived = serve.process.child.exitCode === null && serve.process.child.signalCode === null
+    const start = await baseline!
+    const end = survived ? await heapAfterGc(serve.process) : { heapKib: 0, rssKib: 0 }
+    const growth = (end.rssKib - start.rssKib) / start.rssKib
+    const heapGrowth = (end.heapKib - start.heapKib) / start.heapKib
     const stillServing = await probe(serve.process.port)
     const after = { sample: databaseDigest(join(serve.home, "sample.db")), books: await collectionDigest(engine) }
     await serve.process.stop()
@@ -169,27 +167,29 @@ describe("fuzzing the MCP endpoint (issue 30 item 2)", () => {
       { name: "contract violations", value: stats.violations, required: "0", ok: stats.violations === 0 },
       { name: "resets", value: stats.resets, required: "0", ok: stats.resets === 0 },
       { name: "hangs", value: stats.hangs, required: "0", ok: stats.hangs === 0 },
-      { name: "crashes", value: alive() ? 0 : 1, required: "0", ok: alive() },
+      { name: "crashes", value: survived ? 0 : 1, required: "0", ok: survived },
       { name: "failed probes", value: stats.failedProbes, required: "0", ok: stats.failedProbes === 0 },
       { name: "secrets in answers", value: stats.secretsFound, required: "0", ok: stats.secretsFound === 0 },
-      { name: "RSS after warm-up", value: Math.round(baselineKib / 1024), unit: " MiB" },
+      { name: "RSS after warm-up (after GC)", value: Math.round(start.rssKib / 1024), unit: " MiB" },
       { name: "RSS peak during the run", value: Math.round(peakKib / 1024), unit: " MiB" },
-      { name: "RSS after the run (idle)", value: Math.round(finalKib / 1024), unit: " MiB" },
+      { name: "RSS after the run (idle, after GC)", value: Math.round(end.rssKib / 1024), unit: " MiB" },
       { name: "RSS growth", value: growthPercent, unit: " %", required: FULL ? "≤ 10 %" : `≤ ${RSS_BOUND * 100} % (short run)`, ok: growth <= RSS_BOUND },
+      { name: "JS heap after GC: warm-up → after the run", value: `${Math.round(start.heapKib / 1024)} → ${Math.round(end.heapKib / 1024)}`, unit: " MiB" },
+      { name: "JS heap growth", value: Math.round(heapGrowth * 1000) / 10, unit: " %" },
       { name: "dialogs denied", value: approvals.denied() },
       { name: "input_required answers", value: stats.inputRequired },
       { name: "writes without approval", value: before.sample === after.sample && before.books === after.books ? 0 : 1, required: "0", ok: before.sample === after.sample && before.books === after.books },
       { name: "requests per second", value: Math.round(stats.sent / seconds) }
-    ], { seed: SEED, rssTrendMiB: trend, rssIdleMiB: idle.map((kib) => Math.round(kib / 1024)), byStatus: stats.byStatus, findings: stats.findings, labels: stats.labels, millis: stats.millis, mode: FULL ? "full" : "short" })
+    ], { seed: SEED, rssTrendMiB: trend, byStatus: stats.byStatus, findings: stats.findings, labels: stats.labels, millis: stats.millis, mode: FULL ? "full" : "short" })
 
     const findings = stats.findings.slice(0, 10).map((finding) => `#${finding.index} ${finding.kind} [${finding.label}] ${finding.detail}`).join("\n")
     expect(stats.sent).toBe(COUNT)
-    expect(alive(), "the server process exited during the fuzz run").toBe(true)
+    expect(survived, "the server process exited during the fuzz run").toBe(true)
     expect(stillServing, "the server stopped answering after the fuzz run").toBe(true)
     expect({ fiveHundreds: stats.fiveHundreds, violations: stats.violations, resets: stats.resets, hangs: stats.hangs, secrets: stats.secretsFound, probes: stats.failedProbes }, `seed ${SEED}:\n${findings}`)
       .toEqual({ fiveHundreds: 0, violations: 0, resets: 0, hangs: 0, secrets: 0, probes: 0 })
     expect(after, "a write happened without approval").toEqual(before)
     expect(verify.code, verify.stdout + verify.stderr).toBe(0)
-    expect(growth, `RSS grew from ${baselineKib} KiB to ${finalKib} KiB`).toBeLessThanOrEqual(RSS_BOUND)
+    expect(growth, `RSS grew from ${start.rssKib} KiB to ${end.rssKib} KiB (JS heap ${start.heapKib} → ${end.heapKib} KiB)`).toBeLessThanOrEqual(RSS_BOUND)
   }, FULL ? 3_600_000 : 240_000)
 })

@@ -2,11 +2,12 @@
 // part: settings written first, extra connections and tokens of every kind added between a first and a second start,
 // its output kept in a log file (the secrets scan reads it), and the app's approval dialog answered "denied" through
 // the UI API, as a user who refuses everything would.
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:net"
 import { join } from "node:path"
+import { promisify } from "node:util"
 import { Effect, Layer } from "effect"
 import { SupportPaths } from "../../src/services/SupportPaths.ts"
 import { Tokens } from "../../src/services/Tokens.ts"
@@ -23,13 +24,15 @@ export interface ServeProcess {
   readonly uiLaunchUrl: string
   readonly output: () => string
   readonly exited: Promise<number | string | null>
+  /** The inspector's WebSocket URL when started with `inspect` (for heapAfterGc). */
+  readonly inspector: string | undefined
   /** SIGTERM and wait (SIGKILL after 20 s). */
   readonly stop: () => Promise<void>
 }
 
 /** Starts `serve --port 0` on `home`, appending everything it prints to `logFile`. */
-export const spawnServe = async (home: string, logFile: string, alsoWaitFor?: RegExp): Promise<ServeProcess> => {
-  const child = spawn(process.execPath, [join(ROOT, "bin/dbdesk.mjs"), "serve", "--port", "0"], {
+export const spawnServe = async (home: string, logFile: string, alsoWaitFor?: RegExp, inspect = false): Promise<ServeProcess> => {
+  const child = spawn(process.execPath, [...(inspect ? ["--inspect=127.0.0.1:0"] : []), join(ROOT, "bin/dbdesk.mjs"), "serve", "--port", "0"], {
     cwd: ROOT,
     env: { ...process.env, DBDESK_HOME: home },
     stdio: ["ignore", "pipe", "pipe"]
@@ -74,6 +77,7 @@ export const spawnServe = async (home: string, logFile: string, alsoWaitFor?: Re
     uiLaunchUrl: ready.ui,
     output: () => output,
     exited,
+    inspector: /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1],
     stop
   }
 }
@@ -130,6 +134,8 @@ export interface PrepareOptions {
   readonly connections?: ReadonlyArray<Record<string, unknown>>
   /** readOnly tokens to create besides one of each kind. */
   readonly moreTokens?: number
+  /** Start with the inspector on loopback, so heapAfterGc can collect and measure the heap. */
+  readonly inspect?: boolean
 }
 
 /** The UI's key exchange: the session cookie of a launch URL. */
@@ -163,7 +169,7 @@ export const prepareServe = async (options: PrepareOptions): Promise<PreparedSer
   const { more: callers, ...tokens } = await createTokens(home, options.part, options.moreTokens ?? 0)
   const sampleId = String(saved.connections[0]!["id"])
   const start = async (): Promise<PreparedServe> => {
-    const running = await spawnServe(home, logFile)
+    const running = await spawnServe(home, logFile, undefined, options.inspect === true)
     const bridgeToken = () => {
       const value = String(JSON.parse(readFileSync(join(home, "mcp-handshake.json"), "utf8")).bridgeToken)
       registerSecret(options.part, "bridge token", value)
@@ -233,6 +239,25 @@ export const closedPort = () =>
 
 /** A recognisable fake secret (a password, an API key) for a part to configure and the scan to look for. */
 export const fakeSecret = (kind: string) => `dbdesk-secret-${kind}-${randomBytes(9).toString("hex")}`
+
+/** Over the inspector (Chrome DevTools Protocol), run from a child with Node 20's WebSocket: two full collections, then the heap in use. */
+const HEAP_AFTER_GC = `
+const ws = new WebSocket(process.argv.at(-1))
+let id = 0
+const pending = new Map()
+const call = (method) => new Promise((resolve, reject) => { const n = ++id; pending.set(n, { resolve, reject }); ws.send(JSON.stringify({ id: n, method, params: {} })) })
+ws.onmessage = (event) => { const m = JSON.parse(event.data); const p = pending.get(m.id); if (p === undefined) return; pending.delete(m.id); m.error ? p.reject(new Error(m.error.message)) : p.resolve(m.result) }
+ws.onopen = async () => { await call("HeapProfiler.enable"); await call("HeapProfiler.collectGarbage"); await call("HeapProfiler.collectGarbage"); console.log(JSON.stringify(await call("Runtime.getHeapUsage"))); ws.close() }
+ws.onerror = () => process.exit(1)
+`
+
+/** The JavaScript heap in use after a full collection, and the process's RSS right after it, in KiB. */
+export const heapAfterGc = async (serve: ServeProcess): Promise<{ readonly heapKib: number; readonly rssKib: number }> => {
+  if (serve.inspector === undefined) throw new Error("serve was not started with the inspector")
+  const { stdout } = await promisify(execFile)(process.execPath, ["--experimental-websocket", "--no-warnings", "-e", HEAP_AFTER_GC, serve.inspector], { timeout: 60_000 })
+  const usage = JSON.parse(stdout) as { usedSize: number }
+  return { heapKib: Math.round(usage.usedSize / 1024), rssKib: rssKib(serve.pid) }
+}
 
 /** VmRSS of a process in KiB (Linux /proc). */
 export const rssKib = (pid: number): number => {
