@@ -113,6 +113,7 @@ describe("fuzzing the MCP endpoint (issue 30 item 2)", () => {
     }
     const pid = serve.process.pid
     let baseline: Promise<{ readonly heapKib: number; readonly rssKib: number }> | undefined
+    let halfway: Promise<{ readonly heapKib: number; readonly rssKib: number }> | undefined
     const started = Date.now()
     let peakKib = 0
     /** RSS every 5 s of the run, in MiB (a leak grows along it; a warm server plateaus). */
@@ -141,6 +142,10 @@ describe("fuzzing the MCP endpoint (issue 30 item 2)", () => {
       warmup: Math.max(1_000, Math.floor(COUNT / 10)),
       onWarm: () => {
         baseline = heapAfterGc(serve.process)
+      },
+      checkpoints: [Math.floor(COUNT / 2)],
+      onCheckpoint: () => {
+        halfway = heapAfterGc(serve.process)
       }
     })
     const seconds = (Date.now() - started) / 1000
@@ -151,6 +156,7 @@ describe("fuzzing the MCP endpoint (issue 30 item 2)", () => {
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
     const survived = serve.process.child.exitCode === null && serve.process.child.signalCode === null
     const start = await baseline!
+    const middle = await halfway!
     const end = survived ? await heapAfterGc(serve.process) : { heapKib: 0, rssKib: 0 }
     const growth = (end.rssKib - start.rssKib) / start.rssKib
     const heapGrowth = (end.heapKib - start.heapKib) / start.heapKib
@@ -164,6 +170,7 @@ describe("fuzzing the MCP endpoint (issue 30 item 2)", () => {
       { name: "answered", value: stats.answered },
       { name: "5xx for client mistakes", value: stats.fiveHundreds, required: "0", ok: stats.fiveHundreds === 0 },
       { name: "503 for a database that does not answer", value: stats.unavailable },
+      { name: "503 legacy sessions full (held by callers of more access)", value: stats.sessionsFull },
       { name: "contract violations", value: stats.violations, required: "0", ok: stats.violations === 0 },
       { name: "resets", value: stats.resets, required: "0", ok: stats.resets === 0 },
       { name: "hangs", value: stats.hangs, required: "0", ok: stats.hangs === 0 },
@@ -172,9 +179,11 @@ describe("fuzzing the MCP endpoint (issue 30 item 2)", () => {
       { name: "secrets in answers", value: stats.secretsFound, required: "0", ok: stats.secretsFound === 0 },
       { name: "RSS after warm-up (after GC)", value: Math.round(start.rssKib / 1024), unit: " MiB" },
       { name: "RSS peak during the run", value: Math.round(peakKib / 1024), unit: " MiB" },
+      { name: "RSS at half the run (after GC)", value: Math.round(middle.rssKib / 1024), unit: " MiB" },
       { name: "RSS after the run (idle, after GC)", value: Math.round(end.rssKib / 1024), unit: " MiB" },
+      { name: "RSS growth over the second half", value: Math.round(((end.rssKib - middle.rssKib) / middle.rssKib) * 1000) / 10, unit: " %" },
       { name: "RSS growth", value: growthPercent, unit: " %", required: FULL ? "≤ 10 %" : `≤ ${RSS_BOUND * 100} % (short run)`, ok: growth <= RSS_BOUND },
-      { name: "JS heap after GC: warm-up → after the run", value: `${Math.round(start.heapKib / 1024)} → ${Math.round(end.heapKib / 1024)}`, unit: " MiB" },
+      { name: "JS heap after GC: warm-up → half → after the run", value: `${Math.round(start.heapKib / 1024)} → ${Math.round(middle.heapKib / 1024)} → ${Math.round(end.heapKib / 1024)}`, unit: " MiB" },
       { name: "JS heap growth", value: Math.round(heapGrowth * 1000) / 10, unit: " %" },
       { name: "dialogs denied", value: approvals.denied() },
       { name: "input_required answers", value: stats.inputRequired },

@@ -23,12 +23,15 @@ export interface FuzzOptions {
   /** Called once when `warmup` cases are done (the memory baseline is taken there). */
   readonly onWarm?: () => void
   readonly warmup?: number
+  /** Called once when each of these case indexes is reached (memory is measured there too). */
+  readonly checkpoints?: ReadonlyArray<number>
+  readonly onCheckpoint?: (index: number) => void
 }
 
 export interface Finding {
   readonly index: number
   readonly label: string
-  readonly kind: "violation" | "reset" | "hang" | "secret" | "not-202" | "probe"
+  readonly kind: "violation" | "5xx" | "reset" | "hang" | "secret" | "not-202" | "probe"
   readonly detail: string
 }
 
@@ -40,6 +43,8 @@ export interface FuzzStats {
   fiveHundreds: number
   /** 503 -33000 answers naming a database that does not answer. */
   unavailable: number
+  /** 503 -33000 legacy_sessions_full: every legacy session held by principals this caller may not evict. */
+  sessionsFull: number
   resets: number
   hangs: number
   violations: number
@@ -177,7 +182,7 @@ const remember = (target: FuzzTarget, fuzzCase: FuzzCase, answer: Answer, stats:
 
 /** Runs `count` cases at `concurrency`; every finding keeps its case index, so `makeCase` with the seed replays it. */
 export const runFuzz = async (options: FuzzOptions): Promise<FuzzStats> => {
-  const stats: FuzzStats = { sent: 0, answered: 0, byStatus: {}, fiveHundreds: 0, unavailable: 0, resets: 0, hangs: 0, violations: 0, secretsFound: 0, failedProbes: 0, inputRequired: 0, findings: [], labels: {}, millis: {} }
+  const stats: FuzzStats = { sent: 0, answered: 0, byStatus: {}, fiveHundreds: 0, unavailable: 0, sessionsFull: 0, resets: 0, hangs: 0, violations: 0, secretsFound: 0, failedProbes: 0, inputRequired: 0, findings: [], labels: {}, millis: {} }
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency })
   const find = (finding: Finding) => {
     if (stats.findings.length < 200) stats.findings.push(finding)
@@ -192,6 +197,7 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzStats> => {
         warmed = true
         options.onWarm?.()
       }
+      if (options.checkpoints?.includes(index) === true) options.onCheckpoint?.(index)
       if (index > 0 && index % options.probeEvery === 0 && !(await options.probe())) {
         stats.failedProbes++
         find({ index, label: "probe", kind: "probe", detail: "server/discover on a new connection was not answered 200" })
@@ -222,7 +228,12 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzStats> => {
       stats.answered++
       stats.byStatus[answer.status] = (stats.byStatus[answer.status] ?? 0) + 1
       if (answer.status === 503 && /"reason":"not_connected"/.test(answer.body)) stats.unavailable++
-      else if (answer.status >= 500) stats.fiveHundreds++
+      // A 17th legacy session the caller may evict none for (issue 30's policy within §3.3): capacity, not a fault.
+      else if (answer.status === 503 && /"reason":"legacy_sessions_full"/.test(answer.body)) stats.sessionsFull++
+      else if (answer.status >= 500) {
+        stats.fiveHundreds++
+        find({ index, label: fuzzCase.label, kind: "5xx", detail: `${answer.status} ${answer.body.slice(0, 300)}` })
+      }
       const problem = contractViolation({ httpMethod: fuzzCase.method, notification: fuzzCase.notification, streamCut: fuzzCase.streamCut }, answer)
       if (problem !== undefined) {
         stats.violations++
