@@ -2,9 +2,9 @@
  * What grows in dbdesk's heap with use (issue 25, "memory comes back"): `node --import tsx bench/heap-growth.ts [N]`.
  * Starts dbdesk with `--heapsnapshot-signal`, sends N (default 50,000) mixed requests at concurrency 16 — reads,
  * writes refused by scope, tool errors, resources, prompts, completion, failed authentications with a new token each
- * time, a new clientInfo name on every call, cancel notifications — snapshots the heap after the first 5,000 and after
- * all N (a snapshot collects garbage first), and prints the object groups that grew between the two. Not part of
- * `npm run bench`: a diagnosis, not a measurement.
+ * time, a new clientInfo name on every call, cancel notifications — snapshots the heap after 1,000, 10,000 and all N
+ * requests (a snapshot collects garbage first; issue 33 item 4), and prints the object groups that grew between each
+ * two. Not part of `npm run bench`: a diagnosis, not a measurement.
  */
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
@@ -18,6 +18,8 @@ const total = Number(process.argv[2] ?? 50_000)
 /** `--rss`: no snapshots (writing one inflates RSS for good), only dbdesk's RSS every 5,000 requests. */
 const rssOnly = process.argv.includes("--rss")
 const WARM = 5_000
+/** Where the heap is snapshotted (issue 33 item 4: 1k, 10k and 50k). */
+const SNAPSHOTS = [1_000, 10_000, total].filter((n, i, list) => n <= total && list.indexOf(n) === i)
 const CONCURRENCY = 16
 const dir = mkdtempSync(join(tmpdir(), "dbdesk-heap-"))
 const dbdesk = await startDbdesk({ nodeFlags: ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${dir}`] })
@@ -149,25 +151,30 @@ const rssCheckpoints = async () => {
   console.log(`statuses ${[...statuses].map(([status, n]) => `${status}×${n}`).join(", ")}`)
 }
 
-const heapGrowth = async () => {
-  // RSS is read before each snapshot: writing one inflates it
-  await run(WARM)
-  const rssWarmKb = readRssKb(dbdesk.pid)
-  const first = await snapshot()
-  await run(total)
-  const rssLastKb = readRssKb(dbdesk.pid)
-  const last = await snapshot()
-  const [a, b] = [groups(first), groups(last)]
-  const sum = (map: Map<string, Group>) => [...map.values()].reduce((total, group) => total + group.bytes, 0)
-  console.log(`requests ${total} (statuses ${[...statuses].map(([status, n]) => `${status}×${n}`).join(", ")})`)
-  console.log(`heap after ${WARM}: ${(sum(a) / 2 ** 20).toFixed(1)} MiB; after ${total}: ${(sum(b) / 2 ** 20).toFixed(1)} MiB`)
-  console.log(`RSS after ${WARM}: ${(rssWarmKb / 1024).toFixed(1)} MiB; after ${total}: ${(rssLastKb / 1024).toFixed(1)} MiB (the first snapshot itself inflates RSS; see --rss)`)
+const sum = (map: Map<string, Group>) => [...map.values()].reduce((all, group) => all + group.bytes, 0)
+
+const printGrowth = (from: number, a: Map<string, Group>, to: number, b: Map<string, Group>) => {
+  console.log(`heap after ${from}: ${(sum(a) / 2 ** 20).toFixed(1)} MiB; after ${to}: ${(sum(b) / 2 ** 20).toFixed(1)} MiB; largest growth (bytes, objects, group):`)
   const grown = [...b].map(([key, group]) => {
     const before = a.get(key) ?? { count: 0, bytes: 0 }
     return { key, count: group.count - before.count, bytes: group.bytes - before.bytes }
-  }).filter((group) => group.bytes > 0).sort((x, y) => y.bytes - x.bytes).slice(0, 25)
-  console.log("largest growth (bytes, objects, group):")
+  }).filter((group) => group.bytes > 0).sort((x, y) => y.bytes - x.bytes).slice(0, 15)
   for (const group of grown) console.log(`  ${String(group.bytes).padStart(10)} ${String(group.count).padStart(8)}  ${group.key}`)
+}
+
+const heapGrowth = async () => {
+  // RSS is read before each snapshot: writing one inflates it
+  const taken: Array<{ requests: number; rssKb: number; heap: Map<string, Group> }> = []
+  for (const at of SNAPSHOTS) {
+    await run(at)
+    const rssKb = readRssKb(dbdesk.pid)
+    taken.push({ requests: at, rssKb, heap: groups(await snapshot()) })
+  }
+  console.log(`requests ${total} (statuses ${[...statuses].map(([status, n]) => `${status}×${n}`).join(", ")})`)
+  console.log(`RSS before each snapshot: ${taken.map((t) => `${t.requests}: ${(t.rssKb / 1024).toFixed(1)} MiB`).join(", ")} (each snapshot inflates RSS; see --rss)`)
+  for (let index = 1; index < taken.length; index++) {
+    printGrowth(taken[index - 1]!.requests, taken[index - 1]!.heap, taken[index]!.requests, taken[index]!.heap)
+  }
 }
 
 try {

@@ -23,13 +23,35 @@ export interface MemoryPlan {
   readonly url: string
   readonly pid: number
   /** Sent in turn (request i gets mix[i % mix.length]). */
-  readonly mix: ReadonlyArray<Scenario>
+  readonly mix: ReadonlyArray<Request>
   readonly concurrency: number
   /** Request counts after which the server's RSS is read (in-flight requests drained first). */
   readonly checkpoints: ReadonlyArray<number>
 }
 
-export type LoadPlan = ThroughputPlan | MemoryPlan
+/** One measured cell of the peers comparison (bench/peers.ts): each server with its own body and headers. */
+export interface CellSpec {
+  readonly scenario: string
+  readonly concurrency: number
+  readonly entries: ReadonlyArray<{ readonly server: string; readonly url: string; readonly request: Request }>
+}
+
+/** The peers comparison: every cell's servers rotated round by round, as in the throughput plan. */
+export interface CellsPlan {
+  readonly kind: "cells"
+  readonly cells: ReadonlyArray<CellSpec>
+  readonly rounds: number
+  readonly warmupMs: number
+  readonly durationMs: number
+}
+
+export type LoadPlan = ThroughputPlan | MemoryPlan | CellsPlan
+
+/** What one request is made of; a Scenario is one. */
+export interface Request {
+  readonly body: string
+  readonly headers: Readonly<Record<string, string>>
+}
 
 export interface RunStats {
   readonly requests: number
@@ -43,10 +65,10 @@ export interface RunStats {
   readonly firstError?: string
 }
 
-export interface CellResult {
+export interface CellResult<S extends string = ServerName> {
   readonly scenario: string
   readonly concurrency: number
-  readonly server: ServerName
+  readonly server: S
   /** One entry per round, in round order. */
   readonly rounds: ReadonlyArray<RunStats>
   /** The position (0-based) this server had in each round's order. */
@@ -73,7 +95,7 @@ interface Sample {
   firstError?: string
 }
 
-const once = (agent: http.Agent, url: URL, scenario: Scenario): Promise<Sample> =>
+const once = (agent: http.Agent, url: URL, scenario: Request): Promise<Sample> =>
   new Promise((resolve) => {
     const request = http.request({
       hostname: url.hostname,
@@ -105,7 +127,7 @@ const percentile = (sorted: Float64Array, p: number): number => {
 }
 
 /** `concurrency` loops against one server for `durationMs`. */
-export const measure = async (target: string, scenario: Scenario, concurrency: number, durationMs: number): Promise<RunStats> => {
+export const measure = async (target: string, scenario: Request, concurrency: number, durationMs: number): Promise<RunStats> => {
   const url = new URL(target)
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency })
   let latencies = new Float64Array(65_536)
@@ -180,6 +202,31 @@ const runThroughput = async (plan: ThroughputPlan): Promise<ReadonlyArray<CellRe
   return cells
 }
 
+const runCells = async (plan: CellsPlan): Promise<ReadonlyArray<CellResult<string>>> => {
+  const cells: Array<CellResult<string>> = []
+  for (const cell of plan.cells) {
+    const entries = cell.entries
+    for (const entry of entries) await measure(entry.url, entry.request, cell.concurrency, plan.warmupMs)
+    const rounds = entries.map(() => [] as Array<RunStats>)
+    const positions = entries.map(() => [] as Array<number>)
+    for (let round = 0; round < plan.rounds; round++) {
+      for (let position = 0; position < entries.length; position++) {
+        const index = (position + round) % entries.length
+        const entry = entries[index]!
+        rounds[index]!.push(await measure(entry.url, entry.request, cell.concurrency, plan.durationMs))
+        positions[index]!.push(position)
+      }
+    }
+    entries.forEach((entry, index) => {
+      const stats = rounds[index]!
+      cells.push({ scenario: cell.scenario, concurrency: cell.concurrency, server: entry.server, rounds: stats, positions: positions[index]! })
+      const errors = stats.reduce((sum, s) => sum + s.errors, 0)
+      log(`  ${cell.scenario.padEnd(34)} c=${String(cell.concurrency).padEnd(3)} ${entry.server.padEnd(16)} req/s per round: ${stats.map((s) => s.rps.toFixed(0)).join(" ")}${errors > 0 ? `  errors: ${errors} (${stats.find((s) => s.firstError)?.firstError ?? ""})` : ""}`)
+    })
+  }
+  return cells
+}
+
 const runMemory = async (plan: MemoryPlan): Promise<ReadonlyArray<MemoryPoint>> => {
   const url = new URL(plan.url)
   const agent = new http.Agent({ keepAlive: true, maxSockets: plan.concurrency, maxFreeSockets: plan.concurrency })
@@ -216,11 +263,12 @@ const main = async () => {
   const [planPath, outPath] = process.argv.slice(2)
   if (planPath === undefined || outPath === undefined) throw new Error("usage: load.ts <plan.json> <out.json>")
   const plan = JSON.parse(readFileSync(planPath, "utf8")) as LoadPlan
-  for (const target of plan.kind === "memory" ? [plan.url] : Object.values(plan.targets)) {
+  const targets = plan.kind === "memory" ? [plan.url] : plan.kind === "cells" ? plan.cells.flatMap((cell) => cell.entries.map((entry) => entry.url)) : Object.values(plan.targets)
+  for (const target of targets) {
     const host = new URL(target).hostname
     if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]") throw new Error(`refusing a non-loopback target: ${target}`)
   }
-  const result = plan.kind === "memory" ? await runMemory(plan) : await runThroughput(plan)
+  const result = plan.kind === "memory" ? await runMemory(plan) : plan.kind === "cells" ? await runCells(plan) : await runThroughput(plan)
   writeFileSync(outPath, JSON.stringify(result))
 }
 

@@ -70,17 +70,18 @@ try {
   rows.push(["dbdesk --version (dist/app/cli.js: effect core, @effect/cli, the command tree)", command([join(ROOT, "bin", "dbdesk.mjs"), "--version"])])
   rows.push(["dbdesk token list (+ Token handler chunk, Tokens service)", command([join(ROOT, "bin", "dbdesk.mjs"), "token", "list", "--home", home])])
   rows.push(["dbdesk-mcp with no server running (dist/app/bridge.js, refusal)", command([join(ROOT, "bin", "dbdesk-mcp.mjs"), "--home", home])])
-  const lazy = ["Serve", "UiApp", "PostgresDriver", "SearchDriver", "ChainVerifier"] as const
+  const lazy = ["Serve", "UiApp", "PostgresDriver", "MysqlDriver", "SearchDriver", "ChainVerifier"] as const
   const costs = importSequence(lazy.map(chunk))
   const what: Record<(typeof lazy)[number], string> = {
     Serve: "import Serve chunk alone (the server's modules, with the effect chunks cli.js shares)",
     UiApp: "  then UiApp chunk (first UI API request: HttpApi, platform-node HTTP server, undici)",
-    PostgresDriver: "  then PostgresDriver chunk (first PostgreSQL connection: postgres)",
+    PostgresDriver: "  then PostgresDriver chunk (first PostgreSQL connection: pg)",
+    MysqlDriver: "  then MysqlDriver chunk (first MySQL connection: mysql2)",
     SearchDriver: "  then SearchDriver chunk (first search connection)",
     ChainVerifier: "  then ChainVerifier chunk (first activity-chain check)"
   }
   lazy.forEach((name, index) => rows.push([what[name], costs[index]!]))
-  for (const pkg of ["effect", "@effect/platform", "@effect/platform-node", "@effect/cli", "undici", "postgres", "jose", "better-sqlite3"]) {
+  for (const pkg of ["effect", "@effect/platform", "@effect/platform-node", "@effect/cli", "undici", "pg", "mysql2", "jose", "better-sqlite3"]) {
     rows.push([`import("${pkg}") unbundled, alone (how the tsx start loaded it)`, importSequence([pkg])[0]!])
   }
 } finally {

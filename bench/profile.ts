@@ -26,9 +26,41 @@ interface CpuProfile {
   readonly timeDeltas: ReadonlyArray<number>
 }
 
+/**
+ * A bundle built with DBDESK_BUILD_UNMINIFIED=1 keeps esbuild's `// src/…` and `// node_modules/…` comment before
+ * each module's code: the module a line of the bundle came from, so a profile of the built bins reads like one of
+ * the sources.
+ */
+const bundleModules = new Map<string, ReadonlyArray<readonly [line: number, path: string]>>()
+const moduleOfBundleLine = (url: string, line: number): string | undefined => {
+  if (!url.startsWith("file://") || !url.includes("/dist/")) return undefined
+  let starts = bundleModules.get(url)
+  if (starts === undefined) {
+    const found: Array<readonly [number, string]> = []
+    try {
+      readFileSync(new URL(url), "utf8").split("\n").forEach((text, index) => {
+        // The path is relative to the build's directory; through a linked node_modules it climbs out first.
+        const comment = /^\/\/ (?:\S*?\/)?((?:src|node_modules)\/\S+\.[cm]?[jt]s)$/.exec(text)
+        if (comment !== null) found.push([index, comment[1]!])
+      })
+    } catch {
+      // not readable: leave the frame as it is
+    }
+    starts = found
+    bundleModules.set(url, starts)
+  }
+  let module: string | undefined
+  for (const [start, path] of starts) {
+    if (start > line) break
+    module = path
+  }
+  return module === undefined ? undefined : `/${module}`
+}
+
 /** Where a frame belongs, coarse enough to say where the time goes. */
 export const areaOf = (frame: CallFrame): string => {
-  const { url, functionName } = frame
+  const { functionName } = frame
+  const url = moduleOfBundleLine(frame.url, frame.lineNumber) ?? frame.url
   if (url === "") {
     if (functionName === "(idle)") return "(idle)"
     if (functionName === "(garbage collector)") return "(garbage collector)"
@@ -50,14 +82,17 @@ export const areaOf = (frame: CallFrame): string => {
   return url
 }
 
-/** Self time (ms) per node id, from the sample stream, leaving out the first `skipMs` (start-up, compilation). */
-const selfTimes = (profile: CpuProfile, skipMs: number) => {
+/**
+ * Self time (ms) per node id, from the sample stream, leaving out the first `skipMs` (start-up, compilation) and
+ * what comes after `untilMs` (the stop).
+ */
+const selfTimes = (profile: CpuProfile, skipMs: number, untilMs = Number.POSITIVE_INFINITY) => {
   const self = new Map<number, number>()
   let at = 0
   profile.samples.forEach((id, index) => {
     const delta = (profile.timeDeltas[index] ?? 0) / 1000
     at += delta
-    if (at >= skipMs) self.set(id, (self.get(id) ?? 0) + delta)
+    if (at >= skipMs && at <= untilMs) self.set(id, (self.get(id) ?? 0) + delta)
   })
   return self
 }
@@ -76,10 +111,73 @@ const mainThreadProfile = (path: string, pid?: number): string => {
   return files.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!
 }
 
-export const summarizeProfile = (path: string, pid?: number, skipMs = 0, top = 25): ReadonlyArray<string> => {
+/**
+ * Time by where it was spent on our side: each sample goes to the nearest frame of our sources or of effect on its
+ * stack, whichever comes first from the leaf (so JSON.parse called from McpDispatcher.ts counts for McpDispatcher.ts,
+ * and effect's fiber loop between two of our steps counts as "effect", not for the socket callback that started the
+ * fiber); a stack with neither counts for its leaf's area (node's HTTP, GC). Skips the first `skipMs` and what comes
+ * after `untilMs`; idle left out.
+ */
+export const timeBySource = (path: string, pid?: number, skipMs = 0, untilMs?: number): { readonly busyMs: number; readonly rows: ReadonlyArray<readonly [string, number]> } => {
+  const profile = JSON.parse(readFileSync(mainThreadProfile(path, pid), "utf8")) as CpuProfile
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
+  const parents = new Map<number, number>()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
+  const owner = new Map<number, string>()
+  const ownerOf = (id: number): string => {
+    const known = owner.get(id)
+    if (known !== undefined) return known
+    let found: string | undefined
+    for (let at: number | undefined = id; at !== undefined && found === undefined; at = parents.get(at)) {
+      const area = areaOf(nodes.get(at)!.callFrame)
+      if (area.startsWith("src/")) found = area
+      else if (area.startsWith("effect")) found = "effect"
+    }
+    const result = found ?? areaOf(nodes.get(id)!.callFrame)
+    owner.set(id, result)
+    return result
+  }
+  const totals = new Map<string, number>()
+  let busyMs = 0
+  for (const [id, ms] of selfTimes(profile, skipMs, untilMs)) {
+    const frame = nodes.get(id)?.callFrame
+    if (frame === undefined || frame.functionName === "(idle)") continue
+    busyMs += ms
+    const key = ownerOf(id)
+    totals.set(key, (totals.get(key) ?? 0) + ms)
+  }
+  return { busyMs, rows: [...totals.entries()].sort((a, b) => b[1] - a[1]) }
+}
+
+/** The stages of a request, for the table in bench/README.md: which of our files (or areas) make up each. */
+const STAGES: ReadonlyArray<readonly [stage: string, match: RegExp]> = [
+  ["HTTP: node's parser, sockets, writes; transport checks, body", /^(node:|src\/http\/(NodeMcpServer|TransportGuard|BodyReader)\.ts$|\(native\)$|\(program\)$)/],
+  ["JSON-RPC decode, header checks, envelope, result envelope", /^src\/(http\/(McpDispatcher|HeaderChecks|HeaderValues|ResultEnvelope|ResponseEncoding|Cursor|LegacyGate)|domain\/(RequestEnvelope|JsonRpc|Json))\.ts$/],
+  ["auth: token check, lockouts", /^src\/(http\/TokenAuthenticator|services\/(Tokens|AuthLockouts))\.ts$/],
+  ["rate limits, request registry", /^(src\/services\/(RateLimits|RateLimitStore|RequestRegistry|BoundedMap)\.ts|@effect\/experimental)$/],
+  ["activity log, connected clients", /^src\/services\/(activity\/|ActivityLog|ConnectedClients)/],
+  ["query history", /^src\/services\/(QueryHistory|StatementRecorder)\.ts$/],
+  ["tool: arguments, gates, SQL classifier, answer caps", /^src\/(http\/methods\/|services\/tools\/|services\/(ConnectionAccess|ConnectionGrants|Connections|Settings|StatementApproval)\.ts|domain\/)/],
+  ["driver: SQLite child IPC / PostgreSQL pipeline", /^(src\/services\/(Drivers\.ts|drivers\/)|pg|pg-protocol|pg-pool|pg-types|better-sqlite3)/],
+  ["bridge: stdio lines, upstream HTTP, JSON", /^src\/bridge\//],
+  ["Effect runtime (fibers, between our steps)", /^effect/],
+  ["garbage collector", /^\(garbage collector\)$/]
+]
+
+export const stageOf = (where: string): string => STAGES.find(([, match]) => match.test(where))?.[0] ?? `other (${where})`
+
+/** `timeBySource` summed by stage. */
+export const timeByStage = (path: string, pid?: number, skipMs = 0, untilMs?: number) => {
+  const { busyMs, rows } = timeBySource(path, pid, skipMs, untilMs)
+  const stages = new Map<string, number>()
+  for (const [where, ms] of rows) stages.set(stageOf(where), (stages.get(stageOf(where)) ?? 0) + ms)
+  return { busyMs, rows: [...stages.entries()].sort((a, b) => b[1] - a[1]) }
+}
+
+export const summarizeProfile = (path: string, pid?: number, skipMs = 0, top = 25, untilMs?: number): ReadonlyArray<string> => {
   const file = mainThreadProfile(path, pid)
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile
-  const self = selfTimes(profile, skipMs)
+  const self = selfTimes(profile, skipMs, untilMs)
   const total = [...self.values()].reduce((a, b) => a + b, 0)
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
   const idle = [...self.entries()].filter(([id]) => nodes.get(id)?.callFrame.functionName === "(idle)").reduce((a, [, t]) => a + t, 0)
@@ -111,7 +209,7 @@ export const summarizeProfile = (path: string, pid?: number, skipMs = 0, top = 2
 }
 
 if (process.argv[1]?.endsWith("profile.ts") === true) {
-  const [target, skip] = process.argv.slice(2)
-  if (target === undefined) throw new Error("usage: profile.ts <file.cpuprofile | directory> [skip-ms]")
-  for (const line of summarizeProfile(target, undefined, Number(skip ?? 0))) process.stdout.write(`${line}\n`)
+  const [target, skip, until] = process.argv.slice(2)
+  if (target === undefined) throw new Error("usage: profile.ts <file.cpuprofile | directory> [skip-ms] [until-ms]")
+  for (const line of summarizeProfile(target, undefined, Number(skip ?? 0), 25, until === undefined ? undefined : Number(until))) process.stdout.write(`${line}\n`)
 }

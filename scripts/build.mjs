@@ -42,7 +42,7 @@ const STANDALONE_ENTRIES = { bridge: "src/bridge/BridgeMain.ts", ...SQLITE_CHILD
  * The library's public entry points: name → source. Adding one: add it here, add `./<name>` to package.json
  * `exports` (types `./dist/types/<path>.d.ts`, import `./dist/lib/<name>.js`) and its source to tsconfig.build.json.
  */
-const LIBRARY_ENTRIES = { index: "src/index.ts" }
+const LIBRARY_ENTRIES = { index: "src/index.ts", domain: "src/domain/index.ts", search: "src/search/index.ts" }
 
 /** Native or optional at run time: never bundled (better-sqlite3 finds its .node file from its own package). */
 const NATIVE = ["better-sqlite3"]
@@ -64,6 +64,23 @@ const unusedCliFileParsers = {
   }
 }
 
+/**
+ * effect's Schema imports its FastCheck module (fast-check and pure-rand, 72 KB) only to build arbitraries for property
+ * tests, which the programs never do: about a twentieth of what `serve` parses at start. The bins carry a stand-in that
+ * says so if anything ever reaches it.
+ */
+const unusedFastCheck = {
+  name: "unused-fast-check",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/FastCheck\.js$/ }, (args) =>
+      /node_modules[\\/]effect[\\/]dist[\\/]esm[\\/]Schema\.js$/.test(args.importer) ? { path: "FastCheck", namespace: "unused-fast-check" } : undefined)
+    build.onLoad({ filter: /.*/, namespace: "unused-fast-check" }, () => ({
+      contents: "export const array = () => { throw new Error(\"dbdesk's programs do not generate arbitraries\") }",
+      loader: "js"
+    }))
+  }
+}
+
 const shared = {
   absWorkingDir: ROOT,
   bundle: true,
@@ -74,8 +91,9 @@ const shared = {
   logLevel: "warning",
   legalComments: "none",
   // No sourcemaps: the bundle keeps identifiers, so stack traces stay readable, and the tarball stays small.
-  minifyWhitespace: true,
-  minifySyntax: true
+  // DBDESK_BUILD_UNMINIFIED=1 keeps esbuild's `// src/…` module comments, which bench/profile.ts maps samples to.
+  minifyWhitespace: process.env.DBDESK_BUILD_UNMINIFIED !== "1",
+  minifySyntax: process.env.DBDESK_BUILD_UNMINIFIED !== "1"
 }
 
 /**
@@ -119,7 +137,7 @@ const parts = {
   app: () => {
     const bundled = {
       external: NATIVE,
-      plugins: [unusedCliFileParsers],
+      plugins: [unusedCliFileParsers, unusedFastCheck],
       // Bundled CommonJS dependencies call require() for node: built-ins.
       banner: { js: "import { createRequire as __dbdeskCreateRequire } from \"node:module\"; const require = __dbdeskCreateRequire(import.meta.url);" }
     }

@@ -35,6 +35,8 @@ export interface StartOptions {
   readonly connections?: ReadonlyArray<Record<string, unknown>>
   /** More node flags (e.g. `--heapsnapshot-signal=SIGUSR2`). */
   readonly nodeFlags?: ReadonlyArray<string>
+  /** Another built checkout to run (its bin/dbdesk.mjs), e.g. the commit before a change: `DBDESK_BENCH_ROOT`. */
+  readonly root?: string
 }
 
 const waitForExit = (child: ChildProcess, ms: number) =>
@@ -54,11 +56,12 @@ export const startDbdesk = async (options: StartOptions = {}): Promise<RunningDb
     writeFileSync(join(home, "connections.json"), JSON.stringify({ version: 1, connections: options.connections }), { mode: 0o600 })
   }
   // Profiled, dbdesk runs from its sources (tsx) so the profile names source files rather than bundle chunks.
+  const root = options.root ?? ROOT
   const command = options.cpuProfileDir === undefined
-    ? [join(ROOT, "bin/dbdesk.mjs")]
-    : ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir, "--import", "tsx", join(ROOT, "src/main.ts")]
+    ? [join(root, "bin/dbdesk.mjs")]
+    : ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir, "--import", "tsx", join(root, "src/main.ts")]
   const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...command, "serve", "--port", "0"], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, DBDESK_HOME: home },
     stdio: ["ignore", "pipe", "pipe"]
   })

@@ -1,4 +1,4 @@
-import { Effect, FiberSet } from "effect"
+import { Deferred, type Duration, Effect, FiberSet } from "effect"
 import type * as http from "node:http"
 import * as readline from "node:readline"
 import type { Readable, Writable } from "node:stream"
@@ -15,9 +15,18 @@ export interface BridgeIo {
   readonly input: Readable
   readonly output: Writable
   readonly errors: Writable
+  /** How long a response after progress waits when nothing confirms the host read the progress (RESPONSE_AFTER_PROGRESS). */
+  readonly responseAfterProgress?: Duration.DurationInput
 }
 
-const RESPONSE_AFTER_PROGRESS = "50 millis"
+/**
+ * Both official SDK clients dispatch a notification a microtask late but a response at once, and the response drops
+ * the request's progress handler: a progress line read in the same chunk as its response is lost ("unknown token").
+ * A legacy host answers `ping`, and its answer comes after every line read before it was handled, so the held
+ * response follows that answer. The modern era has no request a host must answer: there the response waits this
+ * long instead, as it does when a legacy host does not answer the ping.
+ */
+export const RESPONSE_AFTER_PROGRESS: Duration.DurationInput = "50 millis"
 
 const isRequestId = (value: unknown): value is RequestId => typeof value === "string" || typeof value === "number"
 const isResponse = (message: JsonObject) => !("method" in message) && ("result" in message || "error" in message)
@@ -41,6 +50,23 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
     const write = (message: JsonObject) => {
       io.output.write(`${JSON.stringify(message)}\n`)
     }
+    /** Pings sent to a legacy host, by id, until it answers. */
+    const pings = new Map<string, Deferred.Deferred<void>>()
+    let pingCount = 0
+    /** Resolves once the host has handled every line written so far (legacy), or after RESPONSE_AFTER_PROGRESS. */
+    const fallback = io.responseAfterProgress ?? RESPONSE_AFTER_PROGRESS
+    const hostCaughtUp = Effect.suspend(() => {
+      if (!legacyHost) return Effect.sleep(fallback)
+      const id = `dbdesk-bridge-sync-${++pingCount}`
+      return Effect.flatMap(Deferred.make<void>(), (answered) => {
+        pings.set(id, answered)
+        write({ jsonrpc: "2.0", id, method: "ping" })
+        return Deferred.await(answered).pipe(
+          Effect.timeoutTo({ duration: fallback, onSuccess: () => undefined, onTimeout: () => undefined }),
+          Effect.ensuring(Effect.sync(() => pings.delete(id)))
+        )
+      })
+    })
     const log = (text: string) => {
       io.errors.write(`dbdesk-mcp: ${text}\n`)
     }
@@ -88,9 +114,7 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
         }
         if (reply.kind === "stream") {
           if (heldResponse !== undefined) {
-            // Both official SDKs handle notifications a microtask late but responses at once: a response read
-            // in the same chunk as the last progress line would drop it, so it follows in a later write.
-            yield* Effect.sleep(RESPONSE_AFTER_PROGRESS)
+            yield* hostCaughtUp
             write(heldResponse)
           } else if (!reply.answered) fail(hostId, -33000, "The dbdesk server closed the response stream without an answer")
         } else if (isJsonObject(reply.message) && isResponse(reply.message)) {
@@ -120,7 +144,10 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
       const method = message["method"]
       const id = message["id"]
       if (typeof method !== "string") {
-        if (isResponse(message)) return Effect.void
+        if (isResponse(message)) {
+          const ping = typeof id === "string" ? pings.get(id) : undefined
+          return ping === undefined ? Effect.void : Effect.asVoid(Deferred.succeed(ping, undefined))
+        }
         return Effect.sync(() => fail(isRequestId(id) ? id : null, -32600, "Invalid JSON-RPC message: it needs a method"))
       }
       if (id === undefined) {

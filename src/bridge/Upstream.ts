@@ -95,7 +95,9 @@ export const postUpstream = (
       settled = true
       resume(outcome)
     }
-    const unreachable = (cause: unknown) => settle(Effect.fail(new UpstreamUnreachable({ port: target.port, cause })))
+    const unreachable = (cause: unknown) => {
+      if (!settled) settle(Effect.fail(new UpstreamUnreachable({ port: target.port, cause })))
+    }
     const body = JSON.stringify(message)
     const request = http.request({
       agent,
@@ -107,22 +109,29 @@ export const postUpstream = (
     }, (response) => {
       const status = response.statusCode ?? 0
       const streamed = (response.headers["content-type"] ?? "").toLowerCase().startsWith("text/event-stream")
-      let text = ""
       let answered = false
-      const frames = new SseFrames((frame) => {
-        if (isResponse(frame)) answered = true
-        onFrame(frame)
-      })
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => (streamed ? frames.push(chunk) : (text += chunk)))
-      response.on("end", () => {
-        if (streamed) {
+      if (streamed) {
+        const frames = new SseFrames((frame) => {
+          if (isResponse(frame)) answered = true
+          onFrame(frame)
+        })
+        const finish = () => {
           frames.finish()
-          return settle(Effect.succeed({ kind: "stream", status, answered }))
+          settle(Effect.succeed({ kind: "stream", status, answered }))
         }
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => frames.push(chunk))
+        response.on("end", finish)
+        response.on("error", unreachable)
+        response.on("close", finish)
+        return
+      }
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("end", () => {
         let parsed: unknown
         try {
-          parsed = text === "" ? undefined : JSON.parse(text)
+          parsed = chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString("utf8"))
         } catch {
           parsed = undefined
         }
@@ -130,9 +139,7 @@ export const postUpstream = (
       })
       response.on("error", unreachable)
       response.on("close", () => {
-        if (!streamed) return unreachable(new Error("the connection closed before the answer was complete"))
-        frames.finish()
-        settle(Effect.succeed({ kind: "stream", status, answered }))
+        if (!settled) unreachable(new Error("the connection closed before the answer was complete"))
       })
     })
     request.on("error", unreachable)

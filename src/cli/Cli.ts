@@ -8,6 +8,7 @@ import { clientsCommand } from "./ClientsCommand.ts"
 import { described, EXIT_USAGE } from "./CliSupport.ts"
 import { connectionCommand } from "./ConnectionCommand.ts"
 import { doctorCommand } from "./DoctorCommand.ts"
+import { policyCommand } from "./PolicyCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"
 import { type CommandNode, explainUsage } from "./Suggestions.ts"
 import { tokenCommand } from "./TokenCommand.ts"
@@ -39,7 +40,7 @@ const dbdesk = Command.make(PROGRAM).pipe(
     "dbdesk doctor                         check the installation",
     "dbdesk <command> --help               help for one command"
   ])),
-  Command.withSubcommands([serveCommand, doctorCommand, clientsCommand, connectionCommand, tokenCommand, activityCommand, bridgeCommand, completions])
+  Command.withSubcommands([serveCommand, doctorCommand, clientsCommand, connectionCommand, tokenCommand, policyCommand, activityCommand, bridgeCommand, completions])
 )
 
 completionRoot = dbdesk

@@ -18,6 +18,8 @@ const fieldOption = (field: FieldSpec): Options.Options<unknown> => {
     switch (field.kind) {
       case "integer":
         return Options.integer(field.flag)
+      case "number":
+        return Options.float(field.flag)
       case "boolean":
         return Options.boolean(field.flag)
       case "choice":
@@ -47,14 +49,21 @@ const examplesFor = (spec: ConnectionTypeSpec): ReadonlyArray<string> => {
   ]
 }
 
+/** Issue 35: `--mask users.password_hash --hide '*.ssn'`, each repeatable; they become the masking rules. */
+const rulesOptions = Options.all({
+  mask: Options.text("mask").pipe(Options.withDescription("mask this column for AI clients (table.column or schema.table.column, * for any characters; repeatable)"), Options.repeated),
+  hide: Options.text("hide").pipe(Options.withDescription("hide this column from AI clients (same patterns; repeatable)"), Options.repeated)
+})
+
 const addType = (spec: ConnectionTypeSpec) => {
-  const plain = spec.fields.filter((field) => field.kind !== "secret")
+  const plain = spec.fields.filter((field) => field.kind !== "secret" && field.kind !== "rules")
   const secrets = spec.fields.filter((field) => field.kind === "secret")
   const config = {
     home,
     json,
     fields: Options.all(Object.fromEntries(plain.map((field) => [field.name, fieldOption(field)]))),
-    secrets: secrets.length === 0 ? Options.none : Options.all(Object.fromEntries(secrets.map((field) => [field.name, secretOptions(field)])))
+    secrets: secrets.length === 0 ? Options.none : Options.all(Object.fromEntries(secrets.map((field) => [field.name, secretOptions(field)]))),
+    rules: spec.fields.some((field) => field.kind === "rules") ? rulesOptions : Options.none
   }
   return Command.make(spec.type, config, lazyHandler(handlers, (m) => m.add(spec))).pipe(Command.withDescription(described(
     `Add a ${spec.type} connection. Secrets come from a prompt, --…-stdin or --…-env, never from the command line.`,

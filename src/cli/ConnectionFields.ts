@@ -7,7 +7,7 @@ import { Connection } from "../domain/Connection.ts"
  * own flags) without a list kept by hand. Secrets (`Redacted` fields) never become a flag that
  * takes the value: they come from a prompt, stdin or an environment variable.
  */
-export type FieldKind = "text" | "integer" | "boolean" | "choice" | "secret"
+export type FieldKind = "text" | "integer" | "number" | "boolean" | "choice" | "secret" | "rules"
 
 export interface FieldSpec {
   /** The property of the connection (camelCase). */
@@ -29,6 +29,10 @@ const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.to
 
 const baseOf = (ast: SchemaAST.AST): SchemaAST.AST => (SchemaAST.isRefinement(ast) ? baseOf(ast.from) : ast)
 
+/** Whether a number schema is refined to whole numbers (Schema.Int) anywhere in its chain. */
+const isInt = (ast: SchemaAST.AST): boolean =>
+  SchemaAST.isRefinement(ast) && (ast.annotations[SchemaAST.SchemaIdAnnotationId] === Schema.IntSchemaId || isInt(ast.from))
+
 const literalsOf = (ast: SchemaAST.AST): ReadonlyArray<string> | undefined => {
   const base = baseOf(ast)
   if (SchemaAST.isLiteral(base) && typeof base.literal === "string") return [base.literal]
@@ -37,13 +41,21 @@ const literalsOf = (ast: SchemaAST.AST): ReadonlyArray<string> | undefined => {
   return values.every((value): value is string => value !== undefined) ? values : undefined
 }
 
-const kindOf = (ast: SchemaAST.AST): { readonly kind: FieldKind; readonly choices: ReadonlyArray<string> } => {
+const isList = (ast: SchemaAST.AST): boolean => {
+  const base = baseOf(ast)
+  return SchemaAST.isTupleType(base) || (SchemaAST.isUnion(base) && base.types.some(isList))
+}
+
+const kindOf = (ast: SchemaAST.AST, encoded: SchemaAST.AST | undefined): { readonly kind: FieldKind; readonly choices: ReadonlyArray<string> } => {
   if (SchemaAST.isDeclaration(ast)) return { kind: "secret", choices: [] }
+  // Issue 35: the one field stored as a list, masking rules, takes repeatable --mask / --hide flags (a cluster's
+  // nodes are a list too, but stored and typed as one comma-separated text).
+  if (encoded !== undefined && isList(encoded)) return { kind: "rules", choices: [] }
   const choices = literalsOf(ast)
   if (choices !== undefined) return { kind: "choice", choices }
   const base = baseOf(ast)
   if (SchemaAST.isBooleanKeyword(base)) return { kind: "boolean", choices: [] }
-  if (SchemaAST.isNumberKeyword(base)) return { kind: "integer", choices: [] }
+  if (SchemaAST.isNumberKeyword(base)) return { kind: isInt(ast) ? "integer" : "number", choices: [] }
   return { kind: "text", choices: [] }
 }
 
@@ -57,11 +69,12 @@ const typeSpec = (member: Schema.Schema.AnyNoContext): ConnectionTypeSpec => {
     .filter((field) => field.name !== "id" && field.name !== "type")
     .map((field): FieldSpec => {
       const name = String(field.name)
+      const stored = encoded.propertySignatures.find((candidate) => candidate.name === field.name)
       return {
         name,
         flag: kebab(name),
-        ...kindOf(field.type),
-        optional: encoded.propertySignatures.find((candidate) => candidate.name === field.name)?.isOptional ?? field.isOptional
+        ...kindOf(field.type, stored?.type),
+        optional: stored?.isOptional ?? field.isOptional
       }
     })
   return { type, fields }

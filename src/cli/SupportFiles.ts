@@ -1,4 +1,4 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import { type Connection, ConnectionsFile } from "../domain/Connection.ts"
 import { readFileIfExists } from "../services/AtomicFile.ts"
 import { type HandshakeFile, isPidAlive, readHandshake } from "../services/Handshake.ts"
@@ -41,3 +41,15 @@ export const findConnection = (all: ReadonlyArray<Connection>, idOrName: string)
 
 export const connectionChoices = (all: ReadonlyArray<Connection>): string =>
   all.length === 0 ? "there are no connections" : `the connections are ${all.map((connection) => `${connection.id} (${connection.name})`).join(", ")}`
+
+/** JSON text decoded with a schema; the failure says what is wrong in one line (not JSON, or which field). */
+export const decodeJsonFile = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, string> => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    return Either.left(`it is not JSON (${error instanceof Error ? error.message : String(error)})`)
+  }
+  return Either.mapLeft(Schema.decodeUnknownEither(schema)(parsed), (error) =>
+    ParseResult.ArrayFormatter.formatErrorSync(error).slice(0, 3).map((issue) => `${issue.path.join(".") || "(top level)"}: ${issue.message}`).join("; "))
+}

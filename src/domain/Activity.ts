@@ -48,6 +48,12 @@ export type ActivityEvent =
   & Pick<ActivityEntry, "category" | "action">
   & Partial<Omit<ActivityEntry, Chained>>
 
+/**
+ * Issue 35 item 4: a tool result carries, under this key (never serialized), which masking rules changed it; the
+ * activity row of the call records it in `details` (the rule and the column, never a value).
+ */
+export const POLICY_NOTE: unique symbol = Symbol.for("dbdesk/activity/policy-note")
+
 /** The fields in the order they are hashed and exported. */
 export const ACTIVITY_FIELDS = [
   "seq", "at", "category", "action", "outcome", "tokenId", "tokenName", "clientName", "clientVersion", "clientTitle",

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { SearchSslMode } from "./SearchConnection.ts"
+import { maskingRulesField, SecretCatalogs } from "./MaskingRules.ts"
+import { SearchClusterFields, SearchSslMode } from "./SearchConnection.ts"
 
 /** product-decisions §2: the three access settings of every connection, defaults first. */
 export const ExternalAccess = Schema.Literal("readOnly", "readWrite", "blocked")
@@ -17,11 +18,14 @@ const common = {
   name: Schema.String.pipe(Schema.nonEmptyString({ message: () => "A connection needs a name." })),
   externalAccess: Schema.optionalWith(ExternalAccess, { default: () => "readOnly" as const }),
   aiPolicy: Schema.optionalWith(AiPolicy, { default: () => "askEachTime" as const }),
-  confirmQueries: Schema.optionalWith(ConfirmQueries, { default: () => "writes" as const })
+  confirmQueries: Schema.optionalWith(ConfirmQueries, { default: () => "writes" as const }),
+  /** Issue 35: AI settings that guard what MCP callers read (the UI shows everything). */
+  secretCatalogs: Schema.optionalWith(SecretCatalogs, { default: () => "closed" as const })
 }
+const sql = { ...common, maskingRules: maskingRulesField("sql") }
 
 export const SqliteConnection = Schema.Struct({
-  ...common,
+  ...sql,
   type: Schema.Literal("sqlite"),
   path: Schema.String.pipe(Schema.nonEmptyString({ message: () => "A SQLite connection needs the path of its database file." }))
 })
@@ -30,7 +34,7 @@ export type SqliteConnection = typeof SqliteConnection.Type
 export const PostgresSslMode = Schema.Literal("disable", "prefer", "require", "verify-ca", "verify-full")
 
 export const PostgresConnection = Schema.Struct({
-  ...common,
+  ...sql,
   type: Schema.Literal("postgresql"),
   host: Schema.String.pipe(Schema.nonEmptyString()),
   port: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 65535)), { default: () => 5432 }),
@@ -47,7 +51,7 @@ export const MysqlSslMode = Schema.Literal("disabled", "preferred", "required", 
 
 /** Issue 34: MySQL 8.0+ and MariaDB 10.6+; a MySQL schema is a database, so the database is optional. */
 export const MysqlConnection = Schema.Struct({
-  ...common,
+  ...sql,
   type: Schema.Literal("mysql"),
   host: Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Host name or address of the MySQL/MariaDB server" }),
   port: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 65535)).annotations({ description: "TCP port (default 3306)" }), { default: () => 3306 }),
@@ -61,12 +65,15 @@ export type MysqlConnection = typeof MysqlConnection.Type
 /** Doc 2 §2.1: one cluster, no Database field; the API key is the whole credential. */
 export const SearchConnection = Schema.Struct({
   ...common,
+  maskingRules: maskingRulesField("search"),
   type: Schema.Literal("search"),
   host: Schema.String.pipe(Schema.nonEmptyString()),
   port: Schema.Int.pipe(Schema.between(1, 65535)),
   apiKey: Schema.Redacted(Schema.String),
   sslMode: Schema.optionalWith(SearchSslMode, { default: () => "Disabled" as const }),
-  skipTlsVerification: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  skipTlsVerification: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  /** Issue 28 item 4: more nodes, a nearest node and the official client's retry and health-check settings (all optional). */
+  ...SearchClusterFields
 })
 export type SearchConnection = typeof SearchConnection.Type
 

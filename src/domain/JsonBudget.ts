@@ -92,7 +92,8 @@ const walk = (value: unknown, limit: number, path: string, state: Walk): { reado
       if (inner === undefined || typeof inner === "function") continue
       const head = (bytes > 2 ? 1 : 0) + jsonStringBytes(key) + 1
       const walked = walk(inner, limit - bytes - head, path === "" ? key : `${path}.${key}`, state)
-      result[key] = walked.value
+      // A key "__proto__" (JSON.parse makes it an own key) must stay a key, not set the copy's prototype.
+      Object.defineProperty(result, key, { value: walked.value, enumerable: true, writable: true, configurable: true })
       bytes += head + walked.bytes
     }
     return { value: result, bytes }

@@ -13,6 +13,18 @@ export const JsonRpcRequest = Schema.Struct({
 })
 export type JsonRpcRequest = typeof JsonRpcRequest.Type
 
+/**
+ * `JsonRpcRequest` checked by hand for a value that came from `JSON.parse` (so every member is JSON already): the
+ * request path runs this on every call, where the Schema walked the whole of `params` (issue 33).
+ */
+export const readJsonRpcRequest = (value: { readonly [key: string]: unknown }): JsonRpcRequest | undefined => {
+  const { jsonrpc, id, method, params } = value
+  if (jsonrpc !== "2.0" || typeof method !== "string") return undefined
+  if (id !== undefined && typeof id !== "string" && !(typeof id === "number" && Number.isInteger(id))) return undefined
+  if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) return undefined
+  return value as JsonRpcRequest
+}
+
 export const JsonRpcErrorObject = Schema.Struct({
   code: Schema.Int,
   message: Schema.String,

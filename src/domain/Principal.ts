@@ -1,3 +1,5 @@
+import type { TokenRecord } from "./Token.ts"
+
 /** Wire contract §5 point 7 and product-decisions §4 "Scopes by level". */
 export type AccessLevel = "readOnly" | "readWrite" | "fullAccess"
 export type Scope = "tools:read" | "resources:read" | "tools:write" | "admin"
@@ -32,4 +34,15 @@ export const anonymousPrincipal = (address: string): Principal => ({
   access: "anonymous",
   scopes: scopesForLevel("anonymous"),
   connections: "all"
+})
+
+export const tokenPrincipal = (token: Pick<TokenRecord, "id" | "name" | "access" | "connections" | "bridge">): Principal => ({
+  // Product-decisions §4 "Bridge token": rotation is not revocation, so every bridge value is one caller.
+  key: token.bridge ? "bridge" : `token:${token.id}`,
+  kind: "token",
+  access: token.access,
+  scopes: scopesForLevel(token.access),
+  tokenId: token.id,
+  tokenName: token.name,
+  connections: token.connections
 })

@@ -170,6 +170,9 @@ const earlierCut = (text: string): { readonly shown: string; readonly full: numb
   return match === null ? undefined : { shown: text.slice(0, at), full: Number(match[1]) }
 }
 
+/** Whether a cell shows only the start of its value (it ends with dbdesk's cut marker): such a value cannot be edited. */
+export const isCutCell = (cell: Cell): boolean => typeof cell === "string" && earlierCut(cell) !== undefined
+
 /**
  * Caps one cell at `maxCellBytes` UTF-8 bytes: a longer text keeps its longest prefix that fits (never splitting a
  * character) followed by {@link cutMarker}; a blob is shown as hex (see `capBlob`); numbers, booleans and null are

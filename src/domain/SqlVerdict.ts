@@ -1,8 +1,12 @@
+import { Schema } from "effect"
 import * as K from "./SqlKeywords.ts"
 import type { SqlToken } from "./SqlLexer.ts"
-import type { StatementTier } from "./StatementClassifier.ts"
 
 /** Verdicts and token scans of the statement classifier (product-decisions §3.1). */
+
+/** Statement tiers of product-decisions §3.1. */
+export const StatementTier = Schema.Literal("safe", "write", "destructive")
+export type StatementTier = typeof StatementTier.Type
 
 export interface Verdict {
   readonly tier: StatementTier
@@ -47,7 +51,7 @@ export const closeOf = (tokens: ReadonlyArray<SqlToken>, open: number): number =
 const FILE_FUNCTION_CALL = new RegExp(`\\b(${[...K.FILES_OR_CODE_FUNCTIONS].join("|")})\\s*\\(`, "i")
 
 /** PostgreSQL `U&"…"` / `U&'…'` text with its `\XXXX` and `\+XXXXXX` escapes (or the UESCAPE character) decoded. */
-const decodedText = (tokens: ReadonlyArray<SqlToken>, i: number): string => {
+export const decodedText = (tokens: ReadonlyArray<SqlToken>, i: number): string => {
   const token = tokens[i]!
   const text = token.kind === "word" ? token.text : token.kind === "quoted" || token.kind === "string" ? token.text : ""
   if (!(isPunct(tokens[i - 1], "&") && isWord(tokens[i - 2], "U"))) return text

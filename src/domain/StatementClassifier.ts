@@ -12,16 +12,14 @@ import {
   SAFE,
   scanFilesOrCode,
   scanRead,
+  StatementTier,
   type Verdict,
   worse,
   write
 } from "./SqlVerdict.ts"
 
 export type { SqlDialect } from "./SqlLexer.ts"
-
-/** Statement tiers of product-decisions §3.1. */
-export const StatementTier = Schema.Literal("safe", "write", "destructive")
-export type StatementTier = typeof StatementTier.Type
+export { StatementTier } from "./SqlVerdict.ts"
 
 /**
  * The verdict on a SQL text (product-decisions §3.1, fail closed): the worst tier over every statement and

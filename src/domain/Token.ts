@@ -1,6 +1,7 @@
 import { Either, Schema } from "effect"
 
 export const AccessLevel = Schema.Literal("readOnly", "readWrite", "fullAccess")
+export type AccessLevel = typeof AccessLevel.Type
 
 /** product-decisions §4 "Token format": `dbd_` + base64url(32 random bytes), 8-character display prefix. */
 export const TOKEN_VALUE_PATTERN = /^dbd_[A-Za-z0-9_-]{43}$/

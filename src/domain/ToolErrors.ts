@@ -18,10 +18,25 @@ export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number]
  * A tool that failed because of the database, the arguments' values or the user's policy: a
  * successful JSON-RPC result with `isError: true` whose text is `<code>: <message>` (§7.2, C7.2-a).
  */
-export class ToolFailure extends Data.TaggedError("ToolFailure")<{ readonly code: ToolErrorCode; readonly detail: string }> {
+export class ToolFailure extends Data.TaggedError("ToolFailure")<{
+  readonly code: ToolErrorCode
+  readonly detail: string
+  /** Issue 35: the AI-settings gate that refused the call (shown to the caller and recorded in the activity log). */
+  readonly policy?: PolicyGate | undefined
+}> {
   override get message(): string {
     return `${this.code}: ${this.detail}`
   }
 }
 
 export const toolFailure = (code: ToolErrorCode, detail: string) => new ToolFailure({ code, detail })
+
+/** Issue 35: which gate refused, the rule (a secret catalog, a masking pattern) and the connection setting behind it. */
+export interface PolicyGate {
+  readonly gate: "secret_catalog" | "untraceable"
+  readonly rule: string
+  readonly setting: string
+}
+
+export const policyFailure = (refusal: PolicyGate & { readonly message: string }) =>
+  new ToolFailure({ code: "denied", detail: refusal.message, policy: { gate: refusal.gate, rule: refusal.rule, setting: refusal.setting } })

@@ -2,6 +2,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { ActivityEntry, ConnectedClient } from "./Activity.ts"
 import { PendingApproval } from "./Approval.ts"
+import { PolicyExplainRequest, PolicyExplanation } from "./PolicyExplanation.ts"
 import { SearchDashboard, SearchKeyRecord, NewSearchKey } from "./SearchAdmin.ts"
 import { Settings } from "./Settings.ts"
 import {
@@ -18,6 +19,7 @@ import {
   UiEditResult,
   UiError,
   UiNewToken,
+  UiNodeHealth,
   UiNotFound,
   UiPage,
   UiSettingsPatch,
@@ -26,6 +28,20 @@ import {
   UiTableList,
   UiToken
 } from "./UiSchemas.ts"
+import {
+  UiBridgeTest,
+  UiChainCheck,
+  UiClientSetup,
+  UiHistoryEntry,
+  UiNewSavedQuery,
+  UiPairingApproval,
+  UiPairingCode,
+  UiSavedQuery,
+  UiSqlApply,
+  UiSqlApplyResult,
+  UiSqlEdits,
+  UiSqlPreview
+} from "./UiWorkSchemas.ts"
 
 const IdPath = Schema.Struct({ id: Schema.String })
 const TablePath = Schema.Struct({ id: Schema.String, table: Schema.String })
@@ -50,6 +66,17 @@ const browse = HttpApiGroup.make("browse")
   .add(HttpApiEndpoint.post("rows", "/connections/:id/tables/:table/rows").setPath(TablePath).setPayload(UiBrowseRequest).addSuccess(UiPage))
   .add(HttpApiEndpoint.post("save", "/connections/:id/tables/:table/edits").setPath(TablePath).setPayload(UiEditRequest).addSuccess(UiEditResult))
   .add(HttpApiEndpoint.post("console", "/connections/:id/console").setPath(IdPath).setPayload(UiConsoleRequest).addSuccess(UiConsoleResult))
+  .add(
+    HttpApiEndpoint.post("cancelConsole", "/connections/:id/console/:runId/cancel").setPath(Schema.Struct({ id: Schema.String, runId: Schema.String }))
+      .addSuccess(Schema.Struct({ cancelled: Schema.Number }))
+  )
+  .add(HttpApiEndpoint.post("sqlPreview", "/connections/:id/tables/:table/sql-edits/preview").setPath(TablePath).setPayload(UiSqlEdits).addSuccess(UiSqlPreview))
+  .add(HttpApiEndpoint.post("sqlApply", "/connections/:id/tables/:table/sql-edits/apply").setPath(TablePath).setPayload(UiSqlApply).addSuccess(UiSqlApplyResult))
+  .add(
+    HttpApiEndpoint.get("history", "/connections/:id/history").setPath(IdPath)
+      .setUrlParams(Schema.Struct({ limit: Schema.optional(Schema.NumberFromString), search: Schema.optional(Schema.String) }))
+      .addSuccess(Schema.Array(UiHistoryEntry))
+  )
 
 const search = HttpApiGroup.make("search")
   .add(HttpApiEndpoint.get("keys", "/connections/:id/keys").setPath(IdPath).addSuccess(Schema.Array(SearchKeyRecord)))
@@ -79,6 +106,26 @@ const mcp = HttpApiGroup.make("mcp")
   .add(HttpApiEndpoint.get("approvals", "/approvals").addSuccess(Schema.Array(PendingApproval)))
   .add(HttpApiEndpoint.post("answer", "/approvals/:id").setPath(IdPath).setPayload(UiAnswer).addSuccess(Schema.Struct({ answered: Schema.Boolean })))
 
+/** Saved console queries, the "Connect a client" tab, pairing, plugins and the chain check (issue 27). */
+const work = HttpApiGroup.make("work")
+  .add(HttpApiEndpoint.get("savedQueries", "/saved-queries").addSuccess(Schema.Array(UiSavedQuery)))
+  .add(HttpApiEndpoint.post("saveQuery", "/saved-queries").setPayload(UiNewSavedQuery).addSuccess(UiSavedQuery))
+  .add(HttpApiEndpoint.del("deleteQuery", "/saved-queries/:id").setPath(IdPath))
+  .add(HttpApiEndpoint.get("clientSetup", "/client-setup").addSuccess(UiClientSetup))
+  .add(HttpApiEndpoint.post("testBridge", "/client-setup/test").addSuccess(UiBridgeTest))
+  .add(HttpApiEndpoint.post("approvePairing", "/pairing/approve").setPayload(UiPairingApproval).addSuccess(UiPairingCode))
+  .add(HttpApiEndpoint.post("disableDriver", "/drivers/:type/disable").setPath(Schema.Struct({ type: Schema.String })).addSuccess(Schema.Array(UiDriver)))
+  .add(HttpApiEndpoint.post("verifyChain", "/activity/verify").addSuccess(UiChainCheck))
+
+/** Issue 28: the policy explainer (item 3), a grid page as its console request (item 2), a cluster's node health (item 4). */
+const insight = HttpApiGroup.make("insight")
+  .add(HttpApiEndpoint.post("explain", "/policy/explain").setPayload(PolicyExplainRequest).addSuccess(PolicyExplanation))
+  .add(HttpApiEndpoint.get("nodes", "/connections/:id/nodes").setPath(IdPath).addSuccess(Schema.Array(UiNodeHealth)))
+  .add(
+    HttpApiEndpoint.post("consoleRequest", "/connections/:id/tables/:table/console-request").setPath(TablePath).setPayload(UiBrowseRequest)
+      .addSuccess(Schema.Struct({ text: Schema.String }))
+  )
+
 /** The UI API (product-decisions §1, §9): served under `/api` on the UI port; the UI derives its client from it. */
 export class UiApi extends HttpApi.make("ui")
   .add(server)
@@ -86,6 +133,8 @@ export class UiApi extends HttpApi.make("ui")
   .add(browse)
   .add(search)
   .add(mcp)
+  .add(work)
+  .add(insight)
   .addError(UiError, { status: 400 })
   .addError(UiNotFound, { status: 404 })
   .prefix("/api")

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { CellValue } from "./ResultSet.ts"
 import { PendingApproval, ApprovalDecision } from "./Approval.ts"
 import { AiPolicy, ConfirmQueries, ExternalAccess } from "./Connection.ts"
+import { MaskingAction, SecretCatalogs } from "./MaskingRules.ts"
 import { AccessLevel } from "./Token.ts"
 
 /** A failure the UI shows as is: written for a person, never holding a secret (product-decisions §9). */
@@ -13,6 +14,20 @@ export type ConnectionKind = typeof ConnectionKind.Type
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
+/** A masking rule as the form edits it; the connection schema checks the pattern when saved (issue 35). */
+export const UiMaskingRule = Schema.Struct({ pattern: Schema.String, action: MaskingAction })
+export type UiMaskingRule = typeof UiMaskingRule.Type
+/** Issue 28 item 4 (search): further nodes and the nearest node as URLs, and the official client's settings. */
+const clusterFields = {
+  nodes: optional(Schema.String),
+  nearestNode: optional(Schema.String),
+  healthcheckIntervalSeconds: optional(Schema.Number),
+  numRetries: optional(Schema.Number),
+  retryIntervalSeconds: optional(Schema.Number),
+  connectionTimeoutSeconds: optional(Schema.Number),
+  randomizeNodes: optional(Schema.Boolean)
+}
+
 /** A connection as the UI sees it: whether a password or API key is set, never its value (product-decisions §9). */
 export const UiConnection = Schema.Struct({
   id: Schema.String,
@@ -21,6 +36,8 @@ export const UiConnection = Schema.Struct({
   externalAccess: ExternalAccess,
   aiPolicy: AiPolicy,
   confirmQueries: ConfirmQueries,
+  secretCatalogs: SecretCatalogs,
+  maskingRules: Schema.Array(UiMaskingRule),
   path: optional(Schema.String),
   host: optional(Schema.String),
   port: optional(Schema.Int),
@@ -28,18 +45,21 @@ export const UiConnection = Schema.Struct({
   user: optional(Schema.String),
   sslMode: optional(Schema.String),
   skipTlsVerification: optional(Schema.Boolean),
+  ...clusterFields,
   hasPassword: Schema.Boolean,
   hasApiKey: Schema.Boolean
 })
 export type UiConnection = typeof UiConnection.Type
 
-/** The new/edit form; on edit an absent `password`/`apiKey` keeps the stored one. */
+/** The new/edit form; on edit an absent `password`/`apiKey` keeps the stored one, absent AI settings keep theirs. */
 export const UiConnectionInput = Schema.Struct({
   name: Schema.String,
   type: ConnectionKind,
   externalAccess: ExternalAccess,
   aiPolicy: AiPolicy,
   confirmQueries: ConfirmQueries,
+  secretCatalogs: optional(SecretCatalogs),
+  maskingRules: optional(Schema.Array(UiMaskingRule)),
   path: optional(Schema.String),
   host: optional(Schema.String),
   port: optional(Schema.Int),
@@ -48,7 +68,8 @@ export const UiConnectionInput = Schema.Struct({
   password: optional(Schema.String),
   apiKey: optional(Schema.String),
   sslMode: optional(Schema.String),
-  skipTlsVerification: optional(Schema.Boolean)
+  skipTlsVerification: optional(Schema.Boolean),
+  ...clusterFields
 })
 export type UiConnectionInput = typeof UiConnectionInput.Type
 
@@ -122,7 +143,9 @@ export const UiPage = Schema.Struct({
   total: Schema.NullOr(Schema.Number),
   /** Dropped sorts, the filter_by sent, and similar facts worth showing under the grid. */
   notes: Schema.Array(Schema.String),
-  editable: Schema.Boolean
+  editable: Schema.Boolean,
+  /** Why the grid is read-only, when it is (issue 27). */
+  readOnlyReason: optional(Schema.String)
 })
 export type UiPage = typeof UiPage.Type
 
@@ -143,7 +166,8 @@ export const UiEditResult = Schema.Struct({
 })
 export type UiEditResult = typeof UiEditResult.Type
 
-export const UiConsoleRequest = Schema.Struct({ text: Schema.String, confirmed: Schema.Boolean })
+/** `runId` (chosen by the UI) names the run for Cancel, which interrupts it as an MCP cancel does (issue 27). */
+export const UiConsoleRequest = Schema.Struct({ text: Schema.String, confirmed: Schema.Boolean, runId: optional(Schema.String) })
 export type UiConsoleRequest = typeof UiConsoleRequest.Type
 
 /** A console answer (doc 2 §4.3 for search): a grid, one pretty JSON cell, or a question before a write runs. */
@@ -228,3 +252,15 @@ export const UiEvent = Schema.Union(
 export type UiEvent = typeof UiEvent.Type
 
 export const UiAnswer = Schema.Struct({ decision: ApprovalDecision })
+
+/** One node of a search connection (issue 28 item 4): the client's own view of it and a live `GET /health`. */
+export const UiNodeHealth = Schema.Struct({
+  label: Schema.String,
+  url: Schema.String,
+  healthy: Schema.Boolean,
+  /** When the client last saw it answer or fail (null: not yet used). */
+  checkedAt: Schema.NullOr(Schema.String),
+  lastError: Schema.NullOr(Schema.String),
+  probe: Schema.Struct({ ok: Schema.Boolean, ms: Schema.Number, message: Schema.String })
+})
+export type UiNodeHealth = typeof UiNodeHealth.Type

@@ -1,21 +1,21 @@
-import { Cause, Effect, Either, Mailbox, Schema, Stream } from "effect"
+import { Cause, Effect, Either } from "effect"
 import type { JsonObject } from "../domain/Json.ts"
 import { isJsonObject, nestsDeeperThan } from "../domain/Json.ts"
-import { JsonRpcRequest, looksLikeResponse, type RequestId } from "../domain/JsonRpc.ts"
+import { type JsonRpcRequest, looksLikeResponse, readJsonRpcRequest, type RequestId } from "../domain/JsonRpc.ts"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { META_PROTOCOL_VERSION } from "../domain/ProtocolVersions.ts"
 import { decodeModernEnvelope, detectEra, type Era, type ModernEnvelope } from "../domain/RequestEnvelope.ts"
 import { LegacySessions } from "../services/LegacySessions.ts"
 import { type CallAudit, RequestActivity } from "../services/activity/RequestActivity.ts"
 import { RateLimits } from "../services/RateLimits.ts"
-import { RequestRegistry } from "../services/RequestRegistry.ts"
+import { type Deadline, RequestRegistry } from "../services/RequestRegistry.ts"
 import { ServerIdentity } from "../services/ServerIdentity.ts"
 import { Subscriptions } from "../services/Subscriptions.ts"
-import { withScopeChallenge } from "./AuthChallenges.ts"
+import { withScopeChallenge } from "../domain/AuthChallenges.ts"
 import { Authenticator } from "./Authenticator.ts"
 import { checkContentType, checkModernHeaders } from "./HeaderChecks.ts"
 import { admitLegacy, withHeaders } from "./LegacyGate.ts"
-import { emptyResponse, jsonResponse, type McpHttpRequest, type McpHttpResponse } from "./McpHttp.ts"
+import { emptyResponse, encodedResponse, jsonResponse, type McpHttpRequest, type McpHttpResponse } from "./McpHttp.ts"
 import { type Execution, type McpMethod, type MethodContext, StreamingExecution } from "./McpMethod.ts"
 import { McpMethods } from "./McpMethods.ts"
 import { errorBody, errorResponse, sseFrame, sseHeaders } from "./ResponseEncoding.ts"
@@ -30,6 +30,14 @@ export const MAX_REQUEST_DEPTH = 128
 
 /** Wire contract §8: the handler deadline, for every method except `subscriptions/listen` (§3.2). */
 export const HANDLER_DEADLINE_SECONDS = 330
+
+const handlerDeadline: Deadline = {
+  seconds: HANDLER_DEADLINE_SECONDS,
+  onTimeout: () => ProtocolError.of(-33003, `The request ran past the ${HANDLER_DEADLINE_SECONDS} s handler deadline`, { deadline: "handler", seconds: HANDLER_DEADLINE_SECONDS })
+}
+
+/** Encoded answers kept at most (a key per era, method and scope set: a handful in practice). */
+export const MAX_ENCODED_ANSWERS = 64
 
 const parseBody = (body: string): Either.Either<unknown, undefined> => {
   try {
@@ -96,44 +104,53 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
         if (looksLikeResponse(body)) {
           return yield* Effect.fail({ error: ProtocolError.invalidRequest("This endpoint accepts requests, not JSON-RPC responses"), id: idOf(body) })
         }
-        const decoded = Schema.decodeUnknownEither(JsonRpcRequest)(body)
-        if (Either.isLeft(decoded) || decoded.right.id === undefined) {
+        const decoded = readJsonRpcRequest(body)
+        if (decoded === undefined || decoded.id === undefined) {
           return yield* Effect.fail({
             error: ProtocolError.invalidRequest("Invalid JSON-RPC request: it needs jsonrpc \"2.0\", an integer or string id, a method string and an object params"),
             id: idOf(body)
           })
         }
-        return { request: decoded.right as JsonRpcRequest & { readonly id: RequestId } } as const
+        return { request: decoded as JsonRpcRequest & { readonly id: RequestId } } as const
       })
 
     const execute = (method: McpMethod, context: MethodContext, execution: Execution, audit: CallAudit) => {
-      const bounded = method.name === "subscriptions/listen" ? execution : execution.pipe(
-        Effect.timeoutFail({
-          duration: `${HANDLER_DEADLINE_SECONDS} seconds`,
-          onTimeout: () => ProtocolError.of(-33003, `The request ran past the ${HANDLER_DEADLINE_SECONDS} s handler deadline`, { deadline: "handler", seconds: HANDLER_DEADLINE_SECONDS })
-        })
-      )
-      return audit.settle(registry.track(context.principal.key, context.id, bounded)).pipe(
+      const deadline = method.name === "subscriptions/listen" ? undefined : handlerDeadline
+      return audit.settle(registry.track(context.principal.key, context.id, execution, deadline)).pipe(
         Effect.map((result) => finalizeResult(result, { era: context.era, method: method.name, params: context.params }, serverInfo, method.cacheHint?.(context.params, result))),
         Effect.catchAllDefect((defect) => Effect.fail(ProtocolError.of(-32603, "Internal error", { detail: Cause.pretty(Cause.die(defect)).split("\n")[0] ?? "" })))
       )
     }
 
-    const respond = (method: McpMethod, context: MethodContext, execution: Execution, mailbox: Mailbox.Mailbox<string> | undefined, audit: CallAudit) => {
-      if (mailbox === undefined) {
+    /** Results encoded once (methods with an `answerKey`): the key is era, method and the method's own key. */
+    const answers = new Map<string, string>()
+    const answered = (id: RequestId, result: string) => encodedResponse(200, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`)
+
+    const respond = (method: McpMethod, context: MethodContext, execution: Execution, stream: ProgressStream | undefined, audit: CallAudit, answerKey: string | undefined) => {
+      if (stream === undefined) {
         return execute(method, context, execution, audit).pipe(
-          Effect.map((result) => jsonResponse(200, { jsonrpc: "2.0", id: context.id, result })),
+          Effect.map((result) => {
+            if (answerKey === undefined) return jsonResponse(200, { jsonrpc: "2.0", id: context.id, result })
+            const text = JSON.stringify(result)
+            if (answers.size < MAX_ENCODED_ANSWERS) answers.set(answerKey, text)
+            return answered(context.id, text)
+          }),
           Effect.catchAll((error) => Effect.succeed(errorResponse(error, context.id)))
         )
       }
       const work = execute(method, context, execution, audit).pipe(
         Effect.map((result) => ({ jsonrpc: "2.0", id: context.id, result })),
-        Effect.catchAll((error) => Effect.succeed(errorBody(error, context.id))),
-        Effect.flatMap((final) => mailbox.offer(sseFrame(final))),
-        Effect.ensuring(mailbox.end)
+        Effect.catchAll((error) => Effect.succeed(errorBody(error, context.id)))
       )
-      const frames = Stream.unwrapScoped(Effect.as(Effect.forkScoped(work), Mailbox.toStream(mailbox)))
-      return Effect.succeed<McpHttpResponse>({ kind: "sse", headers: sseHeaders, frames })
+      return Effect.succeed<McpHttpResponse>({
+        kind: "events",
+        headers: sseHeaders,
+        run: (send) =>
+          Effect.suspend(() => {
+            stream.send = send
+            return Effect.flatMap(work, (final) => send(sseFrame(final)))
+          })
+      })
     }
 
     const handleRequest = (http: McpHttpRequest, request: JsonRpcRequest & { readonly id: RequestId }) => {
@@ -165,7 +182,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
           return yield* Effect.fail(ProtocolError.of(-33007, `This token lacks the scope ${missing.join(", ")} needed for ${method.name}`, { requiredScopes: [...method.scopes] }))
         }
         const progressToken = envelope?.progressToken ?? legacyProgressToken(params)
-        const mailbox = progressToken === undefined ? undefined : yield* Mailbox.make<string>()
+        const stream: ProgressStream | undefined = progressToken === undefined ? undefined : { send: () => Effect.void }
         let lastProgress = Number.NEGATIVE_INFINITY
         const context: MethodContext = {
           id: request.id,
@@ -179,9 +196,9 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
           progress: (progress, message) =>
             Effect.suspend(() => {
               // Wire contract §4.1: progress must increase; a non-advancing update is dropped.
-              if (mailbox === undefined || !(progress > lastProgress)) return Effect.void
+              if (stream === undefined || !(progress > lastProgress)) return Effect.void
               lastProgress = progress
-              return Effect.asVoid(mailbox.offer(sseFrame({
+              return Effect.asVoid(stream.send(sseFrame({
                 jsonrpc: "2.0",
                 method: "notifications/progress",
                 params: { progressToken: progressToken!, progress, total: 1, message }
@@ -190,12 +207,19 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
         }
         // Product-decisions §6: the activity log sees every request here, once, with its outcome.
         const audit = yield* activity.begin(context, context.clientInfo)
+        const ownKey = stream === undefined ? method.answerKey?.(context) : undefined
+        const answerKey = ownKey === undefined ? undefined : `${era}\u0000${method.name}\u0000${ownKey}`
+        const known = answerKey === undefined ? undefined : answers.get(answerKey)
+        if (known !== undefined) {
+          yield* releaseSlot
+          return withHeaders(answered(request.id, known), admission?.headers ?? {})
+        }
         const execution = yield* Effect.tapError(method.prepare(context), audit.refused)
         if (execution instanceof StreamingExecution) {
           yield* releaseSlot
           return withHeaders({ kind: "sse", headers: sseHeaders, frames: execution.frames }, admission?.headers ?? {})
         }
-        return withHeaders(yield* respond(method, context, Effect.ensuring(execution, releaseSlot), mailbox, audit), admission?.headers ?? {})
+        return withHeaders(yield* respond(method, context, Effect.ensuring(execution, releaseSlot), stream, audit, answerKey), admission?.headers ?? {})
       }).pipe(
         Effect.onInterrupt(() => releaseSlot),
         Effect.catchAll((error) => Effect.as(releaseSlot, errorResponse(withScopeChallenge(error), request.id)))
@@ -212,6 +236,11 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
     return { handle } as const
   })
 }) {}
+
+/** Where a request's progress frames go: the SSE writer, once the answer has started. */
+interface ProgressStream {
+  send: (frame: string) => Effect.Effect<void>
+}
 
 const legacyProgressToken = (params: JsonObject): string | number | undefined => {
   const meta = params["_meta"]

@@ -1,4 +1,4 @@
-import type { Stream } from "effect"
+import type { Effect, Stream } from "effect"
 
 /** One POST to /mcp as the pipeline sees it: header names lower-case, body as text. */
 export interface McpHttpRequest {
@@ -9,8 +9,15 @@ export interface McpHttpRequest {
 
 export type McpHttpResponse =
   | { readonly kind: "json"; readonly status: number; readonly headers: Record<string, string>; readonly body: unknown }
+  /** A JSON body serialized already (a cacheable answer encoded once, issue 33). */
+  | { readonly kind: "encoded"; readonly status: number; readonly headers: Record<string, string>; readonly text: string }
   | { readonly kind: "empty"; readonly status: number; readonly headers: Record<string, string> }
   | { readonly kind: "sse"; readonly headers: Record<string, string>; readonly frames: Stream.Stream<string> }
+  /**
+   * An SSE answer whose frames the request writes itself while it runs (progress, then the response): `run` gets the
+   * writer once the headers are sent, and ends when the last frame is written. No stream or queue in between.
+   */
+  | { readonly kind: "events"; readonly headers: Record<string, string>; readonly run: (send: (frame: string) => Effect.Effect<void>) => Effect.Effect<void> }
 
 export const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}): McpHttpResponse => ({
   kind: "json",
@@ -23,4 +30,11 @@ export const emptyResponse = (status: number, headers: Record<string, string> = 
   kind: "empty",
   status,
   headers
+})
+
+export const encodedResponse = (status: number, text: string, headers: Record<string, string> = {}): McpHttpResponse => ({
+  kind: "encoded",
+  status,
+  headers,
+  text
 })

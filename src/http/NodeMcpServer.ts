@@ -23,22 +23,24 @@ export class McpServerAddress extends Context.Tag("dbdesk/http/McpServerAddress"
   readonly openConnections: () => number
 }>() {}
 
-const writeJson = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  const text = JSON.stringify(body)
+const writeText = (res: http.ServerResponse, status: number, text: string, headers: Record<string, string>) => {
   res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(text) })
   res.end(text)
 }
 
+const writeJson = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  writeText(res, status, JSON.stringify(body), headers)
+
+/** Writes a chunk, waiting for the socket to drain only when its buffer is full. */
 const writeChunk = (res: http.ServerResponse, chunk: string) =>
-  Effect.async<void>((resume) => {
-    if (res.write(chunk)) resume(Effect.void)
-    else res.once("drain", () => resume(Effect.void))
-  })
+  Effect.suspend(() => (res.write(chunk) ? Effect.void : Effect.async<void>((resume) => void res.once("drain", () => resume(Effect.void)))))
 
 const writeResponse = (res: http.ServerResponse, response: McpHttpResponse) => {
   switch (response.kind) {
     case "json":
       return Effect.sync(() => writeJson(res, response.status, response.body, response.headers))
+    case "encoded":
+      return Effect.sync(() => writeText(res, response.status, response.text, response.headers))
     case "empty":
       return Effect.sync(() => {
         res.writeHead(response.status, response.headers)
@@ -49,6 +51,13 @@ const writeResponse = (res: http.ServerResponse, response: McpHttpResponse) => {
         res.writeHead(200, response.headers)
         res.flushHeaders()
         yield* Stream.runForEach(response.frames, (frame) => writeChunk(res, frame))
+        res.end()
+      })
+    case "events":
+      return Effect.gen(function*() {
+        res.writeHead(200, response.headers)
+        res.flushHeaders()
+        yield* response.run((frame) => writeChunk(res, frame))
         res.end()
       })
   }
@@ -141,7 +150,7 @@ export const NodeMcpServerLive = Layer.scoped(
     const settingsStore = yield* SettingsStore
     const runtime = yield* Effect.runtime<never>()
     const runFork = Runtime.runFork(runtime)
-    const settingsNow = () => Runtime.runSync(runtime)(settingsStore.current)
+    const settingsNow = settingsStore.now
     const sockets = new Set<net.Socket>()
     const closing = new Set<net.Socket>()
     const idle = makeIdleTracker(() => settingsNow().mcp.idleTimeoutSeconds * 1000)

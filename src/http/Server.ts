@@ -1,5 +1,6 @@
 import { Console, Effect, Layer, Stream } from "effect"
 import { ActivityLog } from "../services/ActivityLog.ts"
+import { ActivitySink } from "../services/ActivitySink.ts"
 import { ApprovalActivity, recordServerLifecycle, SettingsActivity, TokenActivity } from "../services/activity/ActivityFeeds.ts"
 import { RequestActivity } from "../services/activity/RequestActivity.ts"
 import { type BridgeCredential, BridgeTiming, BridgeToken } from "../services/BridgeToken.ts"
@@ -19,6 +20,7 @@ import { RevocationClosesSubscriptions, Subscriptions, SubscriptionsShutdown } f
 import { SearchToolRoutes } from "../services/tools/SearchToolRoutes.ts"
 import { ToolRegistry } from "../services/tools/ToolRegistry.ts"
 import type { AnyTool } from "../services/tools/Tool.ts"
+import { ApprovalPreflight } from "../services/ApprovalPreflight.ts"
 import { ApprovalPrompt } from "../services/ApprovalPrompt.ts"
 import { Approvals } from "../services/Approvals.ts"
 import { ConnectionGrants } from "../services/ConnectionGrants.ts"
@@ -36,6 +38,7 @@ import { SupportPaths } from "../services/SupportPaths.ts"
 import { AuthLockouts, PairingLockouts } from "../services/AuthLockouts.ts"
 import { RateLimits } from "../services/RateLimits.ts"
 import { Tokens } from "../services/Tokens.ts"
+import { TokenStore } from "../services/TokenStore.ts"
 import { RevocationCancelsRequests, TokenAuthenticatorLive } from "./TokenAuthenticator.ts"
 import { McpDispatcher } from "./McpDispatcher.ts"
 import { McpMethods } from "./McpMethods.ts"
@@ -47,6 +50,12 @@ import { UiAddress, UiListener, type UiListenerOptions } from "./ui/UiListener.t
 export interface ServerOptions {
   /** Support directory; defaults to DBDESK_HOME or the platform location (product-decisions §1). */
   readonly home?: string
+  /** Where the files are, replacing `home` (a host that places them itself). */
+  readonly supportPaths?: Layer.Layer<SupportPaths>
+  /** Where token records are kept; default: tokens.json (TokenStore.file). */
+  readonly tokenStore?: Layer.Layer<TokenStore, never, SupportPaths>
+  /** Where activity rows are kept; default: activity.db (ActivitySink.sqlite). */
+  readonly activitySink?: Layer.Layer<ActivitySink, never, SupportPaths>
   /** Settings applied on top of settings.json without being written back. */
   readonly settings?: SettingsPatch
   /** Embedded hosts name themselves (product-decisions §1 "Server identity"). */
@@ -113,11 +122,12 @@ const RequestsShutdown = Layer.scopedDiscard(
 
 /** The one file that wires every layer of the standalone and embedded server. */
 export const makeServerLayer = (options: ServerOptions = {}) => {
-  const paths = SupportPaths.layer(options.home)
+  const paths = options.supportPaths ?? SupportPaths.layer(options.home)
   const settings = SettingsStore.Default.pipe(
     Layer.provide(Layer.succeed(SettingsOverrides, options.settings ?? {}))
   )
-  const base = Layer.mergeAll(settings, RequestRegistry.Default, ActivityLog.Default).pipe(Layer.provideMerge(paths))
+  const activityLog = ActivityLog.DefaultWithoutDependencies.pipe(Layer.provide(options.activitySink ?? ActivitySink.sqlite))
+  const base = Layer.mergeAll(settings, RequestRegistry.Default, activityLog).pipe(Layer.provideMerge(paths))
   // The UI port is bound first, so websiteUrl (and the handshake's uiUrl) name the origin really bound.
   const uiAddress = options.ui === false ? undefined : UiListener(options.ui ?? {}).pipe(Layer.provide(base))
   const identity = uiAddress === undefined
@@ -125,8 +135,9 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
       ServerIdentity.layer(`http://127.0.0.1:${current.ui.port}`, options.serverInfo)
     ))
     : Layer.effect(ServerIdentity, Effect.map(UiAddress, (address) => ServerIdentity.make(address.origin, options.serverInfo))).pipe(Layer.provide(uiAddress))
+  const tokens = Tokens.DefaultWithoutDependencies.pipe(Layer.provide(options.tokenStore ?? TokenStore.file))
   const auth = Layer.mergeAll(TokenAuthenticatorLive, RevocationCancelsRequests, TokenActivity, SettingsActivity).pipe(
-    Layer.provideMerge(Layer.mergeAll(Tokens.Default, AuthLockouts.Default, PairingLockouts.Default, RateLimits.Default)),
+    Layer.provideMerge(Layer.mergeAll(tokens, AuthLockouts.Default, PairingLockouts.Default, RateLimits.Default)),
     Layer.provideMerge(base)
   )
   const activity = RequestActivity.Default.pipe(Layer.provideMerge(ConnectedClients.Default), Layer.provideMerge(auth))
@@ -137,7 +148,10 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
     Layer.provideMerge(grants),
     Layer.provideMerge(options.connections ?? Connections.layerFile)
   )
-  const approvals = StatementApproval.Default.pipe(Layer.provideMerge(Layer.mergeAll(approvalDialogs, RequestStates.Default)))
+  const approvals = Layer.merge(StatementApproval.Default, ApprovalPreflight.Default).pipe(
+    Layer.provideMerge(Layer.mergeAll(approvalDialogs, RequestStates.Default)),
+    Layer.provide(Layer.merge(base, connections))
+  )
   const searchRoutes = SearchToolRoutes.Default.pipe(Layer.provideMerge(Layer.merge(approvals, connections)))
   // Query history and subscriptions sit below the tools: execute_query records statements and announces DDL.
   const feeds = StatementRecorder.Default.pipe(

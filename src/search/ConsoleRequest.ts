@@ -120,3 +120,7 @@ export const classifyConsoleRequest = (method: string, path: string): RequestTie
   }
   return "write"
 }
+
+/** The tier of console text (product-decisions §3.1), or the refusal of input the console does not send (S4.3-e). */
+export const classifyConsoleText = (text: string): Either.Either<RequestTier, SearchConsoleRefused> =>
+  parseConsoleInput(text).pipe(Either.map((request) => classifyConsoleRequest(request.method, request.path)))

@@ -4,6 +4,7 @@ import { SearchEngineError } from "../domain/SearchErrors.ts"
 import type { SearchColumn, SearchPage } from "../domain/SearchGrid.ts"
 import { deriveColumns } from "./CollectionSchema.ts"
 import { compileFilter, precheckFilter } from "./FilterCompiler.ts"
+import { formatConsoleRequest } from "./ConsoleRequest.ts"
 import { documentRow } from "./Flatten.ts"
 import { defaultPageSize, planPage, planSorts } from "./ReadPlan.ts"
 import type { CallOptions, SearchClient } from "./SearchClient.ts"
@@ -68,11 +69,11 @@ export const describeCollection = Effect.fn("SearchBrowse.describeCollection")(f
 })
 
 /**
- * Reads one page of a collection (doc 2 §4.1): filters refused before any request (S7-e), unsortable sorts and a
- * fourth sort dropped and reported (S4.1-b/c, S7-a), searches of ≤ 250 hits batched ≤ 50 per `multi_search` call, the
- * default 1,000-row page in one round trip (S4.1-a); reading stops at the first short search.
+ * The searches of one grid page (doc 2 §4.1): filters refused before any request (S7-e), unsortable sorts and a
+ * fourth sort dropped and reported (S4.1-b/c, S7-a), searches of ≤ 250 hits batched ≤ 50 per `multi_search` call.
+ * The grid reads them (readPage) and "Open in console" writes them as the console request (issue 28 item 2).
  */
-export const readPage = Effect.fn("SearchBrowse.readPage")(function*(
+export const planRead = Effect.fn("SearchBrowse.planRead")(function*(
   client: SearchClient,
   request: ReadPageRequest,
   options?: CallOptions
@@ -84,26 +85,37 @@ export const readPage = Effect.fn("SearchBrowse.readPage")(function*(
   const sorts = planSorts(request.sort ?? [], columns)
   const offset = Math.max(0, Math.trunc(request.offset ?? 0))
   const limit = Math.trunc(request.limit ?? defaultPageSize)
-  const names = columns.map((column) => column.name)
-  const rows: Array<SearchPage["rows"][number]> = []
-  let found = 0
-  for (const batch of planPage(offset, limit)) {
-    const searches = batch.map((slice): SearchParams => ({
+  const batches = planPage(offset, limit).map((batch) =>
+    batch.map((slice): SearchParams => ({
       collection: request.collection,
       q: "*",
       offset: slice.offset,
       limit: slice.limit,
       ...(filterBy === undefined ? {} : { filter_by: filterBy }),
       ...(sorts.sortBy === undefined ? {} : { sort_by: sorts.sortBy })
-    }))
+    })))
+  return { columns, filterBy, sorts, batches }
+})
+
+/** Reads one page of a collection (doc 2 §4.1): the default 1,000-row page in one round trip (S4.1-a); reading stops at the first short search. */
+export const readPage = Effect.fn("SearchBrowse.readPage")(function*(
+  client: SearchClient,
+  request: ReadPageRequest,
+  options?: CallOptions
+) {
+  const { batches, columns, filterBy, sorts } = yield* planRead(client, request, options)
+  const names = columns.map((column) => column.name)
+  const rows: Array<SearchPage["rows"][number]> = []
+  let found = 0
+  for (const searches of batches) {
     const results = yield* multiSearch(client, searches, options)
     found = results[0]?.found ?? found
-    let short = results.length < batch.length
-    batch.forEach((slice, index) => {
+    let short = results.length < searches.length
+    searches.forEach((search, index) => {
       const hits = results[index]?.hits ?? []
       if (short) return
       hits.forEach((hit) => rows.push(documentRow(hit.document, names)))
-      if (hits.length < slice.limit) short = true
+      if (hits.length < Number(search["limit"])) short = true
     })
     if (short) break
   }
@@ -116,6 +128,22 @@ export const readPage = Effect.fn("SearchBrowse.readPage")(function*(
     ...(sorts.sortBy === undefined ? {} : { sortBy: sorts.sortBy })
   }
   return page
+})
+
+/**
+ * Issue 28 item 2: the grid's page as console text, `POST /multi_search` with exactly the searches readPage sends;
+ * a page needing more than one call (over 50 searches of 250 hits) cannot be one console request.
+ */
+export const pageConsoleText = Effect.fn("SearchBrowse.pageConsoleText")(function*(
+  client: SearchClient,
+  request: ReadPageRequest,
+  options?: CallOptions
+) {
+  const { batches } = yield* planRead(client, request, options)
+  if (batches.length > 1) {
+    return yield* new SearchEngineError({ reason: "Status", status: 400, message: `This page needs ${batches.length} multi_search calls (at most 50 searches of 250 hits each): it cannot be one console request.` })
+  }
+  return formatConsoleRequest({ method: "POST", path: "/multi_search", body: { _tag: "Json", value: { searches: batches[0] ?? [] } } })
 })
 
 /** Rows matching a filter: one search with `per_page=0`, reading `found` (typesense-reference §7.3). */

@@ -1,11 +1,12 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Undici from "@effect/platform-node/Undici"
-import { Effect, Redacted, Schema, Stream } from "effect"
+import { Clock, Duration, Effect, Either, Redacted, Schema, Stream } from "effect"
 import type { Scope } from "effect"
 import type { SearchConnectionSettings } from "../domain/SearchConnection.ts"
 import { SearchEngineError, SearchPathRefused } from "../domain/SearchErrors.ts"
 import { EngineCollection } from "./CollectionSchema.ts"
+import { clusterPolicy, NodeRotation } from "./SearchCluster.ts"
 
 /** W3C trace context of the MCP call a request is made for, forwarded unchanged (product-decisions §6, C2.2-f). */
 export interface TraceContext {
@@ -102,7 +103,44 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
   const apiKey = Redacted.value(settings.apiKey)
   // the caller's trace context goes out unchanged, never replaced by the client's own span (C2.2-f)
   const http = HttpClient.withTracerPropagation(httpClient, false)
+  const policy = clusterPolicy(settings)
+  const rotation = new NodeRotation(settings.allNodes, settings.cluster.nearestNode, policy.healthcheckIntervalMs, 0, settings.cluster.randomizeNodes ?? true)
 
+  /** One try on one node: the whole answer read, within connectionTimeoutSeconds when the connection has one. */
+  const attempt = (origin: string, method: EngineMethod, path: string, body: EngineBody | undefined, options: CallOptions | undefined) => {
+    const headers: Record<string, string> = { accept: "application/json" }
+    if (apiKey !== "") headers[apiKeyHeader] = apiKey
+    for (const name of ["traceparent", "tracestate", "baggage"] as const) {
+      const value = options?.trace?.[name]
+      if (value !== undefined) headers[name] = value
+    }
+    let request = HttpClientRequest.make(method)(`${origin}${path}`).pipe(HttpClientRequest.setHeaders(headers))
+    if (body !== undefined && method !== "GET" && method !== "HEAD") {
+      request = body._tag === "Json"
+        ? HttpClientRequest.bodyText(request, JSON.stringify(body.value), "application/json")
+        : HttpClientRequest.bodyText(request, body.text, body.contentType)
+    }
+    const exchange = Effect.gen(function*() {
+      const response = yield* http.execute(request)
+      const text = yield* readBounded(response.stream, `${method} ${path.split("?")[0] ?? path}`)
+      return { status: response.status, contentType: response.headers["content-type"] ?? "", body: text } satisfies EngineResponse
+    }).pipe(
+      Effect.scoped,
+      Effect.catchTags({
+        RequestError: (error) => Effect.fail(new SearchEngineError({ reason: "Transport", message: `Could not reach Typesense at ${origin}: ${transportReason(error.cause)}` })),
+        ResponseError: (error) => Effect.fail(new SearchEngineError({ reason: "Transport", message: `The response from Typesense at ${origin} broke off: ${error.message}` }))
+      })
+    )
+    return policy.timeoutMs === undefined ? exchange : Effect.timeoutFail(exchange, {
+      duration: Duration.millis(policy.timeoutMs),
+      onTimeout: () => new SearchEngineError({ reason: "Transport", message: `Typesense at ${origin} did not answer within ${policy.timeoutMs! / 1000} s (connectionTimeoutSeconds)` })
+    })
+  }
+
+  /**
+   * A request on the cluster with the official client's failover (SearchCluster.ts): tried up to numRetries more times
+   * after a 5xx or a failure to get an answer, each try on the node the rotation picks. Interruption ends it at once.
+   */
   const send = Effect.fn("SearchClient.send")(function*(
     method: EngineMethod,
     path: string,
@@ -115,35 +153,47 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
         message: "This path holds a . or .. segment (or a backslash), which HTTP clients resolve to another resource, so it is not sent. A document or collection named . or .. cannot be reached from dbdesk."
       })
     }
-    const headers: Record<string, string> = { accept: "application/json" }
-    if (apiKey !== "") headers[apiKeyHeader] = apiKey
-    for (const name of ["traceparent", "tracestate", "baggage"] as const) {
-      const value = options?.trace?.[name]
-      if (value !== undefined) headers[name] = value
+    let last: EngineResponse | SearchEngineError | undefined
+    for (let tries = 1; tries <= policy.numRetries + 1; tries++) {
+      const node = rotation.next(yield* Clock.currentTimeMillis)
+      const outcome = yield* Effect.either(attempt(node.origin, method, path, body, options))
+      const now = yield* Clock.currentTimeMillis
+      if (Either.isRight(outcome) && outcome.right.status >= 1 && outcome.right.status <= 499) {
+        rotation.mark(node, true, now)
+        return outcome.right
+      }
+      last = Either.isRight(outcome) ? outcome.right : outcome.left
+      rotation.mark(node, false, now, Either.isRight(outcome) ? `HTTP ${outcome.right.status}` : outcome.left.message)
+      if (tries <= policy.numRetries) yield* Effect.sleep(Duration.millis(policy.retryIntervalMs))
     }
-    let request = HttpClientRequest.make(method)(`${settings.origin}${path}`).pipe(HttpClientRequest.setHeaders(headers))
-    if (body !== undefined && method !== "GET" && method !== "HEAD") {
-      request = body._tag === "Json"
-        ? HttpClientRequest.bodyText(request, JSON.stringify(body.value), "application/json")
-        : HttpClientRequest.bodyText(request, body.text, body.contentType)
+    if (last instanceof SearchEngineError) {
+      return yield* policy.numRetries === 0 ? last : new SearchEngineError({ reason: "Transport", message: `${last.message} (tried ${policy.numRetries + 1} times across the cluster's nodes)` })
     }
-    const response = yield* http.execute(request)
-    const text = yield* readBounded(response.stream, `${method} ${path.split("?")[0] ?? path}`)
-    return { status: response.status, contentType: response.headers["content-type"] ?? "", body: text }
-  }, (effect) =>
-    Effect.catchTags(effect, {
-      RequestError: (error) =>
-        Effect.fail(
-          new SearchEngineError({
-            reason: "Transport",
-            message: `Could not reach Typesense at ${settings.origin}: ${transportReason(error.cause)}`
-          })
-        ),
-      ResponseError: (error) =>
-        Effect.fail(
-          new SearchEngineError({ reason: "Transport", message: `The response from Typesense broke off: ${error.message}` })
-        )
-    }))
+    return last!
+  })
+
+  /** Each node as the client sees it now (nearest first): healthy or not, and since when (issue 28 item 4). */
+  const nodeHealth = () => rotation.all().map((node) => ({ label: node.label, origin: node.origin, healthy: node.healthy, lastAccess: node.lastAccess, lastError: node.lastError }))
+
+  /**
+   * The dashboard's and the connection form's look at every node: the client's own view (above) and a `GET /health`
+   * sent to that node alone (no retry, no failover), which does not change the client's view.
+   */
+  const probeNodes = Effect.fn("SearchClient.probeNodes")(function*() {
+    return yield* Effect.forEach(nodeHealth(), (node) =>
+      Effect.gen(function*() {
+        const started = yield* Clock.currentTimeMillis
+        const outcome = yield* Effect.either(Effect.timeoutFail(attempt(node.origin, "GET", "/health", undefined, undefined), {
+          duration: Duration.millis(policy.timeoutMs ?? 5000),
+          onTimeout: () => new SearchEngineError({ reason: "Transport", message: `no answer within ${(policy.timeoutMs ?? 5000) / 1000} s` })
+        }))
+        const ms = (yield* Clock.currentTimeMillis) - started
+        const probe = Either.isLeft(outcome)
+          ? { ok: false, ms, message: outcome.left.message }
+          : { ok: outcome.right.status === 200, ms, message: outcome.right.status === 200 ? "GET /health answered ok" : `GET /health answered ${outcome.right.status}: ${engineMessage(outcome.right)}` }
+        return { ...node, probe }
+      }), { concurrency: "unbounded" })
+  })
 
   /** A call that must succeed (2xx); its JSON body, or the engine's message as a `SearchEngineError`. */
   const call = Effect.fn("SearchClient.call")(function*(
@@ -170,7 +220,7 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
     return yield* decode(EngineCollection, json)
   })
 
-  return { settings, send, call, decode, getCollection } as const
+  return { settings, send, call, decode, getCollection, nodeHealth, probeNodes } as const
 }
 
 export type SearchClient = ReturnType<typeof makeSearchClientWith>

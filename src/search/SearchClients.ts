@@ -1,12 +1,12 @@
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { SearchConnectionSettings } from "../domain/SearchConnection.ts"
-import type { SearchSslMode } from "../domain/SearchConnection.ts"
+import type { SearchCluster, SearchSslMode } from "../domain/SearchConnection.ts"
 import { SearchEngineError } from "../domain/SearchErrors.ts"
 import { makeSearchClient } from "./SearchClient.ts"
 import type { SearchClient } from "./SearchClient.ts"
 
-/** The fields of a saved search connection that make its client (doc 2 §2.1). */
-export interface SearchConnectionFields {
+/** The fields of a saved search connection that make its client (doc 2 §2.1; the cluster, issue 28 item 4). */
+export interface SearchConnectionFields extends SearchCluster {
   readonly host: string
   readonly port: number
   readonly apiKey: Redacted.Redacted<string>
@@ -14,9 +14,20 @@ export interface SearchConnectionFields {
   readonly skipTlsVerification: boolean
 }
 
+const clusterOf = (fields: SearchConnectionFields): SearchCluster => ({
+  ...(fields.nodes === undefined ? {} : { nodes: fields.nodes }),
+  ...(fields.nearestNode === undefined ? {} : { nearestNode: fields.nearestNode }),
+  ...(fields.healthcheckIntervalSeconds === undefined ? {} : { healthcheckIntervalSeconds: fields.healthcheckIntervalSeconds }),
+  ...(fields.numRetries === undefined ? {} : { numRetries: fields.numRetries }),
+  ...(fields.retryIntervalSeconds === undefined ? {} : { retryIntervalSeconds: fields.retryIntervalSeconds }),
+  ...(fields.connectionTimeoutSeconds === undefined ? {} : { connectionTimeoutSeconds: fields.connectionTimeoutSeconds }),
+  ...(fields.randomizeNodes === undefined ? {} : { randomizeNodes: fields.randomizeNodes })
+})
+
 const sameSettings = (a: SearchConnectionFields, b: SearchConnectionFields) =>
   a.host === b.host && a.port === b.port && a.sslMode === b.sslMode &&
-  a.skipTlsVerification === b.skipTlsVerification && Redacted.value(a.apiKey) === Redacted.value(b.apiKey)
+  a.skipTlsVerification === b.skipTlsVerification && Redacted.value(a.apiKey) === Redacted.value(b.apiKey) &&
+  JSON.stringify(clusterOf(a)) === JSON.stringify(clusterOf(b))
 
 interface OpenClient {
   readonly fields: SearchConnectionFields
@@ -57,7 +68,8 @@ export class SearchClients extends Effect.Service<SearchClients>()("dbdesk/searc
               port: fields.port,
               apiKey: fields.apiKey,
               sslMode: fields.sslMode,
-              skipTlsVerification: fields.skipTlsVerification
+              skipTlsVerification: fields.skipTlsVerification,
+              cluster: clusterOf(fields)
             }),
           catch: (error) =>
             new SearchEngineError({

@@ -11,10 +11,12 @@ import type { CallOptions, EngineBody, SearchClient } from "./SearchClient.ts"
  * Sends one console request (doc 2 §4.3) as its own HTTP call (S8-a) and renders the answer; a non-2xx answer fails
  * with the engine's message verbatim.
  */
-export const runConsoleRequest = Effect.fn("SearchConsole.run")(function*(
+export const runConsoleRequest = Effect.fn("SearchConsole.run")(function*<E = never>(
   client: SearchClient,
   request: ConsoleRequest,
-  options?: CallOptions
+  options?: CallOptions,
+  /** Issue 35: an MCP caller's masking rules, applied to the response before it is rendered. */
+  guardBody?: (body: string) => Effect.Effect<string, E>
 ) {
   const body: EngineBody | undefined = request.body === undefined
     ? undefined
@@ -25,7 +27,8 @@ export const runConsoleRequest = Effect.fn("SearchConsole.run")(function*(
   if (response.status < 200 || response.status > 299) {
     return yield* new SearchEngineError({ reason: "Status", status: response.status, message: engineMessage(response) })
   }
-  const output: ConsoleOutput = renderConsoleResponse(response.body, request.path)
+  const shown = guardBody === undefined ? response.body : yield* guardBody(response.body)
+  const output: ConsoleOutput = renderConsoleResponse(shown, request.path)
   return output
 })
 

@@ -10,6 +10,10 @@ import { maxHitsPerSearch } from "./ReadPlan.ts"
 import { toToolFailure } from "./SearchTools.ts"
 import { capDocuments } from "./DocumentCaps.ts"
 import { type AnswerLimits, DEFAULT_ANSWER_LIMITS } from "../domain/AnswerBudget.ts"
+import type { AppliedRule } from "../domain/AnswerGate.ts"
+import type { MaskingRuleSpec } from "../domain/ColumnGuard.ts"
+import { guardDocument } from "../domain/DocumentGuard.ts"
+import { aliasesOf } from "./SearchGuard.ts"
 
 /** The arguments of `search_documents` (product-decisions §3); `filter_by` and `sort_by` are engine syntax. */
 export interface SearchDocumentsRequest {
@@ -32,7 +36,8 @@ export const searchDocuments = Effect.fn("SearchDocuments.search")(function*(
   client: SearchClient,
   request: SearchDocumentsRequest,
   options?: CallOptions,
-  limits: AnswerLimits = DEFAULT_ANSWER_LIMITS
+  limits: AnswerLimits = DEFAULT_ANSWER_LIMITS,
+  rules: ReadonlyArray<MaskingRuleSpec> = []
 ) {
   if (request.per_page !== undefined && (request.per_page < 0 || request.per_page > maxHitsPerSearch)) {
     return yield* new ToolFailure({
@@ -46,12 +51,18 @@ export const searchDocuments = Effect.fn("SearchDocuments.search")(function*(
     if (value !== undefined) search[key] = value
   }
   const [result] = yield* multiSearch(client, [search], options).pipe(Effect.mapError(toToolFailure))
-  const capped = capDocuments((result?.hits ?? []).map((hit) => hit.document), limits)
+  // Issue 35: the collection's masking rules (under its alias's target too) before the answer is capped.
+  const applied: Array<AppliedRule> = []
+  const aliases = rules.length === 0 ? new Map<string, string>() : yield* aliasesOf(client, options)
+  const names = [request.collection, ...(aliases.has(request.collection) ? [aliases.get(request.collection)!] : [])]
+  const documents = (result?.hits ?? []).map((hit) => names.reduce((document, name) => (rules.length === 0 ? document : guardDocument(document, name, rules, applied)), hit.document))
+  const capped = capDocuments(documents, limits)
   return {
     found: result?.found ?? 0,
     hits: capped.documents,
     search_time_ms: result?.search_time_ms ?? 0,
-    ...(capped.note === undefined ? {} : { truncated: true, status_message: capped.note })
+    ...(capped.note === undefined ? {} : { truncated: true, status_message: capped.note }),
+    ...(applied.length === 0 ? {} : { applied })
   }
 })
 

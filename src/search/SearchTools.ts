@@ -1,6 +1,9 @@
 import { Clock, Effect, Either } from "effect"
 import { AnswerBudget, type AnswerHints, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SEARCH_HINTS } from "../domain/AnswerBudget.ts"
 import { capAnswerText } from "../domain/JsonBudget.ts"
+import { type AppliedRule, keptNames, projectRow } from "../domain/AnswerGate.ts"
+import { maskedCell, type MaskingRuleSpec } from "../domain/ColumnGuard.ts"
+import { columnActions } from "../domain/DocumentGuard.ts"
 import type { ResultSet } from "../domain/ResultSet.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../domain/SqlBrowse.ts"
 import type { TableDescription, TableEntry } from "../domain/SqlTable.ts"
@@ -14,13 +17,17 @@ import type {
   SearchFilterRefused,
   SearchPathRefused
 } from "../domain/SearchErrors.ts"
-import { classifyConsoleRequest, parseConsoleInput } from "./ConsoleRequest.ts"
+import { classifyConsoleText, parseConsoleInput } from "./ConsoleRequest.ts"
 import type { RequestTier } from "./ConsoleRequest.ts"
 import { countRows, describeCollection, readPage } from "./SearchBrowse.ts"
 import type { CallOptions, SearchClient } from "./SearchClient.ts"
 import { runConsoleRequest } from "./SearchConsole.ts"
 import { listCollections } from "./SearchServer.ts"
 import { droppedSortsMessage } from "./ReadPlan.ts"
+import { aliasesOf, guardResponseBody } from "./SearchGuard.ts"
+
+/** A result set with the masking rules that changed it (issue 35; noted in the activity log, never sent). */
+export type GuardedResultSet = ResultSet & { readonly applied?: ReadonlyArray<AppliedRule> }
 
 type SearchError = SearchEngineError | SearchFilterRefused | SearchConsoleRefused | SearchPathRefused | SearchEditRefused
 
@@ -98,7 +105,8 @@ export const searchBrowseTable = Effect.fn("SearchTools.browseTable")(function*(
   query: BrowseQuery,
   defaultRows: number,
   options?: CallOptions,
-  limits: AnswerLimits = DEFAULT_ANSWER_LIMITS
+  limits: AnswerLimits = DEFAULT_ANSWER_LIMITS,
+  rules: ReadonlyArray<MaskingRuleSpec> = []
 ) {
   const started = yield* Clock.currentTimeMillis
   const offset = query.offset ?? 0
@@ -118,8 +126,11 @@ export const searchBrowseTable = Effect.fn("SearchTools.browseTable")(function*(
   }
   const picks = wanted.map((name) => names.indexOf(name))
   const budget = new AnswerBudget(limit, limits, SEARCH_HINTS)
-  const columns = budget.header(wanted)
-  for (const row of page.rows) if (!budget.add(picks.map((index) => row[index] ?? null))) break
+  // Issue 35: the collection's masking rules on its (flattened) fields, for MCP callers.
+  const applied: Array<AppliedRule> = []
+  const actions = columnActions(wanted, table, rules, applied)
+  const columns = budget.header(keptNames(wanted, actions))
+  for (const row of page.rows) if (!budget.add(projectRow(picks.map((index) => row[index] ?? null), actions, maskedCell))) break
   const more = budget.stoppedBy === undefined && page.found > offset + budget.rows.length
   const result = budget.resultSet(columns, {
     executionMs: Math.max(0, (yield* Clock.currentTimeMillis) - started),
@@ -128,7 +139,7 @@ export const searchBrowseTable = Effect.fn("SearchTools.browseTable")(function*(
       more ? `showing ${budget.rows.length} of ${page.found} documents from offset ${offset}; ${SEARCH_HINTS.rows}` : undefined
     )
   })
-  return { ...result, is_truncated: result.is_truncated || more } satisfies ResultSet
+  return { ...result, is_truncated: result.is_truncated || more, ...(applied.length === 0 ? {} : { applied }) } satisfies GuardedResultSet
 })
 
 const joined = (...parts: ReadonlyArray<string | undefined>): string | undefined => {
@@ -152,8 +163,7 @@ export const searchCountRows = (
  * The approval tier of `execute_query` console text on a search connection (product-decisions §3.1); SQL-like or
  * unparseable text is refused before any approval is asked.
  */
-export const classifySearchConsoleText = (text: string): Either.Either<RequestTier, SearchConsoleRefused> =>
-  parseConsoleInput(text).pipe(Either.map((request) => classifyConsoleRequest(request.method, request.path)))
+export const classifySearchConsoleText: (text: string) => Either.Either<RequestTier, SearchConsoleRefused> = classifyConsoleText
 
 /** A console answer that is not a grid is one JSON text (S4.3-d): cut like any cell, with advice that fits it. */
 const JSON_RESPONSE_HINTS: AnswerHints = {
@@ -172,15 +182,22 @@ export const searchExecute = Effect.fn("SearchTools.execute")(function*(
   text: string,
   maxRows: number,
   options?: CallOptions,
-  limits: AnswerLimits = DEFAULT_ANSWER_LIMITS
+  limits: AnswerLimits = DEFAULT_ANSWER_LIMITS,
+  rules: ReadonlyArray<MaskingRuleSpec> = []
 ) {
   const started = yield* Clock.currentTimeMillis
   const request = yield* asTool(parseConsoleInput(text))
-  const output = yield* asTool(runConsoleRequest(client, request, options))
+  const applied: Array<AppliedRule> = []
+  const aliases = rules.length === 0 ? undefined : yield* aliasesOf(client, options)
+  const guardBody = aliases === undefined ? undefined : (body: string) => guardResponseBody(body, request, aliases, rules, applied)
+  const output = yield* runConsoleRequest(client, request, options, guardBody).pipe(
+    Effect.mapError((error) => (error instanceof ToolFailure ? error : toToolFailure(error)))
+  )
   const budget = new AnswerBudget(maxRows, limits, output._tag === "Grid" ? SEARCH_HINTS : JSON_RESPONSE_HINTS)
   const columns = budget.header(output._tag === "Grid" ? output.columns : ["response"])
   for (const row of output._tag === "Grid" ? output.rows : [[output.text]]) if (!budget.add(row)) break
-  return budget.resultSet(columns, { executionMs: Math.max(0, (yield* Clock.currentTimeMillis) - started) })
+  const result = budget.resultSet(columns, { executionMs: Math.max(0, (yield* Clock.currentTimeMillis) - started) })
+  return applied.length === 0 ? result : { ...result, applied }
 })
 
 /**

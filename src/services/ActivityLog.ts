@@ -1,14 +1,13 @@
-import { Clock, Deferred, Effect, Fiber, Option, Queue } from "effect"
+import { Clock, Deferred, Effect, Fiber, Option, PubSub, Queue, type Scope, Stream } from "effect"
 import {
   ACTIVITY_RETENTION_DAYS,
+  type ActivityEntry,
   type ActivityEvent,
   type ActivityQuery,
   type ChainVerdict
 } from "../domain/Activity.ts"
 import { toCsv } from "./activity/ActivityExport.ts"
-import { openActivityStore, type Unchained } from "./activity/ActivityStore.ts"
-import { FileStoreError } from "./AtomicFile.ts"
-import { SupportPaths } from "./SupportPaths.ts"
+import { ActivitySink, type UnchainedActivity } from "./ActivitySink.ts"
 
 /** The UI's CSV download and `dbdesk activity export` share one formatter (activity/ActivityExport.ts). */
 export { toCsv }
@@ -26,7 +25,7 @@ export const MAX_PENDING_ROWS = 16_384
 export const MAX_BATCH_STATS = 4096
 
 type Pending =
-  | { readonly kind: "row"; readonly row: Unchained }
+  | { readonly kind: "row"; readonly row: UnchainedActivity }
   | { readonly kind: "flush"; readonly done: Deferred.Deferred<void> }
 
 const DAY_MS = 86_400_000
@@ -36,12 +35,12 @@ const DAY_MS = 86_400_000
  * written a few rows per transaction. Real time on purpose (not Effect's Clock): it only delays
  * the write, never a request, and tests on TestClock still see their rows written.
  */
-export const BATCH_LINGER_MS = 5
+export const BATCH_LINGER_MS = 25
 const linger = Effect.async<void>((resume) => {
   setTimeout(() => resume(Effect.void), BATCH_LINGER_MS)
 })
 
-const stamp = (event: ActivityEvent, at: string): Unchained => ({
+const stamp = (event: ActivityEvent, at: string): UnchainedActivity => ({
   at,
   category: event.category,
   action: event.action,
@@ -65,23 +64,22 @@ const stamp = (event: ActivityEvent, at: string): Unchained => ({
 /**
  * The activity log (product-decisions §6). `record` only stamps the time and enqueues, so the
  * request path never waits on SQLite; a background fiber drains the queue in batches, each
- * chained and written in one transaction. Closing the scope writes whatever is still queued.
- * Rows older than 90 days are pruned when the log opens, anchoring the chain at the last one removed.
+ * chained and kept in one step by the ActivitySink (activity.db by default). Closing the scope writes whatever is
+ * still queued. Rows older than 90 days are pruned when the log opens, anchoring the chain at the last one removed.
  */
 export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/ActivityLog", {
+  dependencies: [ActivitySink.sqlite],
   scoped: Effect.gen(function*() {
-    const { activity: path } = yield* SupportPaths
-    // A log that cannot open (disk full, unreadable file) stops the start with a message naming the file.
-    const opening = Effect.try({ try: () => openActivityStore(path), catch: (cause) => new FileStoreError({ path, operation: "write", cause }) })
-    const store = yield* Effect.acquireRelease(Effect.orDie(opening), (opened) => Effect.sync(() => opened.close()))
+    const sink = yield* ActivitySink
     const now = yield* Clock.currentTimeMillis
-    yield* Effect.sync(() => store.prune(new Date(now - ACTIVITY_RETENTION_DAYS * DAY_MS).toISOString()))
+    yield* sink.prune(new Date(now - ACTIVITY_RETENTION_DAYS * DAY_MS).toISOString())
     const queue = yield* Queue.bounded<Pending>(MAX_PENDING_ROWS)
+    const appended = yield* PubSub.sliding<ActivityEntry>(MAX_PENDING_ROWS)
     const batchStats: Array<{ readonly rows: number; readonly writeMs: number }> = []
 
     // Rows a failed batch held (a full disk): kept, up to MAX_PENDING_ROWS, and written with the next batch, so an
     // audit row is lost only when the log cannot be written for that long (issue 30).
-    let carried: ReadonlyArray<Unchained> = []
+    let carried: ReadonlyArray<UnchainedActivity> = []
     let failing = false
 
     const write = (items: Iterable<Pending>) =>
@@ -90,13 +88,13 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
         const rows = [...carried, ...list.flatMap((item) => (item.kind === "row" ? [item.row] : []))]
         if (rows.length > 0) {
           const started = performance.now()
-          yield* Effect.try(() => store.append(rows)).pipe(
-            Effect.tap(() => Effect.sync(() => {
+          yield* sink.append(rows).pipe(
+            Effect.tap((written) => Effect.sync(() => {
               if (batchStats.length >= MAX_BATCH_STATS) batchStats.splice(0, batchStats.length - MAX_BATCH_STATS + 1)
               batchStats.push({ rows: rows.length, writeMs: performance.now() - started })
               carried = []
-            })),
-            Effect.tap(() => failing ? Effect.logInfo(`activity.db: written again (${rows.length} rows kept while it could not be)`) : Effect.void),
+            }).pipe(Effect.zipRight(PubSub.publishAll(appended, written)))),
+            Effect.tap(() => failing ? Effect.logInfo(`activity: written again (${rows.length} rows kept while it could not be)`) : Effect.void),
             Effect.tap(() => Effect.sync(() => {
               failing = false
             })),
@@ -105,7 +103,7 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
               carried = rows.slice(dropped)
               const warn = !failing || dropped > 0
               failing = true
-              return warn ? Effect.logWarning(`activity.db: ${rows.length} rows could not be written; kept to retry${dropped > 0 ? `, ${dropped} oldest dropped` : ""}`, error) : Effect.void
+              return warn ? Effect.logWarning(`activity: ${rows.length} rows could not be written; kept to retry${dropped > 0 ? `, ${dropped} oldest dropped` : ""}`, error) : Effect.void
             })
           )
         }
@@ -137,7 +135,7 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
     })
 
     const list = Effect.fn("ActivityLog.list")(function*(query: ActivityQuery) {
-      return yield* Effect.sync(() => store.query(query))
+      return yield* sink.query(query)
     })
 
     const exportCsv = Effect.fn("ActivityLog.exportCsv")(function*(query: ActivityQuery) {
@@ -146,12 +144,15 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
 
     const verify: Effect.Effect<ChainVerdict> = Effect.zipRight(
       flush,
-      Effect.map(Effect.promise(() => import("./activity/ChainVerifier.ts")), ({ verifyChain }) => verifyChain(store.all(), store.anchor(), store.head()))
+      Effect.zipWith(Effect.promise(() => import("./activity/ChainVerifier.ts")), sink.chain, ({ verifyChain }, { anchor, head, rows }) => verifyChain(rows, anchor, head))
     )
 
     /** Size and write time of the last MAX_BATCH_STATS batches (for the note on issue 7 and the bench). */
     const batches = Effect.sync(() => [...batchStats])
 
-    return { record, flush, list, exportCsv, verify, batches } as const
+    /** Subscribes now to every row kept from then on, as kept (chained). */
+    const subscribeAppended: Effect.Effect<Stream.Stream<ActivityEntry>, never, Scope.Scope> = Stream.fromPubSub(appended, { scoped: true })
+
+    return { record, flush, list, exportCsv, verify, batches, subscribeAppended } as const
   })
 }) {}

@@ -1,5 +1,8 @@
 import { Context, Effect, Layer } from "effect"
-import type { ApprovalDecision, PendingApproval } from "../domain/Approval.ts"
+import { type ApprovalDecision, type ApprovalRequest, type PendingApproval, toApprovalRequest } from "../domain/Approval.ts"
+
+/** The host's own dialog (product-decisions §3.2 "The app dialog"): resolves `true` to approve. */
+export type ApproveCallback = (request: ApprovalRequest, options: { readonly signal: AbortSignal }) => Promise<boolean>
 
 /**
  * The app's own dialog (product-decisions §3.2): a port with several implementations — the UI
@@ -12,12 +15,16 @@ export class ApprovalPrompt extends Context.Tag("dbdesk/services/ApprovalPrompt"
   /** No prompt of its own: only the UI (through `Approvals.answer`) can answer. */
   static readonly uiOnly = Layer.succeed(ApprovalPrompt, { ask: () => Effect.never })
 
-  /** Embedded mode: the host application's callback decides. */
-  static readonly host = (callback: (approval: PendingApproval) => Promise<boolean>) =>
+  /**
+   * Embedded mode: the host application's dialog decides. Only a promise resolved with `true` approves: `false`,
+   * a rejection, a throw or any other value denies (fail closed). `signal` aborts when the request ends first
+   * (deadline, cancel, the client gone), so the host can close its dialog.
+   */
+  static readonly host = (approve: ApproveCallback) =>
     Layer.succeed(ApprovalPrompt, {
       ask: (approval) =>
-        Effect.tryPromise(() => callback(approval)).pipe(
-          Effect.map((approved): ApprovalDecision => (approved ? "approved" : "denied")),
+        Effect.tryPromise((signal) => approve(toApprovalRequest(approval), { signal })).pipe(
+          Effect.map((approved): ApprovalDecision => (approved === true ? "approved" : "denied")),
           Effect.orElseSucceed((): ApprovalDecision => "denied")
         )
     })

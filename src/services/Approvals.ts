@@ -1,4 +1,4 @@
-import { Deferred, Effect, PubSub, Stream } from "effect"
+import { Deferred, Effect, PubSub, type Scope, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ApprovalDecision, PendingApproval } from "../domain/Approval.ts"
 import { ApprovalPrompt } from "./ApprovalPrompt.ts"
@@ -46,6 +46,9 @@ export class Approvals extends Effect.Service<Approvals>()("dbdesk/services/Appr
 
     const list = Effect.sync(() => [...pending.values()].map((entry) => entry.approval))
 
-    return { ask, answer, list, events: Stream.fromPubSub(events) } as const
+    /** Subscribes now, so no dialog asked after this call is missed (an embedding host's events). */
+    const subscribe: Effect.Effect<Stream.Stream<ApprovalEvent>, never, Scope.Scope> = Stream.fromPubSub(events, { scoped: true })
+
+    return { ask, answer, list, events: Stream.fromPubSub(events), subscribe } as const
   })
 }) {}

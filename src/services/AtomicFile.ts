@@ -67,10 +67,6 @@ export const removeFile = (filePath: string) =>
     catch: (cause) => new FileStoreError({ path: filePath, operation: "remove", cause })
   })
 
-/** Tells a file replaced by an atomic rename (or edited in place) from the one last read; "absent" when missing. */
-export const fileSignature = (filePath: string): Promise<string> =>
-  fs.stat(filePath).then((stat) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`, () => "absent")
-
 /** A lock left by a process that no longer runs, or older than this, is broken. */
 const STALE_LOCK_MS = 30_000
 const LOCK_WAIT_MS = 10_000

@@ -1,4 +1,4 @@
-import { Clock, Data, Effect } from "effect"
+import { Clock, Data, Effect, PubSub, type Scope, Stream } from "effect"
 import { createHash } from "node:crypto"
 import type { ConnectedClient } from "../domain/Activity.ts"
 import type { Principal } from "../domain/Principal.ts"
@@ -39,42 +39,59 @@ const UNKNOWN_CLIENT = "Unknown client"
 export class ConnectedClients extends Effect.Service<ConnectedClients>()("dbdesk/services/ConnectedClients", {
   effect: Effect.gen(function*() {
     const tokens = yield* Tokens
-    const entries = new Map<string, { entry: ConnectedClient; lastSeen: number }>()
+    /** By id; the entry without its times, which are kept as numbers and written out when listed. */
+    const entries = new Map<string, { entry: Omit<ConnectedClient, "firstSeenAt" | "lastSeenAt">; firstSeen: number; lastSeen: number }>()
+    /** Id of each (name, version, principal, address) seen: the hash is taken once per client, not per request. */
+    const ids = new Map<string, string>()
+    const arrivals = yield* PubSub.sliding<ConnectedClient>(MAX_CONNECTED_CLIENTS)
 
     const expire = (now: number) => {
       for (const [id, { lastSeen }] of entries) if (now - lastSeen > CONNECTED_WINDOW_MS) entries.delete(id)
     }
 
+    const withTimes = ({ entry, firstSeen, lastSeen }: { readonly entry: Omit<ConnectedClient, "firstSeenAt" | "lastSeenAt">; readonly firstSeen: number; readonly lastSeen: number }): ConnectedClient =>
+      ({ ...entry, firstSeenAt: new Date(firstSeen).toISOString(), lastSeenAt: new Date(lastSeen).toISOString() })
+
     const seen = (sighting: Sighting): Effect.Effect<void> =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const name = sighting.clientInfo?.name ?? UNKNOWN_CLIENT
         const version = sighting.clientInfo?.version ?? ""
-        const id = createHash("sha256").update(JSON.stringify([name, version, sighting.principal.key, sighting.address])).digest("hex").slice(0, 16)
-        const at = new Date(now).toISOString()
+        const key = JSON.stringify([name, version, sighting.principal.key, sighting.address])
+        let id = ids.get(key)
+        if (id === undefined) {
+          id = createHash("sha256").update(key).digest("hex").slice(0, 16)
+          ids.set(key, id)
+        }
         const previous = entries.get(id)
+        const title = sighting.clientInfo?.title ?? null
         entries.delete(id)
-        entries.set(id, {
+        const next = {
           lastSeen: now,
-          entry: {
+          firstSeen: previous?.firstSeen ?? now,
+          entry: previous !== undefined && previous.entry.clientTitle === title ? previous.entry : {
             id,
             clientName: name,
             clientVersion: version,
-            clientTitle: sighting.clientInfo?.title ?? null,
+            clientTitle: title,
             principalKey: sighting.principal.key,
             tokenId: sighting.principal.tokenId ?? null,
             tokenName: sighting.principal.tokenName ?? null,
-            address: sighting.address,
-            firstSeenAt: previous?.entry.firstSeenAt ?? at,
-            lastSeenAt: at
+            address: sighting.address
           }
-        })
+        }
+        entries.set(id, next)
         if (entries.size > MAX_CONNECTED_CLIENTS) entries.delete(entries.keys().next().value!)
+        // The id table only ever holds ids of listed clients (and of the few just dropped).
+        if (ids.size > 2 * MAX_CONNECTED_CLIENTS) for (const [known, value] of ids) if (!entries.has(value)) ids.delete(known)
+        return previous === undefined || now - previous.lastSeen > CONNECTED_WINDOW_MS ? PubSub.publish(arrivals, withTimes(next)) : Effect.void
       })
 
     /** The clients seen in the last 5 minutes, most recently seen first. */
     const list = Effect.map(Clock.currentTimeMillis, (now) => {
       expire(now)
-      return [...entries.values()].map(({ entry }) => entry).reverse()
+      return [...entries.values()]
+        .map(withTimes)
+        .reverse()
     })
 
     const disconnect = Effect.fn("ConnectedClients.disconnect")(function*(id: string) {
@@ -88,6 +105,9 @@ export class ConnectedClients extends Effect.Service<ConnectedClients>()("dbdesk
       return revoked
     })
 
-    return { seen, list, disconnect } as const
+    /** Subscribes now to every client that is seen for the first time in the window (an embedding host's "client connected"). */
+    const subscribeArrivals: Effect.Effect<Stream.Stream<ConnectedClient>, never, Scope.Scope> = Stream.fromPubSub(arrivals, { scoped: true })
+
+    return { seen, list, disconnect, subscribeArrivals } as const
   })
 }) {}

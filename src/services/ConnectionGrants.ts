@@ -2,6 +2,7 @@ import { Clock, Effect, Option, Stream } from "effect"
 import type { Connection } from "../domain/Connection.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
+import { accessDialogVerdict, type GrantState, refusedAccess } from "./policy/StatementPolicy.ts"
 import { Approvals } from "./Approvals.ts"
 import { SettingsStore } from "./Settings.ts"
 import { Tokens } from "./Tokens.ts"
@@ -43,16 +44,27 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
       )
     }
 
-    const ensure = Effect.fn("ConnectionGrants.ensure")(function*(principal: Principal, connection: Connection, client: string | undefined) {
-      if (connection.aiPolicy !== "askEachTime") return
-      const mode = (yield* settings.current).mcp.connectionApproval
-      if (mode === "alwaysApprove") return
+    /** What the access dialog's memory holds for this caller and connection now. */
+    const grantState = (principal: Principal, connection: Connection, now: number): GrantState => {
       const key = keyOf(grantSubject(principal), connection.id)
-      if (mode === "oncePerConnection" && granted.has(key)) return
-      const now = yield* Clock.currentTimeMillis
+      if (granted.has(key)) return "granted"
       const refusal = refusedUntil.get(key)
-      const refuse = () => ProtocolError.of(-33007, `The user refused access to '${connection.name}' for this client`, { reason: "user_refused_access", connectionId: connection.id })
-      if (refusal !== undefined && refusal > now) return yield* refuse()
+      return refusal !== undefined && refusal > now ? "refused" : "none"
+    }
+
+    /** The mode and the memory the statement policy decides with (issue 28 item 3). */
+    const snapshot = Effect.fnUntraced(function*(principal: Principal, connection: Connection) {
+      const mode = (yield* settings.current).mcp.connectionApproval
+      return { mode, grant: grantState(principal, connection, yield* Clock.currentTimeMillis) }
+    })
+
+    // Untraced: this runs on every call, where a traced Effect.fn costs ~13 µs (bench/README.md "Where a request's time goes").
+    const ensure = Effect.fnUntraced(function*(principal: Principal, connection: Connection, client: string | undefined) {
+      const { grant, mode } = yield* snapshot(principal, connection)
+      const verdict = accessDialogVerdict(connection, mode, grant)
+      if (verdict.kind === "refuse") return yield* verdict.error
+      if (verdict.kind !== "ask") return
+      const key = keyOf(grantSubject(principal), connection.id)
       const who = client ?? principal.tokenName ?? "An AI client"
       const decision = yield* approvals.ask({
         kind: "connection_access",
@@ -60,7 +72,8 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
         connectionId: connection.id,
         connectionName: connection.name,
         principal: principal.tokenName ?? principal.kind,
-        ...(client === undefined ? {} : { client })
+        access: principal.access,
+        ...(client === undefined ? {} : { client, clientName: client })
       }).pipe(Effect.timeoutFail({
         duration: DIALOG_DEADLINE,
         onTimeout: () => ProtocolError.of(-33003, "Nobody answered the access dialog before the 330 s deadline", { deadline: "handler", seconds: 330 })
@@ -73,9 +86,9 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
       // a refusal only matters for 60 s: the ones that are over are dropped, so the map holds the last minute's
       for (const [other, until] of refusedUntil) if (until <= refusedAt) refusedUntil.delete(other)
       refusedUntil.set(key, refusedAt + REFUSAL_COOL_OFF_MS)
-      return yield* refuse()
+      return yield* refusedAccess(connection)
     })
 
-    return { ensure } as const
+    return { ensure, snapshot } as const
   })
 }) {}

@@ -61,8 +61,9 @@ export class Connections extends Context.Tag("dbdesk/services/Connections")<Conn
     Effect.gen(function*() {
       const state = yield* SynchronizedRef.make<ReadonlyArray<Connection>>(initial)
       const hub = yield* PubSub.unbounded<ConnectionsChange>()
-      const decode = (value: unknown) =>
-        Schema.decodeUnknown(Connection)(value).pipe(Effect.mapError((error) => new ConnectionsInvalid({ path: "connection", reason: error.message })))
+      // A key set to undefined is left out, so an edit can clear an optional setting (a cluster's nearest node).
+      const decode = (value: Record<string, unknown>) =>
+        Schema.decodeUnknown(Connection)(Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined))).pipe(Effect.mapError((error) => new ConnectionsInvalid({ path: "connection", reason: error.message })))
       const modify = <A>(f: (all: ReadonlyArray<Connection>) => Effect.Effect<readonly [A, ReadonlyArray<Connection>, ConnectionsChange | undefined], ConnectionsInvalid>) =>
         SynchronizedRef.modifyEffect(state, (all) =>
           Effect.gen(function*() {

@@ -1,32 +1,14 @@
 import { Context, Data, Effect, Option, Schema, Scope, Stream } from "effect"
-import type { Either } from "effect"
 import * as path from "node:path"
-import type { Connection, ConnectionType, SearchConnection } from "../domain/Connection.ts"
-import { toolFailure, type ToolFailure } from "../domain/ToolErrors.ts"
+import type { ConnectionType, SearchConnection } from "../domain/Connection.ts"
+import { toolFailure } from "../domain/ToolErrors.ts"
+import type { DriverInstance, DriverPlugin } from "./drivers/DriverPlugin.ts"
 import type { SearchSession } from "./drivers/SearchDriver.ts"
 import { readFileIfExists, writeJsonAtomic } from "./AtomicFile.ts"
 import { Connections } from "./Connections.ts"
 import { SupportPaths } from "./SupportPaths.ts"
 
-export type StatementTier = "safe" | "write" | "destructive"
-
-/**
- * The one interface a loadable driver registers through (S1-b, product-decisions §8 "Plugin"): `start` makes its
- * shared parts; `connect` opens one saved connection's session, whose methods describe, read and write; `classify`
- * gives a statement's tier (product-decisions §3.1); cancel is interruption — interrupting any session effect aborts
- * the work on the server (product-decisions §2); `disconnect` closes a connection that changed or went away.
- */
-export interface DriverPlugin<Session> {
-  readonly type: ConnectionType
-  readonly title: string
-  readonly start: Effect.Effect<DriverInstance<Session>, never, Scope.Scope>
-}
-
-export interface DriverInstance<Session> {
-  readonly connect: (connection: Connection) => Effect.Effect<Session, ToolFailure>
-  readonly classify: (statement: string) => Either.Either<StatementTier, ToolFailure>
-  readonly disconnect: (connectionId: string) => Effect.Effect<void>
-}
+export type { DriverInstance, DriverPlugin, StatementTier } from "./drivers/DriverPlugin.ts"
 
 /** The separately loaded modules, by connection type; tests replace them to watch the loading. */
 export interface DriverModules {
@@ -113,6 +95,16 @@ export class DriverRegistry extends Effect.Service<DriverRegistry>()("dbdesk/ser
       yield* writeJsonAtomic(file, { version: 1, enabled: [...enabled] }, 0o600).pipe(Effect.orDie)
     })
 
+    /**
+     * The plugin browser's switch (issue 27): the driver is offered as "available" again and new connections of its
+     * type need the enable step. The caller refuses while saved connections use it (opening one re-enables it, S1-b).
+     */
+    const disable = Effect.fn("DriverRegistry.disable")(function*(type: ConnectionType) {
+      if (type !== "search" || !enabled.has("search")) return
+      enabled.delete("search")
+      yield* writeJsonAtomic(file, { version: 1, enabled: [...enabled] }, 0o600).pipe(Effect.orDie)
+    })
+
     /** The new-connection chooser: a type whose driver is only available needs `enable` first. */
     const requireForNewConnection = (type: ConnectionType) =>
       Effect.flatMap(isEnabled(type), (ready) => (ready ? Effect.void : Effect.fail(new DriverNotEnabled({ type }))))
@@ -136,6 +128,6 @@ export class DriverRegistry extends Effect.Service<DriverRegistry>()("dbdesk/ser
       )
     }
 
-    return { list, isEnabled, enable, requireForNewConnection, openSearch } as const
+    return { list, isEnabled, enable, disable, requireForNewConnection, openSearch } as const
   })
 }) {}

@@ -28,7 +28,8 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
     )
     yield* Effect.addFinalizer(() => Effect.forEach([...open.keys()], drop, { discard: true }))
 
-    const forConnection = Effect.fn("Drivers.forConnection")(function*(connection: Connection) {
+    // Untraced: this runs on every call, where a traced Effect.fn costs ~13 µs (bench/README.md "Where a request's time goes").
+    const forConnection = Effect.fnUntraced(function*(connection: Connection) {
       const existing = open.get(connection.id)
       if (existing !== undefined) return existing
       return yield* lock.withPermits(1)(Effect.gen(function*() {

@@ -68,11 +68,14 @@ const answersAsInstance = (handshake: HandshakeFile) =>
     return body.result?._meta?.["dev.dbdesk/instanceId"] === handshake.instanceId
   }).pipe(Effect.orElseSucceed(() => false))
 
-/** Fails when the handshake names a live dbdesk; a stale file (dead pid or another process) is left to be replaced. */
+/**
+ * Fails when the handshake names a live dbdesk, in another process or (embedded) in this one; a stale file (dead pid,
+ * or a server that no longer answers as that instance) is left to be replaced.
+ */
 export const refuseSecondStart = (filePath: string) =>
   Effect.gen(function*() {
     const existing = yield* readHandshake(filePath)
-    if (existing === undefined || existing.pid === process.pid || !isPidAlive(existing.pid)) return
+    if (existing === undefined || !isPidAlive(existing.pid)) return
     if (yield* answersAsInstance(existing)) {
       return yield* new ServerAlreadyRunning({ handshakePath: filePath, port: existing.port, pid: existing.pid })
     }

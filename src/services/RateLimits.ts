@@ -39,11 +39,12 @@ export class RateLimits extends Effect.Service<RateLimits>()("dbdesk/services/Ra
         else inFlight.set(callerKey, count)
       })
 
+    // Untraced: this runs on every call, where a traced Effect.fn costs ~13 µs (bench/README.md "Where a request's time goes").
     /**
      * Takes a request slot for the caller, or fails 429 -33010. The returned effect gives the slot
      * back; it is idempotent, so every path that ends the request may call it.
      */
-    const admit = Effect.fn("RateLimits.admit")(function*(callerKey: string, method: string) {
+    const admit = Effect.fnUntraced(function*(callerKey: string, method: string) {
       if (EXEMPT_METHODS.has(method)) return Effect.void
       const { limits } = yield* settings.current
       if ((inFlight.get(callerKey) ?? 0) >= limits.concurrentPerCaller) {

@@ -1,34 +1,81 @@
-import { Duration, Effect, Exit, Fiber, Schedule } from "effect"
+import { Clock, Duration, Effect, Exit, Fiber, Schedule } from "effect"
 import type { RequestId } from "../domain/JsonRpc.ts"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 
 type Running = Fiber.RuntimeFiber<unknown, unknown>
 
+/** A request's deadline: when it falls due (Clock millis) and the error it then ends with. */
+export interface Deadline {
+  readonly seconds: number
+  readonly onTimeout: () => ProtocolError
+}
+
+/** How often running requests are checked against their deadline: a deadline fires within this after it falls due. */
+export const DEADLINE_CHECK = Duration.seconds(1)
+
+interface Watched {
+  readonly fiber: Running
+  readonly dueAt: number
+  timedOut: boolean
+}
+
 /**
  * product-decisions §4 "Running requests": every running request is registered per
  * (principal, request id) as a multimap, so a cancel interrupts every match of that principal
- * and nothing of another (wire contract §3.2, C3.2-g).
+ * and nothing of another (wire contract §3.2, C3.2-g). Deadlines are checked by one fiber for all
+ * requests, on Effect's Clock: a timer per request (Effect.timeoutFail races two fibers) cost more
+ * than the rest of a cached answer (issue 33).
  */
 export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/services/RequestRegistry", {
-  sync: () => {
+  scoped: Effect.gen(function*() {
     const running = new Map<string, Set<Running>>()
+    const watched = new Set<Watched>()
     const keyOf = (principalKey: string, id: RequestId) => `${principalKey}\u0000${typeof id}:${String(id)}`
 
-    const track = <A>(principalKey: string, id: RequestId, work: Effect.Effect<A, ProtocolError>) =>
+    const sweep = Effect.clockWith((clock) =>
+      Effect.suspend(() => {
+        const now = clock.unsafeCurrentTimeMillis()
+        const due = [...watched].filter((entry) => !entry.timedOut && entry.dueAt <= now)
+        for (const entry of due) entry.timedOut = true
+        return Effect.forEach(due, (entry) => Fiber.interruptFork(entry.fiber), { discard: true })
+      })
+    )
+    // The checker sleeps on a latch while no request has a deadline, so an idle server (or a TestClock jump) costs nothing.
+    const busy = yield* Effect.makeLatch(false)
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      yield* busy.await
+      yield* Effect.sleep(DEADLINE_CHECK)
+      yield* sweep
+      // Checked and closed in one synchronous step, so a request watched in between always finds the latch open.
+      yield* Effect.sync(() => {
+        if (watched.size === 0) busy.unsafeClose()
+      })
+    })))
+
+    const track = <A, E>(principalKey: string, id: RequestId, work: Effect.Effect<A, E>, deadline?: Deadline): Effect.Effect<A, E | ProtocolError> =>
       Effect.gen(function*() {
         const key = keyOf(principalKey, id)
         const fiber = yield* Effect.fork(work)
         const set = running.get(key) ?? new Set<Running>()
         set.add(fiber as Running)
         running.set(key, set)
+        const entry: Watched | undefined = deadline === undefined
+          ? undefined
+          : { fiber: fiber as Running, dueAt: (yield* Clock.currentTimeMillis) + deadline.seconds * 1000, timedOut: false }
+        if (entry !== undefined) {
+          watched.add(entry)
+          busy.unsafeOpen()
+        }
         const exit = yield* Fiber.await(fiber).pipe(
           Effect.onInterrupt(() => Fiber.interrupt(fiber)),
           Effect.ensuring(Effect.sync(() => {
             set.delete(fiber as Running)
             if (set.size === 0 && running.get(key) === set) running.delete(key)
+            if (entry !== undefined) watched.delete(entry)
           }))
         )
         if (Exit.isInterrupted(exit)) {
+          if (entry?.timedOut === true && deadline !== undefined) return yield* Effect.fail(deadline.onTimeout())
           return yield* Effect.fail(ProtocolError.of(-33002, "Request cancelled", { requestId: id }))
         }
         return yield* exit
@@ -79,5 +126,5 @@ export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/s
       })
 
     return { track, cancel, cancelWhere, size, drain } as const
-  }
+  })
 }) {}

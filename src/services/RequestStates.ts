@@ -10,6 +10,13 @@ import { ProtocolError } from "../domain/ProtocolErrors.ts"
 export const REQUEST_STATE_LIFETIME_SECONDS = 300
 
 /**
+ * A base64url segment whose last character carries unused bits decodes to the same bytes with those bits flipped, so
+ * a verifier alone would accept a changed state (C3.1-g): every segment must be the canonical encoding of its bytes.
+ */
+const isCanonicalCompact = (state: string): boolean =>
+  state.split(".").every((segment) => Buffer.from(segment, "base64url").toString("base64url") === segment)
+
+/**
  * Redeemed states remembered until they expire (for the single-use rule) at most. Forgetting one early would let it be
  * replayed, so past the bound a redemption is refused (429, retry in a minute) rather than an entry dropped; the rate
  * limits make this many redemptions in 5 minutes unlikely for anything but a flood.
@@ -60,6 +67,7 @@ export class RequestStates extends Effect.Service<RequestStates>()("dbdesk/servi
     /** Verifies a state for this principal, method and params, and consumes it. */
     const redeem = Effect.fn("RequestStates.redeem")(function*(principal: Principal, method: string, params: JsonObject, state: string) {
       const now = yield* Clock.currentTimeMillis
+      if (!isCanonicalCompact(state)) return yield* tampered()
       const verified = yield* Effect.tryPromise({
         try: () => jwtVerify(state, key, { algorithms: ["HS256"], currentDate: new Date(now) }),
         catch: (error) =>

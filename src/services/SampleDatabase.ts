@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, linkSync, rmSync } from "node:fs"
+import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync } from "node:fs"
 import { randomUUID } from "node:crypto"
 import Database from "better-sqlite3"
 import { Data, Effect } from "effect"
@@ -109,6 +109,7 @@ const fill = (db: Database.Database): void => {
   }
   const order = db.prepare("INSERT INTO orders VALUES (?, ?, ?, ?, ?)")
   const item = db.prepare("INSERT INTO order_items (order_id, product_id, quantity, unit_price) VALUES (?, ?, ?, ?)")
+  const orderTotal = db.prepare("UPDATE orders SET total = ? WHERE id = ?")
   for (let id = 1; id <= SAMPLE_SIZES.orders; id++) {
     let total = 0
     const lines = random.int(1, 5)
@@ -119,7 +120,7 @@ const fill = (db: Database.Database): void => {
       item.run(id, productRef, quantity, prices[productRef]!)
       total += quantity * prices[productRef]!
     }
-    db.prepare("UPDATE orders SET total = ? WHERE id = ?").run(Math.round(total * 100) / 100, id)
+    orderTotal.run(Math.round(total * 100) / 100, id)
   }
   db.pragma("user_version = 1")
 }
@@ -136,9 +137,18 @@ export const ensureSampleDatabase = Effect.fn("SampleDatabase.ensure")(function*
     try: () => {
       const db = new Database(temp)
       try {
+        // Built at a private temp path: the journal in memory and no per-commit sync; one fsync below before it is linked in.
+        db.pragma("journal_mode = MEMORY")
+        db.pragma("synchronous = OFF")
         db.transaction(() => fill(db))()
       } finally {
         db.close()
+      }
+      const fd = openSync(temp, "r")
+      try {
+        fsyncSync(fd)
+      } finally {
+        closeSync(fd)
       }
       // Every file of the support directory is 0600, this one too (issue 30).
       chmodSync(temp, 0o600)

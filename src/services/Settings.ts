@@ -68,13 +68,15 @@ export class SettingsStore extends Effect.Service<SettingsStore>()("dbdesk/servi
     } else {
       persisted = yield* decode(text)
     }
-    const ref = yield* SubscriptionRef.make(applySettingsPatch(persisted, overrides))
+    let effective = applySettingsPatch(persisted, overrides)
+    const ref = yield* SubscriptionRef.make(effective)
 
     const adopt = (next: Settings) =>
       Effect.gen(function*() {
         const changed = changedKeys(persisted, next)
         persisted = next
-        yield* SubscriptionRef.set(ref, applySettingsPatch(next, overrides))
+        effective = applySettingsPatch(next, overrides)
+        yield* SubscriptionRef.set(ref, effective)
         return changed
       })
 
@@ -96,7 +98,9 @@ export class SettingsStore extends Effect.Service<SettingsStore>()("dbdesk/servi
     }))
     yield* Effect.forkScoped(reload.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(RELOAD_INTERVAL))))
 
-    const current = SubscriptionRef.get(ref)
+    /** The settings in effect, read synchronously (the socket layer reads them on every request, issue 33). */
+    const now = (): Settings => effective
+    const current = Effect.sync(now)
 
     /** Applies `patch` to what the file holds now (a hand edit made meanwhile is kept), then writes it atomically. */
     const update = Effect.fn("SettingsStore.update")(function*(patch: SettingsPatch) {
@@ -113,6 +117,6 @@ export class SettingsStore extends Effect.Service<SettingsStore>()("dbdesk/servi
     /** Subscribes now to what happens to later edits of settings.json. */
     const subscribeEvents: Effect.Effect<Stream.Stream<SettingsEvent>, never, Scope.Scope> = Stream.fromPubSub(events, { scoped: true })
 
-    return { current, update, changes: ref.changes, subscribeEvents } as const
+    return { current, now, update, changes: ref.changes, subscribeEvents } as const
   })
 }) {}

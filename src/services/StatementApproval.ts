@@ -1,11 +1,15 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { approvalText } from "../domain/Approval.ts"
+import { type ApprovalPreview, previewText } from "../domain/ApprovalPreview.ts"
 import type { Connection } from "../domain/Connection.ts"
 import type { JsonObject } from "../domain/Json.ts"
 import { isJsonObject } from "../domain/Json.ts"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { toolFailure } from "../domain/ToolErrors.ts"
-import type { MethodContext } from "../http/McpMethod.ts"
+import type { MethodContext } from "./MethodContext.ts"
+import { ActivityLog } from "./ActivityLog.ts"
+import { sha256Hex } from "./activity/ActivityChain.ts"
+import type { Preflight } from "./ApprovalPreflight.ts"
 import { Approvals } from "./Approvals.ts"
 import { RequestStates } from "./RequestStates.ts"
 
@@ -18,12 +22,16 @@ export interface ApprovalSubject {
   readonly statement: string
   /** A plain-words warning such as "deletes every row of orders". */
   readonly warning?: string
+  /** The statement destroys data (confirm_destructive_operation); the host's dialog says so. */
+  readonly destructive?: boolean
+  /** Issue 28: the database's check before anyone is asked, and the dry run shown with the question. */
+  readonly preflight?: Preflight
 }
 
 /** The outcome of the gate: answer now with `input_required`, or run after an optional app dialog. */
 export type ApprovalGate =
   | { readonly kind: "input_required"; readonly result: JsonObject }
-  | { readonly kind: "proceed"; readonly askApp: Effect.Effect<void, ReturnType<typeof toolFailure>> }
+  | { readonly kind: "proceed"; readonly askApp: Effect.Effect<void, ReturnType<typeof toolFailure> | ProtocolError> }
 
 /** product-decisions §3.2: form-mode elicitation is declared by `elicitation: {}` or one holding `form`. */
 export const declaresFormElicitation = (context: MethodContext): boolean => {
@@ -38,6 +46,23 @@ const questionOf = (subject: ApprovalSubject) =>
 
 const DENIED = "the user did not approve this operation"
 
+/** The tool whose call waits, for the host's dialog. */
+const toolOf = (context: MethodContext): { readonly tool?: string } => {
+  const name = context.params["name"]
+  return context.method === "tools/call" && typeof name === "string" ? { tool: name } : {}
+}
+
+/** What the activity row of a preview says: its outcome and a count or a reason class, never statement text or values. */
+const previewDetails = (preview: ApprovalPreview): { readonly outcome: string; readonly details: string } => {
+  switch (preview._tag) {
+    case "Changes":
+      return { outcome: "success", details: `action=${preview.action}; ${preview.unit}s=${preview.count}` }
+    case "Unavailable":
+      return { outcome: "unavailable", details: preview.reason.startsWith("took too long") ? "reason=took_too_long" : "reason=failed" }
+    case "NoPreview":
+      return { outcome: "none", details: "reason=not_previewed" }
+  }
+}
 /**
  * Wire contract §3.1, every row: without form elicitation the call waits on the app's own dialog;
  * with it the first call answers `input_required` and the repeated call proceeds when accepted —
@@ -47,19 +72,54 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
   effect: Effect.gen(function*() {
     const approvals = yield* Approvals
     const states = yield* RequestStates
+    const log = yield* ActivityLog
 
+    /** Issue 28 item 1: the dry run, recorded in the activity log as a preview (its outcome and count, a digest). */
+    const preview = (context: MethodContext, subject: ApprovalSubject) =>
+      Effect.gen(function*() {
+        if (subject.preflight === undefined) return undefined
+        const started = yield* Clock.currentTimeMillis
+        const result = yield* subject.preflight.preview
+        const finished = yield* Clock.currentTimeMillis
+        yield* log.record({
+          category: "approval",
+          action: "approval.preview",
+          ...previewDetails(result),
+          subject: "statement",
+          connectionId: subject.connection.id,
+          tokenId: context.principal.tokenId ?? null,
+          tokenName: context.principal.tokenName ?? context.principal.kind,
+          clientName: context.clientInfo?.name ?? null,
+          digest: sha256Hex(subject.statement),
+          durationMs: finished - started
+        })
+        return result
+      })
+
+    /** Issue 28 item 5: never ask a person to approve what cannot run. */
+    const check = (subject: ApprovalSubject) => subject.preflight?.check ?? Effect.void
+
+    /** Inside the response (cancellable, under the handler deadline): the database's check, the dry run, the dialog. */
     const appDialog = (context: MethodContext, subject: ApprovalSubject) =>
-      approvals.ask({
-        kind: "statement",
-        message: questionOf(subject),
-        statement: subject.statement,
-        connectionId: subject.connection.id,
-        connectionName: subject.connection.name,
-        principal: context.principal.tokenName ?? context.principal.kind,
-        ...(context.clientInfo === undefined ? {} : { client: `${context.clientInfo.name} ${context.clientInfo.version}`.trim() })
-      }).pipe(Effect.flatMap((decision) => (decision === "approved" ? Effect.void : Effect.fail(toolFailure("denied", DENIED)))))
+      Effect.flatMap(Effect.zipRight(check(subject), preview(context, subject)), (shown) =>
+        approvals.ask({
+          kind: "statement",
+          message: questionOf(subject),
+          statement: subject.statement,
+          connectionId: subject.connection.id,
+          connectionName: subject.connection.name,
+          principal: context.principal.tokenName ?? context.principal.kind,
+          access: context.principal.access,
+          ...(context.clientInfo === undefined
+            ? {}
+            : { client: `${context.clientInfo.name} ${context.clientInfo.version}`.trim(), clientName: context.clientInfo.name, clientVersion: context.clientInfo.version }),
+          ...toolOf(context),
+          destructive: subject.destructive ?? false,
+          ...(shown === undefined ? {} : { preview: shown })
+        })).pipe(Effect.flatMap((decision) => (decision === "approved" ? Effect.void : Effect.fail(toolFailure("denied", DENIED)))))
 
-    const gate = Effect.fn("StatementApproval.gate")(function*(context: MethodContext, subject: ApprovalSubject) {
+    // Untraced: this runs on every call, where a traced Effect.fn costs ~13 µs (bench/README.md "Where a request's time goes").
+    const gate = Effect.fnUntraced(function*(context: MethodContext, subject: ApprovalSubject) {
       const state = context.params["requestState"]
       const responses = context.params["inputResponses"]
       if (state !== undefined || responses !== undefined) {
@@ -73,6 +133,9 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
         return { kind: "proceed", askApp } satisfies ApprovalGate as ApprovalGate
       }
       if (declaresFormElicitation(context)) {
+        // The form is the answer to this request: the check and the dry run (both bounded) come before it.
+        yield* check(subject)
+        const shown = yield* preview(context, subject)
         const requestState = yield* states.issue(context.principal, context.method, context.params)
         const result: JsonObject = {
           resultType: "input_required",
@@ -81,7 +144,7 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
               method: "elicitation/create",
               params: {
                 mode: "form",
-                message: questionOf(subject),
+                message: shown === undefined ? questionOf(subject) : `${questionOf(subject)}\n\n${previewText(shown)}`,
                 requestedSchema: {
                   type: "object",
                   properties: {

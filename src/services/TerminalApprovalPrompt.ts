@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { createInterface } from "node:readline"
 import type { ApprovalDecision, PendingApproval } from "../domain/Approval.ts"
+import { previewText } from "../domain/ApprovalPreview.ts"
 import { ApprovalPrompt } from "./ApprovalPrompt.ts"
 
 const block = (approval: PendingApproval): string => {
@@ -15,6 +16,7 @@ const block = (approval: PendingApproval): string => {
     lines.push("  statement:")
     for (const line of approval.statement.split("\n")) lines.push(`    │ ${line}`)
   }
+  if (approval.preview !== undefined) for (const line of previewText(approval.preview).split("\n")) lines.push(`  ${line}`)
   return lines.join("\n")
 }
 

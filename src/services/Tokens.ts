@@ -1,23 +1,17 @@
-import { Clock, Data, Effect, ParseResult, PubSub, Queue, Schedule, Schema, type Scope, Stream } from "effect"
+import { Clock, Data, Effect, PubSub, Queue, Schedule, type Scope, Stream } from "effect"
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
 import type { AccessLevel } from "../domain/Principal.ts"
 import {
   summarize,
   TOKEN_PREFIX_LENGTH,
   TOKEN_VALUE_PATTERN,
-  TokenFile,
   type TokenRecord,
   tokenState,
   type TokenSummary
 } from "../domain/Token.ts"
-import { fileSignature, readFileIfExists, withFileLock, writeJsonAtomic } from "./AtomicFile.ts"
-import { SupportPaths } from "./SupportPaths.ts"
+import { TokenStore } from "./TokenStore.ts"
 
-export class TokensFileInvalid extends Data.TaggedError("TokensFileInvalid")<{ readonly path: string; readonly reason: string }> {
-  override get message(): string {
-    return `${this.path} is not valid: ${this.reason}. Fix or delete the file (every token in it stops working) and start again.`
-  }
-}
+export { TokensFileInvalid } from "./TokenStore.ts"
 
 export class TokenNotFound extends Data.TaggedError("TokenNotFound")<{ readonly id: string }> {
   override get message(): string {
@@ -46,6 +40,8 @@ export interface TokenChange {
 
 /** product-decisions §4 "Token record": `lastUsedAt` is written at most once a minute. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000
+/** Uses waiting for a slow reader at most; past it the oldest go (they only feed an embedding host's events). */
+const MAX_PENDING_USES = 1024
 /** Tokens created or revoked by another process (the CLI) reach a running server within this. */
 const RELOAD_INTERVAL = "2 seconds"
 
@@ -58,29 +54,21 @@ const matches = (record: TokenRecord, value: string): boolean => {
   return stored.length === presented.length && timingSafeEqual(stored, presented)
 }
 
-const signatureOf = (path: string) => Effect.promise(() => fileSignature(path))
-
 /**
- * The token store, `tokens.json` (0600, written atomically, salted SHA-256 only). The file is
- * re-read whenever it changes on disk, so `dbdesk token create/revoke` in another process
- * takes effect in a running server; revocations are published so in-flight work is cancelled.
+ * The tokens (product-decisions §4), kept by the TokenStore port: `tokens.json` by default (0600, written
+ * atomically, salted SHA-256 only). The store is re-read whenever it changes, so `dbdesk token create/revoke` in
+ * another process takes effect in a running server; revocations are published so in-flight work is cancelled.
  */
 export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
+  dependencies: [TokenStore.file],
   scoped: Effect.gen(function*() {
-    const { tokens: path } = yield* SupportPaths
+    const store = yield* TokenStore
     const revocations = yield* PubSub.unbounded<string>()
     const changes = yield* PubSub.unbounded<TokenChange>()
+    const uses = yield* PubSub.sliding<TokenSummary>(MAX_PENDING_USES)
     const lock = yield* Effect.makeSemaphore(1)
     let records: ReadonlyArray<TokenRecord> = []
     let signature = "unread"
-
-    const decode = (text: string) =>
-      Effect.try({ try: () => JSON.parse(text) as unknown, catch: (error) => new TokensFileInvalid({ path, reason: String(error) }) }).pipe(
-        Effect.flatMap(Schema.decodeUnknown(TokenFile)),
-        Effect.mapError((error) =>
-          error._tag === "ParseError" ? new TokensFileInvalid({ path, reason: ParseResult.TreeFormatter.formatErrorSync(error) }) : error
-        )
-      )
 
     const live = (list: ReadonlyArray<TokenRecord>) => new Set(list.filter((token) => token.revokedAt === undefined).map((token) => token.id))
 
@@ -102,18 +90,17 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
       })
 
     const reload = Effect.gen(function*() {
-      const current = yield* signatureOf(path)
+      const current = yield* store.version
       if (current === signature) return
-      const text = yield* readFileIfExists(path)
-      yield* replace(text === undefined ? [] : (yield* decode(text)).tokens)
+      yield* replace(yield* store.load)
       signature = current
     })
 
     const persist = (next: ReadonlyArray<TokenRecord>) =>
       Effect.gen(function*() {
-        yield* writeJsonAtomic(path, Schema.encodeSync(TokenFile)({ version: 1, tokens: next }), 0o600)
+        yield* store.save(next)
         yield* replace(next)
-        signature = yield* signatureOf(path)
+        signature = yield* store.version
       })
 
     /**
@@ -121,7 +108,7 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
      * another process (the CLI) is never overwritten.
      */
     const modify = <A>(change: (list: ReadonlyArray<TokenRecord>, now: number) => readonly [A, ReadonlyArray<TokenRecord>]) =>
-      lock.withPermits(1)(withFileLock(path, Effect.gen(function*() {
+      lock.withPermits(1)(store.exclusive(Effect.gen(function*() {
         yield* reload
         const [result, next] = change(records, yield* Clock.currentTimeMillis)
         if (next !== records) yield* persist(next)
@@ -129,7 +116,9 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
       })))
 
     yield* reload
-    yield* Effect.forkScoped(reload.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(RELOAD_INTERVAL))))
+    // Polled on the wall clock: under a test clock moved by a day, one poll per simulated 2 s would run 43,200
+    // reloads back to back.
+    yield* Effect.forkScoped(reload.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(RELOAD_INTERVAL)), Effect.withClock(Clock.make())))
 
     const create = Effect.fn("Tokens.create")(function*(spec: NewToken) {
       const value = `dbd_${randomBytes(32).toString("base64url")}`
@@ -180,12 +169,12 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
 
     // Uses to stamp as lastUsedAt, written by one background writer, so a request never waits on the disk and the
     // first uses of many tokens at once cost one write (issue 30: 64 new callers queued 64 fsyncs behind the lock).
-    const uses = new Map<string, number>()
+    const pendingUses = new Map<string, number>()
     const wake = yield* Queue.sliding<void>(1)
     const writeUses = modify((list) => {
-      if (uses.size === 0) return [undefined, list] as const
-      const pending = new Map(uses)
-      uses.clear()
+      if (pendingUses.size === 0) return [undefined, list] as const
+      const pending = new Map(pendingUses)
+      pendingUses.clear()
       return [undefined, list.map((token) => {
         const at = pending.get(token.id)
         return at === undefined ? token : { ...token, lastUsedAt: new Date(at).toISOString() }
@@ -194,19 +183,21 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(wake), Effect.ignore(writeUses))))
     yield* Effect.addFinalizer(() => Effect.ignore(writeUses))
 
+    // Untraced: this runs on every call, where a traced Effect.fn costs ~13 µs (bench/README.md "Where a request's time goes").
     /** Checks a presented value; a valid use stamps `lastUsedAt` (throttled, best effort, written in the background). */
-    const verify = Effect.fn("Tokens.verify")(function*(value: string) {
+    const verify = Effect.fnUntraced(function*(value: string) {
       // A CLI create or revoke must take effect at once: stat per request, but lock and re-read only on a change.
-      if ((yield* signatureOf(path)) !== signature) yield* lock.withPermits(1)(reload).pipe(Effect.ignore)
+      if ((yield* store.version) !== signature) yield* lock.withPermits(1)(reload).pipe(Effect.ignore)
       const record = TOKEN_VALUE_PATTERN.test(value) ? records.find((token) => matches(token, value)) : undefined
       if (record === undefined) return { kind: "unknown" } satisfies Verification
       const now = yield* Clock.currentTimeMillis
       const state = tokenState(record, now)
       if (state !== "active") return { kind: state } satisfies Verification
-      if ((record.lastUsedAt === null || now - Date.parse(record.lastUsedAt) >= LAST_USED_WRITE_INTERVAL_MS) && !uses.has(record.id)) {
-        uses.set(record.id, now)
+      if ((record.lastUsedAt === null || now - Date.parse(record.lastUsedAt) >= LAST_USED_WRITE_INTERVAL_MS) && !pendingUses.has(record.id)) {
+        pendingUses.set(record.id, now)
         yield* Queue.offer(wake, undefined)
       }
+      yield* PubSub.publish(uses, summarize(record))
       return { kind: "valid", token: record } satisfies Verification
     })
 
@@ -223,7 +214,10 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
     /** Subscribes now to every later change of the store (created, revoked, removed). */
     const subscribeChanges: Effect.Effect<Stream.Stream<TokenChange>, never, Scope.Scope> = Stream.fromPubSub(changes, { scoped: true })
 
-    return { create, list, revoke, remove, verify, ensureDefault, subscribeRevocations, subscribeChanges } as const
+    /** Subscribes now to every later successful verification (an embedding host's "token used"). */
+    const subscribeUses: Effect.Effect<Stream.Stream<TokenSummary>, never, Scope.Scope> = Stream.fromPubSub(uses, { scoped: true })
+
+    return { create, list, revoke, remove, verify, ensureDefault, subscribeRevocations, subscribeChanges, subscribeUses } as const
   })
 }) {}
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { type Duration, Effect } from "effect"
 import { chmodSync, readFileSync, writeFileSync } from "node:fs"
 import { PassThrough } from "node:stream"
 import { afterEach, describe, expect, it } from "vitest"
@@ -12,7 +12,7 @@ const SERVER_INFO = { name: "dbdesk", version: "0.0.0" }
 const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } }
 
 /** A bridge run in-process on PassThrough stdio against a fake upstream. */
-const startBridge = (home: string) => {
+const startBridge = (home: string, responseAfterProgress?: Duration.DurationInput) => {
   const input = new PassThrough()
   const output = new PassThrough()
   const errors = new PassThrough()
@@ -25,7 +25,7 @@ const startBridge = (home: string) => {
     lines.push(...parts.map((line) => JSON.parse(line)))
   })
   errors.resume()
-  const exit = Effect.runPromise(runBridge({ home, input, output, errors }).pipe(Effect.provide(FileInspector.layer)))
+  const exit = Effect.runPromise(runBridge({ home, input, output, errors, ...(responseAfterProgress === undefined ? {} : { responseAfterProgress }) }).pipe(Effect.provide(FileInspector.layer)))
   return {
     lines,
     send: (message: unknown) => input.write(`${typeof message === "string" ? message : JSON.stringify(message)}\n`),
@@ -123,6 +123,42 @@ describe("forwarding one message per line (product-decisions §7)", () => {
     await bridge.answerTo("x")
     expect(bridge.lines.map((line) => line.method ?? `response ${line.id}`)).toEqual(["notifications/progress", "notifications/progress", "response x"])
     expect(bridge.lines[1].params.progress).toBe(1)
+    await bridge.close()
+  })
+
+  /** A legacy host (initialize first) calls a tool whose SSE answer is one progress frame and the response. */
+  const legacyCallWithProgress = async (responseAfterProgress?: Duration.DurationInput) => {
+    fake = await upstreamServer((body) => ({
+      sse: [
+        { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "t", progress: 1, total: 1 } },
+        complete(body.id, { content: [] })
+      ]
+    }))
+    const bridge = startBridge(writeHandshakeHome({ port: fake.port }).home, responseAfterProgress)
+    bridge.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "host", version: "9" } } })
+    await bridge.answerTo(0)
+    bridge.send({ jsonrpc: "2.0", id: "x", method: "tools/call", params: { name: "slow", arguments: {}, _meta: { progressToken: "t" } } })
+    return bridge
+  }
+  const order = (lines: ReadonlyArray<any>) => lines.map((line) => line.method ?? `response ${line.id}`)
+
+  it("C1-c a legacy host's response after progress waits for the host's answer to a ping, not for a timer", async () => {
+    // A fallback far longer than the test: only the host's answer to the ping can release the response.
+    const bridge = await legacyCallWithProgress("10 minutes")
+    expect(await eventually(() => bridge.lines.some((line) => line.method === "ping"))).toBe(true)
+    const ping = bridge.lines.find((line) => line.method === "ping")
+    expect(ping).toMatchObject({ jsonrpc: "2.0", id: expect.any(String) })
+    expect(bridge.lines.some((line) => line.id === "x")).toBe(false)
+    bridge.send({ jsonrpc: "2.0", id: ping.id, result: {} })
+    await bridge.answerTo("x")
+    expect(order(bridge.lines)).toEqual(["response 0", "notifications/progress", "ping", "response x"])
+    await bridge.close()
+  })
+
+  it("C1-c a legacy host that leaves the ping unanswered still gets the response, after the fallback wait", async () => {
+    const bridge = await legacyCallWithProgress()
+    expect((await bridge.answerTo("x")).result).toEqual({ content: [], _meta: { "dev.example/kept": true } })
+    expect(order(bridge.lines)).toEqual(["response 0", "notifications/progress", "ping", "response x"])
     await bridge.close()
   })
 

@@ -71,4 +71,18 @@ describe("dbdesk connection (issue 29)", () => {
     const shop = JSON.parse((await runInProcess("connection", "list", "--json", "--home", home)).stdout).find((connection: any) => connection.name === "Shop")
     expect(shop).toMatchObject({ type: "sqlite", path: join(process.cwd(), "shop.db"), aiPolicy: "never" })
   })
+
+  it("issue 35: --mask and --hide set the connection's masking rules, --secret-catalogs its secret catalogs; a bad pattern is explained", async () => {
+    const home = tempHome()
+    const saved = await runInProcess("connection", "add", "sqlite", "--home", home, "--name", "Guarded", "--path", "./x.db",
+      "--mask", "users.password_hash", "--hide", "*.ssn", "--hide", "main.cards.pan", "--secret-catalogs", "open", "--json")
+    expect(saved.code, saved.stderr).toBe(0)
+    expect(JSON.parse(saved.stdout)).toMatchObject({
+      secretCatalogs: "open",
+      maskingRules: [{ pattern: "users.password_hash", action: "mask" }, { pattern: "*.ssn", action: "hide" }, { pattern: "main.cards.pan", action: "hide" }]
+    })
+    const bad = await runInProcess("connection", "add", "sqlite", "--home", home, "--name", "Bad", "--path", "./x.db", "--mask", "password_hash")
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toBe("This sqlite connection is not valid: --mask/--hide: \"password_hash\" is not a column pattern: write table.column or schema.table.column, with * for any characters (e.g. *.ssn)\n")
+  })
 })

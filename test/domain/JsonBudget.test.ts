@@ -22,6 +22,13 @@ describe("JsonBudget", () => {
     }
   )
 
+  it("capJson keeps an own __proto__ key (as JSON.parse makes one) and counts it (seed 360575791 of the property above)", () => {
+    const value = JSON.parse('{"__proto__":false,"a":{"__proto__":"x"}}') as unknown
+    const capped = capJson(value, { maxCellBytes: 16, maxAnswerBytes: 2100 }, hints.readPart)
+    expect(JSON.stringify(capped.value)).toBe('{"__proto__":false,"a":{"__proto__":"x"}}')
+    expect(capped.bytes).toBe(jsonSize(capped.value))
+  })
+
   it.prop(
     "no answer object passes maxAnswerBytes, whatever it holds",
     [FastCheck.dictionary(FastCheck.string(), json), FastCheck.integer({ min: 16, max: 256 }), FastCheck.integer({ min: 2100, max: 8000 })],

@@ -9,6 +9,7 @@ import { SettingsStore } from "../../src/services/Settings.ts"
 import { createLargeSqlite, WIDE_BLOB_BYTES, WIDE_TEXT_BYTES } from "../support/LargeTables.ts"
 import { connectModernClient } from "../support/McpClients.ts"
 import { startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
+import { unfence } from "../support/Fence.ts"
 
 const ROWS = 1_000_000
 const DEFAULT_ANSWER_BYTES = 8 * 1024 * 1024
@@ -90,7 +91,7 @@ describe("answers cost what the answer costs, not what the table costs (issue 25
     expect(content.status_message).toBe(
       `showing the first ${content.row_count} rows: the answer reached limits.maxAnswerBytes (${DEFAULT_ANSWER_BYTES} bytes); select fewer columns, add a WHERE or a LIMIT, or page with OFFSET`
     )
-    expect(JSON.parse(result.content[0].text)).toEqual(content)
+    expect(unfence(result.content[0].text).json).toEqual(content)
   })
 
   it("the caps are read from the settings at each call", async () => {

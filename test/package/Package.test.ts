@@ -1,51 +1,41 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { join } from "node:path"
+import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ensureUiBuilt } from "../support/Browser.ts"
+import { runExampleHost } from "../support/ExampleHost.ts"
 import { connectModernClient } from "../support/McpClients.ts"
+import { type InstalledPackage, packAndInstall, ROOT } from "../support/PackedPackage.ts"
+import { anyInDeclarations, CONSUMER_SOURCE, CONSUMER_TSCONFIG } from "../support/PublicTypes.ts"
 import { tempHome } from "../support/TestServer.ts"
 
 /**
- * Issue 23: the package as a user gets it. `npm pack`, then `npm install --omit=dev` of the tarball into an empty
- * project, then the installed `dbdesk` and `dbdesk-mcp` run against a temporary support directory.
- *
- * The install runs with --ignore-scripts and the better-sqlite3 binary this checkout already compiled is copied
- * into the installed better-sqlite3: its install script would compile it again (about two minutes on two cores,
- * since no prebuilt binary can be downloaded here). It is the one production dependency with a script to run
- * (package.json allowScripts). Packuments come from the registry, tarballs from npm's cache (--prefer-offline).
+ * Issues 23 and 24: the package as a user gets it, packed once for every test here (test/support/PackedPackage.ts):
+ * the installed `dbdesk` and `dbdesk-mcp` against a temporary support directory, and the installed library as an
+ * embedding host and a TypeScript consumer use it.
  */
-const ROOT = join(import.meta.dirname, "..", "..")
-const work = tempHome("dbdesk-package-")
-const project = join(work, "project")
-const installed = join(project, "node_modules", "dbdesk")
-const bin = (name: string) => join(project, "node_modules", ".bin", name)
-
-interface PackedFile {
-  readonly path: string
-  readonly size: number
-}
-let packed: { readonly filename: string; readonly size: number; readonly files: ReadonlyArray<PackedFile> }
-
-const npm = (args: ReadonlyArray<string>, cwd: string) =>
-  execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+let pkg: InstalledPackage
+let project: string
+let installed: string
+const bin = (name: string) => pkg.bin(name)
 
 const children: Array<ChildProcess> = []
 
+/** The consumer compile (about 15 s of tsc) runs beside the other tests; its test waits for it. */
+let consumerCompile: Promise<string>
+
 beforeAll(async () => {
-  // dist/app is built by the global setup (test/support/BuildBins.ts); the library entry is built here, and the UI
-  // through the UI tests' lock, so no fork rewrites dist/ui while it is packed. (dist/types, tsc's, is left to prepack.)
-  execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs"), "lib"], { cwd: ROOT, stdio: "ignore" })
-  await ensureUiBuilt()
-  const [result] = JSON.parse(npm(["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT)) as Array<typeof packed>
-  packed = result!
-  mkdirSync(project)
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "empty-project", version: "1.0.0", private: true }))
-  npm(["install", "--omit=dev", "--prefer-offline", "--ignore-scripts", join(work, packed.filename)], project)
-  const binary = join("build", "Release", "better_sqlite3.node")
-  mkdirSync(join(project, "node_modules", "better-sqlite3", "build", "Release"), { recursive: true })
-  copyFileSync(join(ROOT, "node_modules", "better-sqlite3", binary), join(project, "node_modules", "better-sqlite3", binary))
-}, 120_000)
+  pkg = await packAndInstall()
+  project = pkg.project
+  installed = pkg.installed
+  writeFileSync(join(project, "consumer.ts"), CONSUMER_SOURCE)
+  writeFileSync(join(project, "tsconfig.json"), JSON.stringify(CONSUMER_TSCONFIG(join(ROOT, "node_modules", "@types"))))
+  consumerCompile = promisify(execFile)(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project], { cwd: project }).then(
+    ({ stdout }) => stdout,
+    (error: { stdout?: string }) => error.stdout ?? String(error)
+  )
+}, 240_000)
 
 afterAll(() => {
   for (const child of children) child.kill("SIGKILL")
@@ -90,13 +80,13 @@ const askBridge = (home: string, message: unknown) =>
 
 describe("the npm package (issue 23)", () => {
   it("the tarball holds the built programs, library, types and UI, the bins, README and LICENSE; no sources or tests; under 3 MiB", () => {
-    const paths = packed.files.map((file) => file.path)
+    const paths = pkg.packed.files.map((file) => file.path)
     const allowed = /^(package\.json|README\.md|LICENSE|bin\/(dbdesk|dbdesk-mcp|not-built)\.mjs|dist\/(app|lib|types|ui)\/.+)$/
     expect(paths.filter((path) => !allowed.test(path))).toEqual([])
-    for (const required of ["LICENSE", "README.md", "bin/dbdesk.mjs", "bin/dbdesk-mcp.mjs", "dist/app/cli.js", "dist/app/bridge.js", "dist/app/sqlite-child.js", "dist/lib/index.js", "dist/lib/sqlite-child.js", "dist/ui/index.html"]) {
+    for (const required of ["LICENSE", "README.md", "bin/dbdesk.mjs", "bin/dbdesk-mcp.mjs", "dist/app/cli.js", "dist/app/bridge.js", "dist/app/sqlite-child.js", "dist/lib/index.js", "dist/lib/sqlite-child.js", "dist/ui/index.html", "dist/lib/domain.js", "dist/lib/search.js", "dist/types/index.d.ts", "dist/types/domain/index.d.ts", "dist/types/search/index.d.ts"]) {
       expect(paths).toContain(required)
     }
-    expect(packed.size).toBeLessThanOrEqual(3 * 1024 * 1024)
+    expect(pkg.packed.size).toBeLessThanOrEqual(3 * 1024 * 1024)
   })
 
   it("the production install needs no dev dependency: tsx, vite and the CLI framework stay out", () => {
@@ -144,5 +134,83 @@ describe("the npm package (issue 23)", () => {
     expect(answer).toMatchObject({ jsonrpc: "2.0", id: 7, result: { supportedVersions: expect.arrayContaining(["2026-07-28"]) } })
     expect(answer.result._meta["io.modelcontextprotocol/serverInfo"]).toMatchObject({ name: "dbdesk", version: JSON.parse(readFileSync(join(installed, "package.json"), "utf8")).version })
     server.child.kill("SIGTERM")
+  })
+})
+
+describe("the embeddable library from the tarball (issue 24)", () => {
+  it("dbdesk, dbdesk/domain and dbdesk/search import in a plain ESM project; nothing else under the package does", () => {
+    const script = `
+      const [root, domain, search] = await Promise.all([import("dbdesk"), import("dbdesk/domain"), import("dbdesk/search")])
+      let deep
+      try { await import("dbdesk/dist/lib/index.js") } catch (error) { deep = error.code }
+      console.log(JSON.stringify({ root: typeof root.startMcpServer, layer: typeof root.makeServerLayer, domain: typeof domain.PendingApproval, search: typeof search.compileFilter, deep }))`
+    const printed = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: project, encoding: "utf8" })
+    expect(JSON.parse(printed)).toEqual({ root: "function", layer: "function", domain: "function", search: "function", deep: "ERR_PACKAGE_PATH_NOT_EXPORTED" })
+  })
+
+  it("a TypeScript consumer using only the public types compiles (strict, nodenext, skipLibCheck false)", async () => {
+    expect(await consumerCompile).toBe("")
+  }, 120_000)
+
+  it("the shipped declarations hold no any of their own", () => {
+    expect(anyInDeclarations(join(installed, "dist", "types"))).toEqual([])
+  })
+
+  it("the any finder reports a planted any and passes only the constraint of Effect's error base classes", () => {
+    const planted = tempHome("dbdesk-any-")
+    writeFileSync(join(planted, "a.d.ts"), [
+      "declare const Failed_base: new <A extends Record<string, any> = {}>(args: A) => Error;",
+      "export declare const loose: any;",
+      "export declare const other_base: Array<any>;"
+    ].join("\n"))
+    expect(anyInDeclarations(planted)).toEqual(["a.d.ts:2 loose: any", "a.d.ts:3 Array<any>"])
+  })
+
+  it("the example host serves the official client every tool; an approved write lands, a denied one does not; stop frees the port", async () => {
+    const host = join(ROOT, "examples", "embedded-host")
+    copyFileSync(join(host, "host.mjs"), join(project, "host.mjs"))
+    const example = await runExampleHost(join(project, "host.mjs"), project)
+    children.push(example.child)
+    const client = await connectModernClient(example.url, { token: example.token })
+    const run = (query: string) => client.callTool({ name: "execute_query", arguments: { connection_id: "inventory", query } }) as Promise<any>
+    const stock = async () => (await run("SELECT count(*) AS n FROM products")).structuredContent.rows[0][0]
+    try {
+      const { tools } = await client.listTools()
+      expect(tools).toHaveLength(15)
+      const listed: any = await client.callTool({ name: "list_connections", arguments: {} })
+      expect(listed.structuredContent.connections.map((connection: any) => connection.name)).toEqual(["Inventory", "CRM"])
+      expect(await stock()).toBe(3)
+
+      const approved = run("INSERT INTO products (name, stock)\nVALUES ('Stapler', 5)")
+      await example.waitFor(/Allow\? \[y\/N\]/)
+      example.answer("y")
+      expect((await approved).isError).toBe(false)
+      expect(await stock()).toBe(4)
+      const shown = example.output()
+      expect(shown.match(/── approval needed ──/g)).toHaveLength(1)
+      expect(shown).toContain("Allow INSERT on 'Inventory'?")
+      expect(shown).toContain('client:     dbdesk-tests 1.0.0, token "example client" (fullAccess)')
+      expect(shown).toContain("connection: Inventory (inventory)")
+      expect(shown).toContain("tool:       execute_query")
+      expect(shown).toContain("    │ INSERT INTO products (name, stock)\n    │ VALUES ('Stapler', 5)")
+
+      const denied = run("DELETE FROM products WHERE name = 'Pen'")
+      await example.waitFor(/Allow\? \[y\/N\]/, 2)
+      example.answer("n")
+      const refused = await denied
+      expect([refused.isError, refused.content[0].text]).toEqual([true, "denied: the user did not approve this operation"])
+      expect(await stock()).toBe(4)
+      await example.waitFor(/approval answered: denied/)
+    } finally {
+      await client.close()
+    }
+    const port = Number(new URL(example.url).port)
+    expect(await example.interrupt()).toBe(0)
+    expect(example.output()).toMatch(/stopped\n$/)
+    await new Promise<void>((resolve, reject) => {
+      const probe = createServer()
+      probe.once("error", reject)
+      probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()))
+    })
   })
 })

@@ -55,6 +55,18 @@ describe("requestState (product-decisions §3.2)", () => {
       expect(Either.isLeft(outcome) && outcome.left.code).toBe(-32602)
     }).pipe(Effect.provide(RequestStates.Default)))
 
+  it.effect("C3.1-g a state whose signature's unused base64url bits are flipped is refused (it decodes to the same bytes)", () =>
+    Effect.gen(function*() {
+      const states = yield* RequestStates
+      const state = yield* states.issue(alice, "tools/call", params)
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+      const last = alphabet.indexOf(state.at(-1)!)
+      const flipped = state.slice(0, -1) + alphabet[last ^ 1]
+      expect(Buffer.from(flipped.split(".")[2]!, "base64url")).toStrictEqual(Buffer.from(state.split(".")[2]!, "base64url"))
+      const outcome = yield* Effect.either(states.redeem(alice, "tools/call", params, flipped))
+      expect(Either.isLeft(outcome) && outcome.left.code).toBe(-32602)
+    }).pipe(Effect.provide(RequestStates.Default)))
+
   it.prop("C3.1-i the params digest ignores _meta, inputResponses, requestState and key order",
     [FastCheck.dictionary(FastCheck.string(), FastCheck.jsonValue()), FastCheck.jsonValue(), FastCheck.string()],
     ([body, meta, state]) => {

@@ -18,14 +18,27 @@ const approval: PendingApproval = {
   requestedAt: new Date(0).toISOString()
 }
 
-const answering = (answer: string) =>
+const withPreview: PendingApproval = {
+  ...approval,
+  preview: {
+    _tag: "Changes",
+    action: "delete",
+    target: "orders",
+    unit: "row",
+    count: 7,
+    columns: ["id", "status"],
+    rows: [{ before: [3, "pending"], after: null }]
+  }
+}
+
+const answering = (answer: string, shown: PendingApproval = approval) =>
   Effect.gen(function*() {
     const input = new PassThrough()
     const output = new PassThrough()
     let printed = ""
     output.on("data", (chunk) => (printed += chunk))
     const prompt = yield* Effect.provide(ApprovalPrompt, terminalApprovalPrompt(input, output))
-    const fiber = yield* Effect.fork(prompt.ask(approval))
+    const fiber = yield* Effect.fork(prompt.ask(shown))
     yield* Effect.sleep("20 millis")
     input.write(`${answer}\n`)
     const decision = yield* Fiber.join(fiber)
@@ -41,6 +54,12 @@ describe("the terminal approval prompt (product-decisions §3.2)", () => {
       expect(printed).toContain("│ DELETE FROM orders\n    │ -- no WHERE")
       expect(printed).toContain("claude-code 1.0")
       expect(printed).toContain("Sample (SQLite)")
+    }))
+
+  it.live("issue 28 item 1: the dry run follows the statement: what it would change, row by row", () =>
+    Effect.gen(function*() {
+      const { printed } = yield* answering("n", withPreview)
+      expect(printed).toContain("│ -- no WHERE\n  Preview (run and rolled back): will delete 7 rows from orders.\n    • deleted: id=3, status='pending'\n    … and 6 more rows")
     }))
 
   it.live("C3.1-f an empty answer (the default) or anything but yes denies", () =>

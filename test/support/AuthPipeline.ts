@@ -43,7 +43,7 @@ export const cancelNotification = (requestId: string | number, options: { readon
 
 /** Status, headers and JSON-RPC error code of a non-streamed answer. */
 export const outcome = (response: McpHttpResponse) => {
-  if (response.kind === "sse") throw new Error("unexpected SSE response")
+  if (response.kind === "sse" || response.kind === "events") throw new Error("unexpected SSE response")
   const body = response.kind === "json" ? (response.body as { error?: { code: number; data?: Record<string, unknown> } }) : undefined
   return { status: response.status, headers: response.headers, code: body?.error?.code, data: body?.error?.data }
 }

@@ -34,7 +34,15 @@ export const ensureUiBuilt = async (): Promise<void> => {
   try {
     if (!stale()) return
     const { build } = await import("vite")
-    await build({ configFile: join(root, "vite.config.ts"), root: join(root, "src/ui"), logLevel: "warn" })
+    // vitest sets NODE_ENV=test, and Vite would then bundle React's development build (jsxDEV, owner stacks: several
+    // times slower) into dist/ui, which `npm start` also serves: build for production, as `npm run build` does.
+    const nodeEnv = process.env["NODE_ENV"]
+    process.env["NODE_ENV"] = "production"
+    try {
+      await build({ configFile: join(root, "vite.config.ts"), root: join(root, "src/ui"), logLevel: "warn", mode: "production" })
+    } finally {
+      process.env["NODE_ENV"] = nodeEnv
+    }
   } finally {
     rmSync(lock, { recursive: true, force: true })
   }

@@ -56,7 +56,7 @@ const ownedByPostgres = (path: string): void => {
   chownSync(path, uid, gid)
 }
 
-const freePort = (): Promise<number> =>
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer()
     server.once("error", reject)
@@ -68,8 +68,13 @@ const freePort = (): Promise<number> =>
 
 const secret = (): string => randomBytes(12).toString("hex")
 
+export interface PostgresOptions {
+  /** `log_statement = all` (the default, for tests that read `log()`); the bench turns it off so logging costs nothing. */
+  readonly logStatements?: boolean
+}
+
 /** initdb + pg_ctl start; the package's own `main` cluster (port 5432) is never touched. */
-export const startPostgres = async (): Promise<PostgresServer> => {
+export const startPostgres = async (settings: PostgresOptions = {}): Promise<PostgresServer> => {
   if (!postgresAvailable) throw new Error(POSTGRES_MISSING)
   const root = mkdtempSync(join(tmpdir(), "dbdesk-pg-"))
   const data = join(root, "data")
@@ -86,7 +91,7 @@ export const startPostgres = async (): Promise<PostgresServer> => {
     let options = ""
     for (let attempt = 1; !started; attempt++) {
       port = await freePort()
-      options = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 -c log_statement=all -c fsync=off -c max_connections=60`
+      options = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 -c log_statement=${settings.logStatements === false ? "none" : "all"} -c fsync=off -c max_connections=60`
       try {
         runPg("pg_ctl", ["-D", data, "-l", logFile, "-o", options, "-w", "-t", "60", "start"])
         started = true

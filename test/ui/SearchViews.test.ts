@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bookDocuments, books } from "../search/EngineHelpers.ts"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
+import { cell, grid } from "../support/Grid.ts"
 import { type RunningEngine, startEngine } from "../support/engine/index.ts"
 
 /** Browser tests of the search views (product-decisions §8, §9; doc 2) against the Typesense-compatible test engine. */
@@ -48,13 +49,14 @@ describe("UI on a search connection", () => {
     await sidebar.getByRole("button", { name: /magazines\s*0/ }).waitFor()
     await sidebar.getByRole("button", { name: /books\s*1,500/ }).click()
     await page.getByLabel("Page status").filter({ hasText: "Rows 1–1000 of 1,500" }).waitFor()
-    const grid = page.getByRole("table", { name: "Rows" })
-    const title = grid.getByRole("columnheader", { name: "title" })
-    expect(await title.getAttribute("class")).toBe("unsortable")
+    const rows = grid(page, "Rows")
+    const header = (name: string) => rows.getByRole("columnheader").filter({ has: page.locator(".th-name", { hasText: new RegExp(`^${name}( [▲▼])?$`) }) })
+    const title = header("title")
+    expect(await title.getAttribute("class")).toContain("unsortable")
     expect(await title.getAttribute("title")).toContain("sort: true")
-    expect(await grid.getByRole("columnheader", { name: "id", exact: true }).getAttribute("title")).toBe("Typesense cannot sort by id.")
-    await grid.getByRole("columnheader", { name: /^pages/ }).click()
-    await grid.getByRole("columnheader", { name: /^pages ▲/ }).waitFor()
+    expect(await header("id").getAttribute("title")).toContain("Typesense cannot sort by id.")
+    await header("pages").click()
+    await rows.getByRole("columnheader").filter({ hasText: /^pages ▲/ }).waitFor()
     expect(await page.getByLabel("Case sensitive").isDisabled()).toBe(true)
     await page.getByRole("button", { name: "Add filter" }).click()
     await page.getByLabel("Filter column").selectOption("year")
@@ -69,19 +71,28 @@ describe("UI on a search connection", () => {
 
   it("inline edit, insert and delete are saved as document calls", async () => {
     const { page } = ui
-    const grid = page.getByRole("table", { name: "Rows" })
-    const firstRow = grid.locator("tbody tr").first()
-    const id = await firstRow.locator("td").nth(1).textContent()
-    const titleCell = firstRow.locator("td").nth(columnIndex(await headers(page), "title") + 1)
-    await titleCell.dblclick()
+    const rows = grid(page, "Rows")
+    const id = await (await cell(rows, 0, "id")).textContent()
+    await (await cell(rows, 0, "title")).dblclick()
     await page.getByLabel("Cell value").fill("Edited in the UI")
-    await page.getByLabel("Cell value").press("Tab")
-    await page.getByRole("button", { name: "Insert row" }).click()
+    await page.getByLabel("Cell value").press("Enter")
+    await (await cell(rows, 2, "title")).click()
+    await page.getByRole("button", { name: "Delete rows" }).click()
+    await page.getByRole("button", { name: "Add row" }).click()
     for (const [name, value] of [["id", "new-1"], ["title", "Inserted"], ["year", "2020"], ["rating", "4.5"], ["pages", "10"], ["in_stock", "true"]] as const) {
-      await page.getByLabel(`New ${name}`).fill(value)
+      await (await cell(rows, 0, name)).dblclick()
+      await page.getByLabel("Cell value").fill(value)
+      await page.getByLabel("Cell value").press("Enter")
     }
-    await grid.locator("tbody tr").nth(2).getByRole("button", { name: "Delete row" }).click()
     await page.getByRole("button", { name: "Save (3)" }).click()
+    const dialog = page.getByRole("dialog", { name: "Save 3 changes" })
+    await dialog.waitFor()
+    expect(await dialog.getByLabel("Statements").locator("pre").allTextContents()).toEqual([
+      `POST /collections/books/documents\n{"id":"new-1","title":"Inserted","year":2020,"rating":4.5,"pages":10,"in_stock":true}`,
+      `PATCH /collections/books/documents/${id}\n{"title":"Edited in the UI"}`,
+      expect.stringMatching(/^DELETE \/collections\/books\/documents\/\S+$/)
+    ])
+    await dialog.getByRole("button", { name: "Apply" }).click()
     await page.getByRole("status").filter({ hasText: "Saved 3 changes." }).waitFor()
     engine.requests.length = 0
     const edited = await fetch(`${engine.url}/collections/books/documents/${id}`, { headers: { "x-typesense-api-key": engine.apiKey } })
@@ -95,9 +106,9 @@ describe("UI on a search connection", () => {
     await page.getByRole("tab", { name: "Console" }).click()
     await page.getByLabel("Path").fill("/collections/books/documents/search?q=*&per_page=5&filter_by=pages:<103%26%26year:<2000")
     await page.getByRole("button", { name: "Run", exact: true }).click()
-    const results = page.getByRole("table", { name: "Results" })
-    await results.getByRole("columnheader", { name: "title" }).waitFor()
-    expect(await results.locator("tbody tr").count()).toBe(3)
+    const results = grid(page, "Results")
+    await results.getByRole("columnheader").filter({ hasText: /^title$/ }).waitFor()
+    expect(await results.getAttribute("aria-rowcount")).toBe("4")
     await screenshot(page, "search-console")
     await page.getByLabel("Path").fill("/collections/magazines")
     await page.getByRole("button", { name: "Run", exact: true }).click()
@@ -126,7 +137,3 @@ describe("UI on a search connection", () => {
     await screenshot(page, "search-dashboard")
   })
 })
-
-const headers = (page: UiSession["page"]) => page.getByRole("table", { name: "Rows" }).locator("thead th").allTextContents()
-/** Index among the data columns (the first header is the row-action gutter). */
-const columnIndex = (all: ReadonlyArray<string>, name: string) => all.slice(1).findIndex((text) => text.replace(/ [▲▼]$/, "") === name)

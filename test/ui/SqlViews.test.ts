@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
+import { cell, columnTexts, grid } from "../support/Grid.ts"
 import { modernRequest, postMcp } from "../support/TestServer.ts"
 
 /** Browser tests of the views on the sample SQLite connection (product-decisions §9), against the real server. */
@@ -32,14 +33,15 @@ describe("UI on the sample SQLite connection", () => {
     await page.getByRole("button", { name: "Sample (SQLite)" }).first().click()
     const sidebar = page.getByRole("complementary", { name: "Tables" })
     await sidebar.getByRole("button", { name: /orders\s*1,200/ }).click()
-    const grid = page.getByRole("table", { name: "Rows" })
+    const rows = grid(page, "Rows")
     await page.getByLabel("Page status").filter({ hasText: "Rows 1–1000 of 1,200" }).waitFor()
-    const firstId = () => grid.locator("tbody tr").first().locator("td").first().textContent()
+    const firstId = async () => (await cell(rows, 0, "id")).textContent()
     expect(await firstId()).toBe("1")
-    await grid.getByRole("columnheader", { name: /^id( [▲▼])?$/ }).click()
-    await grid.getByRole("columnheader", { name: "id ▲" }).waitFor()
-    await grid.getByRole("columnheader", { name: /^id( [▲▼])?$/ }).click()
-    await grid.getByRole("columnheader", { name: "id ▼" }).waitFor()
+    const idHeader = rows.getByRole("columnheader").filter({ has: page.locator(".th-name", { hasText: /^id( [▲▼])?$/ }) })
+    await idHeader.click()
+    await rows.getByRole("columnheader").filter({ hasText: "id ▲" }).waitFor()
+    await idHeader.click()
+    await rows.getByRole("columnheader").filter({ hasText: "id ▼" }).waitFor()
     await expect.poll(firstId).toBe("1200")
     await page.getByRole("button", { name: "Next ▶" }).click()
     await page.getByLabel("Page status").filter({ hasText: "Rows 1001–1200 of 1,200" }).waitFor()
@@ -48,7 +50,7 @@ describe("UI on the sample SQLite connection", () => {
     await page.getByLabel("Filter value").fill("cancelled")
     await page.getByRole("button", { name: "Apply" }).click()
     await page.getByLabel("Page status").filter({ hasText: /Rows 1–\d+ of \d+/ }).waitFor()
-    const statuses = await grid.locator("tbody tr td:nth-child(4)").allTextContents()
+    const statuses = await columnTexts(rows, "status")
     expect(statuses.length).toBeGreaterThan(0)
     expect(statuses.length).toBeLessThan(1200)
     expect(new Set(statuses)).toEqual(new Set(["cancelled"]))
@@ -65,14 +67,14 @@ describe("UI on the sample SQLite connection", () => {
     await page.getByRole("tab", { name: "Console" }).click()
     await page.getByLabel("SQL").fill("SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status")
     await page.getByRole("button", { name: "Run", exact: true }).click()
-    const results = page.getByRole("table", { name: "Results" })
-    await results.getByRole("columnheader", { name: "n" }).waitFor()
-    expect(await results.locator("tbody tr").count()).toBeGreaterThan(1)
+    const results = grid(page, "Results")
+    await results.getByRole("columnheader").filter({ hasText: /^n$/ }).waitFor()
+    expect(Number(await results.getAttribute("aria-rowcount"))).toBeGreaterThan(2)
     await screenshot(page, "console")
     await page.getByLabel("SQL").fill("DELETE FROM order_items")
     await page.getByRole("button", { name: "Run", exact: true }).click()
     await page.getByRole("alert").filter({ hasText: /This (deletes|changes) data/ }).waitFor()
-    await page.getByRole("button", { name: "Cancel" }).click()
+    await page.getByRole("alert").filter({ hasText: /This (deletes|changes) data/ }).getByRole("button", { name: "Cancel" }).click()
     await page.getByRole("alert").filter({ hasText: /This (deletes|changes) data/ }).waitFor({ state: "detached" })
   })
 
@@ -116,6 +118,8 @@ describe("UI on the sample SQLite connection", () => {
     const modal = page.getByRole("dialog")
     await modal.waitFor()
     expect(await modal.getByLabel("Statement").textContent()).toBe("UPDATE orders SET status = 'refunded' WHERE id = 7")
+    // issue 28 item 1: the dry run, rolled back, under the statement
+    expect(await modal.getByLabel("Preview").textContent()).toMatch(/^Dry run \(rolled back\): will change 1 row in orders\.id=7: status: '\w+' → 'refunded'$/)
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Deny")
     await screenshot(page, "approval-modal")
     await modal.getByRole("button", { name: "Approve" }).click()

@@ -16,7 +16,7 @@ import {
   withServerEntry
 } from "../../domain/AiClients.ts"
 import { readFileIfExists, writeFileAtomic } from "../../services/AtomicFile.ts"
-import { bridgeLaunch, clientPlatform, explicitSupportDirectory, userDirectories } from "../BridgeLaunch.ts"
+import { bridgeLaunch, clientPlatform, explicitSupportDirectory, userDirectories } from "../../services/BridgeLaunch.ts"
 import { failCommand as fail } from "./Failure.ts"
 import { failingPlainly, printJson } from "./Output.ts"
 

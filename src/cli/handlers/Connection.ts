@@ -69,21 +69,25 @@ const flagProblems = (spec: ConnectionTypeSpec, error: ParseResult.ParseError) =
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error).filter((issue) => !issue.message.startsWith("Expected undefined"))
   return [...new Set(issues.map((issue) => {
     const field = spec.fields.find((candidate) => candidate.name === issue.path[0])
-    return `${field === undefined ? String(issue.path[0] ?? "connection") : `--${field.flag}`}: ${issue.message}`
+    const flag = field?.kind === "rules" ? "--mask/--hide" : field === undefined ? String(issue.path[0] ?? "connection") : `--${field.flag}`
+    return `${flag}: ${issue.message}`
   }))].join("; ")
 }
 
 /** `dbdesk connection add <type>` (issue 29): the type's fields from its flags, secrets from a prompt, stdin or an env var. */
 export const add = (spec: ConnectionTypeSpec) =>
-(options: { readonly home: Home; readonly json: boolean; readonly fields: unknown; readonly secrets: unknown }) =>
+(options: { readonly home: Home; readonly json: boolean; readonly fields: unknown; readonly secrets: unknown; readonly rules: unknown }) =>
   failingPlainly(Effect.gen(function*() {
     const input: Record<string, unknown> = { type: spec.type }
-    for (const field of spec.fields.filter((candidate) => candidate.kind !== "secret")) {
+    for (const field of spec.fields.filter((candidate) => candidate.kind !== "secret" && candidate.kind !== "rules")) {
       const raw = (options.fields as Record<string, unknown>)[field.name]
       const value = Option.isOption(raw) ? Option.getOrUndefined(raw) : raw
       if (value === undefined || (field.kind === "boolean" && value === false)) continue
       input[field.name] = field.name === "path" && typeof value === "string" ? path.resolve(value) : value
     }
+    const rules = options.rules as { readonly mask?: ReadonlyArray<string>; readonly hide?: ReadonlyArray<string> } | undefined
+    const maskingRules = [...(rules?.mask ?? []).map((pattern) => ({ pattern, action: "mask" })), ...(rules?.hide ?? []).map((pattern) => ({ pattern, action: "hide" }))]
+    if (maskingRules.length > 0) input["maskingRules"] = maskingRules
     const name = String(input["name"] ?? spec.type)
     for (const field of spec.fields.filter((candidate) => candidate.kind === "secret")) {
       const value = yield* readSecret(spec, field, (options.secrets as Record<string, SecretSource>)[field.name]!, name)

@@ -1,4 +1,4 @@
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either } from "effect"
 import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as path from "node:path"
@@ -9,9 +9,9 @@ import { readFileIfExists } from "../../services/AtomicFile.ts"
 import { isPidAlive, readHandshake } from "../../services/Handshake.ts"
 import type { SupportFiles } from "../../services/SupportDirectory.ts"
 import { packageRoot } from "../../services/PackageInfo.ts"
-import { clientPlatform, userDirectories } from "../BridgeLaunch.ts"
+import { clientPlatform, userDirectories } from "../../services/BridgeLaunch.ts"
 import { probeConnections } from "../ConnectionProbe.ts"
-import { readConnections } from "../SupportFiles.ts"
+import { decodeJsonFile, readConnections } from "../SupportFiles.ts"
 
 export type CheckStatus = "ok" | "warn" | "fail"
 
@@ -27,17 +27,6 @@ export interface Check {
 const check = (id: string, title: string, status: CheckStatus, detail: string, fix?: string): Check =>
   fix === undefined ? { id, title, status, detail } : { id, title, status, detail, fix }
 
-/** JSON text decoded with a schema; the failure says what is wrong in one line (not JSON, or which field). */
-const decodeJsonFile = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, string> => {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (error) {
-    return Either.left(`it is not JSON (${error instanceof Error ? error.message : String(error)})`)
-  }
-  return Either.mapLeft(Schema.decodeUnknownEither(schema)(parsed), (error) =>
-    ParseResult.ArrayFormatter.formatErrorSync(error).slice(0, 3).map((issue) => `${issue.path.join(".") || "(top level)"}: ${issue.message}`).join("; "))
-}
 
 const stat = (file: string) => Effect.promise(() => fs.stat(file).catch(() => undefined))
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`

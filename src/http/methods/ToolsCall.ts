@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { isJsonObject, type JsonObject } from "../../domain/Json.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { ToolFailure } from "../../domain/ToolErrors.ts"
+import { toolScopeRefusal } from "../../services/policy/StatementPolicy.ts"
 import { SettingsStore } from "../../services/Settings.ts"
 import { toolErrorResult } from "../../services/tools/Tool.ts"
 import { capToolAnswer } from "../../services/tools/ToolAnswerCaps.ts"
@@ -27,10 +28,8 @@ export const ToolsCallMethod = Effect.gen(function*() {
         if (typeof name !== "string") return yield* ProtocolError.invalidParams("params.name must be the name of a tool from tools/list")
         const tool = registry.get(name)
         if (tool === undefined) return yield* ProtocolError.invalidParams(`Unknown tool ${JSON.stringify(name)}; call tools/list for the tools you can use`, { tool: name })
-        const missing = tool.scopes.filter((scope) => !context.principal.scopes.includes(scope))
-        if (missing.length > 0) {
-          return yield* ProtocolError.of(-33007, `The tool ${name} needs the scope ${missing.join(", ")}`, { requiredScopes: ["tools:read", ...tool.scopes] })
-        }
+        const refusal = toolScopeRefusal(name, tool.scopes, context.principal.scopes)
+        if (refusal !== undefined) return yield* refusal
         const args = context.params["arguments"]
         if (args !== undefined && !isJsonObject(args)) return yield* ProtocolError.invalidParams("params.arguments must be an object")
         const run = yield* tool.prepare(args ?? {}, context)

@@ -15,6 +15,8 @@ export const ToolsListMethod = Effect.gen(function*() {
     name: "tools/list",
     eras: ["modern", "legacy"],
     scopes: ["tools:read"],
+    // The registry is fixed once the server is built, so a first page depends only on the caller's scopes.
+    answerKey: (context) => (context.params["cursor"] === undefined ? [...context.principal.scopes].sort().join(" ") : undefined),
     prepare: (context) =>
       Effect.gen(function*() {
         const cursor = context.params["cursor"]

@@ -4,18 +4,31 @@ import { UiApi } from "../../domain/UiApi.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
 import type { SearchClient } from "../../search/SearchClient.ts"
 import type { DatabaseDriver } from "../../services/drivers/Driver.ts"
-import { QueryHistory } from "../../services/QueryHistory.ts"
+import { HISTORY_LIMIT, type HistoryOutcome, QueryHistory } from "../../services/QueryHistory.ts"
+import { RequestRegistry } from "../../services/RequestRegistry.ts"
 import { SettingsStore } from "../../services/Settings.ts"
 import { searchConsole, searchPage, searchSave, searchStructure, searchTables } from "./SearchViews.ts"
+import { sqlApply, sqlPreview } from "./SqlEditViews.ts"
 import { sqlConsole, sqlPage, sqlStructure, sqlTables } from "./SqlViews.ts"
 import { forUi } from "./UiErrors.ts"
 import { UiSessions } from "./UiSessions.ts"
+
+/** The principal key console runs are registered under; MCP keys are `token:…` or `anonymous:…`, never this. */
+const UI_CONSOLE = "ui:console"
+/**
+ * Rows a console result may hold: a person scrolls a virtualized grid (issue 27), so more than a model's
+ * limits.maxRows; the answer still stops at limits.maxAnswerBytes.
+ */
+const UI_CONSOLE_ROWS = 100_000
+const CANCELLED = "Cancelled: the statement was stopped on the database."
+const notSql = new UiError({ message: "Search documents are saved with Save in the grid, one request per document." })
 
 export const BrowseHandlers = HttpApiBuilder.group(UiApi, "browse", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* UiSessions
     const history = yield* QueryHistory
     const settings = yield* SettingsStore
+    const registry = yield* RequestRegistry
 
     /** Runs `sql` or `search` with the connection's own session. */
     const onConnection = <A>(
@@ -42,7 +55,7 @@ export const BrowseHandlers = HttpApiBuilder.group(UiApi, "browse", (handlers) =
           })))
       .handle("save", ({ path, payload }) =>
         onConnection(path.id, {
-          sql: () => Effect.fail(new UiError({ message: "Editing SQL rows in the grid is not available yet; use an UPDATE in the Console tab." })),
+          sql: () => Effect.fail(new UiError({ message: "SQL rows are saved through the statements dialog (sql-edits/preview, then sql-edits/apply)." })),
           search: (client) => searchSave(client, path.table, payload)
         }))
       .handle("console", ({ path, payload }) =>
@@ -50,16 +63,37 @@ export const BrowseHandlers = HttpApiBuilder.group(UiApi, "browse", (handlers) =
           const { limits } = yield* settings.current
           const started = Date.now()
           const run = onConnection(path.id, {
-            sql: (driver) => sqlConsole(driver, payload.text, payload.confirmed, { maxRows: limits.maxRows, timeoutSeconds: limits.queryTimeoutSeconds, answer: limits }),
+            sql: (driver) => sqlConsole(driver, payload.text, payload.confirmed, { maxRows: Math.max(limits.maxRows, UI_CONSOLE_ROWS), timeoutSeconds: limits.queryTimeoutSeconds, answer: limits }),
             search: (client) => searchConsole(client, payload.text, payload.confirmed, limits)
           })
           // the UI console records its statements in the query history with source "ui" (product-decisions §5)
-          const record = (outcome: "success" | "error", rowCount: number | null) =>
+          const record = (outcome: HistoryOutcome, rowCount: number | null) =>
             history.record({ connectionId: path.id, text: payload.text, durationMs: Date.now() - started, rowCount, outcome, source: "ui" }).pipe(Effect.ignore)
-          return yield* run.pipe(
+          // Cancel interrupts the run through the registry MCP cancels use, so the driver stops the statement (issue 27)
+          const tracked = payload.runId === undefined ? run : registry.track(UI_CONSOLE, payload.runId, run).pipe(
+            Effect.catchTag("ProtocolError", () => Effect.fail(new UiError({ message: CANCELLED })))
+          )
+          return yield* tracked.pipe(
             Effect.tap((result) =>
               result._tag === "NeedsConfirmation" ? Effect.void : record("success", result._tag === "Grid" ? result.rows.length : null)),
-            Effect.tapError(() => record("error", null))
+            Effect.tapError((error) => record(error.message === CANCELLED ? "cancelled" : "error", null))
           )
         }))
+      .handle("cancelConsole", ({ path }) => Effect.map(registry.cancel(UI_CONSOLE, path.runId), (cancelled) => ({ cancelled })))
+      .handle("sqlPreview", ({ path, payload }) =>
+        onConnection(path.id, { sql: (driver) => sqlPreview(driver, path.table, payload), search: () => Effect.fail(notSql) }))
+      .handle("sqlApply", ({ path, payload }) =>
+        Effect.flatMap(settings.current, ({ limits }) =>
+          onConnection(path.id, {
+            sql: (driver) => sqlApply(driver, path.table, payload.edits, payload.statements, limits.queryTimeoutSeconds),
+            search: () => Effect.fail(notSql)
+          })))
+      .handle("history", ({ path, urlParams }) =>
+        forUi(Effect.map(history.recent(path.id, HISTORY_LIMIT.max), (entries) => {
+          const term = urlParams.search?.trim().toLowerCase() ?? ""
+          return entries
+            .filter((entry) => term === "" || entry.text.toLowerCase().includes(term))
+            .slice(0, Math.max(1, Math.min(HISTORY_LIMIT.max, urlParams.limit ?? HISTORY_LIMIT.max)))
+            .map(({ connectionId: _, ...entry }) => entry)
+        })))
   }))

@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import type { Connection } from "../../domain/Connection.ts"
+import type { Connection, SearchConnection } from "../../domain/Connection.ts"
+import { nodeOrigin } from "../../domain/SearchConnection.ts"
 import { UiApi } from "../../domain/UiApi.ts"
 import { type UiConnection, type UiConnectionInput, UiError } from "../../domain/UiSchemas.ts"
 import { Connections, type NewConnection } from "../../services/Connections.ts"
@@ -16,7 +17,9 @@ export const toUiConnection = (connection: Connection): UiConnection => {
     type: connection.type,
     externalAccess: connection.externalAccess,
     aiPolicy: connection.aiPolicy,
-    confirmQueries: connection.confirmQueries
+    confirmQueries: connection.confirmQueries,
+    secretCatalogs: connection.secretCatalogs,
+    maskingRules: connection.maskingRules.map((rule) => ({ ...rule }))
   }
   switch (connection.type) {
     case "sqlite":
@@ -50,11 +53,34 @@ export const toUiConnection = (connection: Connection): UiConnection => {
         port: connection.port,
         sslMode: connection.sslMode,
         skipTlsVerification: connection.skipTlsVerification,
+        ...uiCluster(connection),
         hasPassword: false,
         hasApiKey: true
       }
   }
 }
+
+/** Issue 28 item 4: a search connection's cluster settings as the form shows them (nodes as URLs). */
+const uiCluster = (connection: SearchConnection) => ({
+  ...(connection.nodes === undefined || connection.nodes.length === 0 ? {} : { nodes: connection.nodes.map(nodeOrigin).join(", ") }),
+  ...(connection.nearestNode === undefined ? {} : { nearestNode: nodeOrigin(connection.nearestNode) }),
+  ...(connection.healthcheckIntervalSeconds === undefined ? {} : { healthcheckIntervalSeconds: connection.healthcheckIntervalSeconds }),
+  ...(connection.numRetries === undefined ? {} : { numRetries: connection.numRetries }),
+  ...(connection.retryIntervalSeconds === undefined ? {} : { retryIntervalSeconds: connection.retryIntervalSeconds }),
+  ...(connection.connectionTimeoutSeconds === undefined ? {} : { connectionTimeoutSeconds: connection.connectionTimeoutSeconds }),
+  ...(connection.randomizeNodes === undefined ? {} : { randomizeNodes: connection.randomizeNodes })
+})
+
+/** The form's cluster settings; a cleared one is undefined, so an edit removes it (Connections drops undefined keys). */
+const clusterInput = (input: UiConnectionInput) => ({
+  nodes: input.nodes === undefined || input.nodes.trim() === "" ? undefined : input.nodes,
+  nearestNode: input.nearestNode === undefined || input.nearestNode.trim() === "" ? undefined : input.nearestNode,
+  healthcheckIntervalSeconds: input.healthcheckIntervalSeconds,
+  numRetries: input.numRetries,
+  retryIntervalSeconds: input.retryIntervalSeconds,
+  connectionTimeoutSeconds: input.connectionTimeoutSeconds,
+  randomizeNodes: input.randomizeNodes
+})
 
 const required = (value: string | undefined, message: string) =>
   value === undefined || value.trim() === "" ? Effect.fail(new UiError({ message })) : Effect.succeed(value.trim())
@@ -63,7 +89,14 @@ const required = (value: string | undefined, message: string) =>
 const connectionFields = (input: UiConnectionInput, editing: boolean) =>
   Effect.gen(function*() {
     const name = yield* required(input.name, "Give the connection a name.")
-    const common = { name, externalAccess: input.externalAccess, aiPolicy: input.aiPolicy, confirmQueries: input.confirmQueries }
+    const common = {
+      name,
+      externalAccess: input.externalAccess,
+      aiPolicy: input.aiPolicy,
+      confirmQueries: input.confirmQueries,
+      ...(input.secretCatalogs === undefined ? {} : { secretCatalogs: input.secretCatalogs }),
+      ...(input.maskingRules === undefined ? {} : { maskingRules: input.maskingRules.map((rule) => ({ pattern: rule.pattern.trim(), action: rule.action })) })
+    }
     switch (input.type) {
       case "sqlite":
         return { ...common, type: "sqlite" as const, path: yield* required(input.path, "Enter the path of the SQLite database file.") }
@@ -100,7 +133,8 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
           port: input.port ?? (input.sslMode === undefined || input.sslMode === "Disabled" ? 8108 : 443),
           ...(apiKey === undefined ? {} : { apiKey }),
           sslMode: (input.sslMode ?? "Disabled") as "Disabled",
-          skipTlsVerification: input.skipTlsVerification ?? false
+          skipTlsVerification: input.skipTlsVerification ?? false,
+          ...clusterInput(input)
         }
       }
     }

@@ -5,7 +5,7 @@ import type { SearchColumn } from "../../domain/SearchGrid.ts"
 import { caseControlLabel, type FilterOperator } from "../../domain/SearchFilter.ts"
 import type { CellMap, UiBrowseRequest, UiColumn, UiConsoleResult, UiEditRequest, UiEditResult, UiPage, UiStructure, UiTableList } from "../../domain/UiSchemas.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
-import { describeCollection, readPage } from "../../search/SearchBrowse.ts"
+import { describeCollection, pageConsoleText, readPage, type ReadPageRequest } from "../../search/SearchBrowse.ts"
 import type { SearchClient } from "../../search/SearchClient.ts"
 import { classifyConsoleRequest, parseConsoleInput } from "../../search/ConsoleRequest.ts"
 import { runConsoleRequest } from "../../search/SearchConsole.ts"
@@ -47,10 +47,11 @@ export const searchStructure = (client: SearchClient, collection: string) =>
     readOnly: true
   }))
 
-export const searchPage = (client: SearchClient, collection: string, request: UiBrowseRequest, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS) =>
-  Effect.gen(function*() {
-    if (request.caseSensitive) return yield* new UiError({ message: caseControlLabel })
-    const page = yield* readPage(client, {
+/** The grid's state as a page read; the grid reads it and "Open in console" writes it (issue 28 item 2). */
+const readRequest = (collection: string, request: UiBrowseRequest): Effect.Effect<ReadPageRequest, UiError> =>
+  request.caseSensitive
+    ? Effect.fail(new UiError({ message: caseControlLabel }))
+    : Effect.succeed({
       collection,
       offset: request.offset,
       limit: request.limit,
@@ -66,6 +67,14 @@ export const searchPage = (client: SearchClient, collection: string, request: Ui
       },
       sort: request.sort
     })
+
+/** Issue 28 item 2: the `multi_search` request that gives exactly the grid's documents, for the console. */
+export const searchPageText = (client: SearchClient, collection: string, request: UiBrowseRequest) =>
+  Effect.flatMap(readRequest(collection, request), (read) => pageConsoleText(client, read))
+
+export const searchPage = (client: SearchClient, collection: string, request: UiBrowseRequest, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS) =>
+  Effect.gen(function*() {
+    const page = yield* readPage(client, yield* readRequest(collection, request))
     // issue 25: the grid's page holds fields cut at limits.maxCellBytes and stops at limits.maxAnswerBytes
     const budget = new AnswerBudget(request.limit, limits, SEARCH_HINTS)
     budget.header(page.columns.map((column) => column.name))

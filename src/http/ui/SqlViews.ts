@@ -1,13 +1,20 @@
 import { Effect } from "effect"
 import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
-import type { BrowseFilter, FilterOperator } from "../../domain/SqlBrowse.ts"
+import type { BrowseFilter, BrowseQuery, FilterOperator } from "../../domain/SqlBrowse.ts"
 import { FilterOperator as SqlOperator } from "../../domain/SqlBrowse.ts"
+import { readOnlyReason } from "../../domain/SqlEdits.ts"
 import { classifyStatement } from "../../domain/StatementClassifier.ts"
 import type { UiBrowseRequest, UiColumn, UiConsoleResult, UiPage, UiStructure, UiTableList } from "../../domain/UiSchemas.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
 import type { DatabaseDriver } from "../../services/drivers/Driver.ts"
 
 const sqlOperators = new Set<string>(SqlOperator.literals)
+
+/** A SQL grid is editable when its rows can be found again by primary key (issue 27). */
+const editability = (table: string, columns: ReadonlyArray<UiColumn>) => {
+  const reason = readOnlyReason({ table, columns })
+  return reason === undefined ? { editable: true } : { editable: false, readOnlyReason: reason }
+}
 
 export const sqlTables = (driver: DatabaseDriver) =>
   Effect.map(driver.listTables({ includeRowCounts: true }), (tables): UiTableList => ({
@@ -24,7 +31,8 @@ export const sqlStructure = (driver: DatabaseDriver, table: string) =>
         name: column.name,
         type: column.data_type,
         isPrimaryKey: column.is_primary_key,
-        isReadOnly: true,
+        // binary values are shown as hex literals; the grid does not edit them
+        isReadOnly: /blob|bytea|binary/i.test(column.data_type),
         nullable: column.is_nullable,
         sortable: column.is_sortable,
         sortNote: column.is_sortable ? null : "This column's type cannot be sorted."
@@ -62,16 +70,28 @@ const sqlFilters = (request: UiBrowseRequest) =>
     return Effect.succeed(filter)
   })
 
-export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits) =>
+/** The grid's state as a `browse_table` query; the grid reads it and "Open in console" writes it (issue 28 item 2). */
+const browseQuery = (request: UiBrowseRequest) =>
   Effect.gen(function*() {
     if (request.raw !== undefined && request.raw.trim() !== "") {
       return yield* new UiError({ message: "The raw filter is available for search collections only; for SQL tables write the WHERE clause in the Console tab." })
     }
     const filters = yield* sqlFilters(request)
+    const query: BrowseQuery = { filters, logic: request.logic, sort: request.sort, limit: request.limit, offset: request.offset }
+    return query
+  })
+
+/** Issue 28 item 2: the statement that gives exactly the grid's rows, for the console. */
+export const sqlPageText = (driver: DatabaseDriver, table: string, request: UiBrowseRequest) =>
+  Effect.flatMap(browseQuery(request), (query) => driver.browseText(table, query))
+
+export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits) =>
+  Effect.gen(function*() {
+    const query = yield* browseQuery(request)
     const structure = yield* sqlStructure(driver, table)
     const [result, count] = yield* Effect.all([
-      driver.browse(table, { filters, logic: request.logic, sort: request.sort, limit: request.limit, offset: request.offset }, undefined, limits),
-      driver.count(table, filters, request.logic)
+      driver.browse(table, query, undefined, limits),
+      driver.count(table, query.filters ?? [], request.logic)
     ], { concurrency: 2 })
     const byName = new Map(structure.columns.map((column) => [column.name, column]))
     const page: UiPage = {
@@ -82,7 +102,7 @@ export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowse
         ...(count.is_approximate ? ["The total is approximate."] : []),
         ...(result.status_message === undefined ? [] : [result.status_message])
       ],
-      editable: false
+      ...editability(table, structure.columns)
     }
     return page
   })

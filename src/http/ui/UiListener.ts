@@ -75,7 +75,10 @@ export const UiListener = (options: UiListenerOptions = {}) =>
         url.searchParams.delete("key")
         return send(res, 302, "text/plain", "", { location: `${url.pathname}${url.search}`, "set-cookie": sessionCookie(session), "cache-control": "no-store" })
       }
-      if (!sameSecret(cookieValue(req.headers.cookie, UI_COOKIE), session)) {
+      // the pairing exchange is called by the client program being paired, which has no UI cookie: its code and PKCE
+      // verifier are the proof (product-decisions §4 "Issuing"); Host and Origin were checked above
+      const exchange = req.method === "POST" && url.pathname === "/api/pairing/exchange"
+      if (!exchange && !sameSecret(cookieValue(req.headers.cookie, UI_COOKIE), session)) {
         return refuse(res, 401, isApi, "Open the UI from the address dbdesk serve printed (it ends with ?key=…).")
       }
       if (!isApi) return serveStatic(directory, url.pathname, res)

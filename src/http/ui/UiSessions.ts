@@ -1,6 +1,5 @@
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 import type { Connection, SearchConnection } from "../../domain/Connection.ts"
-import { SearchClients } from "../../search/SearchClients.ts"
 import { connect } from "../../search/SearchServer.ts"
 import { Connections } from "../../services/Connections.ts"
 import { DriverRegistry } from "../../services/DriverRegistry.ts"
@@ -12,21 +11,16 @@ import type { DatabaseDriver } from "../../services/drivers/Driver.ts"
 import { notFound, uiMessage } from "./UiErrors.ts"
 
 /**
- * The UI's way to a connection: the shared SQL drivers, and its own search clients (one per search connection,
- * replaced when the connection changes). Opening a saved search connection enables its driver without asking (S1-b).
+ * The UI's way to a connection: the shared SQL drivers and the search driver's clients, one per search connection for
+ * the whole server (replaced when the connection changes), so a cluster's node health is one view whether the MCP
+ * tools or the UI met a failing node (issue 28 item 4). Opening a saved search connection enables its driver without
+ * asking (S1-b).
  */
 export class UiSessions extends Effect.Service<UiSessions>()("dbdesk/http/ui/UiSessions", {
-  dependencies: [SearchClients.Default],
   scoped: Effect.gen(function*() {
     const connections = yield* Connections
     const drivers = yield* Drivers
     const registry = yield* DriverRegistry
-    const clients = yield* SearchClients
-
-    yield* connections.changes.pipe(
-      Stream.runForEach((change) => (change.kind === "added" ? Effect.void : clients.close(change.connection.id))),
-      Effect.forkScoped
-    )
 
     const connection = (id: string) =>
       Effect.flatMap(connections.get(id), (found) => (found === undefined ? Effect.fail(notFound("This connection")) : Effect.succeed(found)))
@@ -37,7 +31,7 @@ export class UiSessions extends Effect.Service<UiSessions>()("dbdesk/http/ui/UiS
         : drivers.forConnection(found)
 
     const search = (found: SearchConnection): Effect.Effect<SearchClient, unknown> =>
-      Effect.zipRight(registry.enable("search"), clients.clientFor(found.id, found))
+      Effect.map(registry.openSearch(found), ({ session }) => session.client)
 
     const status = (found: Connection): Effect.Effect<{ readonly ok: boolean; readonly message: string }> =>
       (found.type === "search"

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3"
 import { openPrivateDatabase } from "../PrivateDatabase.ts"
 import { ACTIVITY_FIELDS, type ActivityEntry, type ActivityQuery } from "../../domain/Activity.ts"
-import { type ChainAnchor, type ChainHead, GENESIS, hashEntry } from "./ActivityChain.ts"
+import { type ChainAnchor, chainBatch, type ChainHead, GENESIS } from "./ActivityChain.ts"
 
 const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
 const COLUMNS = ACTIVITY_FIELDS.map(columnOf)
@@ -61,16 +61,10 @@ export const openActivityStore = (path: string) => {
 
   // Plain function types: the published .d.ts (tsconfig.build.json) cannot name better-sqlite3's Transaction.
   const writeBatch: (batch: ReadonlyArray<Unchained>) => ReadonlyArray<ActivityEntry> = db.transaction((batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
-    const written: Array<ActivityEntry> = []
-    let prev = tail
-    for (const event of batch) {
-      const unhashed = { ...event, seq: prev.seq + 1, prevHash: prev.hash }
-      const entry: ActivityEntry = { ...unhashed, hash: hashEntry(unhashed) }
-      insert.run(...ACTIVITY_FIELDS.map((field) => entry[field]))
-      written.push(entry)
-      prev = { seq: entry.seq, hash: entry.hash }
-    }
-    setMeta.run("head", prev.seq, prev.hash)
+    const written = chainBatch(tail, batch)
+    for (const entry of written) insert.run(...ACTIVITY_FIELDS.map((field) => entry[field]))
+    const last = written.at(-1)
+    if (last !== undefined) setMeta.run("head", last.seq, last.hash)
     return written
   })
 

@@ -22,6 +22,8 @@ export interface SqlFlavor {
   readonly quote: (name: string) => string
   readonly likeEscape: string
   readonly inlinePaging: boolean
+  /** String literals take backslash escapes (MySQL without NO_BACKSLASH_ESCAPES), so a literal doubles them. */
+  readonly backslashEscapes?: boolean
 }
 
 export const STANDARD_FLAVOR: SqlFlavor = { quote: quoteIdentifier, likeEscape: " ESCAPE '\\'", inlinePaging: false }
@@ -44,18 +46,16 @@ const checkColumn = (known: ReadonlyArray<string>, column: string, flavor: SqlFl
   return flavor.quote(column)
 }
 
+/** How a value enters the text: a placeholder whose value is bound (the grid), or a literal (the console, issue 28). */
+type Bind = (value: unknown) => string
+
 const whereClause = (
   known: ReadonlyArray<string>,
   filters: ReadonlyArray<BrowseFilter>,
   logic: FilterLogic,
-  params: Array<unknown>,
-  placeholder: Placeholder,
+  bind: Bind,
   flavor: SqlFlavor
 ): string => {
-  const bind = (value: unknown): string => {
-    params.push(value)
-    return placeholder(params.length)
-  }
   const scalar = (filter: BrowseFilter, value: BrowseFilter["value"] | undefined): ScalarValue => {
     if (value === undefined || Array.isArray(value)) {
       throw new BuildError(`operator ${filter.operator} on "${filter.column}" needs a single value`)
@@ -108,6 +108,28 @@ const attempt = (build: () => BoundSql): BuildResult => {
   }
 }
 
+/**
+ * A value as SQL literal text: strings quoted with `''` (and, on MySQL, backslashes doubled, since its strings take
+ * backslash escapes), numbers as digits, booleans as 1/0 as they are bound, null as NULL.
+ */
+export const sqlLiteral = (value: unknown, flavor: SqlFlavor): string => {
+  if (value === null || value === undefined) return "NULL"
+  if (typeof value === "boolean") return value ? "1" : "0"
+  if (typeof value === "number" && Number.isFinite(value)) return String(value)
+  const text = String(value)
+  return `'${(flavor.backslashEscapes === true ? text.replace(/\\/g, "\\\\") : text).replace(/'/g, "''")}'`
+}
+
+const select = (table: string, known: ReadonlyArray<string>, query: BrowseQuery, bind: Bind, limit: number, flavor: SqlFlavor, paging: Bind): string => {
+  const columns = query.columns === undefined || query.columns.length === 0
+    ? "*"
+    : query.columns.map((c) => checkColumn(known, c, flavor)).join(", ")
+  const where = whereClause(known, query.filters ?? [], query.logic ?? "and", bind, flavor)
+  const order = (query.sort ?? []).map((s) => `${checkColumn(known, s.column, flavor)} ${s.direction === "desc" ? "DESC" : "ASC"}`)
+  const orderBy = order.length === 0 ? "" : ` ORDER BY ${order.join(", ")}`
+  return `SELECT ${columns} FROM ${flavor.quote(table)}${where}${orderBy} LIMIT ${paging(limit)} OFFSET ${paging(query.offset ?? 0)}`
+}
+
 /** Fetches `limit + 1` rows so the caller can tell whether the page is truncated. */
 export const buildBrowse = (
   table: string,
@@ -118,16 +140,24 @@ export const buildBrowse = (
 ): BuildResult =>
   attempt(() => {
     const params: Array<unknown> = []
-    const columns = query.columns === undefined || query.columns.length === 0
-      ? "*"
-      : query.columns.map((c) => checkColumn(known, c, flavor)).join(", ")
-    const where = whereClause(known, query.filters ?? [], query.logic ?? "and", params, placeholder, flavor)
-    const order = (query.sort ?? []).map((s) => `${checkColumn(known, s.column, flavor)} ${s.direction === "desc" ? "DESC" : "ASC"}`)
-    const paging = (value: number) => (flavor.inlinePaging ? String(Math.trunc(value)) : placeholder(params.push(value)))
-    const limit = paging((query.limit ?? 500) + 1)
-    const offset = paging(query.offset ?? 0)
-    const orderBy = order.length === 0 ? "" : ` ORDER BY ${order.join(", ")}`
-    return { sql: `SELECT ${columns} FROM ${flavor.quote(table)}${where}${orderBy} LIMIT ${limit} OFFSET ${offset}`, params }
+    const bind: Bind = (value) => placeholder(params.push(value))
+    const paging: Bind = (value) => (flavor.inlinePaging ? String(Math.trunc(value as number)) : bind(value))
+    return { sql: select(table, known, query, bind, (query.limit ?? 500) + 1, flavor, paging), params }
+  })
+
+/**
+ * Issue 28 item 2: the grid's page as the statement a person runs in the console — the same builder with every value
+ * written as a literal and exactly `limit` rows, so running it gives the rows the grid shows.
+ */
+export const buildBrowseText = (
+  table: string,
+  known: ReadonlyArray<string>,
+  query: BrowseQuery,
+  flavor: SqlFlavor = STANDARD_FLAVOR
+): BuildResult =>
+  attempt(() => {
+    const literal: Bind = (value) => sqlLiteral(value, flavor)
+    return { sql: select(table, known, query, literal, query.limit ?? 500, flavor, (value) => String(Math.trunc(value as number))), params: [] }
   })
 
 export const buildCount = (
@@ -140,6 +170,6 @@ export const buildCount = (
 ): BuildResult =>
   attempt(() => {
     const params: Array<unknown> = []
-    const where = whereClause(known, filters, logic, params, placeholder, flavor)
+    const where = whereClause(known, filters, logic, (value) => placeholder(params.push(value)), flavor)
     return { sql: `SELECT count(*) FROM ${flavor.quote(table)}${where}`, params }
   })

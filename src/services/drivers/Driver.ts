@@ -4,6 +4,11 @@ import type { SchemaMatch, TableDescription, TableEntry } from "../../domain/Sql
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import type { SqlDialect } from "../../domain/StatementClassifier.ts"
 import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
+import type { AppliedRule, Refusal } from "../../domain/AnswerGate.ts"
+import type { PreviewRow } from "../../domain/ApprovalPreview.ts"
+import type { GuardPolicy } from "../../domain/ColumnGuard.ts"
+import type { PreviewPlan } from "../../domain/PreviewPlan.ts"
+import type { StatementFacts } from "../../domain/StatementGate.ts"
 
 /** A failure reported by the database; `message` has already been through the connection's redactor (C7.2-b). */
 export class DriverError extends Data.TaggedError("DriverError")<{ readonly message: string }> {}
@@ -15,6 +20,12 @@ export class StatementTimeout extends Data.TaggedError("StatementTimeout")<{ rea
 export class LockTimeout extends Data.TaggedError("LockTimeout")<{ readonly message: string }> {}
 
 export class TableNotFound extends Data.TaggedError("TableNotFound")<{ readonly table: string }> {}
+
+/**
+ * Issue 35: the answer of an MCP call is refused by the connection's AI settings (a secret catalog, or output that
+ * cannot be traced while masking rules apply). The message names the rule and the setting.
+ */
+export class PolicyRefusal extends Data.TaggedError("PolicyRefusal")<{ readonly refusal: Refusal }> {}
 
 /** An argument the database cannot accept as given (unknown column, missing filter value…). */
 export class InvalidArgument extends Data.TaggedError("InvalidArgument")<{ readonly message: string }> {}
@@ -29,9 +40,9 @@ export class NamespaceNotFound extends Data.TaggedError("NamespaceNotFound")<{ r
 
 /**
  * What any call may fail with besides its own errors: the database, the connection, a missing database or schema, a
- * lock another session or process holds past the database's own timeout.
+ * lock another session or process holds past the database's own timeout, the AI settings of an MCP caller's guard.
  */
-export type ReachFailure = DriverError | NotConnected | NamespaceNotFound | InvalidArgument | LockTimeout
+export type ReachFailure = DriverError | NotConnected | NamespaceNotFound | InvalidArgument | LockTimeout | PolicyRefusal
 
 /**
  * Where a call reaches (issue 25): `database` is another database of the connection's server, reached with the
@@ -53,6 +64,18 @@ export interface ConnectionStatus {
 /** `readonly` runs on a handle that cannot write (SQLite) or inside `BEGIN READ ONLY` (PostgreSQL). */
 export type StatementAccess = "readonly" | "readwrite"
 
+/**
+ * Issue 35: what guards an MCP caller's answer (the UI, the user's own client, passes none): the connection's AI
+ * settings and what the statement gate found in the text. The driver decides from its column origins.
+ */
+export interface AnswerGuard {
+  readonly policy: GuardPolicy
+  readonly facts: StatementFacts
+}
+
+/** A result set built under a guard: `applied` names the masking rules that changed it (for the activity log). */
+export type GuardedResultSet = ResultSet & { readonly applied?: ReadonlyArray<AppliedRule> }
+
 export interface ExecuteOptions extends Namespace {
   readonly maxRows: number
   readonly timeoutSeconds: number
@@ -60,12 +83,42 @@ export interface ExecuteOptions extends Namespace {
   readonly params?: ReadonlyArray<unknown>
   /** Byte caps of the answer (settings limits.maxCellBytes / maxAnswerBytes); defaults when absent. */
   readonly limits?: AnswerLimits
+  readonly guard?: AnswerGuard | undefined
 }
+
+/** What a dry run found (issue 28 item 1): every changed row counted, the first few kept; all of it rolled back. */
+export interface DryRun {
+  readonly count: number
+  readonly columns: ReadonlyArray<string>
+  readonly rows: ReadonlyArray<PreviewRow>
+  readonly note?: string
+}
+
+/** The database showed a side effect a rollback cannot undo (a sequence, a trigger, a volatile function…): no dry run. */
+export class PreviewRefused extends Data.TaggedError("PreviewRefused")<{ readonly reason: string }> {}
+
+export type RunPlan = Extract<PreviewPlan, { readonly _tag: "Run" }>
 
 export interface InsertResult {
   readonly rows_affected: number
   readonly failed_rows: ReadonlyArray<{ readonly index: number; readonly error: string }>
 }
+
+/** One statement of a transaction the UI built (issue 27); `expectRows`: any other count of changed rows fails it. */
+export interface TransactionStatement {
+  readonly sql: string
+  readonly expectRows?: number
+}
+
+/** Each statement's changed rows or its error; nothing is kept unless every statement succeeded. */
+export interface TransactionOutcome {
+  readonly committed: boolean
+  readonly results: ReadonlyArray<{ readonly rowsAffected: number | null; readonly error: string | null }>
+}
+
+/** Said for a statement whose changed-row count is not the one expected (a row changed or deleted meanwhile). */
+export const rowCountMismatch = (expected: number, got: number): string =>
+  `changed ${got} row${got === 1 ? "" : "s"} instead of ${expected}: the row was changed or deleted since the page was read; reload the page and edit again`
 
 export interface RowCount {
   readonly row_count: number
@@ -96,8 +149,11 @@ export interface DatabaseDriver {
     table: string,
     query: BrowseQuery,
     namespace?: Namespace,
-    limits?: AnswerLimits
-  ) => Effect.Effect<ResultSet, ReachFailure | TableNotFound | StatementTimeout>
+    limits?: AnswerLimits,
+    guard?: AnswerGuard
+  ) => Effect.Effect<GuardedResultSet, ReachFailure | TableNotFound | StatementTimeout | PolicyRefusal>
+  /** Issue 28 item 2: the `browse` page as console SQL (same builder, values as literals, exactly `limit` rows). */
+  readonly browseText: (table: string, query: BrowseQuery, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
   readonly count: (
     table: string,
     filters: ReadonlyArray<BrowseFilter>,
@@ -107,13 +163,28 @@ export interface DatabaseDriver {
   readonly execute: (
     sql: string,
     options: ExecuteOptions
-  ) => Effect.Effect<ResultSet, ReachFailure | StatementTimeout | LockTimeout | Unsupported>
+  ) => Effect.Effect<GuardedResultSet, ReachFailure | StatementTimeout | LockTimeout | Unsupported | PolicyRefusal>
   readonly explain: (sql: string, analyze: boolean, limits?: AnswerLimits) => Effect.Effect<ResultSet, ReachFailure | Unsupported>
   readonly insertRows: (
     table: string,
     columns: ReadonlyArray<string>,
     rows: ReadonlyArray<ReadonlyArray<unknown>>
   ) => Effect.Effect<InsertResult, ReachFailure | TableNotFound>
+  /**
+   * Runs `statements` in one transaction, each under its own savepoint so every failing one is reported; commits only
+   * when all succeeded, else rolls everything back (the grid's Save, issue 27).
+   */
+  readonly transaction: (
+    statements: ReadonlyArray<TransactionStatement>,
+    options: { readonly timeoutSeconds: number }
+  ) => Effect.Effect<TransactionOutcome, ReachFailure | StatementTimeout>
+  /**
+   * Issue 28 item 5: the database compiles the statement without running it (SQLite prepare, PostgreSQL Parse inside a
+   * read-only transaction, MySQL PREPARE), so one that does not parse or names a missing table fails with its message.
+   */
+  readonly check: (sql: string, options: { readonly access: StatementAccess } & Namespace) => Effect.Effect<void, ReachFailure | StatementTimeout>
+  /** Issue 28 item 1: the write run inside a transaction that is always rolled back, within `seconds`. */
+  readonly dryRun: (plan: RunPlan, options: { readonly seconds: number } & Namespace) => Effect.Effect<DryRun, ReachFailure | StatementTimeout | PreviewRefused>
   /** Schemas of a database of the connection; only drivers that have schemas (PostgreSQL) implement it. */
   readonly listSchemas?: (namespace?: Namespace) => Effect.Effect<ReadonlyArray<string>, ReachFailure>
   readonly close: () => Effect.Effect<void>

@@ -1,35 +1,51 @@
 import { Effect } from "effect"
 import { AnswerBudget } from "../../domain/AnswerBudget.ts"
+import { type AnswerVerdict, keptNames, projectRow, withheldError, withheldRows } from "../../domain/AnswerGate.ts"
+import { maskedCell } from "../../domain/ColumnGuard.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
-import { type BuildResult, buildBrowse, buildCount, type SqlFlavor } from "./BrowseSql.ts"
+import { type BuildResult, buildBrowse, buildBrowseText, buildCount, type SqlFlavor } from "./BrowseSql.ts"
 import {
+  type AnswerGuard,
   type ConnectionStatus,
   type DatabaseDriver,
   DriverError,
+  type DryRun,
+  PreviewRefused,
   type LockTimeout,
   type StatementTimeout,
   type ExecuteOptions,
+  type GuardedResultSet,
+  PolicyRefusal,
+  type StatementAccess,
   type InsertResult,
   InvalidArgument,
   type Namespace,
-  TableNotFound
+  rowCountMismatch,
+  TableNotFound,
+  type TransactionOutcome,
+  type TransactionStatement
 } from "./Driver.ts"
 import * as Catalog from "./mysql/MysqlCatalog.ts"
-import { makeRunner, type MysqlSettings, type RunFailure, type Session } from "./mysql/MysqlRunner.ts"
+import { mysqlGuard } from "./mysql/MysqlGuard.ts"
+import { dryRunStatement } from "./mysql/MysqlPreview.ts"
+import { makeRunner, type MysqlSettings, type RunFailure, type Session, type StreamOutcome } from "./mysql/MysqlRunner.ts"
+import type { FieldOrigin } from "./mysql/MysqlSession.ts"
 import { makeRedactor } from "./Redactor.ts"
 
 export type { MysqlSettings } from "./mysql/MysqlRunner.ts"
 
 /** Deadline of the catalog reads, browse, count, explain and inserts, which take no timeout_seconds. */
 const TOOL_SECONDS = 30
+/** Preparing takes milliseconds; only a metadata lock another session holds makes it wait. */
+const CHECK_SECONDS = 10
 const PLACEHOLDER = () => "?"
-const MYSQL_FLAVOR: SqlFlavor = { quote: Catalog.quoteName, likeEscape: " ESCAPE '\\\\'", inlinePaging: true }
+const MYSQL_FLAVOR: SqlFlavor = { quote: Catalog.quoteName, likeEscape: " ESCAPE '\\\\'", inlinePaging: true, backslashEscapes: true }
 /** Stands for the table in BrowseSql's output, which quotes one identifier; replaced by the database-qualified name. */
 const TABLE_SLOT = "\u0000dbdesk-table\u0000"
 
-/** A missing table or a bad argument found inside a session; it ends the work and becomes its own error. */
+/** A missing table, a bad argument or a refused answer found inside a session; it ends the work and becomes its own error. */
 class Missing {
-  constructor(readonly failure: TableNotFound | InvalidArgument) {}
+  constructor(readonly failure: TableNotFound | InvalidArgument | PolicyRefusal) {}
 }
 
 /** Only execute and browse keep a timeout's own meaning; elsewhere the tools show it as a driver error. */
@@ -40,21 +56,55 @@ const asReachFailure = <E extends { readonly _tag: string }>(error: E | Statemen
     ? new DriverError({ message: (error as LockTimeout).message })
     : error as E
 
+/** Issue 35: the guard of an MCP call, looked up before the statement in its session; the database for its names. */
+interface ReadGuard {
+  readonly guard: AnswerGuard
+  readonly database: string | undefined
+  readonly access: StatementAccess
+}
+
 /**
  * Reads a statement's rows into an answer under max_rows and the byte caps (AnswerBudget, raw values); reading stops
- * at the first row that does not fit and the statement is killed rather than drained (issue 34 item 5).
+ * at the first row that does not fit and the statement is killed rather than drained (issue 34 item 5). Under a
+ * guard the answer is decided on the statement's field packets, before its first row is kept (issue 35).
  */
-const readInto = async (session: Session, sql: string, values: ReadonlyArray<unknown> | undefined, budget: AnswerBudget, started: number): Promise<ResultSet> => {
+const readInto = async (session: Session, sql: string, values: ReadonlyArray<unknown> | undefined, budget: AnswerBudget, started: number, read?: ReadGuard): Promise<GuardedResultSet> => {
+  const decision = read === undefined ? undefined : await mysqlGuard(session, read.guard, read.database)
   let columns: ReadonlyArray<string> = []
-  const outcome = await session.stream(sql, values, (row) => budget.add(row), (names) => {
-    columns = budget.header(names)
-  })
+  let verdict: AnswerVerdict | undefined
+  let described = false
+  const onRow = (row: ReadonlyArray<unknown>) => {
+    if (verdict?.kind === "refuse") return read?.access === "readwrite"
+    return budget.add(verdict === undefined ? row : projectRow(row, verdict.actions, maskedCell))
+  }
+  const onColumns = (fields: ReadonlyArray<FieldOrigin>) => {
+    described = true
+    verdict = decision?.decide(fields)
+    const names = fields.map((field) => field.name)
+    columns = verdict?.kind === "refuse" ? [] : budget.header(verdict === undefined ? names : keptNames(names, verdict.actions))
+  }
+  let outcome: StreamOutcome
+  try {
+    outcome = await session.stream(sql, values, onRow, onColumns)
+  } catch (error) {
+    if (verdict?.kind === "refuse") throw new Missing(new PolicyRefusal({ refusal: verdict.refusal }))
+    const failure = error as { readonly errno?: unknown; readonly fatal?: unknown }
+    if (described && decision?.readsGuarded === true && typeof failure.errno === "number" && failure.fatal !== true) {
+      throw new DriverError({ message: withheldError(String(failure.errno)) })
+    }
+    throw error
+  }
   const affected = outcome.affectedRows
-  return budget.resultSet(columns, {
+  const resultSet = budget.resultSet(columns, {
     executionMs: performance.now() - started,
     rowsAffected: outcome.hasResultSet ? 0 : affected,
     statusMessage: outcome.hasResultSet ? undefined : `${affected} row${affected === 1 ? "" : "s"} affected`
   })
+  if (verdict?.kind === "refuse") {
+    if (read?.access !== "readwrite") throw new Missing(new PolicyRefusal({ refusal: verdict.refusal }))
+    return withheldRows(resultSet, verdict.refusal)
+  }
+  return verdict === undefined || verdict.applied.length === 0 ? resultSet : { ...resultSet, applied: verdict.applied }
 }
 
 /**
@@ -83,7 +133,7 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
       Effect.catchIf(effect, (error): error is TableNotFound => (error as { _tag?: string })._tag === "TableNotFound", (error) =>
         Effect.fail(new DriverError({ message: `no table ${error.table}` })))
 
-    const settle = <A>(effect: Effect.Effect<{ ok: true; value: A } | { ok: false; failure: TableNotFound | InvalidArgument }, RunFailure>) =>
+    const settle = <A>(effect: Effect.Effect<{ ok: true; value: A } | { ok: false; failure: TableNotFound | InvalidArgument | PolicyRefusal }, RunFailure>) =>
       Effect.flatMap(effect, (outcome) => (outcome.ok ? Effect.succeed(outcome.value) : Effect.fail(outcome.failure)))
 
     const inSession = <A>(access: "readonly" | "readwrite", seconds: number, database: string | undefined, body: (session: Session) => Promise<A>) =>
@@ -149,10 +199,33 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
       return { rows_affected: affected, failed_rows: failed }
     }
 
+    /** The grid's Save (issue 27): one transaction, a savepoint per statement so every failing one is reported. */
+    const transact = async (session: Session, statements: ReadonlyArray<TransactionStatement>): Promise<TransactionOutcome> => {
+      const results: Array<TransactionOutcome["results"][number]> = []
+      await session.query("START TRANSACTION")
+      for (const statement of statements) {
+        await session.query("SAVEPOINT dbdesk_edit")
+        try {
+          const changes = (await session.query(statement.sql)).affectedRows
+          const mismatch = statement.expectRows !== undefined && changes !== statement.expectRows
+          await session.query(mismatch ? "ROLLBACK TO SAVEPOINT dbdesk_edit" : "RELEASE SAVEPOINT dbdesk_edit")
+          results.push({ rowsAffected: changes, error: mismatch ? rowCountMismatch(statement.expectRows!, changes) : null })
+        } catch (error) {
+          if ((error as { fatal?: boolean }).fatal === true) throw error
+          await session.query("ROLLBACK TO SAVEPOINT dbdesk_edit")
+          results.push({ rowsAffected: null, error: redact((error as { sqlMessage?: string }).sqlMessage ?? String(error)) })
+        }
+      }
+      const committed = results.every((result) => result.error === null)
+      await session.query(committed ? "COMMIT" : "ROLLBACK")
+      return { committed, results }
+    }
+
     const execute = (sql: string, options: ExecuteOptions) =>
       Effect.flatMap(target(options, false), (database) =>
         inSession(options.access, options.timeoutSeconds, database, (session) =>
-          readInto(session, sql, options.params, new AnswerBudget(options.maxRows, options.limits), performance.now()))).pipe(noTable)
+          readInto(session, sql, options.params, new AnswerBudget(options.maxRows, options.limits), performance.now(),
+            options.guard === undefined ? undefined : { guard: options.guard, database, access: options.access }))).pipe(noTable)
 
     const driver: DatabaseDriver = {
       dialect: "mysql",
@@ -164,13 +237,17 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
         onTable(table, namespace, "readonly", (session, found, database) => Catalog.describeTable(session, found, database)).pipe(Effect.withSpan("MysqlDriver.describeTable")),
       tableDdl: (table, namespace) => onTable(table, namespace, "readonly", Catalog.tableDdl).pipe(Effect.withSpan("MysqlDriver.tableDdl")),
       searchSchema: (term, limit, namespace) => read(namespace, (session) => Catalog.searchSchema(session, term, limit)).pipe(Effect.withSpan("MysqlDriver.searchSchema")),
-      browse: (table, query, namespace, limits) =>
-        onTable(table, namespace, "readonly", async (session, found) => {
+      browse: (table, query, namespace, limits, guard) =>
+        onTable(table, namespace, "readonly", async (session, found, database) => {
           const started = performance.now()
           const known = await Catalog.columnNames(session, found)
           const { sql, params } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER, MYSQL_FLAVOR), found)
-          return readInto(session, sql, params, new AnswerBudget(query.limit ?? 500, limits), started)
+          const read = guard === undefined ? undefined : { guard: { ...guard, facts: { ...guard.facts, names: [found.name] } }, database, access: "readonly" as const }
+          return readInto(session, sql, params, new AnswerBudget(query.limit ?? 500, limits), started, read)
         }).pipe(Effect.withSpan("MysqlDriver.browse")),
+      browseText: (table, query, namespace) =>
+        onTable(table, namespace, "readonly", async (session, found) =>
+          built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(session, found), query, MYSQL_FLAVOR), found).sql).pipe(Effect.withSpan("MysqlDriver.browseText")),
       count: (table, filters, logic, namespace) =>
         onTable(table, namespace, "readonly", async (session, found) => {
           const known = await Catalog.columnNames(session, found)
@@ -178,15 +255,36 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
           const outcome = await session.query(sql, params)
           return { row_count: Number(outcome.rows[0]?.[0] ?? 0), is_approximate: false }
         }).pipe(Effect.withSpan("MysqlDriver.count")),
-      execute: (sql, options) => execute(sql, options).pipe(Effect.withSpan("MysqlDriver.execute")),
+      // No span here: every execute_query runs this, and a span (with its stack trace) costs ~10 µs (issue 33).
+      execute: (sql, options) => execute(sql, options),
       // The tools allow analyze only for a safe inner statement (MariaDB's ANALYZE runs it); it still runs read-only.
       explain: (sql, analyze, limits) =>
         Effect.flatMap(runner.flavor(), (flavor) => {
           const prefix = !analyze ? "EXPLAIN FORMAT=JSON" : flavor === "mariadb" ? "ANALYZE FORMAT=JSON" : "EXPLAIN ANALYZE"
           return execute(`${prefix} ${sql}`, { maxRows: 10_000, timeoutSeconds: TOOL_SECONDS, access: "readonly", ...(limits === undefined ? {} : { limits }) })
         }).pipe(Effect.mapError(asReachFailure), Effect.withSpan("MysqlDriver.explain")),
+      check: (sql, options) =>
+        Effect.flatMap(target(options, false), (database) => inSession(options.access, CHECK_SECONDS, database, (session) => session.prepare(sql))).pipe(
+          noTable,
+          Effect.withSpan("MysqlDriver.check")
+        ),
+      dryRun: (plan, options) =>
+        Effect.flatMap(target(options, false), (database) =>
+          inSession("readwrite", options.seconds, database, (session) =>
+            dryRunStatement(session, plan).catch((error: unknown) => (error instanceof PreviewRefused ? error : Promise.reject(error))))).pipe(
+            noTable,
+            Effect.flatMap((outcome): Effect.Effect<DryRun, PreviewRefused> => (outcome instanceof PreviewRefused ? Effect.fail(outcome) : Effect.succeed(outcome))),
+            Effect.withSpan("MysqlDriver.dryRun")
+          ),
       insertRows: (table, columns, rows) =>
         onTable(table, undefined, "readwrite", (session, found) => insertInto(session, found, columns, rows)).pipe(Effect.withSpan("MysqlDriver.insertRows")),
+      transaction: (statements, options) =>
+        Effect.flatMap(target(undefined, false), (database) =>
+          inSession("readwrite", options.timeoutSeconds, database, (session) => transact(session, statements))).pipe(
+            noTable,
+            Effect.mapError((error) => (error._tag === "LockTimeout" ? new DriverError({ message: error.message }) : error)),
+            Effect.withSpan("MysqlDriver.transaction")
+          ),
       close: runner.close
     }
     return driver

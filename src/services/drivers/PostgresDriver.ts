@@ -1,23 +1,35 @@
 import { Effect } from "effect"
 import { type AnswerHints, type AnswerLimits, BROWSE_HINTS } from "../../domain/AnswerBudget.ts"
+import { withheldRows } from "../../domain/AnswerGate.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
-import { type BuildResult, buildBrowse, buildCount, quoteIdentifier } from "./BrowseSql.ts"
+import { type BuildResult, buildBrowse, buildBrowseText, buildCount, quoteIdentifier } from "./BrowseSql.ts"
 import {
   type ConnectionStatus,
   type DatabaseDriver,
   DriverError,
+  type DryRun,
   type InsertResult,
   InvalidArgument,
+  type AnswerGuard,
+  type GuardedResultSet,
   type LockTimeout,
   type Namespace,
+  PolicyRefusal,
+  PreviewRefused,
   type ReachFailure,
+  rowCountMismatch,
   type StatementAccess,
+  type TransactionOutcome,
+  type TransactionStatement,
   type StatementTimeout,
   type TableNotFound,
   Unsupported
 } from "./Driver.ts"
 import * as Catalog from "./postgres/PostgresCatalog.ts"
 import { parameterText } from "./postgres/PgCells.ts"
+import { guardedFailure, PgGuardLookup } from "./postgres/PgGuard.ts"
+import type { PipelineResult } from "./postgres/PgPipeline.ts"
+import { checkStatement, dryRunStatement } from "./postgres/PgPreview.ts"
 import { ResultCollector } from "./postgres/PgResults.ts"
 import { rowRejection } from "./postgres/PostgresErrors.ts"
 import { type Db, makeRunner, type PostgresSettings, type RunFailure } from "./postgres/PostgresRunner.ts"
@@ -27,6 +39,8 @@ export type { PostgresSettings } from "./postgres/PostgresRunner.ts"
 
 /** Deadline of the catalog reads, browse, count, explain and inserts, which take no timeout_seconds. */
 const TOOL_SECONDS = 30
+/** Parsing takes milliseconds; only a lock held by another session (parse analysis takes one) makes it wait. */
+const CHECK_SECONDS = 10
 const PLACEHOLDER = (position: number) => `$${position}`
 /** Stands for the table in BrowseSql's output, which quotes one identifier; replaced by the schema-qualified name. */
 const TABLE_SLOT = "\u0000dbdesk-table\u0000"
@@ -72,19 +86,40 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
     const list = <A>(body: (db: Db) => Promise<A>, namespace?: Namespace) =>
       Effect.mapError(read(body, namespace), (error): ReachFailure => (error._tag === "TableNotFound" ? new DriverError({ message: `no table named ${error.table}` }) : error))
 
-    /** Runs a statement and collects its answer; reads fetch at most max_rows + 1 rows and stop at the caps. */
+    /**
+     * Runs a statement and collects its answer; reads fetch at most max_rows + 1 rows and stop at the caps. Under a
+     * guard (issue 35) the catalog lookup goes first in the same round trip and the answer is decided on the
+     * statement's RowDescription: refused (a write's rows withheld, its effect reported), or masked and hidden.
+     */
     const statement = async (
       db: Db,
       access: StatementAccess,
       sql: string,
       values: ReadonlyArray<string | null>,
-      options: { readonly maxRows: number; readonly limits?: AnswerLimits | undefined; readonly hints?: AnswerHints }
-    ) => {
+      options: { readonly maxRows: number; readonly limits?: AnswerLimits | undefined; readonly hints?: AnswerHints; readonly guard?: AnswerGuard | undefined }
+    ): Promise<GuardedResultSet> => {
       const started = performance.now()
-      const collector = new ResultCollector(options.maxRows, options.limits, access === "readonly", options.hints)
-      const step = { text: sql, values, rows: { limit: collector.portalRows, sink: collector } }
-      const result = access === "readonly" ? await db.read([step]) : await db.plain([step])
-      return { resultSet: collector.resultSet(result, result.outcomes[0], started), collector }
+      const lookup = options.guard === undefined ? undefined : new PgGuardLookup(options.guard)
+      const collector = new ResultCollector(options.maxRows, options.limits, access === "readonly", options.hints, lookup)
+      const steps = [...(lookup?.steps ?? []), { text: sql, values, rows: { limit: collector.portalRows, sink: collector } }]
+      let result: PipelineResult
+      try {
+        result = access === "readonly" ? await db.read(steps) : await db.plain(steps)
+      } catch (error) {
+        throw guardedFailure(error, collector, lookup)
+      }
+      const resultSet = collector.resultSet(result, result.outcomes[steps.length - 1], started)
+      const confirmation = lookup?.confirmation
+      if (confirmation !== undefined) {
+        await (access === "readonly" ? db.read(confirmation) : db.plain(confirmation))
+        collector.verdict = lookup!.decide(collector.columns)
+      }
+      const verdict = collector.verdict
+      if (verdict?.kind === "refuse") {
+        if (access === "readonly") throw new PolicyRefusal({ refusal: verdict.refusal })
+        return withheldRows(resultSet, verdict.refusal)
+      }
+      return verdict === undefined || verdict.applied.length === 0 ? resultSet : { ...resultSet, applied: verdict.applied }
     }
 
     const status = (): Effect.Effect<ConnectionStatus> =>
@@ -123,6 +158,29 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       return { rows_affected: affected, failed_rows: failed }
     }
 
+    /** The grid's Save (issue 27): one transaction, a savepoint per statement so every failing one is reported. */
+    const transact = async (db: Db, statements: ReadonlyArray<TransactionStatement>): Promise<TransactionOutcome> => {
+      const results: Array<TransactionOutcome["results"][number]> = []
+      await db.plain([{ text: "BEGIN" }])
+      for (const statement of statements) {
+        try {
+          const result = await db.plain([{ text: "SAVEPOINT dbdesk_edit" }, { text: statement.sql }])
+          const changes = result.outcomes[1]?.count ?? 0
+          const mismatch = statement.expectRows !== undefined && changes !== statement.expectRows
+          await db.plain([{ text: mismatch ? "ROLLBACK TO SAVEPOINT dbdesk_edit" : "RELEASE SAVEPOINT dbdesk_edit" }])
+          results.push({ rowsAffected: changes, error: mismatch ? rowCountMismatch(statement.expectRows!, changes) : null })
+        } catch (error) {
+          const rejected = rowRejection(error)
+          if (rejected === undefined) throw error
+          await db.plain([{ text: "ROLLBACK TO SAVEPOINT dbdesk_edit" }])
+          results.push({ rowsAffected: null, error: redact(rejected) })
+        }
+      }
+      const committed = results.every((result) => result.error === null)
+      await db.plain([{ text: committed ? "COMMIT" : "ROLLBACK" }])
+      return { committed, results }
+    }
+
     const driver: DatabaseDriver = {
       dialect: "postgresql",
       status,
@@ -143,13 +201,18 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
         ),
       searchSchema: (term, limit, namespace) =>
         list((db) => Catalog.searchSchema(db, term, limit, namespace?.schema), namespace).pipe(Effect.withSpan("PostgresDriver.searchSchema")),
-      browse: (table, query, namespace, limits) =>
+      browse: (table, query, namespace, limits, guard) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema)
           const known = await Catalog.columnNames(db, found.oid)
           const { sql, values } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER), found)
-          return (await statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits, hints: BROWSE_HINTS })).resultSet
+          return statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits, hints: BROWSE_HINTS, guard: guard === undefined ? undefined : { ...guard, facts: { ...guard.facts, names: [found.name] } } })
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browse")),
+      browseText: (table, query, namespace) =>
+        read(async (db) => {
+          const found = await Catalog.findTable(db, table, namespace?.schema)
+          return built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(db, found.oid), query), found).sql
+        }, namespace).pipe(Effect.withSpan("PostgresDriver.browseText")),
       count: (table, filters, logic, namespace) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema)
@@ -158,6 +221,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           const [row] = await db.rows<Record<string, unknown>>(sql, values)
           return { row_count: Number(Object.values(row ?? {})[0] ?? 0), is_approximate: false }
         }, namespace).pipe(Effect.withSpan("PostgresDriver.count")),
+      // No span here: every execute_query runs this, and a span (with its stack trace) costs ~10 µs (issue 33).
       execute: (sql, options) =>
         runner.run({
           access: options.access,
@@ -165,18 +229,42 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           namespace: options,
           searchPath: true,
           body: async (db): Promise<ResultSet> => {
-            const { resultSet } = await statement(db, options.access, sql, (options.params ?? []).map(parameterText), options)
+            const resultSet = await statement(db, options.access, sql, (options.params ?? []).map(parameterText), options)
             if (options.access === "readwrite" && db.transactionStatus() !== "I") throw new Unsupported({ message: SPANNING_TRANSACTION })
             return resultSet
           }
-        }).pipe(Effect.mapError(asExecuteFailure), Effect.withSpan("PostgresDriver.execute")),
+        }).pipe(Effect.mapError(asExecuteFailure)),
       // product-decisions §3: the tools allow analyze only for a safe inner statement; it still runs read-only.
       explain: (sql, analyze, limits) =>
-        list(async (db) => (await statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).resultSet).pipe(
+        list((db) => statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).pipe(
           Effect.withSpan("PostgresDriver.explain")
+        ),
+      check: (sql, options) =>
+        runner.run({ access: "readonly", seconds: CHECK_SECONDS, namespace: options, searchPath: true, body: (db) => checkStatement(db, sql) })
+          .pipe(Effect.mapError(asExecuteFailure), Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))), Effect.withSpan("PostgresDriver.check")),
+      // The same session rules as the approved write: a read-write session, its statement_timeout the time box.
+      dryRun: (plan, options) =>
+        runner.run({
+          access: "readwrite",
+          seconds: options.seconds,
+          namespace: options,
+          searchPath: true,
+          body: (db) => dryRunStatement(db, plan, options.seconds).catch((error: unknown) => (error instanceof PreviewRefused ? error : Promise.reject(error)))
+        }).pipe(
+          Effect.mapError(asExecuteFailure),
+          Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))),
+          Effect.flatMap((outcome): Effect.Effect<DryRun, PreviewRefused> => (outcome instanceof PreviewRefused ? Effect.fail(outcome) : Effect.succeed(outcome))),
+          Effect.withSpan("PostgresDriver.dryRun")
         ),
       insertRows: (table, columns, rows) =>
         read((db) => insertInto(db, table, columns, rows), undefined, "readwrite").pipe(Effect.withSpan("PostgresDriver.insertRows")),
+      transaction: (statements, options) =>
+        runner.run({ access: "readwrite", seconds: options.timeoutSeconds, body: (db) => transact(db, statements) }).pipe(
+          Effect.mapError((error) =>
+            error._tag === "StatementTimeout" ? error : error._tag === "Unsupported" || error._tag === "TableNotFound" ? new DriverError({ message: redact(String(error)) }) : error
+          ),
+          Effect.withSpan("PostgresDriver.transaction")
+        ),
       close: runner.close
     }
     return driver

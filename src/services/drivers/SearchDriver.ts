@@ -3,6 +3,7 @@ import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { Connection } from "../../domain/Connection.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBrowse.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
+import type { MaskingRuleSpec } from "../../domain/ColumnGuard.ts"
 import type { CallOptions, SearchClient } from "../../search/SearchClient.ts"
 import { SearchClients } from "../../search/SearchClients.ts"
 import { searchDocuments, searchInsertRows, type SearchDocumentsRequest } from "../../search/SearchDocuments.ts"
@@ -16,11 +17,13 @@ import {
   searchListTables,
   toToolFailure
 } from "../../search/SearchTools.ts"
-import type { DriverPlugin } from "../DriverRegistry.ts"
+import type { DriverPlugin } from "./DriverPlugin.ts"
 import type { ConnectionStatus } from "./Driver.ts"
 
 /** The open session of one search connection: every call takes the trace context of its MCP call (C2.2-f). */
 const makeSearchSession = (client: SearchClient) => ({
+  /** The connection's REST client, for the approval's check and dry run (issue 28). */
+  client,
   status: (options?: CallOptions) =>
     connect(client, options).pipe(
       Effect.map((info): ConnectionStatus => ({ status: "connected", ...(info.version === undefined ? {} : { server_version: info.version }) })),
@@ -28,14 +31,14 @@ const makeSearchSession = (client: SearchClient) => ({
     ),
   listTables: (includeRowCounts: boolean, options?: CallOptions) => searchListTables(client, includeRowCounts, options),
   describeTable: (table: string, options?: CallOptions) => searchDescribeTable(client, table, options),
-  browse: (table: string, query: BrowseQuery, defaultRows: number, options?: CallOptions, limits?: AnswerLimits) =>
-    searchBrowseTable(client, table, query, defaultRows, options, limits),
+  browse: (table: string, query: BrowseQuery, defaultRows: number, options?: CallOptions, limits?: AnswerLimits, rules?: ReadonlyArray<MaskingRuleSpec>) =>
+    searchBrowseTable(client, table, query, defaultRows, options, limits, rules),
   count: (table: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic, options?: CallOptions) =>
     searchCountRows(client, table, filters, logic, options),
-  execute: (text: string, maxRows: number, options?: CallOptions, limits?: AnswerLimits) =>
-    searchExecute(client, text, maxRows, options, limits),
-  search: (request: SearchDocumentsRequest, options?: CallOptions, limits?: AnswerLimits) =>
-    searchDocuments(client, request, options, limits),
+  execute: (text: string, maxRows: number, options?: CallOptions, limits?: AnswerLimits, rules?: ReadonlyArray<MaskingRuleSpec>) =>
+    searchExecute(client, text, maxRows, options, limits, rules),
+  search: (request: SearchDocumentsRequest, options?: CallOptions, limits?: AnswerLimits, rules?: ReadonlyArray<MaskingRuleSpec>) =>
+    searchDocuments(client, request, options, limits, rules),
   insertRows: (
     collection: string,
     columns: ReadonlyArray<string>,

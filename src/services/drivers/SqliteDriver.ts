@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process"
-import { stat } from "node:fs/promises"
+import { statSync } from "node:fs"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Duration, Effect } from "effect"
@@ -10,17 +10,21 @@ import {
   type ConnectionStatus,
   type DatabaseDriver,
   DriverError,
+  type DryRun,
+  type GuardedResultSet,
   type InsertResult,
   InvalidArgument,
   LockTimeout,
   type Namespace,
   NotConnected,
+  PolicyRefusal,
   type RowCount,
   StatementTimeout,
+  type TransactionOutcome,
   TableNotFound,
   Unsupported
 } from "./Driver.ts"
-import { makeRedactor } from "./Redactor.ts"
+import { makeRedactor, redactOutcome } from "./Redactor.ts"
 import type { ChildRequest, ChildResponse } from "./sqlite/Protocol.ts"
 import { READY } from "./sqlite/Protocol.ts"
 
@@ -52,8 +56,10 @@ const childCommand = (): { readonly script: string; readonly execArgv: Array<str
 let childCommandCached: ReturnType<typeof childCommand> | undefined
 const STDERR_KEPT = 2000
 const CLOSE_GRACE = Duration.seconds(2)
+/** Compiling a statement takes milliseconds; a file locked by another process is the only wait (busy timeout). */
+const CHECK_SECONDS = 10
 
-type Failure = DriverError | TableNotFound | InvalidArgument | NotConnected | LockTimeout
+type Failure = DriverError | TableNotFound | InvalidArgument | NotConnected | LockTimeout | PolicyRefusal
 
 /** One child process and the requests waiting on it. */
 interface ChildLink {
@@ -129,6 +135,8 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           return new TableNotFound({ table: failure.table })
         case "InvalidArgument":
           return new InvalidArgument({ message: redact(failure.message) })
+        case "Policy":
+          return new PolicyRefusal({ refusal: failure.refusal })
         case "Sql":
           // SQLITE_BUSY past the busy timeout, and a file SQLite cannot open, are the connection's, not the statement's.
           if (failure.message.startsWith("database is locked")) {
@@ -142,7 +150,14 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
     }
 
     /** The database file's inode now; undefined when it is gone. */
-    const currentInode = Effect.promise(() => stat(settings.path).then((found) => found.ino, () => undefined))
+    const currentInode = Effect.sync(() => {
+      // Synchronous: it runs before every statement, and a stat is a few µs where the thread pool's round trip is not.
+      try {
+        return statSync(settings.path).ino
+      } catch {
+        return undefined
+      }
+    })
 
     /** Sends one request; interrupting the returned Effect kills the child that is running it. */
     const send = <A>(request: ChildRequest): Effect.Effect<A, Failure> =>
@@ -205,58 +220,83 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         )
       })
 
+    // Untraced: every call of a tool runs one of these, where a traced Effect.fn costs ~13 µs (bench/README.md).
     const driver: SqliteDriver = {
       dialect: "sqlite",
       childPid: () => link?.child.pid,
       status,
       listDatabases: () => Effect.succeed(["main"]),
-      listTables: Effect.fn("SqliteDriver.listTables")(function*(options: { readonly includeRowCounts: boolean } & Namespace) {
+      listTables: Effect.fnUntraced(function*(options: { readonly includeRowCounts: boolean } & Namespace) {
         yield* mainOnly(options)
         return yield* send<ReadonlyArray<TableEntry>>({ op: "listTables", includeRowCounts: options.includeRowCounts })
           .pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
-      describeTable: Effect.fn("SqliteDriver.describeTable")(function*(table: string, namespace?: Namespace) {
+      describeTable: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)
         return yield* send<TableDescription>({ op: "describeTable", table }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
       }),
-      tableDdl: Effect.fn("SqliteDriver.tableDdl")(function*(table: string, namespace?: Namespace) {
+      tableDdl: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)
         return yield* send<string>({ op: "tableDdl", table }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
       }),
-      searchSchema: Effect.fn("SqliteDriver.searchSchema")(function*(term: string, limit: number, namespace?: Namespace) {
+      searchSchema: Effect.fnUntraced(function*(term: string, limit: number, namespace?: Namespace) {
         yield* mainOnly(namespace)
         return yield* send<ReadonlyArray<SchemaMatch>>({ op: "searchSchema", term, limit }).pipe(
           Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
         )
       }),
-      browse: Effect.fn("SqliteDriver.browse")(function*(table, query, namespace, limits) {
+      browse: Effect.fnUntraced(function*(table, query, namespace, limits, guard) {
         yield* mainOnly(namespace)
-        return yield* send<ResultSet>({ op: "browse", table, query, ...(limits === undefined ? {} : { limits }) })
+        return yield* send<GuardedResultSet>({ op: "browse", table, query, ...(limits === undefined ? {} : { limits }), ...(guard === undefined ? {} : { guard }) })
       }),
-      count: Effect.fn("SqliteDriver.count")(function*(table, filters, logic, namespace) {
+      browseText: Effect.fn("SqliteDriver.browseText")(function*(table, query, namespace) {
+        yield* mainOnly(namespace)
+        return yield* send<string>({ op: "browseText", table, query })
+      }),
+      count: Effect.fnUntraced(function*(table, filters, logic, namespace) {
         yield* mainOnly(namespace)
         return yield* send<RowCount>({ op: "count", table, filters, logic })
       }),
-      execute: Effect.fn("SqliteDriver.execute")(function*(sql, options) {
+      execute: Effect.fnUntraced(function*(sql, options) {
         yield* mainOnly(options)
-        const request = send<ResultSet>({
+        const request = send<GuardedResultSet>({
           op: "execute",
           sql,
           maxRows: options.maxRows,
           access: options.access,
           params: options.params ?? [],
-          ...(options.limits === undefined ? {} : { limits: options.limits })
+          ...(options.limits === undefined ? {} : { limits: options.limits }),
+          ...(options.guard === undefined ? {} : { guard: options.guard })
         }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
         return yield* withDeadline(request, options.timeoutSeconds)
       }),
-      explain: Effect.fn("SqliteDriver.explain")(function*(sql: string, analyze: boolean, limits?: AnswerLimits) {
+      explain: Effect.fnUntraced(function*(sql: string, analyze: boolean, limits?: AnswerLimits) {
         if (analyze) {
           return yield* new Unsupported({ message: "SQLite has no EXPLAIN ANALYZE; use analyze: false for the query plan" })
         }
         return yield* send<ResultSet>({ op: "explain", sql, ...(limits === undefined ? {} : { limits }) }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
-      insertRows: Effect.fn("SqliteDriver.insertRows")(function*(table, columns, rows) {
+      check: Effect.fn("SqliteDriver.check")(function*(sql, options) {
+        yield* mainOnly(options)
+        const request = send<null>({ op: "check", sql, access: options.access }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
+        return yield* withDeadline(request, CHECK_SECONDS)
+      }),
+      dryRun: Effect.fn("SqliteDriver.dryRun")(function*(plan, options) {
+        yield* mainOnly(options)
+        const request = send<DryRun>({ op: "dryRun", plan }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
+        return yield* withDeadline(request, options.seconds)
+      }),
+      insertRows: Effect.fnUntraced(function*(table, columns, rows) {
         return yield* send<InsertResult>({ op: "insertRows", table, columns, rows })
+      }),
+      transaction: Effect.fn("SqliteDriver.transaction")(function*(statements, options) {
+        return yield* withDeadline(
+          send<TransactionOutcome>({ op: "transaction", statements }).pipe(
+            Effect.map((outcome) => redactOutcome(outcome, redact)),
+            Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
+          ),
+          options.timeoutSeconds
+        )
       }),
       close
     }

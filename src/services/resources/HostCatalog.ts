@@ -1,7 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { JsonObject } from "../../domain/Json.ts"
 import type { ProtocolError } from "../../domain/ProtocolErrors.ts"
-import type { MethodContext } from "../../http/McpMethod.ts"
+import type { MethodContext } from "../MethodContext.ts"
 
 /**
  * Prompts, resources and resource templates an embedding host offers next to dbdesk's own (as

@@ -10,6 +10,7 @@ import { Connections } from "../Connections.ts"
 import { Drivers } from "../Drivers.ts"
 import type { DatabaseDriver } from "../drivers/Driver.ts"
 import { type DriverFailure, mapDriverFailure } from "../tools/DriverFailures.ts"
+import { gateTable, listable } from "../tools/Guards.ts"
 
 /** product-decisions §5: the schema resource lists at most 100 tables, then `truncated: true`. */
 export const SCHEMA_TABLE_LIMIT = 100
@@ -27,6 +28,8 @@ export interface SchemaSnapshot {
  */
 const toProtocolError = (subject: JsonObject) => (error: ToolFailure | ProtocolError): ProtocolError => {
   if (!(error instanceof ToolFailure)) return error
+  // Issue 35: a secret catalog is the user's AI policy, so -33007 as the other connection gates (wire contract §5 point 8).
+  if (error.policy !== undefined) return ProtocolError.of(-33007, error.detail, { ...subject, reason: error.policy.gate, rule: error.policy.rule, setting: error.policy.setting })
   switch (error.code) {
     case "not_found":
     case "invalid_argument":
@@ -69,17 +72,18 @@ export class LiveSchema extends Effect.Service<LiveSchema>()("dbdesk/services/re
       return yield* resolve(principal, only.id)
     })
 
-    const use = <A>(connection: Connection, subject: JsonObject, f: (driver: DatabaseDriver) => Effect.Effect<A, DriverFailure>) =>
+    const use = <A>(connection: Connection, subject: JsonObject, f: (driver: DatabaseDriver) => Effect.Effect<A, DriverFailure | ToolFailure>) =>
       mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), f)).pipe(Effect.mapError(toProtocolError(subject)))
 
+    /** Issue 35: secret catalogs are neither listed nor described on these paths either. */
     const tables = (connection: Connection, subject: JsonObject = {}) =>
-      use(connection, subject, (driver) => driver.listTables({ includeRowCounts: false }))
+      use(connection, subject, (driver) => Effect.map(driver.listTables({ includeRowCounts: false }), (all) => all.filter((entry) => listable(connection)(entry.name))))
 
     const describe = (connection: Connection, table: string, subject: JsonObject = {}) =>
-      use(connection, { ...subject, table }, (driver) => driver.describeTable(table))
+      use(connection, { ...subject, table }, (driver) => Effect.zipRight(gateTable(connection, table), driver.describeTable(table)))
 
     const ddl = (connection: Connection, table: string, subject: JsonObject = {}) =>
-      use(connection, { ...subject, table }, (driver) => driver.tableDdl(table))
+      use(connection, { ...subject, table }, (driver) => Effect.zipRight(gateTable(connection, table), driver.tableDdl(table)))
 
     const snapshot = Effect.fn("LiveSchema.snapshot")(function*(connection: Connection, subject: JsonObject = {}) {
       const all = yield* tables(connection, subject)

@@ -3,6 +3,7 @@ import type { JsonObject } from "../../domain/Json.ts"
 import type { Principal } from "../../domain/Principal.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { capAnswerObject } from "../../domain/JsonBudget.ts"
+import { withoutCredentialLiterals } from "../../domain/SecretCatalogs.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { SettingsStore } from "../Settings.ts"
 import { QueryHistory } from "../QueryHistory.ts"
@@ -94,7 +95,7 @@ export class ResourceReader extends Effect.Service<ResourceReader>()("dbdesk/ser
               connection_id: connection.id,
               history: entries.map((entry) => ({
                 id: entry.id,
-                query: entry.text,
+                query: connection.secretCatalogs === "closed" ? withoutCredentialLiterals(entry.text) : entry.text,
                 executed_at: entry.executedAt,
                 execution_time_ms: entry.durationMs,
                 row_count: entry.rowCount,

@@ -5,11 +5,10 @@ import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
-import { database, namespaceOf } from "./SchemaTools.ts"
+import { namespaceOf } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
-import { defineTool, described, toolResult } from "./Tool.ts"
-
-const connectionId = described(Schema.String, "Id of the connection, from list_connections")
+import { defineTool, toolResult } from "./Tool.ts"
+import { connectionId, database } from "./ToolArguments.ts"
 
 export const summarize = (connection: Connection, isConnected: boolean): JsonObject => ({
   id: connection.id,
@@ -34,20 +33,18 @@ export const ConnectionTools = Effect.gen(function*() {
 
   const listConnections = defineTool({
     name: "list_connections",
-    title: "List connections",
-    description: "Lists the database connections the user lets you use, with their ids, types and access settings. Start here.",
+    description: "Start here. Returns connections[] with the id to pass as connection_id.",
     arguments: Schema.Struct({}),
     scopes: [],
     readOnly: true,
     prepare: (_args, context) =>
       Effect.succeed(Effect.map(access.visible(context.principal), (connections) =>
-        toolResult({ connections: connections.map((connection) => summarize(connection, connection.type === "sqlite")) })))
+        toolResult({ connections: connections.map((connection) => summarize(connection, connection.type === "sqlite")) }, false)))
   })
 
   const getConnectionStatus = defineTool({
     name: "get_connection_status",
-    title: "Connection status",
-    description: "Checks whether a connection can be reached and reports the server version.",
+    description: "Checks a connection. Returns status, server_version.",
     arguments: Schema.Struct({ connection_id: connectionId }),
     scopes: [],
     readOnly: true,
@@ -62,8 +59,7 @@ export const ConnectionTools = Effect.gen(function*() {
 
   const listDatabases = defineTool({
     name: "list_databases",
-    title: "List databases",
-    description: "Lists the databases of a connection's server that its role can connect to; pass one as `database` to the other tools. A SQLite connection has one database, main; search connections have none (use list_tables).",
+    description: "Returns databases[] on the server, to pass as database.",
     arguments: Schema.Struct({ connection_id: connectionId }),
     scopes: [],
     readOnly: true,
@@ -81,8 +77,7 @@ export const ConnectionTools = Effect.gen(function*() {
 
   const listSchemas = defineTool({
     name: "list_schemas",
-    title: "List schemas",
-    description: "Lists the schemas of a PostgreSQL database. Other connection types have no schemas.",
+    description: "Returns schemas[] of a PostgreSQL database.",
     arguments: Schema.Struct({ connection_id: connectionId, database }),
     scopes: [],
     readOnly: true,

@@ -1,26 +1,18 @@
 import { Effect, ParseResult, Schema } from "effect"
 import type { JsonObject } from "../../domain/Json.ts"
-import { BrowseFilter, BrowseQuery, FilterLogic, FilterValue, ScalarValue } from "../../domain/SqlBrowse.ts"
+import { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBrowse.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
-import { database, namespaceOf, requireName, schemaName, withDriver } from "./SchemaTools.ts"
+import { namespaceOf, requireName, withDriver } from "./SchemaTools.ts"
+import { gateTable, guardedResult, tableGuard } from "./Guards.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
-import { defineTool, described, toolResult } from "./Tool.ts"
+import { defineTool, toolResult } from "./Tool.ts"
+import { connectionId, countFilters, database, filters, integer, logic, schemaName, table } from "./ToolArguments.ts"
 
-const connectionId = described(Schema.String, "Id of the connection, from list_connections")
-const table = described(Schema.String, "Name of the table (or collection), from list_tables")
-
-/** JSON shape only; operator names and value rules are checked after, as `invalid_argument`. */
-const FilterArgument = Schema.Struct({
-  column: Schema.String,
-  operator: described(Schema.String, "= != > >= < <= between in not_in contains not_contains starts_with is_null is_not_null"),
-  value: Schema.optionalWith(FilterValue, { exact: true }),
-  second_value: Schema.optionalWith(ScalarValue, { exact: true })
-})
-const filters = Schema.optionalWith(described(Schema.Array(FilterArgument), "Row filters"), { exact: true })
-const logic = Schema.optionalWith(described(Schema.String, "and (every filter) or or (any filter); default and"), { exact: true })
+const SortArgument = Schema.Struct({ column: Schema.String, direction: Schema.String })
+const sort = Schema.Array(SortArgument).annotations({ jsonSchema: { type: "array", description: "[{column, direction: asc|desc}]" } })
 
 const semantic = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: string) =>
   Schema.decodeUnknown(schema)(value).pipe(
@@ -35,17 +27,16 @@ export const DataTools = Effect.gen(function*() {
 
   const browseTable = defineTool({
     name: "browse_table",
-    title: "Browse a table",
-    description: "Reads rows of a table with optional column choice, filters, sort and paging. Values are bound, never interpolated.",
+    description: "Reads rows without SQL (columns, filters, sort, paging). Returns a result set.",
     arguments: Schema.Struct({
       connection_id: connectionId,
       table,
-      columns: Schema.optionalWith(described(Schema.Array(Schema.String), "Columns to return (default: all)"), { exact: true }),
+      columns: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
       filters,
       logic,
-      sort: Schema.optionalWith(described(Schema.Array(Schema.Struct({ column: Schema.String, direction: Schema.String })), "Sort keys; direction asc or desc"), { exact: true }),
-      limit: Schema.optionalWith(described(Schema.Number, "Rows to return (default limits.defaultRows, at most limits.maxRows)"), { exact: true }),
-      offset: Schema.optionalWith(described(Schema.Number, "Rows to skip"), { exact: true }),
+      sort: Schema.optionalWith(sort, { exact: true }),
+      limit: Schema.optionalWith(integer(), { exact: true }),
+      offset: Schema.optionalWith(integer(), { exact: true }),
       database,
       schema: schemaName
     }),
@@ -61,17 +52,16 @@ export const DataTools = Effect.gen(function*() {
         }
         const namespace = yield* namespaceOf(args)
         const query = yield* semantic(BrowseQuery, { ...args, limit, connection_id: undefined, table: undefined, database: undefined, schema: undefined }, "browse_table arguments")
-        return yield* withDriver(access, drivers, context, args.connection_id, (driver) =>
-          Effect.map(driver.browse(args.table, query, namespace, limits), (resultSet) => toolResult(resultSet as unknown as JsonObject)),
+        return yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
+          Effect.flatMap(tableGuard(connection, args.table, namespace), (guard) => Effect.map(driver.browse(args.table, query, namespace, limits, guard), guardedResult)),
           (connection) => search.browse(connection, args.table, query, limits.defaultRows, context))
       })
   })
 
   const countRows = defineTool({
     name: "count_rows",
-    title: "Count rows",
-    description: "Counts the rows of a table, optionally only those matching filters.",
-    arguments: Schema.Struct({ connection_id: connectionId, table, filters, logic, database, schema: schemaName }),
+    description: "Counts a table's rows, optionally filtered. Returns row_count.",
+    arguments: Schema.Struct({ connection_id: connectionId, table, filters: countFilters, logic, database, schema: schemaName }),
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
@@ -80,8 +70,8 @@ export const DataTools = Effect.gen(function*() {
         const parsedFilters = yield* semantic(Schema.Array(BrowseFilter), args.filters ?? [], "filters")
         const parsedLogic = yield* semantic(FilterLogic, args.logic ?? "and", "logic")
         const namespace = yield* namespaceOf(args)
-        return yield* withDriver(access, drivers, context, args.connection_id, (driver) =>
-          Effect.map(driver.count(args.table, parsedFilters, parsedLogic, namespace), (count) => toolResult({ ...count })),
+        return yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
+          Effect.zipRight(gateTable(connection, args.table, namespace), Effect.map(driver.count(args.table, parsedFilters, parsedLogic, namespace), (count) => toolResult({ ...count }))),
           (connection) => search.count(connection, args.table, parsedFilters, parsedLogic, context))
       })
   })

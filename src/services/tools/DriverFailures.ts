@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
-import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
-import type { LockTimeout, ReachFailure, StatementTimeout, TableNotFound, Unsupported } from "../drivers/Driver.ts"
+import { policyFailure, toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
+import type { LockTimeout, PolicyRefusal, ReachFailure, StatementTimeout, TableNotFound, Unsupported } from "../drivers/Driver.ts"
 
-export type DriverFailure = ReachFailure | TableNotFound | Unsupported | StatementTimeout | LockTimeout
+export type DriverFailure = ReachFailure | TableNotFound | Unsupported | StatementTimeout | LockTimeout | PolicyRefusal
 
 /**
  * Wire contract §7.2 and product-decisions §3 "Deadlines": driver failures become tool errors,
@@ -26,6 +26,8 @@ export const mapDriverFailure = <A, R>(effect: Effect.Effect<A, DriverFailure | 
         return Effect.fail(toolFailure("unsupported", error.message))
       case "LockTimeout":
         return Effect.fail(toolFailure("timeout", error.message))
+      case "PolicyRefusal":
+        return Effect.fail(policyFailure(error.refusal))
       case "StatementTimeout":
         return Effect.fail(ProtocolError.of(-33003, `The statement ran past its ${error.seconds} s deadline and was stopped`, { deadline: "statement", seconds: error.seconds }))
       default:

@@ -1,80 +1,47 @@
 import { Effect, Schema } from "effect"
 import type { Connection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
-import { ProtocolError } from "../../domain/ProtocolErrors.ts"
-import { classifyStatement, type Classification, type SqlDialect } from "../../domain/StatementClassifier.ts"
-import { toolFailure } from "../../domain/ToolErrors.ts"
-import type { MethodContext } from "../../http/McpMethod.ts"
+import { withheldError } from "../../domain/AnswerGate.ts"
+import type { Classification } from "../../domain/StatementClassifier.ts"
+import { toolFailure, ToolFailure } from "../../domain/ToolErrors.ts"
+import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { TOOL_SCOPES } from "../policy/StatementPolicy.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
-import { database, namespaceOf } from "./SchemaTools.ts"
+import { gateStatement, guardedResult } from "./Guards.ts"
+import { namespaceOf } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
-import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
+import { checkWriteGates, classifyForExecution, statementVerb } from "./StatementGates.ts"
+import { defineTool, toolResult, type ToolRun } from "./Tool.ts"
+import { connectionId, database, integer, schemaName, text } from "./ToolArguments.ts"
 
-const connectionId = described(Schema.String, "Id of the connection, from list_connections")
-
-const dialectOf = (connection: Connection): SqlDialect =>
-  connection.type === "postgresql" ? "postgresql" : connection.type === "mysql" ? "mysql" : "sqlite"
-
-/**
- * product-decisions §3.1: one statement per call; files/code refused for every external caller;
- * destructive statements only through confirm_destructive_operation.
- */
-export const classifyForExecution = (query: string, connection: Connection) =>
-  Effect.gen(function*() {
-    if (query.trim() === "") return yield* toolFailure("invalid_argument", "query must not be empty")
-    const classification = classifyStatement(query, dialectOf(connection))
-    if (classification.statementCount > 1) return yield* toolFailure("invalid_argument", "send one statement at a time")
-    if (classification.reachesFilesOrCode) {
-      return yield* toolFailure("denied", `this statement reads or writes files or runs code on the database server, which AI clients may never do${classification.reason === undefined ? "" : ` (${classification.reason})`}`)
-    }
-    return classification
-  })
-
-/** Wire contract §5 point 8 / product-decisions §2: scope and external access for a non-safe statement. */
-export const checkWriteGates = (classification: Classification, connection: Connection, context: MethodContext) =>
-  Effect.gen(function*() {
-    if (classification.tier === "safe") return
-    if (!context.principal.scopes.includes("tools:write")) {
-      return yield* ProtocolError.of(-33007, "This statement changes data, which needs the tools:write scope", { requiredScopes: ["tools:read", "tools:write"] })
-    }
-    if (connection.externalAccess !== "readWrite") {
-      return yield* ProtocolError.of(-33007, `'${connection.name}' allows AI clients to read only`, { reason: "external_access_read_only", connectionId: connection.id })
-    }
-  })
-
-/** The leading keyword of a statement, for the approval question ("Allow UPDATE on 'Sample'?"). */
-export const statementVerb = (query: string): string => {
-  // An executable comment (MySQL `/*! … */`, `/*M! … */`) is code, not a comment to skip (issue 34).
-  const match = /^(?:\s|--[^\n]*\n|\/\*(?!M?!)[\s\S]*?\*\/)*([A-Za-z]+)/.exec(query)
-  return match?.[1]?.toUpperCase() ?? "this statement"
-}
+export { checkWriteGates, classifyForExecution, statementVerb } from "./StatementGates.ts"
 
 export const QueryTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
   const drivers = yield* Drivers
   const settings = yield* SettingsStore
   const approval = yield* StatementApproval
+  const preflight = yield* ApprovalPreflight
   const recorder = yield* StatementRecorder
   const search = yield* SearchToolRoutes
 
   const executeQuery = defineTool({
     name: "execute_query",
-    title: "Run a query",
-    description: "Runs one SQL statement (on a search-engine connection: a REST request, METHOD /path then an optional JSON body) and returns a result set. Reads run at once; writes are confirmed by the user; DROP, TRUNCATE and DELETE requests go through confirm_destructive_operation.",
+    description: "Runs one SQL statement (search: METHOD /path + JSON body). Writes ask the user; DROP/TRUNCATE: confirm_destructive_operation. Returns a result set.",
     arguments: Schema.Struct({
       connection_id: connectionId,
-      query: described(Schema.String, "One SQL statement, or for a search-engine connection METHOD /path and an optional JSON body"),
-      max_rows: Schema.optionalWith(described(Schema.Number, "Rows to return at most (default limits.defaultRows, 1 to limits.maxRows)"), { exact: true }),
-      timeout_seconds: Schema.optionalWith(described(Schema.Number, "Statement deadline in seconds (1–300, default limits.queryTimeoutSeconds)"), { exact: true }),
+      query: text(),
+      max_rows: Schema.optionalWith(integer(), { exact: true }),
+      timeout_seconds: Schema.optionalWith(integer(), { exact: true }),
       database,
-      schema: Schema.optionalWith(described(Schema.String, "Schema put first on the search path for this statement (PostgreSQL; SQLite has only main)"), { exact: true })
+      schema: schemaName
     }),
-    scopes: [],
+    scopes: TOOL_SCOPES.execute_query,
     readOnly: false,
     prepare: (args, context) =>
       Effect.gen(function*() {
@@ -88,17 +55,23 @@ export const QueryTools = Effect.gen(function*() {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
         const namespace = yield* namespaceOf(args)
-        const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
-        if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds }, context)
-        const classification = yield* classifyForExecution(args.query, connection)
-        if (classification.tier === "destructive") {
-          return yield* toolFailure("denied", "this statement drops or truncates data; use confirm_destructive_operation")
-        }
-        yield* checkWriteGates(classification, connection, context)
+        // Issue 28 item 3: the statement policy decides (gates in order, the access dialog asked where it says).
+        const { connection, decision } = yield* access.statement(context, args.connection_id, "execute_query", args.query)
         // product-decisions §3.2: approval for every non-safe statement, and for every statement on a confirm-all connection.
-        const needsApproval = classification.tier !== "safe" || connection.confirmQueries === "all"
+        const needsApproval = decision.outcome.kind === "runs" && decision.outcome.asks.includes("approval")
+        if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds, tier: decision.facts.tier ?? "write", needsApproval }, context)
+        const classification: Classification = decision.facts.classification ?? { tier: "write", reachesFilesOrCode: false, statementCount: 1 }
+        const handle = classification.tier === "safe" ? "readonly" : "readwrite"
+        // Issue 35: a statement the AI settings refuse never reaches the user's approval.
+        const guard = yield* gateStatement(args.query, connection, namespace)
         const gate = needsApproval
-          ? yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint }) })
+          ? yield* approval.gate(context, {
+            connection,
+            what: statementVerb(args.query),
+            statement: args.query,
+            preflight: preflight.sql(connection, args.query, handle, namespace),
+            ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint })
+          })
           : undefined
         if (gate?.kind === "input_required") return Effect.succeed(gate.result)
         const run = mapDriverFailure(Effect.gen(function*() {
@@ -106,22 +79,21 @@ export const QueryTools = Effect.gen(function*() {
           if (gate !== undefined) yield* gate.askApp
           const driver = yield* drivers.forConnection(connection)
           yield* context.progress(0.3, "Executing")
-          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: classification.tier === "safe" ? "readonly" : "readwrite", ...namespace, limits })
+          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: handle, ...namespace, limits, guard })
           yield* context.progress(1, "Done")
           return resultSet
         }))
-        return Effect.map(recorder.observe(connection.id, args.query, run), (resultSet) => toolResult(resultSet as unknown as JsonObject))
+        return Effect.map(recorder.observe(connection.id, args.query, run), guardedResult)
       })
   })
 
   const explainQuery = defineTool({
     name: "explain_query",
-    title: "Explain a query",
-    description: "Shows the plan of one statement. analyze runs it (PostgreSQL, safe statements only); SQLite shows EXPLAIN QUERY PLAN.",
+    description: "Returns a statement's plan; analyze runs it (reads only).",
     arguments: Schema.Struct({
       connection_id: connectionId,
-      query: described(Schema.String, "One SQL statement"),
-      analyze: Schema.optionalWith(described(Schema.Boolean, "Run the statement to measure it (PostgreSQL, safe statements only)"), { exact: true })
+      query: text(),
+      analyze: Schema.optionalWith(Schema.Boolean, { exact: true })
     }),
     scopes: [],
     readOnly: true,
@@ -129,13 +101,18 @@ export const QueryTools = Effect.gen(function*() {
       Effect.gen(function*() {
         const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         const classification = yield* classifyForExecution(args.query, connection)
+        const guard = yield* gateStatement(args.query, connection)
         if (args.analyze === true && classification.tier !== "safe") {
           return yield* toolFailure("denied", "analyze runs the statement, so it is only allowed for a statement that reads")
         }
         const { limits } = yield* settings.current
         const run: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
           Effect.map(driver.explain(args.query, args.analyze ?? false, limits), (resultSet) => toolResult(resultSet as unknown as JsonObject))))
-        return run
+        // Issue 35: analyze runs the statement, and an error while it reads rows may quote a guarded value.
+        return guard === undefined || args.analyze !== true ? run : Effect.mapError(run, (error) =>
+          error instanceof ToolFailure && error.code === "query_failed"
+            ? toolFailure("query_failed", `${withheldError(undefined)}; without analyze the statement does not run, and the planner's own message is shown`)
+            : error)
       })
   })
 

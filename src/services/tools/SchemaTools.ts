@@ -1,25 +1,17 @@
 import { Effect, Schema } from "effect"
-import type { SearchConnection } from "../../domain/Connection.ts"
+import type { Connection, SearchConnection } from "../../domain/Connection.ts"
 import type { JsonObject } from "../../domain/Json.ts"
+import type { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
-import type { MethodContext } from "../../http/McpMethod.ts"
+import type { MethodContext } from "../MethodContext.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import type { DatabaseDriver, Namespace } from "../drivers/Driver.ts"
-import { mapDriverFailure } from "./DriverFailures.ts"
+import { type DriverFailure, mapDriverFailure } from "./DriverFailures.ts"
+import { gateTable, listable } from "./Guards.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
-import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
-
-const connectionId = described(Schema.String, "Id of the connection, from list_connections")
-const table = described(Schema.String, "Name of the table (or collection), from list_tables")
-export const database = Schema.optionalWith(
-  described(Schema.String, "Database on the connection's server, reached with the same credentials (default: the connection's own; list_databases names them; SQLite has only main)"),
-  { exact: true }
-)
-export const schemaName = Schema.optionalWith(
-  described(Schema.String, "Schema of the tables (PostgreSQL; default: every schema for listings, the search path for a table name; SQLite has only main)"),
-  { exact: true }
-)
+import { defineTool, toolResult, type ToolRun } from "./Tool.ts"
+import { connectionId, database, integer, schemaName, table, text } from "./ToolArguments.ts"
 
 export const requireName = (value: string, what: string) =>
   value.trim() === "" ? Effect.fail(toolFailure("invalid_argument", `${what} must not be empty`)) : Effect.void
@@ -43,13 +35,13 @@ export const withDriver = (
   drivers: Drivers,
   context: MethodContext,
   connectionId: string,
-  use: (driver: DatabaseDriver) => Effect.Effect<JsonObject, any>,
+  use: (driver: DatabaseDriver, connection: Connection) => Effect.Effect<JsonObject, DriverFailure | ToolFailure | ProtocolError>,
   onSearch?: (connection: SearchConnection) => ToolRun
 ) =>
   Effect.map(access.resolve(context.principal, connectionId, context.clientInfo?.name), (connection): ToolRun =>
     connection.type === "search" && onSearch !== undefined
       ? onSearch(connection)
-      : mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), use)))
+      : mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) => use(driver, connection))))
 
 export const SchemaTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
@@ -58,59 +50,56 @@ export const SchemaTools = Effect.gen(function*() {
 
   const listTables = defineTool({
     name: "list_tables",
-    title: "List tables",
-    description: "Lists the tables and views of a connection (collections for a search connection), optionally with row counts.",
+    description: "Returns tables[] {name, type, row_count?} (search: collections).",
     arguments: Schema.Struct({
       connection_id: connectionId,
       database,
       schema: schemaName,
-      include_row_counts: Schema.optionalWith(described(Schema.Boolean, "Also count the rows of each table"), { exact: true })
+      include_row_counts: Schema.optionalWith(Schema.Boolean, { exact: true })
     }),
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
       Effect.flatMap(namespaceOf(args), (namespace) =>
-        withDriver(access, drivers, context, args.connection_id, (driver) =>
-          Effect.map(driver.listTables({ includeRowCounts: args.include_row_counts ?? false, ...namespace }), (tables) => toolResult({ tables: tables.map((entry) => ({ ...entry })) })),
+        withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
+          Effect.map(driver.listTables({ includeRowCounts: args.include_row_counts ?? false, ...namespace }), (tables) =>
+            toolResult({ tables: tables.filter((entry) => listable(connection, namespace)(entry.name)).map((entry) => ({ ...entry })) })),
           (connection) => search.listTables(connection, args.include_row_counts ?? false, context)))
   })
 
   const describeTable = defineTool({
     name: "describe_table",
-    title: "Describe a table",
-    description: "Returns the columns (types, nullability, primary key, sortability), indexes, foreign keys and DDL of a table. Call it before writing SQL or a filter.",
+    description: "Call before writing SQL or filters. Returns columns, indexes, foreign keys and DDL.",
     arguments: Schema.Struct({ connection_id: connectionId, table, database, schema: schemaName }),
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
       Effect.zipRight(requireName(args.table, "table"), Effect.flatMap(namespaceOf(args), (namespace) =>
-        withDriver(access, drivers, context, args.connection_id, (driver) =>
-          Effect.map(driver.describeTable(args.table, namespace), (description) => toolResult(JSON.parse(JSON.stringify(description)) as JsonObject)),
+        withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
+          Effect.zipRight(gateTable(connection, args.table, namespace), Effect.map(driver.describeTable(args.table, namespace), (description) => toolResult(JSON.parse(JSON.stringify(description)) as JsonObject))),
           (connection) => search.describeTable(connection, args.table, context))))
   })
 
   const getTableDdl = defineTool({
     name: "get_table_ddl",
-    title: "Table DDL",
-    description: "Returns the statement that creates a table (the collection schema JSON for a search connection).",
+    description: "Returns a table's CREATE statement (search: collection schema) as ddl.",
     arguments: Schema.Struct({ connection_id: connectionId, table, database, schema: schemaName }),
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
       Effect.zipRight(requireName(args.table, "table"), Effect.flatMap(namespaceOf(args), (namespace) =>
-        withDriver(access, drivers, context, args.connection_id, (driver) =>
-          Effect.map(driver.tableDdl(args.table, namespace), (ddl) => toolResult({ ddl })),
+        withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
+          Effect.zipRight(gateTable(connection, args.table, namespace), Effect.map(driver.tableDdl(args.table, namespace), (ddl) => toolResult({ ddl }))),
           (connection) => search.tableDdl(connection, args.table, context))))
   })
 
   const searchSchema = defineTool({
     name: "search_schema",
-    title: "Search the schema",
-    description: "Finds tables and columns whose names contain a term.",
+    description: "Returns tables and columns whose names contain term, as matches[].",
     arguments: Schema.Struct({
       connection_id: connectionId,
-      term: described(Schema.String, "Text to look for in table and column names"),
-      limit: Schema.optionalWith(described(Schema.Number, "At most this many matches (1–500, default 50)"), { exact: true }),
+      term: text(),
+      limit: Schema.optionalWith(integer(), { exact: true }),
       database,
       schema: schemaName
     }),
@@ -120,8 +109,9 @@ export const SchemaTools = Effect.gen(function*() {
       const limit = args.limit ?? 50
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) return Effect.fail(toolFailure("invalid_argument", "limit must be a whole number from 1 to 500"))
       return Effect.zipRight(requireName(args.term, "term"), Effect.flatMap(namespaceOf(args), (namespace) =>
-        withDriver(access, drivers, context, args.connection_id, (driver) =>
-          Effect.map(driver.searchSchema(args.term, limit, namespace), (matches) => toolResult({ matches: matches.map((match) => ({ ...match })) })))))
+        withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
+          Effect.map(driver.searchSchema(args.term, limit, namespace), (matches) =>
+            toolResult({ matches: matches.filter((match) => listable(connection, namespace)(match.table)).map((match) => ({ ...match })) })))))
     }
   })
 

@@ -3,10 +3,11 @@ import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { requireName } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
-import { defineTool, described } from "./Tool.ts"
+import { defineTool } from "./Tool.ts"
+import { connectionId, integer, text } from "./ToolArguments.ts"
 
-const optionalText = (description: string) => Schema.optionalWith(described(Schema.String, description), { exact: true })
-const optionalNumber = (description: string) => Schema.optionalWith(described(Schema.Number, description), { exact: true })
+const optionalText = (description?: string) => Schema.optionalWith(text(description), { exact: true })
+const optionalNumber = (description?: string) => Schema.optionalWith(integer(description), { exact: true })
 
 const wholeNumberIn = (value: number | undefined, name: string, min: number, max: number) =>
   value === undefined || (Number.isInteger(value) && value >= min && value <= max)
@@ -20,18 +21,17 @@ export const SearchDocumentTools = Effect.gen(function*() {
 
   const searchDocuments = defineTool({
     name: "search_documents",
-    title: "Search documents",
-    description: "Runs a text search on a collection of a search-engine connection and returns the matching documents. filter_by and sort_by use the engine's syntax; call describe_table first to see which fields are sortable.",
+    description: "Text search in a search-engine collection. Returns found, hits[].",
     arguments: Schema.Struct({
-      connection_id: described(Schema.String, "Id of a search-engine connection, from list_connections"),
-      collection: described(Schema.String, "Name of the collection, from list_tables"),
-      q: described(Schema.String, "Text to search for; * matches every document"),
-      query_by: optionalText("Comma-separated fields to search in (needed unless q is *)"),
-      filter_by: optionalText("Engine filter expression, e.g. year:>2000 && in_stock:true"),
-      sort_by: optionalText("Engine sort expression, e.g. year:desc (at most three fields, sortable ones only)"),
-      per_page: optionalNumber("Documents per page (0–250, default 10)"),
-      page: optionalNumber("Page number, from 1"),
-      infix: optionalText("Infix mode per query_by field: off, always or fallback (the field must have infix: true)")
+      connection_id: connectionId,
+      collection: text(),
+      q: text("* for all"),
+      query_by: optionalText("Comma-separated fields"),
+      filter_by: optionalText("e.g. year:>2000"),
+      sort_by: optionalText("e.g. year:desc"),
+      per_page: optionalNumber("0-250"),
+      page: optionalNumber(),
+      infix: optionalText("off|always|fallback")
     }),
     scopes: [],
     readOnly: true,

@@ -5,13 +5,15 @@ import type { JsonObject } from "../../domain/Json.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBrowse.ts"
 import { toolFailure, ToolFailure } from "../../domain/ToolErrors.ts"
-import type { MethodContext } from "../../http/McpMethod.ts"
+import type { MethodContext } from "../MethodContext.ts"
 import type { CallOptions } from "../../search/SearchClient.ts"
+import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { DriverRegistry, type StatementTier } from "../DriverRegistry.ts"
 import type { SearchSession } from "../drivers/SearchDriver.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
-import { checkWriteGates, statementVerb } from "./QueryTools.ts"
+import { checkWriteGates, statementVerb } from "./StatementGates.ts"
+import { guardedResult } from "./Guards.ts"
 import { toolResult, type ToolRun } from "./Tool.ts"
 
 type SessionCall = (session: SearchSession, options: CallOptions) => Effect.Effect<JsonObject, ToolFailure | ProtocolError>
@@ -20,8 +22,6 @@ type SessionCall = (session: SearchSession, options: CallOptions) => Effect.Effe
 const optionsOf = (context: MethodContext): CallOptions => ({ trace: context.envelope?.traceContext })
 
 const json = (value: unknown): JsonObject => JSON.parse(JSON.stringify(value)) as JsonObject
-
-const gatesFor = (tier: StatementTier) => ({ tier, reachesFilesOrCode: false, statementCount: 1 })
 
 /** dbdesk's own statement deadline is the JSON-RPC error -33003 (product-decisions §3 "Deadlines"). */
 const withDeadline = (seconds: number) => <A, E>(effect: Effect.Effect<A, E>) =>
@@ -54,6 +54,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
   effect: Effect.gen(function*() {
     const registry = yield* DriverRegistry
     const approval = yield* StatementApproval
+    const preflight = yield* ApprovalPreflight
     const settings = yield* SettingsStore
     /** The answer caps are read at call time, so a settings change applies to the next call. */
     const answerLimits = Effect.map(settings.current, ({ limits }): AnswerLimits => limits)
@@ -80,7 +81,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
     const browse = (connection: SearchConnection, table: string, query: BrowseQuery, defaultRows: number, context: MethodContext) =>
       withSession(connection, context, (session, options) =>
         Effect.flatMap(answerLimits, (limits) =>
-          Effect.map(session.browse(table, query, defaultRows, options, limits), (result) => toolResult(json(result)))))
+          Effect.map(session.browse(table, query, defaultRows, options, limits, connection.maskingRules), guardedResult)))
 
     const count = (connection: SearchConnection, table: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic, context: MethodContext) =>
       withSession(connection, context, (session, options) => Effect.map(session.count(table, filters, logic, options), (result) => toolResult({ ...result })))
@@ -90,23 +91,25 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
 
     const search = (connection: SearchConnection, request: Parameters<SearchSession["search"]>[0], context: MethodContext) =>
       withSession(connection, context, (session, options) =>
-        Effect.flatMap(answerLimits, (limits) => Effect.map(session.search(request, options, limits), (result) => toolResult(json(result)))))
+        Effect.flatMap(answerLimits, (limits) => Effect.map(session.search(request, options, limits, connection.maskingRules), guardedResult)))
 
-    /** `execute_query` with console text (product-decisions §3.1): safe requests run, writes are approved, DELETE is refused. */
+    /**
+     * `execute_query` with console text (product-decisions §3.1), after the statement policy passed it (issue 28 item
+     * 3): safe requests run, writes are approved; the policy refused DELETE already.
+     */
     const execute = Effect.fn("SearchToolRoutes.execute")(function*(
       connection: SearchConnection,
-      args: { readonly query: string; readonly maxRows: number; readonly timeoutSeconds: number },
+      args: { readonly query: string; readonly maxRows: number; readonly timeoutSeconds: number; readonly tier: StatementTier; readonly needsApproval: boolean },
       context: MethodContext
     ) {
-      const { driver } = yield* registry.openSearch(connection)
-      const tier = yield* driver.classify(args.query)
-      if (tier === "destructive") {
-        return yield* toolFailure("denied", "this statement drops or truncates data; use confirm_destructive_operation")
-      }
-      yield* checkWriteGates(gatesFor(tier), connection, context)
-      const needsApproval = tier !== "safe" || connection.confirmQueries === "all"
+      const { needsApproval, tier } = args
       const gate = needsApproval
-        ? yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query.trim() })
+        ? yield* approval.gate(context, {
+          connection,
+          what: statementVerb(args.query),
+          statement: args.query.trim(),
+          ...(tier === "safe" ? {} : { preflight: preflight.search(connection, args.query, optionsOf(context)) })
+        })
         : undefined
       if (gate?.kind === "input_required") return Effect.succeed(gate.result)
       const run: ToolRun = Effect.gen(function*() {
@@ -114,35 +117,33 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         if (gate !== undefined) yield* gate.askApp
         const { session } = yield* registry.openSearch(connection)
         yield* context.progress(0.3, "Executing")
-        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits).pipe(withDeadline(args.timeoutSeconds))
+        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits, connection.maskingRules).pipe(withDeadline(args.timeoutSeconds))
         yield* context.progress(1, "Done")
-        return toolResult(json(result))
+        return guardedResult(result)
       }).pipe(namingConnection(connection))
       return run
     })
 
-    /** `confirm_destructive_operation`: only a `DELETE` request, and consent is always asked (product-decisions §3). */
+    /** `confirm_destructive_operation`: only a `DELETE` request (the statement policy checked it), and consent is always asked. */
     const confirmDestructive = Effect.fn("SearchToolRoutes.confirmDestructive")(function*(
       connection: SearchConnection,
       args: { readonly query: string; readonly timeoutSeconds: number },
       context: MethodContext
     ) {
-      const { driver } = yield* registry.openSearch(connection)
-      const tier = yield* driver.classify(args.query)
-      if (tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
-      yield* checkWriteGates(gatesFor(tier), connection, context)
       const gate = yield* approval.gate(context, {
         connection,
         what: statementVerb(args.query),
         statement: args.query.trim(),
-        warning: "destroys data and cannot be undone"
+        warning: "destroys data and cannot be undone",
+        destructive: true,
+        preflight: preflight.search(connection, args.query, optionsOf(context))
       })
       if (gate.kind === "input_required") return Effect.succeed(gate.result)
       const run: ToolRun = Effect.gen(function*() {
         yield* gate.askApp
         const { session } = yield* registry.openSearch(connection)
-        const result = yield* session.execute(args.query, 1, optionsOf(context), yield* answerLimits).pipe(withDeadline(args.timeoutSeconds))
-        return toolResult(json(result))
+        const result = yield* session.execute(args.query, 1, optionsOf(context), yield* answerLimits, connection.maskingRules).pipe(withDeadline(args.timeoutSeconds))
+        return guardedResult(result)
       }).pipe(namingConnection(connection))
       return run
     })
@@ -153,11 +154,12 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       args: { readonly table: string; readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<ReadonlyArray<unknown>> },
       context: MethodContext
     ) {
-      yield* checkWriteGates(gatesFor("write"), connection, context)
+      yield* checkWriteGates("write", connection, context)
       const gate = yield* approval.gate(context, {
         connection,
         what: `an import of ${args.rows.length} document${args.rows.length === 1 ? "" : "s"} into ${args.table}`,
-        statement: importApprovalText(args.table, args.columns, args.rows)
+        statement: importApprovalText(args.table, args.columns, args.rows),
+        preflight: preflight.searchInsert(connection, args.table, optionsOf(context))
       })
       if (gate.kind === "input_required") return Effect.succeed(gate.result)
       const run: ToolRun = Effect.gen(function*() {

@@ -2,7 +2,7 @@ import { type AnswerLimits, capCell, capResultSet } from "../../domain/AnswerBud
 import { isJsonObject, type JsonObject } from "../../domain/Json.ts"
 import { capAnswerObject } from "../../domain/JsonBudget.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
-import { toolResult } from "./Tool.ts"
+import { isFenced, toolResult } from "./Tool.ts"
 
 /** How a non-result-set answer that was cut tells the model to ask for less. */
 const LISTING_HINTS = {
@@ -39,5 +39,5 @@ export const capToolAnswer = (result: JsonObject, limits: AnswerLimits): JsonObj
   const capped = isResultSet(content)
     ? capResultSet(content as unknown as ResultSet, limits) as unknown as JsonObject
     : capAnswerObject(content, limits, LISTING_HINTS)
-  return capped === content ? result : { ...result, ...toolResult(capped) }
+  return capped === content ? result : { ...result, ...toolResult(capped, isFenced(result)) }
 }

@@ -2,17 +2,19 @@ import { Effect, Schema } from "effect"
 import type { JsonObject } from "../../domain/Json.ts"
 import { ScalarValue } from "../../domain/SqlBrowse.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
+import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
-import { classifyForExecution, checkWriteGates, statementVerb } from "./QueryTools.ts"
+import { TOOL_SCOPES } from "../policy/StatementPolicy.ts"
+import { gateStatement } from "./Guards.ts"
+import { checkWriteGates, statementVerb } from "./StatementGates.ts"
 import { requireName } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
-import { defineTool, described, toolResult, type ToolRun } from "./Tool.ts"
-
-const connectionId = described(Schema.String, "Id of the connection, from list_connections")
+import { defineTool, toolResult, type ToolRun } from "./Tool.ts"
+import { connectionId, integer, text } from "./ToolArguments.ts"
 const quote = (name: string) => `"${name.replace(/"/g, "\"\"")}"`
 const literal = (value: unknown) => (typeof value === "string" ? `'${value.replace(/'/g, "''")}'` : value === null ? "NULL" : String(value))
 
@@ -28,18 +30,18 @@ export const WriteTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
   const drivers = yield* Drivers
   const approval = yield* StatementApproval
+  const preflight = yield* ApprovalPreflight
   const recorder = yield* StatementRecorder
   const search = yield* SearchToolRoutes
 
   const insertRows = defineTool({
     name: "insert_rows",
-    title: "Insert rows",
-    description: "Inserts 1 to 1,000 rows into a table with bound parameters, after the user approves. Reports rows that failed and why.",
+    description: "Inserts 1-1,000 rows after the user approves. Returns rows_affected, failed_rows.",
     arguments: Schema.Struct({
       connection_id: connectionId,
-      table: described(Schema.String, "Name of the table"),
-      columns: described(Schema.Array(Schema.String), "Column names, in the order of each row's values"),
-      rows: described(Schema.Array(Schema.Array(ScalarValue)), "Rows of values (1 to 1,000)")
+      table: text(),
+      columns: Schema.Array(Schema.String),
+      rows: Schema.Array(Schema.Array(ScalarValue)).annotations({ jsonSchema: { type: "array", items: { type: "array" }, description: "In columns order" } })
     }),
     scopes: ["tools:write"],
     readOnly: false,
@@ -50,11 +52,12 @@ export const WriteTools = Effect.gen(function*() {
         if (args.rows.length < 1 || args.rows.length > 1000) return yield* toolFailure("invalid_argument", "rows must hold 1 to 1,000 rows")
         const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         if (connection.type === "search") return yield* search.insertRows(connection, args, context)
-        yield* checkWriteGates({ tier: "write", reachesFilesOrCode: false, statementCount: 1 }, connection, context)
+        yield* checkWriteGates("write", connection, context)
         const gate = yield* approval.gate(context, {
           connection,
           what: `an insert of ${args.rows.length} row${args.rows.length === 1 ? "" : "s"} into ${args.table}`,
-          statement: insertApprovalText(args.table, args.columns, args.rows)
+          statement: insertApprovalText(args.table, args.columns, args.rows),
+          preflight: preflight.sqlInsert(connection, args.table, args.columns)
         })
         if (gate.kind === "input_required") return Effect.succeed(gate.result)
         const run: ToolRun = mapDriverFailure(Effect.gen(function*() {
@@ -69,14 +72,13 @@ export const WriteTools = Effect.gen(function*() {
 
   const confirmDestructive = defineTool({
     name: "confirm_destructive_operation",
-    title: "Run a destructive statement",
-    description: "Runs one DROP or TRUNCATE (or another statement that destroys data) after the user explicitly consents. Other statements: use execute_query.",
+    description: "Runs one DROP/TRUNCATE (search: DELETE) after the user consents. Returns a result set.",
     arguments: Schema.Struct({
       connection_id: connectionId,
-      query: described(Schema.String, "One destructive SQL statement, or a DELETE request on a search-engine connection"),
-      timeout_seconds: Schema.optionalWith(described(Schema.Number, "Statement deadline in seconds (1–300, default 30)"), { exact: true })
+      query: text(),
+      timeout_seconds: Schema.optionalWith(integer(), { exact: true })
     }),
-    scopes: ["tools:write", "admin"],
+    scopes: TOOL_SCOPES.confirm_destructive_operation,
     readOnly: false,
     prepare: (args, context) =>
       Effect.gen(function*() {
@@ -84,13 +86,19 @@ export const WriteTools = Effect.gen(function*() {
         if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 300) {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
-        const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
+        // Issue 28 item 3: the statement policy decides (gates in order, the access dialog asked where it says).
+        const { connection } = yield* access.statement(context, args.connection_id, "confirm_destructive_operation", args.query)
         if (connection.type === "search") return yield* search.confirmDestructive(connection, { query: args.query, timeoutSeconds }, context)
-        const classification = yield* classifyForExecution(args.query, connection)
-        if (classification.tier !== "destructive") return yield* toolFailure("invalid_argument", "this statement is not destructive: use execute_query")
-        yield* checkWriteGates(classification, connection, context)
+        yield* gateStatement(args.query, connection)
         // product-decisions §3: consent is always required and never skipped by a policy.
-        const gate = yield* approval.gate(context, { connection, what: statementVerb(args.query), statement: args.query, warning: "destroys data and cannot be undone" })
+        const gate = yield* approval.gate(context, {
+          connection,
+          what: statementVerb(args.query),
+          statement: args.query,
+          warning: "destroys data and cannot be undone",
+          destructive: true,
+          preflight: preflight.sql(connection, args.query, "readwrite")
+        })
         if (gate.kind === "input_required") return Effect.succeed(gate.result)
         const run = mapDriverFailure(Effect.gen(function*() {
           yield* gate.askApp

@@ -5,6 +5,7 @@ import type { DatabaseDriver } from "../../../src/services/drivers/Driver.ts"
 import { makeMysqlDriver, type MysqlSettings } from "../../../src/services/drivers/MysqlDriver.ts"
 import { eventually, idleInTransaction, type MariadbServer, runningStatements, startMariadb } from "../../support/MariadbHarness.ts"
 import { describeMariadb } from "../../support/MariadbSuite.ts"
+import { transactionContract } from "../../support/TransactionContract.ts"
 
 const read = { maxRows: 500, timeoutSeconds: 30, access: "readonly" } as const
 
@@ -245,4 +246,8 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
           expect((yield* driver.execute("SELECT 6", { ...read, access: "readwrite" })).rows).toEqual([[6]])
         }
       })), 120_000)
+
+  it.live("issue 27: transaction runs each statement under a savepoint, names every failure, and commits only when all succeed", () =>
+    withDriver((driver) =>
+      transactionContract(driver, { table: "numbers", column: "n", first: "927001", second: "927002", duplicate: /Duplicate entry '927001'/ })))
 })

@@ -4,7 +4,8 @@ import type pg from "pg"
 import { classifyStatement } from "../../../src/domain/StatementClassifier.ts"
 import type { DatabaseDriver } from "../../../src/services/drivers/Driver.ts"
 import { makePostgresDriver, type PostgresSettings } from "../../../src/services/drivers/PostgresDriver.ts"
-import { cancelledByRequest, eventually, describePostgres, type PostgresServer, runningStatements, startPostgres } from "../../support/PostgresHarness.ts"
+import { cancelledByRequest, describePostgres, eventually, type PostgresServer, runningStatements, startPostgres } from "../../support/PostgresHarness.ts"
+import { transactionContract } from "../../support/TransactionContract.ts"
 
 
 const read = { maxRows: 500, timeoutSeconds: 30, access: "readonly" } as const
@@ -172,4 +173,8 @@ describePostgres("PostgresDriver against a real PostgreSQL 15", () => {
         const written = yield* driver.execute("UPDATE orders SET total = total + 1 WHERE customer_id = 1", { ...read, access: "readwrite" })
         expect(written).toEqual(expect.objectContaining({ rows_affected: 2, status_message: "2 rows affected" }))
       })))
+
+  it.live("issue 27: transaction runs each statement under a savepoint, names every failure, and commits only when all succeed", () =>
+    withDriver((driver) =>
+      transactionContract(driver, { table: "sales.regions", column: "code", first: "'t27a'", second: "'t27b'", duplicate: /duplicate key value violates unique constraint/ })))
 })

@@ -5,6 +5,7 @@ import { afterAll, assert, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeSqliteDriver, type SqliteSettings } from "../../../src/services/drivers/SqliteDriver.ts"
 import { ensureSampleDatabase, SAMPLE_SIZES } from "../../../src/services/SampleDatabase.ts"
+import { transactionContract } from "../../support/TransactionContract.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "dbdesk-sqlite-"))
 const template = join(dir, "template.db")
@@ -172,6 +173,13 @@ describe("SqliteDriver on the sample database", () => {
       expect(prefixed.rows).toEqual(plan.rows)
       const analyze = yield* Effect.flip(driver.explain("SELECT 1", true))
       assert.strictEqual(analyze._tag, "Unsupported")
+    }))
+
+  it.scopedLive("issue 27: transaction runs each statement under a savepoint, names every failure, and commits only when all succeed", () =>
+    Effect.gen(function*() {
+      const driver = yield* driverFor({ path: freshCopy() })
+      yield* driver.execute("CREATE TABLE codes (code TEXT PRIMARY KEY)", { ...read, access: "readwrite" })
+      yield* transactionContract(driver, { table: "codes", column: "code", first: "'a'", second: "'b'", duplicate: /UNIQUE constraint failed: codes.code/ })
     }))
 
   it.scopedLive("insertRows inserts with bound values and reports the rows that failed", () =>

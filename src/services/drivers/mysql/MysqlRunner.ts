@@ -6,7 +6,7 @@ import mysql from "mysql2"
 import { DriverError, LockTimeout, NamespaceNotFound, NotConnected, type StatementAccess, StatementTimeout } from "../Driver.ts"
 import type { Redactor } from "../Redactor.ts"
 import { type Flavor, flavorOf, openConnection, poolOptions, type MysqlSettings } from "./MysqlConnect.ts"
-import { type QueryOutcome, queryWhole, type StreamOutcome, streamRows } from "./MysqlSession.ts"
+import { type FieldOrigin, prepareOnly, type QueryOutcome, queryWhole, type StreamOutcome, streamRows } from "./MysqlSession.ts"
 
 export type { QueryOutcome, StreamOutcome } from "./MysqlSession.ts"
 
@@ -21,12 +21,14 @@ export interface Session {
   readonly flavor: Flavor
   /** A small statement read whole (catalog reads). `values` are bound server-side (a prepared statement). */
   readonly query: (sql: string, values?: ReadonlyArray<unknown>) => Promise<QueryOutcome>
+  /** Prepares the statement and closes it again, running nothing (issue 28 item 5). */
+  readonly prepare: (sql: string) => Promise<void>
   /** Rows one at a time; when `onRow` answers false, the rest is not read: the statement is killed (issue 34 item 5). */
   readonly stream: (
     sql: string,
     values: ReadonlyArray<unknown> | undefined,
     onRow: (row: ReadonlyArray<unknown>) => boolean,
-    onColumns: (names: ReadonlyArray<string>) => void
+    onColumns: (fields: ReadonlyArray<FieldOrigin>) => void
   ) => Promise<StreamOutcome>
 }
 
@@ -222,6 +224,7 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
       const session = (found: Flavor): Session => ({
         flavor: found,
         query: (sql, values) => track((db) => queryWhole(db, sql, values)),
+        prepare: (sql) => track((db) => prepareOnly(db, sql)),
         stream: (sql, values, onRow, onColumns) => track((db, kill) => streamRows(db, sql, values, onRow, onColumns, kill))
       })
 

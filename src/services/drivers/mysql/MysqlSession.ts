@@ -11,6 +11,14 @@ export interface QueryOutcome {
   readonly hasResultSet: boolean
 }
 
+/** A result column with its origin as the server reports it (issue 35): database, original table and column. */
+export interface FieldOrigin {
+  readonly name: string
+  readonly db: string
+  readonly orgTable: string
+  readonly orgName: string
+}
+
 export interface StreamOutcome {
   readonly columns: ReadonlyArray<string>
   readonly affectedRows: number
@@ -46,7 +54,7 @@ export const streamRows = (
   sql: string,
   values: ReadonlyArray<unknown> | undefined,
   onRow: (row: ReadonlyArray<unknown>) => boolean,
-  onColumns: (names: ReadonlyArray<string>) => void,
+  onColumns: (fields: ReadonlyArray<FieldOrigin>) => void,
   kill: () => Promise<void>
 ): Promise<StreamOutcome> =>
   new Promise<StreamOutcome>((resolve, reject) => {
@@ -73,7 +81,7 @@ export const streamRows = (
       if (!hasResultSet && fields !== undefined) {
         columns = fields.map((field) => field.name)
         hasResultSet = true
-        onColumns(columns)
+        onColumns(fields.map((field) => ({ name: field.name, db: field.db ?? "", orgTable: field.orgTable ?? "", orgName: field.orgName ?? "" })))
       }
     })
     emitter.on("result", (row: unknown, index: number | undefined) => {
@@ -92,4 +100,22 @@ export const streamRows = (
       else reject(error)
     })
     emitter.on("end", () => resolve({ columns, affectedRows, hasResultSet, stopped: stoppedEarly }))
+  })
+
+/** ER_UNSUPPORTED_PS: the statement cannot be prepared (some administration statements); nothing is learned. */
+const UNSUPPORTED_PS = 1295
+
+/**
+ * Issue 28 item 5: the server prepares the statement (COM_STMT_PREPARE: parsed, names resolved) and the statement
+ * is closed again; nothing runs. A statement MySQL cannot prepare passes unchecked.
+ */
+export const prepareOnly = (db: mysql.PoolConnection, sql: string): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    db.prepare(sql, (error) => {
+      if (error === null) {
+        db.unprepare(sql)
+        resolve()
+      } else if (error.errno === UNSUPPORTED_PS) resolve()
+      else reject(error)
+    })
   })

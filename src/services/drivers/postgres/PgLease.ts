@@ -1,6 +1,7 @@
 // One leased session of a call and what the call did to it (issue 32): the round trips it sends, the cancel request
 // for the statement running when the call is stopped, and the way back: clean (idle, no transaction, no portal,
 // settings as the session started) or destroyed.
+import { DriverError } from "../Driver.ts"
 import { sendCancel } from "./PgCancel.ts"
 import { Pipeline, type PipelineResult, type Step } from "./PgPipeline.ts"
 import { destroyClient, type PooledClient } from "./PgPools.ts"
@@ -27,6 +28,9 @@ export const within = async (promise: Promise<unknown>, ms: number): Promise<boo
 /** True when `promise` resolved within `ms`. */
 const succeededWithin = async (promise: Promise<unknown>, ms: number): Promise<boolean> => (await outcomeWithin(promise, ms)) === "done"
 
+/** PostgreSQL's own words for a NUL byte in text (SQLSTATE 22021), and why the statement was not sent. */
+const NUL_IN_TEXT = "invalid byte sequence for encoding \"UTF8\": 0x00 (PostgreSQL cannot take the NUL character in a statement, so it was not sent)"
+
 /** The call was stopped (interrupted or past its deadline): no further round trip starts. */
 export class Stopped extends Error {}
 
@@ -50,6 +54,8 @@ export class Lease {
 
   submit(steps: ReadonlyArray<Step>): Promise<PipelineResult> {
     if (this.stopped) return Promise.reject(new Stopped())
+    // The protocol sends statement text NUL-terminated: a NUL inside would garble the message and cost the session.
+    if (steps.some((step) => step.text.includes("\u0000"))) return Promise.reject(new DriverError({ message: NUL_IN_TEXT }))
     const first = this.submitted++ === 0
     const pipeline = new Pipeline(steps, () => this.cancelRunning())
     this.inFlight = pipeline

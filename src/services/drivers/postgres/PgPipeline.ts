@@ -31,6 +31,8 @@ export interface Step {
    * then arrive before a long statement ends, which tells a live session from one that died while idle.
    */
   readonly flush?: boolean
+  /** Parse only (issue 28 item 5): the server parses and analyses the statement, nothing is bound or run. */
+  readonly parseOnly?: boolean
 }
 
 /** How a step ended: its command tag ("SELECT 3", "UPDATE 2", "" for an empty statement), or suspended at its limit. */
@@ -107,6 +109,7 @@ export class Pipeline {
     try {
       for (const step of this.steps) {
         connection.parse({ text: step.text, types: [] })
+        if (step.parseOnly === true) continue
         connection.bind({ values: step.values ?? [] })
         if (step.rows !== undefined) connection.describe({ type: "P", name: "" })
         connection.execute({ portal: "", rows: step.rows?.limit ?? 0 })

@@ -2,6 +2,8 @@
 // rows, cuts long cells and stops at limits.maxAnswerBytes; a read also stops once the rows read from the server
 // pass TRANSFER_FACTOR × maxAnswerBytes (huge cells cost transfer even when cut), and is then cancelled server-side.
 import { AnswerBudget, type AnswerHints, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SQL_HINTS } from "../../../domain/AnswerBudget.ts"
+import { type AnswerVerdict, keptNames, projectRow } from "../../../domain/AnswerGate.ts"
+import { maskedCell } from "../../../domain/ColumnGuard.ts"
 import type { ResultSet } from "../../../domain/ResultSet.ts"
 import { cellOf } from "./PgCells.ts"
 import type { FieldInfo, PipelineResult, RowSink, SinkVerdict, StepOutcome } from "./PgPipeline.ts"
@@ -21,9 +23,20 @@ export class ResultCollector implements RowSink {
 
   /** The column names as the answer shows them (charged to the budget, cut like cells when huge). */
   private names: ReadonlyArray<string> = []
+  /** Issue 35: the guard's verdict on this answer, made from the RowDescription before any row is kept. */
+  verdict: AnswerVerdict | undefined
 
-  /** `stopsStatement`: the statement is a read that may be cancelled when the answer is full (never a write). */
-  constructor(maxRows: number, limits: AnswerLimits | undefined, private readonly stopsStatement: boolean, hints: AnswerHints = SQL_HINTS) {
+  /**
+   * `stopsStatement`: the statement is a read that may be cancelled when the answer is full (never a write).
+   * `guard`: decides on the answer from its columns' origins (MCP callers; issue 35).
+   */
+  constructor(
+    maxRows: number,
+    limits: AnswerLimits | undefined,
+    private readonly stopsStatement: boolean,
+    hints: AnswerHints = SQL_HINTS,
+    private readonly guard?: { readonly decide: (fields: ReadonlyArray<FieldInfo>) => AnswerVerdict | undefined }
+  ) {
     this.limits = limits ?? DEFAULT_ANSWER_LIMITS
     this.budget = new AnswerBudget(maxRows, this.limits, hints)
   }
@@ -33,14 +46,22 @@ export class ResultCollector implements RowSink {
     return this.budget.maxRows + 1
   }
 
+  /** Whether the statement's RowDescription arrived: errors after it come from reading rows. */
+  described = false
+
   fields(fields: ReadonlyArray<FieldInfo>): void {
+    this.described = true
     this.columns = fields
-    this.names = this.budget.header(fields.map((field) => field.name))
+    this.verdict = this.guard?.decide(fields)
+    const names = fields.map((field) => field.name)
+    this.names = this.verdict?.kind === "refuse" ? [] : this.budget.header(this.verdict === undefined ? names : keptNames(names, this.verdict.actions))
   }
 
   row(values: ReadonlyArray<string | null>, size: number): SinkVerdict {
+    if (this.verdict?.kind === "refuse") return this.stopsStatement ? "stop" : "more"
     this.read += size
-    const kept = this.budget.add(values.map((value, index) => cellOf(value, this.columns[index]?.typeOid ?? 0)))
+    const cells = values.map((value, index) => cellOf(value, this.columns[index]?.typeOid ?? 0))
+    const kept = this.budget.add(this.verdict === undefined ? cells : projectRow(cells, this.verdict.actions, maskedCell))
     if (!this.stopsStatement) return "more"
     if (!kept) return this.budget.stoppedBy === "bytes" ? "stop" : "more"
     if (this.read > TRANSFER_FACTOR * this.limits.maxAnswerBytes) {

@@ -7,6 +7,7 @@ import {
   LockTimeout,
   NamespaceNotFound,
   NotConnected,
+  PolicyRefusal,
   StatementTimeout,
   TableNotFound,
   Unsupported
@@ -23,11 +24,12 @@ export type RunFailure =
   | Unsupported
   | StatementTimeout
   | LockTimeout
+  | PolicyRefusal
 
 /** Failures a body throws on purpose; they pass through unchanged. */
 export const isExpected = (error: unknown): error is RunFailure =>
   error instanceof TableNotFound || error instanceof InvalidArgument || error instanceof NamespaceNotFound ||
-  error instanceof Unsupported || error instanceof DriverError || error instanceof NotConnected
+  error instanceof Unsupported || error instanceof DriverError || error instanceof NotConnected || error instanceof PolicyRefusal
 
 export interface ErrorContext {
   readonly connection: string

@@ -1,6 +1,7 @@
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type { AnswerLimits } from "../../../domain/AnswerBudget.ts"
-import type { StatementAccess } from "../Driver.ts"
+import type { Refusal } from "../../../domain/AnswerGate.ts"
+import type { AnswerGuard, RunPlan, StatementAccess, TransactionStatement } from "../Driver.ts"
 
 /** Messages between the SQLite driver and its child process (one child per connection, product-decisions §2). */
 export type ChildRequest =
@@ -9,7 +10,8 @@ export type ChildRequest =
   | { readonly op: "describeTable"; readonly table: string }
   | { readonly op: "tableDdl"; readonly table: string }
   | { readonly op: "searchSchema"; readonly term: string; readonly limit: number }
-  | { readonly op: "browse"; readonly table: string; readonly query: BrowseQuery; readonly limits?: AnswerLimits }
+  | { readonly op: "browse"; readonly table: string; readonly query: BrowseQuery; readonly limits?: AnswerLimits; readonly guard?: AnswerGuard }
+  | { readonly op: "browseText"; readonly table: string; readonly query: BrowseQuery }
   | { readonly op: "count"; readonly table: string; readonly filters: ReadonlyArray<BrowseFilter>; readonly logic: FilterLogic }
   | {
     readonly op: "execute"
@@ -18,20 +20,25 @@ export type ChildRequest =
     readonly access: StatementAccess
     readonly params: ReadonlyArray<unknown>
     readonly limits?: AnswerLimits
+    readonly guard?: AnswerGuard
   }
   | { readonly op: "explain"; readonly sql: string; readonly limits?: AnswerLimits }
+  | { readonly op: "check"; readonly sql: string; readonly access: StatementAccess }
+  | { readonly op: "dryRun"; readonly plan: RunPlan }
   | {
     readonly op: "insertRows"
     readonly table: string
     readonly columns: ReadonlyArray<string>
     readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
   }
+  | { readonly op: "transaction"; readonly statements: ReadonlyArray<TransactionStatement> }
   | { readonly op: "close" }
 
 export type ChildFailure =
   | { readonly kind: "Sql"; readonly message: string }
   | { readonly kind: "TableNotFound"; readonly table: string }
   | { readonly kind: "InvalidArgument"; readonly message: string }
+  | { readonly kind: "Policy"; readonly refusal: Refusal }
 
 export type ChildResponse =
   | { readonly id: number; readonly ok: true; readonly value: unknown }

@@ -3,10 +3,13 @@ import { type AnswerHints, AnswerBudget, type AnswerLimits, BROWSE_HINTS, DEFAUL
 import type { ResultSet } from "../../../domain/ResultSet.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../../domain/SqlTable.ts"
-import { type BuildResult, buildBrowse, buildCount, quoteIdentifier } from "../BrowseSql.ts"
-import type { InsertResult, RowCount, StatementAccess } from "../Driver.ts"
+import { type BuildResult, buildBrowse, buildBrowseText, buildCount, quoteIdentifier } from "../BrowseSql.ts"
+import { keptNames, projectRow, withheldError, withheldRows } from "../../../domain/AnswerGate.ts"
+import { maskedCell } from "../../../domain/ColumnGuard.ts"
+import { type AnswerGuard, type GuardedResultSet, type InsertResult, type RowCount, rowCountMismatch, type StatementAccess, type TransactionOutcome, type TransactionStatement } from "../Driver.ts"
 import * as Catalog from "./SqliteCatalog.ts"
 import { OpFailure } from "./SqliteCatalog.ts"
+import { SqliteGuard } from "./SqliteGuard.ts"
 
 export { OpFailure } from "./SqliteCatalog.ts"
 
@@ -24,6 +27,8 @@ const bindValue = (value: unknown): unknown =>
 
 /** The database work of the SQLite child, synchronous by design: it runs in the child process only. */
 export class SqliteOps {
+  private readonly guards = new SqliteGuard()
+
   constructor(private readonly handles: SqliteHandles) {}
 
   listTables(includeRowCounts: boolean): Array<TableEntry> {
@@ -43,12 +48,20 @@ export class SqliteOps {
     return { status: "connected", server_version: `SQLite ${row.v}` }
   }
 
-  browse(name: string, query: BrowseQuery, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS): ResultSet {
+  browse(name: string, query: BrowseQuery, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS, guard?: AnswerGuard): GuardedResultSet {
     const db = this.handles.readonly()
     const table = Catalog.findTable(db, name)
     const known = Catalog.columnRows(db, table.name).map((c) => c.name)
     const built = this.unwrap(buildBrowse(table.name, known, query, () => "?"))
-    return this.execute(built.sql, built.params, "readonly", query.limit ?? 500, limits, BROWSE_HINTS)
+    return this.execute(built.sql, built.params, "readonly", query.limit ?? 500, limits, BROWSE_HINTS, guard)
+  }
+
+  /** The page `browse` reads, as console SQL (issue 28 item 2). */
+  browseText(name: string, query: BrowseQuery): string {
+    const db = this.handles.readonly()
+    const table = Catalog.findTable(db, name)
+    const known = Catalog.columnRows(db, table.name).map((c) => c.name)
+    return this.unwrap(buildBrowseText(table.name, known, query)).sql
   }
 
   count(name: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic): RowCount {
@@ -62,7 +75,8 @@ export class SqliteOps {
 
   /**
    * Runs one statement and keeps at most `maxRows` rows within the byte caps of `limits` (AnswerBudget); reading
-   * stops at the first row the answer cannot take, so a huge table costs what the answer costs.
+   * stops at the first row the answer cannot take, so a huge table costs what the answer costs. Under a guard
+   * (issue 35) the answer is decided from the prepared statement's column origins before it runs.
    */
   execute(
     sql: string,
@@ -70,8 +84,9 @@ export class SqliteOps {
     access: StatementAccess,
     maxRows: number,
     limits: AnswerLimits = DEFAULT_ANSWER_LIMITS,
-    hints: AnswerHints = SQL_HINTS
-  ): ResultSet {
+    hints: AnswerHints = SQL_HINTS,
+    guard?: AnswerGuard
+  ): GuardedResultSet {
     const db = access === "readonly" ? this.handles.readonly() : this.handles.readwrite()
     const started = performance.now()
     const statement = db.prepare(sql).safeIntegers(true)
@@ -85,12 +100,31 @@ export class SqliteOps {
         statusMessage: `${affected} row${affected === 1 ? "" : "s"} affected`
       })
     }
-    const changesBefore = Number(db.prepare("SELECT total_changes()").pluck().get())
+    // A read-only handle changes nothing: only a writing reader (INSERT … RETURNING) counts its changes.
+    const totalChanges = () => (access === "readwrite" ? Number(db.prepare("SELECT total_changes()").pluck().get()) : 0)
+    const changesBefore = totalChanges()
     statement.raw(true)
-    const columns = budget.header(statement.columns().map((c) => c.name))
-    for (const row of statement.iterate(...bound) as Iterable<Array<unknown>>) if (!budget.add(row)) break
-    const affected = access === "readwrite" ? Number(db.prepare("SELECT total_changes()").pluck().get()) - changesBefore : 0
-    return budget.resultSet(columns, { executionMs: performance.now() - started, rowsAffected: Math.max(0, affected) })
+    const described = statement.columns()
+    const guarded = guard === undefined ? undefined : this.guards.decide(db, guard, described)
+    const verdict = guarded?.verdict
+    if (verdict?.kind === "refuse" && access === "readonly") throw new OpFailure({ kind: "Policy", refusal: verdict.refusal })
+    const names = described.map((c) => c.name)
+    const columns = budget.header(verdict?.kind === "answer" ? keptNames(names, verdict.actions) : verdict === undefined ? names : [])
+    try {
+      for (const row of statement.iterate(...bound) as Iterable<Array<unknown>>) {
+        if (verdict?.kind === "refuse") continue
+        if (!budget.add(verdict === undefined ? row : projectRow(row, verdict.actions, maskedCell))) break
+      }
+    } catch (error) {
+      // A value may be quoted in the message (issue 35); a lock keeps its own meaning for the driver.
+      const code = (error as { code?: unknown }).code
+      if (guarded?.readsGuarded === true && code !== "SQLITE_BUSY") throw new OpFailure({ kind: "Sql", message: withheldError(typeof code === "string" ? code : undefined) })
+      throw error
+    }
+    const affected = totalChanges() - changesBefore
+    const resultSet = budget.resultSet(columns, { executionMs: performance.now() - started, rowsAffected: Math.max(0, affected) })
+    if (verdict?.kind === "refuse") return withheldRows(resultSet, verdict.refusal)
+    return verdict === undefined || verdict.applied.length === 0 ? resultSet : { ...resultSet, applied: verdict.applied }
   }
 
   insertRows(name: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>): InsertResult {
@@ -122,6 +156,35 @@ export class SqliteOps {
       })
     })()
     return { rows_affected: affected, failed_rows: failed }
+  }
+
+  /** The grid's Save (issue 27): every statement under its own savepoint, committed only when all succeeded. */
+  transaction(statements: ReadonlyArray<TransactionStatement>): TransactionOutcome {
+    const db = this.handles.readwrite()
+    const results: Array<TransactionOutcome["results"][number]> = []
+    db.exec("BEGIN")
+    try {
+      for (const statement of statements) {
+        db.exec("SAVEPOINT dbdesk_edit")
+        let outcome: TransactionOutcome["results"][number]
+        try {
+          const changes = Number(db.prepare(statement.sql).run().changes)
+          outcome = statement.expectRows === undefined || changes === statement.expectRows
+            ? { rowsAffected: changes, error: null }
+            : { rowsAffected: changes, error: rowCountMismatch(statement.expectRows, changes) }
+        } catch (error) {
+          outcome = { rowsAffected: null, error: error instanceof Error ? error.message : String(error) }
+        }
+        if (outcome.error !== null) db.exec("ROLLBACK TO dbdesk_edit")
+        db.exec("RELEASE dbdesk_edit")
+        results.push(outcome)
+      }
+      const committed = results.every((result) => result.error === null)
+      db.exec(committed ? "COMMIT" : "ROLLBACK")
+      return { committed, results }
+    } finally {
+      if (db.inTransaction) db.exec("ROLLBACK")
+    }
   }
 
   private unwrap(result: BuildResult) {

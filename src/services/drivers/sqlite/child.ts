@@ -2,6 +2,7 @@ import Database from "better-sqlite3"
 import type { ChildFailure, ChildRequest, ChildResponse } from "./Protocol.ts"
 import { READY } from "./Protocol.ts"
 import { OpFailure, SqliteOps } from "./SqliteOps.ts"
+import { checkStatement, dryRunStatement } from "./SqlitePreview.ts"
 
 /** The SQLite child process: runs one request at a time, synchronously, off the server's event loop. */
 const path = process.argv[2] ?? ""
@@ -41,15 +42,23 @@ const run = (request: ChildRequest): unknown => {
     case "searchSchema":
       return ops.searchSchema(request.term, request.limit)
     case "browse":
-      return ops.browse(request.table, request.query, request.limits)
+      return ops.browse(request.table, request.query, request.limits, request.guard)
+    case "browseText":
+      return ops.browseText(request.table, request.query)
     case "count":
       return ops.count(request.table, request.filters, request.logic)
     case "execute":
-      return ops.execute(request.sql, request.params, request.access, request.maxRows, request.limits)
+      return ops.execute(request.sql, request.params, request.access, request.maxRows, request.limits, undefined, request.guard)
     case "explain":
       return ops.execute(`EXPLAIN QUERY PLAN ${request.sql.replace(EXPLAIN_PREFIX, "")}`, [], "readonly", 10_000, request.limits)
+    case "check":
+      return checkStatement(handles, request.sql, request.access)
+    case "dryRun":
+      return dryRunStatement(handles, request.plan)
     case "insertRows":
       return ops.insertRows(request.table, request.columns, request.rows)
+    case "transaction":
+      return ops.transaction(request.statements)
     case "close":
       readonlyHandle?.close()
       readwriteHandle?.close()

@@ -3,7 +3,8 @@ import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { useLoad } from "../../api.ts"
 import { DashboardView } from "../search/DashboardView.tsx"
 import { UsersRolesView } from "../search/UsersRolesView.tsx"
-import { ConsoleTab } from "./ConsoleTab.tsx"
+import { Skeleton } from "../../shell/Skeleton.tsx"
+import { ConsoleTab } from "../console/ConsoleTab.tsx"
 import { DataTab } from "./DataTab.tsx"
 import { StructureTab } from "./StructureTab.tsx"
 
@@ -14,6 +15,8 @@ export const BrowseView = ({ connection }: { readonly connection: UiConnection }
   const tables = useLoad((client) => client.browse.tables({ path: { id: connection.id } }), [connection.id])
   const [table, setTable] = useState<string>()
   const [tab, setTab] = useState<Tab>("data")
+  /** Issue 28 item 2: the request "Open in console" hands over; a new one remounts the console with it. */
+  const [opened, setOpened] = useState<{ readonly text: string; readonly count: number }>()
   const isSearch = connection.type === "search"
   const tabs: ReadonlyArray<readonly [Tab, string, boolean]> = [
     ["data", "Data", table !== undefined],
@@ -28,7 +31,7 @@ export const BrowseView = ({ connection }: { readonly connection: UiConnection }
           <strong>{isSearch ? "Collections" : "Tables"}</strong>
           <button onClick={tables.reload} title="Reload the list and the row counts">↻</button>
         </div>
-        {tables.loading && <p className="progress">Loading…</p>}
+        {tables.loading && tables.data === undefined && <Skeleton rows={6} />}
         {tables.error !== undefined && <div className="error">{tables.error}</div>}
         {tables.data?.note != null && <p className="note">{tables.data.note}</p>}
         {(tables.data?.tables ?? []).map((t) => (
@@ -44,9 +47,14 @@ export const BrowseView = ({ connection }: { readonly connection: UiConnection }
           ))}
         </div>
         {table === undefined && (tab === "data" || tab === "structure") && <p className="muted">Choose a {isSearch ? "collection" : "table"} in the sidebar.</p>}
-        {table !== undefined && tab === "data" && <DataTab key={table} connection={connection} table={table} />}
+        {table !== undefined && tab === "data" && (
+          <DataTab key={table} connection={connection} table={table} onOpenInConsole={(text) => {
+            setOpened({ text, count: (opened?.count ?? 0) + 1 })
+            setTab("console")
+          }} />
+        )}
         {table !== undefined && tab === "structure" && <StructureTab connection={connection} table={table} />}
-        {tab === "console" && <ConsoleTab connection={connection} table={table} />}
+        {tab === "console" && <ConsoleTab key={opened?.count ?? 0} connection={connection} table={table} {...(opened === undefined ? {} : { initialText: opened.text })} />}
         {tab === "users" && <UsersRolesView connection={connection} />}
         {tab === "dashboard" && <DashboardView connection={connection} />}
       </section>

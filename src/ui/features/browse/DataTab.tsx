@@ -1,17 +1,35 @@
-import { useEffect, useState } from "react"
-import type { Cell, UiConnection, UiPage } from "../../../domain/UiSchemas.ts"
+import { useCallback, useEffect, useMemo, useState } from "react"
+import { isCutCell } from "../../../domain/SqlCell.ts"
+import type { Cell, UiBrowseRequest, UiConnection, UiPage } from "../../../domain/UiSchemas.ts"
 import { call } from "../../api.ts"
+import { DataGrid, type GridColumn } from "../../grid/DataGrid.tsx"
+import { Skeleton } from "../../shell/Skeleton.tsx"
 import { emptyFilter, FilterBar, type FilterState } from "./FilterBar.tsx"
+import { OpenInConsole } from "./OpenInConsole.tsx"
+import { searchRequests, usePendingEdits } from "./pendingEdits.ts"
+import { SaveDialog } from "./SaveDialog.tsx"
 
 const PAGE = 1000
 type Sort = ReadonlyArray<{ readonly column: string; readonly direction: "asc" | "desc" }>
-type Draft = Record<string, string>
 
 export const cellText = (cell: Cell | undefined): string => (cell === null || cell === undefined ? "NULL" : String(cell))
 
-/** Data tab: 1,000-row pages, header-click sort, the filter bar, and for search documents inline edit/insert/delete with Save. */
-export const DataTab = ({ connection, table }: { readonly connection: UiConnection; readonly table: string }) => {
+/** The Data tab's toolbar: small parts so later features (such as "Open in console") add a button, not a rewrite. */
+const Toolbar = ({ children }: { readonly children: React.ReactNode }) => <div className="row toolbar" role="toolbar" aria-label="Data">{children}</div>
+
+/**
+ * Data tab (product-decisions §9 point 2, issue 27): 1,000-row pages in the data grid, header-click sort, the filter
+ * bar, and editing with pending changes saved through a dialog of the exact statements: SQL tables with a primary key
+ * in one transaction, search documents one request each.
+ */
+export const DataTab = ({ connection, table, onOpenInConsole }: {
+  readonly connection: UiConnection
+  readonly table: string
+  /** Issue 28 item 2: opens the console with the request of the page shown. */
+  readonly onOpenInConsole?: (text: string) => void
+}) => {
   const search = connection.type === "search"
+  const dialect = connection.type === "search" ? undefined : connection.type
   const [filter, setFilter] = useState<FilterState>(emptyFilter)
   const [applied, setApplied] = useState<FilterState>(emptyFilter)
   const [sort, setSort] = useState<Sort>([])
@@ -20,124 +38,135 @@ export const DataTab = ({ connection, table }: { readonly connection: UiConnecti
   const [error, setError] = useState<string>()
   const [loading, setLoading] = useState(false)
   const [tick, setTick] = useState(0)
-  const [edits, setEdits] = useState<Record<number, Draft>>({})
-  const [deleted, setDeleted] = useState<ReadonlySet<number>>(new Set())
-  const [inserts, setInserts] = useState<ReadonlyArray<Draft>>([])
-  const [editing, setEditing] = useState<string>()
   const [saved, setSaved] = useState<string>()
+  const [selection, setSelection] = useState<ReadonlyArray<number>>([])
+  const [review, setReview] = useState<ReadonlyArray<string>>()
+  const pending = usePendingEdits(page)
+  const { discard } = pending
+
+  const request: UiBrowseRequest = {
+    filters: applied.rows.filter((row) => row.enabled).map(({ enabled: _, ...row }) => row),
+    logic: applied.logic,
+    ...(applied.raw.trim() === "" ? {} : { raw: applied.raw }),
+    caseSensitive: false,
+    sort,
+    offset,
+    limit: PAGE
+  }
 
   useEffect(() => {
     let live = true
     setLoading(true)
     setError(undefined)
-    const rows = applied.rows.filter((row) => row.enabled).map(({ enabled: _, ...row }) => row)
-    call((client) => client.browse.rows({
-      path: { id: connection.id, table },
-      payload: { filters: rows, logic: applied.logic, ...(applied.raw.trim() === "" ? {} : { raw: applied.raw }), caseSensitive: false, sort, offset, limit: PAGE }
-    })).then(
-      (result) => { if (live) { setPage(result); setLoading(false); setEdits({}); setDeleted(new Set()); setInserts([]) } },
+    call((client) => client.browse.rows({ path: { id: connection.id, table }, payload: request })).then(
+      (result) => { if (live) { setPage(result); setLoading(false); discard() } },
       (e: Error) => { if (live) { setError(e.message); setLoading(false) } }
     )
     return () => { live = false }
-  }, [connection.id, table, applied, sort, offset, tick])
+  }, [connection.id, table, applied, sort, offset, tick, discard])
 
   const columns = page?.columns ?? []
-  const idIndex = columns.findIndex((c) => c.isPrimaryKey)
-  const pending = Object.keys(edits).length + deleted.size + inserts.length
+  const gridColumns = useMemo((): ReadonlyArray<GridColumn> =>
+    columns.map((c) => ({ name: c.name, type: c.type, sortable: c.sortable, sortNote: c.sortNote, readOnly: c.isReadOnly })), [columns])
 
-  const clickHeader = (name: string, sortable: boolean) => {
-    if (!sortable) return
-    const current = sort.find((s) => s.column === name)
-    setSort(current === undefined ? [{ column: name, direction: "asc" }] : current.direction === "asc" ? [{ column: name, direction: "desc" }] : [])
+  const clickHeader = (column: GridColumn) => {
+    const current = sort.find((s) => s.column === column.name)
+    setSort(current === undefined ? [{ column: column.name, direction: "asc" }] : current.direction === "asc" ? [{ column: column.name, direction: "desc" }] : [])
     setOffset(0)
   }
 
-  const save = () => {
-    if (page === undefined) return
-    const mapOf = (row: ReadonlyArray<Cell>) => Object.fromEntries(columns.map((c, i) => [c.name, row[i] ?? null]))
-    const idOf = (index: number) => cellText(page.rows[index]?.[idIndex])
-    setSaved("Saving…")
-    call((client) => client.browse.save({
-      path: { id: connection.id, table },
-      payload: {
-        inserts: inserts.map((draft) => Object.fromEntries(Object.entries(draft).filter(([, v]) => v !== ""))),
-        updates: Object.entries(edits).filter(([i]) => !deleted.has(Number(i))).map(([i, changes]) => ({ id: idOf(Number(i)), original: mapOf(page.rows[Number(i)] ?? []), changes })),
-        deletes: [...deleted].map(idOf)
-      }
-    })).then(
-      (result) => {
-        setSaved(result.failures.length === 0 ? `Saved ${result.applied} change${result.applied === 1 ? "" : "s"}.` : `Saved ${result.applied}; ${result.failures.length} failed: ${result.failures.map((f) => `${f.row}: ${f.message}`).join("; ")}`)
-        setTick((n) => n + 1)
-      },
+  const startSave = useCallback(() => {
+    if (pending.count === 0) return
+    setSaved(undefined)
+    if (search) return setReview(searchRequests(table, pending.searchEdits()))
+    call((client) => client.browse.sqlPreview({ path: { id: connection.id, table }, payload: pending.sqlEdits() })).then(
+      (preview) => setReview(preview.statements),
       (e: Error) => setSaved(e.message)
     )
+  }, [pending, search, table, connection.id])
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
+        event.preventDefault()
+        startSave()
+      }
+    }
+    document.addEventListener("keydown", onKey)
+    return () => document.removeEventListener("keydown", onKey)
+  }, [startSave])
+
+  const apply = async () => {
+    if (search) {
+      const result = await call((client) => client.browse.save({ path: { id: connection.id, table }, payload: pending.searchEdits() }))
+      // a failure names its document id ("new row <id>" for an insert); the request that carries that id is the one
+      const failedOn = (statement: string) =>
+        result.failures.find((f) => {
+          const id = f.row.replace(/^new row ?/, "")
+          return id === "" ? statement.startsWith("POST ") : statement.includes(`/${encodeURIComponent(id)}`) || statement.includes(JSON.stringify({ id }).slice(1, -1))
+        })?.message ?? null
+      return { ok: result.failures.length === 0, results: (review ?? []).map((statement) => ({ statement, rowsAffected: null, error: failedOn(statement) })) }
+    }
+    const result = await call((client) => client.browse.sqlApply({ path: { id: connection.id, table }, payload: { edits: pending.sqlEdits(), statements: review ?? [] } }))
+    return { ok: result.committed, results: result.results }
   }
 
-  const editCell = (key: string, value: string, text: string, onChange: (v: string) => void) =>
-    editing === key
-      ? <input autoFocus aria-label="Cell value" defaultValue={value} onKeyDown={(e) => { if (e.key === "Escape") setEditing(undefined) }} onBlur={(e) => { if (e.target.value !== text) onChange(e.target.value); setEditing(undefined) }} />
-      : value
+  const canEdit = (row: number, column: number) => {
+    if (page?.editable !== true) return false
+    // a new row takes every value (a document's id too); existing rows keep their read-only columns
+    if (row < pending.insertCount) return true
+    if (columns[column]?.isReadOnly !== false) return false
+    return !pending.deleted.has(row - pending.insertCount) && !isCutCell(page.rows[row - pending.insertCount]?.[column] ?? null)
+  }
 
   return (
     <div>
       <FilterBar columns={columns} search={search} value={filter} onChange={setFilter} onApply={() => { setApplied(filter); setOffset(0) }} />
-      <div className="row" style={{ marginBottom: 6 }}>
+      <Toolbar>
         <button disabled={offset === 0 || loading} onClick={() => setOffset(Math.max(0, offset - PAGE))}>◀ Previous</button>
         <span aria-label="Page status">{page === undefined ? "" : `Rows ${page.rows.length === 0 ? 0 : offset + 1}–${offset + page.rows.length}${page.total === null ? "" : ` of ${page.total.toLocaleString()}`}`}</span>
         <button disabled={loading || page === undefined || page.rows.length < PAGE} onClick={() => setOffset(offset + PAGE)}>Next ▶</button>
-        <button onClick={() => setTick((n) => n + 1)} disabled={loading}>Refresh</button>
-        {loading && <span className="progress">Loading rows…</span>}
+        <button onClick={() => setTick((n) => n + 1)} disabled={loading} title="Read the page again">Refresh</button>
+        {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} request={request} onOpen={onOpenInConsole} />}
+        {loading && <span className="progress" role="progressbar" aria-label="Loading rows">Loading rows…</span>}
         {page?.editable === true && <>
-          <button onClick={() => setInserts([...inserts, {}])}>Insert row</button>
-          <button className="primary" disabled={pending === 0} onClick={save}>Save{pending > 0 ? ` (${pending})` : ""}</button>
-          <button disabled={pending === 0} onClick={() => { setEdits({}); setDeleted(new Set()); setInserts([]) }}>Discard</button>
+          <button onClick={pending.addRow}>Add row</button>
+          <button disabled={selection.length === 0} onClick={() => pending.duplicate(selection)}>Duplicate</button>
+          <button disabled={selection.length === 0} onClick={() => pending.toggleDelete(selection)} title="Marks the selected rows; they are deleted at Save">Delete rows</button>
+          <button className="primary" disabled={pending.count === 0} onClick={startSave} title="Ctrl/Cmd+S">Save{pending.count > 0 ? ` (${pending.count})` : ""}</button>
+          <button disabled={pending.count === 0} onClick={pending.discard}>Discard</button>
         </>}
-        {page?.editable === false && <span className="note">Read-only grid: change SQL rows with a statement in the Console tab.</span>}
-      </div>
+        {page?.editable === false && <span className="note">Read-only: {page.readOnlyReason ?? "this grid cannot be edited."}</span>}
+      </Toolbar>
       {saved !== undefined && <p className="note" role="status">{saved}</p>}
       {error !== undefined && <div className="error" role="alert">{error}</div>}
       {page !== undefined && page.notes.map((note) => <p className="note" key={note}>{note}</p>)}
-      <div className="grid-wrap">
-        <table className="grid" aria-label="Rows">
-          <thead><tr>
-            {page?.editable === true && <th></th>}
-            {columns.map((c) => {
-              const s = sort.find((x) => x.column === c.name)
-              return (
-                <th key={c.name} className={c.sortable ? "sortable" : "unsortable"} title={c.sortable ? `${c.type} — click to sort` : c.sortNote ?? "Not sortable"} onClick={() => clickHeader(c.name, c.sortable)} aria-sort={s === undefined ? "none" : s.direction === "asc" ? "ascending" : "descending"}>
-                  {c.name}{s === undefined ? "" : s.direction === "asc" ? " ▲" : " ▼"}
-                </th>
-              )
-            })}
-          </tr></thead>
-          <tbody>
-            {inserts.map((draft, n) => (
-              <tr key={`new-${n}`} className="inserted">
-                <td><button aria-label="Remove new row" onClick={() => setInserts(inserts.filter((_, i) => i !== n))}>✕</button></td>
-                {columns.map((c) => <td key={c.name}><input aria-label={`New ${c.name}`} value={draft[c.name] ?? ""} placeholder={c.name === "id" ? "(assigned)" : c.type} onChange={(e) => setInserts(inserts.map((d, i) => (i === n ? { ...d, [c.name]: e.target.value } : d)))} /></td>)}
-              </tr>
-            ))}
-            {(page?.rows ?? []).map((row, r) => (
-              <tr key={r} className={deleted.has(r) ? "deleted" : edits[r] !== undefined ? "changed" : undefined}>
-                {page?.editable === true && <td><button aria-label="Delete row" title="Delete this row at Save" onClick={() => setDeleted((d) => { const next = new Set(d); if (!next.delete(r)) next.add(r); return next })}>Delete</button></td>}
-                {row.map((cell, i) => {
-                  const column = columns[i]
-                  const text = cellText(cell)
-                  const draft = column === undefined ? undefined : edits[r]?.[column.name]
-                  const canEdit = page?.editable === true && column !== undefined && !column.isReadOnly
-                  return (
-                    <td key={i} className={cell === null && draft === undefined ? "null" : undefined} title={text}
-                      onDoubleClick={() => canEdit && setEditing(`${r}:${i}`)}>
-                      {canEdit ? editCell(`${r}:${i}`, draft ?? text, text, (v) => setEdits((e) => ({ ...e, [r]: { ...e[r], [column.name]: v } }))) : text}
-                    </td>
-                  )
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {page !== undefined && page.rows.length === 0 && <p className="muted" style={{ padding: 8 }}>No rows match.</p>}
-      </div>
+      {page === undefined && loading ? <Skeleton rows={12} /> : (
+        <DataGrid
+          label="Rows"
+          columns={gridColumns}
+          rows={pending.rows}
+          sort={sort}
+          onHeaderClick={clickHeader}
+          rowState={pending.rowState}
+          cellChanged={pending.cellChanged}
+          canEdit={canEdit}
+          onEdit={pending.edit}
+          onSelectRows={setSelection}
+          {...(dialect === undefined ? {} : { sql: { dialect, table } })}
+        />
+      )}
+      {review !== undefined && (
+        <SaveDialog
+          statements={review}
+          transactional={!search}
+          onApply={apply}
+          onClose={(done) => {
+            setReview(undefined)
+            if (done) { setSaved(`Saved ${review.length} change${review.length === 1 ? "" : "s"}.`); setTick((n) => n + 1) }
+          }}
+        />
+      )}
     </div>
   )
 }

@@ -1,6 +1,8 @@
 import { useState } from "react"
-import type { ConnectionKind, UiConnection, UiConnectionInput } from "../../../domain/UiSchemas.ts"
+import { ruleLine } from "../../../domain/MaskingRules.ts"
+import type { ConnectionKind, UiConnection, UiConnectionInput, UiMaskingRule } from "../../../domain/UiSchemas.ts"
 import { call, useLoad } from "../../api.ts"
+import { ClusterOptions } from "./ClusterOptions.tsx"
 
 type Form = { -readonly [K in keyof UiConnectionInput]: UiConnectionInput[K] }
 
@@ -10,14 +12,22 @@ const initial = (connection: UiConnection | undefined, type: ConnectionKind): Fo
   externalAccess: connection?.externalAccess ?? "readOnly",
   aiPolicy: connection?.aiPolicy ?? "askEachTime",
   confirmQueries: connection?.confirmQueries ?? "writes",
+  secretCatalogs: connection?.secretCatalogs ?? "closed",
   ...(connection?.path === undefined ? {} : { path: connection.path }),
   ...(connection?.host === undefined ? {} : { host: connection.host }),
   ...(connection?.port === undefined ? {} : { port: connection.port }),
   ...(connection?.database === undefined ? {} : { database: connection.database }),
   ...(connection?.user === undefined ? {} : { user: connection.user }),
   ...(connection?.sslMode === undefined ? {} : { sslMode: connection.sslMode }),
-  ...(connection?.skipTlsVerification === undefined ? {} : { skipTlsVerification: connection.skipTlsVerification })
+  ...(connection?.skipTlsVerification === undefined ? {} : { skipTlsVerification: connection.skipTlsVerification }),
+  ...(connection === undefined ? {} : clusterOf(connection))
 })
+
+/** Issue 28 item 4: the cluster settings a saved search connection has. */
+const clusterOf = (connection: UiConnection): Partial<Form> => {
+  const { connectionTimeoutSeconds, healthcheckIntervalSeconds, nearestNode, nodes, numRetries, randomizeNodes, retryIntervalSeconds } = connection
+  return Object.fromEntries(Object.entries({ nodes, nearestNode, healthcheckIntervalSeconds, numRetries, retryIntervalSeconds, connectionTimeoutSeconds, randomizeNodes }).filter(([, value]) => value !== undefined))
+}
 
 const TITLES: Record<ConnectionKind, string> = { sqlite: "SQLite", postgresql: "PostgreSQL", mysql: "MySQL / MariaDB", search: "Typesense" }
 const DEFAULT_PORTS: Partial<Record<ConnectionKind, string>> = { postgresql: "5432", mysql: "3306" }
@@ -29,6 +39,18 @@ const Text = ({ label, value, onChange, type = "text", placeholder }: { label: s
 const Choice = ({ label, value, options, onChange }: { label: string; value: string; options: ReadonlyArray<readonly [string, string]>; onChange: (v: string) => void }) => (
   <label className="field">{label}<select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>{options.map(([v, text]) => <option key={v} value={v}>{text}</option>)}</select></label>
 )
+
+/** The masking rules box: one rule a line, `mask users.password_hash` or `hide *.ssn` (issue 35). */
+const parseRules = (text: string): Array<UiMaskingRule> | string => {
+  const rules: Array<UiMaskingRule> = []
+  for (const [index, line] of text.split("\n").entries()) {
+    if (line.trim() === "") continue
+    const match = /^\s*(mask|hide)\s+(\S+)\s*$/i.exec(line)
+    if (match === null) return `Masking rules, line ${index + 1}: write mask or hide, then a pattern such as users.password_hash or *.ssn.`
+    rules.push({ action: match[1]!.toLowerCase() as UiMaskingRule["action"], pattern: match[2]! })
+  }
+  return rules
+}
 
 /** Parses `postgres://user:pass@host:5432/db?sslmode=require` into the form (URL import; PostgreSQL only, doc 2 §1). */
 const fromPostgresUrl = (text: string, form: Form): Form | string => {
@@ -57,6 +79,7 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState<string>()
   const [url, setUrl] = useState("")
+  const [rules, setRules] = useState((connection?.maskingRules ?? []).map(ruleLine).join("\n"))
   const set = (patch: Partial<Form>) => setForm((f) => (f === undefined ? f : { ...f, ...patch }))
 
   if (form === undefined) {
@@ -88,8 +111,10 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
 
   const save = () => {
     setError(undefined)
+    const maskingRules = parseRules(rules)
+    if (typeof maskingRules === "string") return setError(maskingRules)
     setBusy("Saving…")
-    const payload: UiConnectionInput = form
+    const payload: UiConnectionInput = { ...form, maskingRules }
     const request = connection === undefined
       ? call((client) => client.connections.add({ payload }))
       : call((client) => client.connections.update({ path: { id: connection.id }, payload }))
@@ -132,10 +157,19 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
           <Choice label="External access" value={form.externalAccess} options={[["readOnly", "Read only"], ["readWrite", "Read and write"], ["blocked", "Blocked"]]} onChange={(v) => set({ externalAccess: v as Form["externalAccess"] })} />
           <Choice label="AI policy" value={form.aiPolicy} options={[["askEachTime", "Ask each time"], ["alwaysAllow", "Always allow"], ["never", "Never"]]} onChange={(v) => set({ aiPolicy: v as Form["aiPolicy"] })} />
           <Choice label="Confirm queries" value={form.confirmQueries} options={[["writes", "Writes"], ["all", "All statements"]]} onChange={(v) => set({ confirmQueries: v as Form["confirmQueries"] })} />
+          {(form.type === "postgresql" || form.type === "mysql") && (
+            <Choice label="Secret catalogs" value={form.secretCatalogs ?? "closed"} options={[["closed", "Closed to AI clients"], ["open", "Open to AI clients"]]} onChange={(v) => set({ secretCatalogs: v as "closed" | "open" })} />
+          )}
+          <label className="field">Masking rules (AI clients only; one a line)
+            <textarea aria-label="Masking rules" rows={3} value={rules} placeholder={form.type === "search" ? "mask users.api_key\nhide *.ssn" : "mask users.password_hash\nhide *.ssn"} onChange={(e) => setRules(e.target.value)} />
+          </label>
         </div>
       )}
       {tab === "options" && form.type === "search" && (
-        <label className="row"><input type="checkbox" checked={form.skipTlsVerification ?? false} onChange={(e) => set({ skipTlsVerification: e.target.checked })} /> Skip TLS verification (accepts any certificate, for example a self-signed proxy)</label>
+        <>
+          <label className="row"><input type="checkbox" checked={form.skipTlsVerification ?? false} onChange={(e) => set({ skipTlsVerification: e.target.checked })} /> Skip TLS verification (accepts any certificate, for example a self-signed proxy)</label>
+          <ClusterOptions form={form} set={set} connectionId={connection?.id} />
+        </>
       )}
       {form.type === "postgresql" && connection === undefined && (
         <div className="row" style={{ marginTop: 8 }}>

@@ -1,9 +1,9 @@
 import { useState } from "react"
-import { useLoad } from "../../api.ts"
+import { call, useLoad } from "../../api.ts"
 
 const CATEGORIES = ["", "auth", "token", "server", "tool", "resource", "approval"]
 
-/** Activity log (product-decisions §6): filters by time, category, token and client, and CSV export. */
+/** Activity log (product-decisions §6): filters by time, category, token and client, CSV and JSONL export, and the hash-chain check. */
 export const ActivityPanel = () => {
   const [category, setCategory] = useState("")
   const [client, setClient] = useState("")
@@ -12,7 +12,12 @@ export const ActivityPanel = () => {
   const query = { category, client, tokenId, since: since === "" ? "" : new Date(since).toISOString() }
   const tokens = useLoad((c) => c.mcp.tokens({ urlParams: { all: "true" } }), [])
   const entries = useLoad((c) => c.mcp.activity({ urlParams: { ...query, limit: 500 } }), [category, client, tokenId, since])
-  const csv = `/api/activity.csv?${new URLSearchParams(Object.entries(query).filter(([, v]) => v !== "")).toString()}`
+  const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== "")).toString()
+  const [check, setCheck] = useState<{ readonly ok: boolean; readonly message: string } | "running">()
+  const verify = () => {
+    setCheck("running")
+    call((c) => c.work.verifyChain()).then(setCheck, (e: Error) => setCheck({ ok: false, message: e.message }))
+  }
   return (
     <section>
       <div className="row" style={{ marginBottom: 8 }}>
@@ -23,8 +28,12 @@ export const ActivityPanel = () => {
         <input aria-label="Client" placeholder="Client name" value={client} onChange={(e) => setClient(e.target.value)} />
         <label className="row">Since <input aria-label="Since" type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} /></label>
         <button onClick={entries.reload}>Refresh</button>
-        <a href={csv} download="dbdesk-activity.csv">Export CSV</a>
+        <a href={`/api/activity.csv?${params}`} download="dbdesk-activity.csv">Export CSV</a>
+        <a href={`/api/activity.jsonl?${params}`} download="dbdesk-activity.jsonl">Export JSONL</a>
+        <button onClick={verify} disabled={check === "running"} title="Checks the hash chain that links every row to the one before">Verify chain</button>
       </div>
+      {check === "running" && <p className="progress" role="progressbar" aria-label="Verifying">Checking every row…</p>}
+      {check !== undefined && check !== "running" && <p role="status" aria-label="Chain check" className={check.ok ? "ok" : "error"}>{check.ok ? "✔" : "✖"} {check.message}</p>}
       {entries.error !== undefined && <div className="error">{entries.error}</div>}
       {entries.loading && <p className="progress">Loading…</p>}
       <table className="list" aria-label="Activity">

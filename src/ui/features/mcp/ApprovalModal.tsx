@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "react"
 import type { PendingApproval } from "../../../domain/Approval.ts"
 import { UiEvent } from "../../../domain/UiSchemas.ts"
 import { call } from "../../api.ts"
+import { PreviewBlock } from "./PreviewBlock.tsx"
 
 const decodeEvent = Schema.decodeUnknownOption(Schema.parseJson(UiEvent))
 
@@ -61,6 +62,7 @@ export const ApprovalModal = () => {
         {current.statement !== undefined
           ? <pre className="block" aria-label="Statement">{current.statement}</pre>
           : <p>It asks to use this connection. Allowing it is remembered as set in MCP › Settings.</p>}
+        {current.preview !== undefined && <PreviewBlock preview={current.preview} />}
         <p className="note">Requested {new Date(current.requestedAt).toLocaleTimeString()}. Closing this dialog denies the request.</p>
         {error !== undefined && <div className="error">{error}</div>}
         <div className="row" style={{ justifyContent: "flex-end" }}>

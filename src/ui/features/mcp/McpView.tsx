@@ -1,24 +1,36 @@
-import { useState } from "react"
+import { type ReactNode, useState } from "react"
 import { ActivityPanel } from "./ActivityPanel.tsx"
+import { ConnectClientPanel } from "./ConnectClientPanel.tsx"
+import { PolicyExplainerPanel } from "./PolicyExplainerPanel.tsx"
 import { ClientsPanel, SettingsPanel, StatusPanel } from "./ServerPanels.tsx"
 import { TokensPanel } from "./TokensPanel.tsx"
 
-const SECTIONS = [["server", "Server"], ["tokens", "Tokens"], ["clients", "Connected clients"], ["activity", "Activity"], ["settings", "Settings"]] as const
-type Section = (typeof SECTIONS)[number][0]
+/** One tab of the MCP panel; a new panel is one more entry here. */
+export interface McpSection {
+  readonly id: string
+  readonly label: string
+  readonly render: () => ReactNode
+}
+
+export const MCP_SECTIONS: ReadonlyArray<McpSection> = [
+  { id: "server", label: "Server", render: () => <StatusPanel /> },
+  { id: "connect", label: "Connect a client", render: () => <ConnectClientPanel /> },
+  { id: "tokens", label: "Tokens", render: () => <TokensPanel /> },
+  { id: "clients", label: "Connected clients", render: () => <ClientsPanel /> },
+  { id: "activity", label: "Activity", render: () => <ActivityPanel /> },
+  { id: "settings", label: "Settings", render: () => <><SettingsPanel /><PolicyExplainerPanel /></> }
+]
 
 /** MCP panel (product-decisions §9 point 5). */
-export const McpView = () => {
-  const [section, setSection] = useState<Section>("server")
+export const McpView = ({ sections = MCP_SECTIONS }: { readonly sections?: ReadonlyArray<McpSection> }) => {
+  const [section, setSection] = useState(sections[0]?.id ?? "server")
+  const current = sections.find((entry) => entry.id === section) ?? sections[0]
   return (
     <section>
-      <div className="tabs" role="tablist">
-        {SECTIONS.map(([id, label]) => <button key={id} role="tab" aria-selected={section === id} onClick={() => setSection(id)}>{label}</button>)}
+      <div className="tabs" role="tablist" aria-label="MCP">
+        {sections.map((entry) => <button key={entry.id} role="tab" aria-selected={entry.id === current?.id} onClick={() => setSection(entry.id)}>{entry.label}</button>)}
       </div>
-      {section === "server" && <StatusPanel />}
-      {section === "tokens" && <TokensPanel />}
-      {section === "clients" && <ClientsPanel />}
-      {section === "activity" && <ActivityPanel />}
-      {section === "settings" && <SettingsPanel />}
+      {current?.render()}
     </section>
   )
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react"
 import type { Settings } from "../../../domain/Settings.ts"
 import { call, useLoad } from "../../api.ts"
+import { AppearancePanel, PluginsPanel } from "./PluginsPanel.tsx"
 
 export const StatusPanel = () => {
   const status = useLoad((client) => client.server.status(), [])
@@ -72,6 +73,7 @@ export const SettingsPanel = () => {
     <label className="row"><input type="checkbox" checked={draft.mcp[key]} onChange={(e) => setDraft({ ...draft, mcp: { ...draft.mcp, [key]: e.target.checked } })} />{label}</label>
   )
   return (
+    <>
     <section className="card" aria-label="Settings">
       {flag("enabled", "MCP server enabled")}
       {flag("requireAuth", "Require a bearer token")}
@@ -89,5 +91,8 @@ export const SettingsPanel = () => {
       <button className="primary" onClick={save}>Save settings</button>
       {message !== undefined && <p className="note" role="status">{message}</p>}
     </section>
+    <PluginsPanel />
+    <AppearancePanel />
+    </>
   )
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react"
 import type { DashboardValue, SearchDashboard } from "../../../domain/SearchAdmin.ts"
 import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { call } from "../../api.ts"
+import { NodesPanel } from "./NodesPanel.tsx"
 
 const PANELS: ReadonlyArray<readonly [keyof SearchDashboard, string]> = [
   ["processMemory", "Process memory"], ["systemMemory", "System memory"], ["memoryFragmentation", "Memory fragmentation"],
@@ -57,6 +58,7 @@ export const DashboardView = ({ connection }: { readonly connection: UiConnectio
           </div>
         ))}
       </div>
+      <NodesPanel connectionId={connection.id} />
     </section>
   )
 }

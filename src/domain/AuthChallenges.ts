@@ -1,4 +1,4 @@
-import { ProtocolError } from "../domain/ProtocolErrors.ts"
+import { ProtocolError } from "./ProtocolErrors.ts"
 
 /** Wire contract §5 points 2–5: the exact `WWW-Authenticate` challenges (`<app_name>` is dbdesk). */
 export const MISSING_TOKEN_CHALLENGE = `Bearer realm="dbdesk"`

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { BridgeLaunch, ClientPlatform, UserDirectories } from "../domain/AiClients.ts"
-import { packageRoot } from "../services/PackageInfo.ts"
+import { packageRoot } from "./PackageInfo.ts"
 
 export const clientPlatform = (platform: NodeJS.Platform = process.platform): ClientPlatform =>
   platform === "darwin" || platform === "win32" ? platform : "linux"

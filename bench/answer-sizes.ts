@@ -1,0 +1,51 @@
+/**
+ * Issue 35: what a model reads, in bytes. `tools/list` (read into the model's context at every session) and the
+ * answers of execute_query at 1, 100 and 1,000 rows, with what the data fence adds to each (the fenced text content
+ * against the JSON of its structuredContent, as both travel in the HTTP body). Part of `npm run bench`; on its own:
+ * `npm run build -- app && npx tsx bench/answer-sizes.ts` (starts the built dbdesk on the sample, prints the table).
+ */
+import { pathToFileURL } from "node:url"
+import { requestBody, requestHeaders, responseOf, send, type RequestSpec } from "./mcp.ts"
+import { startDbdesk } from "./servers/dbdesk.ts"
+
+export interface AnswerSize {
+  readonly answer: string
+  readonly bytes: number
+  /** What the fence adds to this answer (undefined for answers that carry no database values). */
+  readonly fenceBytes?: number
+}
+
+const ask = async (url: string, token: string, spec: RequestSpec) => {
+  const body = requestBody(spec)
+  const reply = await send(url, body, requestHeaders(spec, token, body))
+  const result = responseOf(reply)["result"] as Record<string, any> | undefined
+  if (result === undefined) throw new Error(`${spec.name ?? spec.method} did not answer a result: ${reply.body.slice(0, 300)}`)
+  return { bytes: Buffer.byteLength(reply.body), result }
+}
+
+export const measureAnswerSizes = async (url: string, token: string, connectionId: string): Promise<ReadonlyArray<AnswerSize>> => {
+  const listed = await ask(url, token, { method: "tools/list", id: 1 })
+  const sizes: Array<AnswerSize> = [{ answer: `tools/list (${(listed.result["tools"] as Array<unknown>).length} tools for this token)`, bytes: listed.bytes }]
+  for (const rows of [1, 100, 1000]) {
+    const { bytes, result } = await ask(url, token, { method: "tools/call", name: "execute_query", arguments: { connection_id: connectionId, query: `SELECT * FROM orders LIMIT ${rows}` }, id: 2 })
+    const text = String(result["content"][0].text)
+    const fenceBytes = Buffer.byteLength(JSON.stringify(text)) - Buffer.byteLength(JSON.stringify(JSON.stringify(result["structuredContent"])))
+    sizes.push({ answer: `execute_query ${rows} row${rows === 1 ? "" : "s"}`, bytes, fenceBytes })
+  }
+  return sizes
+}
+
+export const answerSizeLines = (sizes: ReadonlyArray<AnswerSize>): ReadonlyArray<string> => [
+  "answer sizes, what a model reads (HTTP body bytes; issue 35):",
+  `  ${"answer".padEnd(40)} ${"bytes".padStart(8)}  fence`,
+  ...sizes.map((size) => `  ${size.answer.padEnd(40)} ${String(size.bytes).padStart(8)}  ${size.fenceBytes === undefined ? "-" : `+${size.fenceBytes}`}`)
+]
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const dbdesk = await startDbdesk()
+  try {
+    for (const line of answerSizeLines(await measureAnswerSizes(dbdesk.url, dbdesk.token, dbdesk.connectionId))) process.stdout.write(`${line}\n`)
+  } finally {
+    await dbdesk.stop()
+  }
+}

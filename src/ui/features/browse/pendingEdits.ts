@@ -1,0 +1,102 @@
+import { useCallback, useMemo, useState } from "react"
+import type { Cell, UiColumn, UiEditRequest, UiPage } from "../../../domain/UiSchemas.ts"
+import type { UiSqlEdits } from "../../../domain/UiWorkSchemas.ts"
+import type { RowState } from "../../grid/DataGrid.tsx"
+
+type Values = Readonly<Record<string, Cell>>
+
+/**
+ * The grid's pending changes (issue 27), the same model for SQL rows and search documents: edited cells by page row,
+ * deleted rows, and new rows shown first. A value set back to the original is no longer pending.
+ */
+export const usePendingEdits = (page: UiPage | undefined) => {
+  const [edits, setEdits] = useState<Readonly<Record<number, Values>>>({})
+  const [deleted, setDeleted] = useState<ReadonlySet<number>>(new Set())
+  const [inserts, setInserts] = useState<ReadonlyArray<Values>>([])
+  const columns = page?.columns ?? []
+  const pageRows = page?.rows ?? []
+
+  const rows = useMemo(() => [
+    ...inserts.map((values) => columns.map((column) => values[column.name] ?? null)),
+    ...pageRows.map((row, index) => {
+      const changed = edits[index]
+      return changed === undefined ? row : columns.map((column, i) => (column.name in changed ? changed[column.name] ?? null : row[i] ?? null))
+    })
+  ], [inserts, pageRows, edits, columns])
+
+  const count = Object.keys(edits).filter((index) => !deleted.has(Number(index))).length + deleted.size + inserts.length
+  const discard = useCallback(() => { setEdits({}); setDeleted(new Set()); setInserts([]) }, [])
+
+  const edit = (row: number, column: number, value: Cell) => {
+    const name = columns[column]?.name
+    if (name === undefined) return
+    if (row < inserts.length) return setInserts(inserts.map((values, i) => (i === row ? { ...values, [name]: value } : values)))
+    const index = row - inserts.length
+    const original = pageRows[index]?.[column] ?? null
+    setEdits((current) => {
+      const { [name]: _, ...rest } = current[index] ?? {}
+      const next = original === value ? rest : { ...rest, [name]: value }
+      const { [index]: __, ...others } = current
+      return Object.keys(next).length === 0 ? others : { ...others, [index]: next }
+    })
+  }
+
+  const rowState = (row: number): RowState =>
+    row < inserts.length ? "inserted" : deleted.has(row - inserts.length) ? "deleted" : edits[row - inserts.length] !== undefined ? "changed" : undefined
+  const cellChanged = (row: number, column: number) => {
+    const name = columns[column]?.name ?? ""
+    return row < inserts.length ? name in (inserts[row] ?? {}) : name in (edits[row - inserts.length] ?? {})
+  }
+
+  const addRow = () => setInserts([{}, ...inserts])
+  /** Copies of the selected rows without their key columns, which the database or the user assigns anew. */
+  const duplicate = (selected: ReadonlyArray<number>) =>
+    setInserts([
+      ...selected.map((row) => Object.fromEntries(columns.flatMap((column, i) => (column.isPrimaryKey || column.isReadOnly ? [] : [[column.name, rows[row]?.[i] ?? null] as const])))),
+      ...inserts
+    ])
+  const toggleDelete = (selected: ReadonlyArray<number>) => {
+    const newRows = new Set(selected.filter((row) => row < inserts.length))
+    if (newRows.size > 0) setInserts(inserts.filter((_, i) => !newRows.has(i)))
+    setDeleted((current) => {
+      const next = new Set(current)
+      for (const row of selected) if (row >= inserts.length && !next.delete(row - inserts.length)) next.add(row - inserts.length)
+      return next
+    })
+  }
+
+  const keyOf = (index: number, keyColumns: ReadonlyArray<UiColumn>) =>
+    Object.fromEntries(keyColumns.map((column) => [column.name, pageRows[index]?.[columns.indexOf(column)] ?? null]))
+
+  const sqlEdits = (): UiSqlEdits => {
+    const keys = columns.filter((column) => column.isPrimaryKey)
+    return {
+      inserts,
+      updates: Object.entries(edits).filter(([index]) => !deleted.has(Number(index))).map(([index, changes]) => ({ key: keyOf(Number(index), keys), changes })),
+      deletes: [...deleted].map((index) => keyOf(index, keys))
+    }
+  }
+
+  const searchEdits = (): UiEditRequest => {
+    const id = columns.findIndex((column) => column.isPrimaryKey)
+    const idOf = (index: number) => String(pageRows[index]?.[id] ?? "")
+    const mapOf = (row: ReadonlyArray<Cell>) => Object.fromEntries(columns.map((column, i) => [column.name, row[i] ?? null]))
+    return {
+      inserts: inserts.map((values) => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== "" && value !== null))),
+      updates: Object.entries(edits).filter(([index]) => !deleted.has(Number(index))).map(([index, changes]) => ({ id: idOf(Number(index)), original: mapOf(pageRows[Number(index)] ?? []), changes })),
+      deletes: [...deleted].map(idOf)
+    }
+  }
+
+  return { rows, count, discard, edit, rowState, cellChanged, addRow, duplicate, toggleDelete, sqlEdits, searchEdits, insertCount: inserts.length, deleted } as const
+}
+
+/** The document requests a search Save makes, as the dialog lists them (doc 2 §8). */
+export const searchRequests = (collection: string, edits: UiEditRequest): Array<string> => {
+  const base = `/collections/${encodeURIComponent(collection)}/documents`
+  return [
+    ...edits.inserts.map((values) => `POST ${base}\n${JSON.stringify(values)}`),
+    ...edits.updates.map((update) => `PATCH ${base}/${encodeURIComponent(update.id)}\n${JSON.stringify(update.changes)}`),
+    ...edits.deletes.map((id) => `DELETE ${base}/${encodeURIComponent(id)}`)
+  ]
+}

@@ -1,0 +1,260 @@
+import { columnOrderingFeature, columnResizingFeature, columnSizingFeature, tableFeatures, useTable } from "@tanstack/react-table"
+import { useVirtualizer } from "@tanstack/react-virtual"
+import { type KeyboardEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from "react"
+import type { SqlDialect } from "../../domain/SqlLexer.ts"
+import type { Cell } from "../../domain/UiSchemas.ts"
+import { usePrefs } from "../shell/Prefs.tsx"
+import { type CellKind, displayText, kindOfType, kindOfValues } from "./cellTypes.ts"
+import { CellEditor } from "./CellEditor.tsx"
+import { CellViewer } from "./CellViewer.tsx"
+import { HeaderCell } from "./HeaderCell.tsx"
+import type { GridColumn } from "./cellTypes.ts"
+
+export type { GridColumn } from "./cellTypes.ts"
+import { type CopyFormat, copyText, formatRange } from "./copyFormats.ts"
+import { GridStatus } from "./GridStatus.tsx"
+import { type Pos, type Range, rangeOf, step } from "./selection.ts"
+
+const features = tableFeatures({ columnOrderingFeature, columnSizingFeature, columnResizingFeature })
+type Row = ReadonlyArray<Cell>
+
+export type RowState = "inserted" | "changed" | "deleted" | undefined
+
+export interface DataGridProps {
+  readonly label: string
+  readonly columns: ReadonlyArray<GridColumn>
+  /** Keep the array identity stable between renders: the table's row model is rebuilt when it changes. */
+  readonly rows: ReadonlyArray<Row>
+  readonly sort?: ReadonlyArray<{ readonly column: string; readonly direction: "asc" | "desc" }>
+  readonly onHeaderClick?: (column: GridColumn) => void
+  readonly rowState?: (row: number) => RowState
+  readonly cellChanged?: (row: number, column: number) => boolean
+  /** Whether a cell may be edited; `onEdit` receives the typed value (null for NULL). */
+  readonly canEdit?: (row: number, column: number) => boolean
+  readonly onEdit?: (row: number, column: number, value: Cell) => void
+  readonly onSelectRows?: (rows: ReadonlyArray<number>) => void
+  /** For "copy as SQL INSERT". */
+  readonly sql?: { readonly dialect: SqlDialect; readonly table: string }
+  readonly height?: number | string
+}
+
+const HEADER_HEIGHT = 40
+const widthOf = (column: GridColumn, kind: CellKind) => Math.min(320, Math.max(kind === "number" || kind === "boolean" ? 90 : 140, column.name.length * 9 + 40))
+
+/**
+ * The data grid of SQL tables, search collections and console results (issue 27, ui-anchors §3): TanStack Table for
+ * the column model (sizes, resizing, order), TanStack Virtual for rows and columns, so only what is on screen is in
+ * the DOM. Cells are typed (numbers right-aligned, NULL apart from ''), selected as a range with the mouse or the
+ * keyboard, copied as TSV, CSV, JSON or SQL INSERT, viewed whole, and edited where the owner allows.
+ */
+export const DataGrid = (props: DataGridProps) => {
+  const { rowHeight } = usePrefs()
+  const { columns, rows } = props
+  const kinds = useMemo(() => columns.map((column, i) => kindOfType(column.type) ?? kindOfValues(rows, i)), [columns, rows])
+  const columnDefs = useMemo(
+    () => columns.map((column, i) => ({ id: `c${i}`, accessorFn: (row: Row) => row[i], header: column.name, size: widthOf(column, kinds[i] ?? "text"), minSize: 48, maxSize: 2000 })),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [columns]
+  )
+  const data = rows as Array<Row>
+  const table = useTable({ features, columns: columnDefs, data, columnResizeMode: "onChange", enableColumnResizing: true })
+  const headers = table.getHeaderGroups()[0]?.headers ?? []
+  const order = headers.map((header) => Number(header.column.id.slice(1)))
+  const sizes = headers.map((header) => header.getSize())
+  const starts = sizes.reduce<Array<number>>((acc, size, i) => [...acc, (acc[i] ?? 0) + size], [0])
+  const totalWidth = starts[starts.length - 1] ?? 0
+
+  const scrollRef = useRef<HTMLDivElement>(null)
+  const rowV = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => rowHeight, overscan: 8, paddingStart: HEADER_HEIGHT, scrollPaddingStart: HEADER_HEIGHT })
+  const colV = useVirtualizer({ horizontal: true, count: headers.length, getScrollElement: () => scrollRef.current, estimateSize: (i) => sizes[i] ?? 150, overscan: 2 })
+  const sizeKey = sizes.join(",")
+  useEffect(() => colV.measure(), [sizeKey, colV])
+  useEffect(() => rowV.measure(), [rowHeight, rowV])
+
+  const [focus, setFocus] = useState<Pos>({ r: 0, c: 0 })
+  const [anchor, setAnchor] = useState<Pos>({ r: 0, c: 0 })
+  const [editing, setEditing] = useState<Pos>()
+  const [viewing, setViewing] = useState<Pos>()
+  const [copied, setCopied] = useState<string>()
+  const dragging = useRef(false)
+  const range: Range = rangeOf(anchor, focus)
+  const { onSelectRows } = props
+  useEffect(() => {
+    onSelectRows?.(Array.from({ length: range.r1 - range.r0 + 1 }, (_, i) => range.r0 + i).filter((r) => r < rows.length))
+  }, [range.r0, range.r1, rows.length, onSelectRows])
+  useEffect(() => {
+    const end = () => (dragging.current = false)
+    window.addEventListener("mouseup", end)
+    return () => window.removeEventListener("mouseup", end)
+  }, [])
+
+  const last: Pos = { r: Math.max(0, rows.length - 1), c: Math.max(0, headers.length - 1) }
+  const moveTo = (next: Pos, extend: boolean) => {
+    setFocus(next)
+    if (!extend) setAnchor(next)
+    rowV.scrollToIndex(next.r)
+    colV.scrollToIndex(next.c)
+  }
+  const cellValue = (r: number, c: number): Cell => rows[r]?.[order[c] ?? c] ?? null
+  const editable = (pos: Pos) => props.onEdit !== undefined && (props.canEdit?.(pos.r, order[pos.c] ?? pos.c) ?? false)
+
+  const selected = (): { readonly names: Array<string>; readonly values: Array<Array<Cell>> } => {
+    const cols = Array.from({ length: range.c1 - range.c0 + 1 }, (_, i) => order[range.c0 + i] ?? range.c0 + i)
+    const values: Array<Array<Cell>> = []
+    for (let r = range.r0; r <= Math.min(range.r1, rows.length - 1); r++) values.push(cols.map((c) => rows[r]?.[c] ?? null))
+    return { names: cols.map((c) => columns[c]?.name ?? ""), values }
+  }
+  const copy = (format: CopyFormat) => {
+    const { names, values } = selected()
+    void copyText(formatRange(format, names, values, props.sql)).then(() =>
+      setCopied(`Copied ${values.length * names.length} cell${values.length * names.length === 1 ? "" : "s"} as ${format === "sql" ? "SQL INSERT" : format.toUpperCase()}.`))
+  }
+  const setNull = () => {
+    for (let r = range.r0; r <= range.r1; r++) {
+      for (let c = range.c0; c <= range.c1; c++) if (editable({ r, c })) props.onEdit?.(r, order[c] ?? c, null)
+    }
+  }
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (editing !== undefined || viewing !== undefined || rows.length === 0) return
+    const mod = event.ctrlKey || event.metaKey
+    const pageRows = Math.max(1, Math.floor(((scrollRef.current?.clientHeight ?? 400) - HEADER_HEIGHT) / rowHeight) - 1)
+    const next = step(event.key, { mod, shift: event.shiftKey }, focus, last, pageRows)
+    if (next !== undefined) {
+      event.preventDefault()
+      return moveTo(next, event.shiftKey && event.key !== "Tab")
+    }
+    if (mod && event.shiftKey && event.key.toLowerCase() === "n") {
+      event.preventDefault()
+      return setNull()
+    }
+    if (mod && event.key.toLowerCase() === "c") {
+      event.preventDefault()
+      return copy("tsv")
+    }
+    if (mod && event.key.toLowerCase() === "a") {
+      event.preventDefault()
+      setAnchor({ r: 0, c: 0 })
+      return setFocus(last)
+    }
+    if (event.key === "Enter" || event.key === "F2") {
+      event.preventDefault()
+      if (!event.shiftKey && editable(focus)) setEditing(focus)
+      else setViewing(focus)
+    }
+    if (event.key === "Escape") setAnchor(focus)
+  }
+
+  const onCellMouseDown = (event: MouseEvent, pos: Pos) => {
+    if (event.button !== 0) return
+    dragging.current = true
+    setFocus(pos)
+    if (!event.shiftKey) setAnchor(pos)
+    scrollRef.current?.focus({ preventScroll: true })
+  }
+
+  const virtualRows = rowV.getVirtualItems()
+  const virtualCols = colV.getVirtualItems()
+  const sortOf = (name: string) => props.sort?.find((s) => s.column === name)
+
+  return (
+    <div className="datagrid">
+      <div
+        ref={scrollRef}
+        className="grid-scroll"
+        role="grid"
+        aria-label={props.label}
+        aria-rowcount={rows.length + 1}
+        aria-colcount={columns.length}
+        aria-multiselectable="true"
+        tabIndex={0}
+        onKeyDown={onKeyDown}
+        style={{ height: props.height ?? "calc(100vh - 330px)" }}
+      >
+        <div style={{ width: totalWidth, height: rowV.getTotalSize(), position: "relative" }}>
+          <div role="row" aria-rowindex={1} className="grid-header" style={{ width: totalWidth, height: HEADER_HEIGHT }}>
+            {virtualCols.map((item) => {
+              const header = headers[item.index]
+              const original = order[item.index] ?? item.index
+              const column = columns[original]
+              if (header === undefined || column === undefined) return null
+              return (
+                <HeaderCell
+                  key={header.id}
+                  header={header}
+                  column={column}
+                  colindex={original + 1}
+                  kind={kinds[original] ?? "text"}
+                  left={starts[item.index] ?? 0}
+                  width={sizes[item.index] ?? 0}
+                  sort={sortOf(column.name)}
+                  onClick={props.onHeaderClick}
+                  onMove={(moved) => {
+                    const ids = headers.map((h) => h.column.id).filter((id) => id !== moved)
+                    ids.splice(ids.indexOf(header.column.id), 0, moved)
+                    table.setColumnOrder(ids)
+                  }}
+                />
+              )
+            })}
+          </div>
+          {virtualRows.map((item) => {
+            const r = item.index
+            const state = props.rowState?.(r)
+            return (
+              <div key={item.key} role="row" aria-rowindex={r + 2} className={`grid-tr${state === undefined ? "" : ` ${state}`}`} style={{ transform: `translateY(${item.start}px)`, height: rowHeight, width: totalWidth }}>
+                {virtualCols.map((col) => {
+                  const original = order[col.index] ?? col.index
+                  const value = rows[r]?.[original] ?? null
+                  const kind = kinds[original] ?? "text"
+                  const inRange = r >= range.r0 && r <= range.r1 && col.index >= range.c0 && col.index <= range.c1
+                  const isFocus = r === focus.r && col.index === focus.c
+                  const classes = `grid-td kind-${kind}${value === null ? " null" : value === "" ? " empty" : ""}${inRange ? " selected" : ""}${isFocus ? " focus" : ""}${props.cellChanged?.(r, original) === true ? " changed" : ""}`
+                  return (
+                    <div
+                      key={col.key}
+                      role="gridcell"
+                      aria-colindex={original + 1}
+                      aria-selected={inRange}
+                      className={classes}
+                      style={{ left: starts[col.index], width: sizes[col.index] }}
+                      title={value === "" ? "empty string" : undefined}
+                      onMouseDown={(event) => onCellMouseDown(event, { r, c: col.index })}
+                      onMouseEnter={() => dragging.current && setFocus({ r, c: col.index })}
+                      onDoubleClick={() => (editable({ r, c: col.index }) ? setEditing({ r, c: col.index }) : setViewing({ r, c: col.index }))}
+                    >
+                      {editing?.r === r && editing.c === col.index
+                        ? (
+                          <CellEditor
+                            kind={kind}
+                            value={value}
+                            onDone={(result, move) => {
+                              setEditing(undefined)
+                              if (result !== undefined) props.onEdit?.(r, original, result.value)
+                              scrollRef.current?.focus({ preventScroll: true })
+                              if (move) moveTo({ r, c: Math.min(last.c, col.index + 1) }, false)
+                            }}
+                          />
+                        )
+                        : displayText(value, kind)}
+                    </div>
+                  )
+                })}
+              </div>
+            )
+          })}
+        </div>
+        {rows.length === 0 && <p className="muted grid-empty">No rows.</p>}
+      </div>
+      <GridStatus
+        position={rows.length === 0 ? "" : `Row ${focus.r + 1}, ${columns[order[focus.c] ?? 0]?.name ?? ""}${range.r0 !== range.r1 || range.c0 !== range.c1 ? ` · ${(range.r1 - range.r0 + 1) * (range.c1 - range.c0 + 1)} cells selected` : ""}`}
+        copied={copied}
+        onCopy={copy}
+        onView={rows.length === 0 ? undefined : () => setViewing(focus)}
+      />
+      {viewing !== undefined && (
+        <CellViewer name={columns[order[viewing.c] ?? 0]?.name ?? ""} value={cellValue(viewing.r, viewing.c)} onClose={() => { setViewing(undefined); scrollRef.current?.focus({ preventScroll: true }) }} />
+      )}
+    </div>
+  )
+}

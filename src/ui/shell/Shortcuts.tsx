@@ -1,0 +1,42 @@
+import { useEffect, useState } from "react"
+import { Dialog } from "./Dialog.tsx"
+
+const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
+  ["Cmd/Ctrl+Enter", "Run the selection or the statement under the cursor (Console)"],
+  ["Cmd/Ctrl+S", "Save the pending changes of the grid (shows the statements first)"],
+  ["Esc", "Cancel the cell being edited; close a dialog"],
+  ["Enter or F2", "Edit the focused cell (or view it when it cannot be edited)"],
+  ["Double-click", "Edit a cell, or view a read-only one"],
+  ["Cmd/Ctrl+Shift+N", "Set the selected cells to NULL"],
+  ["Arrows, Tab, Home/End, PageUp/PageDown", "Move in the grid; with Shift, extend the selection"],
+  ["Cmd/Ctrl+C", "Copy the selection as TSV (CSV, JSON and SQL INSERT under the grid)"],
+  ["Cmd/Ctrl+A", "Select every cell of the grid"],
+  ["Shift+Enter", "View the focused cell whole"],
+  ["?", "Show this list"]
+]
+
+const typing = (target: EventTarget | null) =>
+  target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))
+
+/** The keyboard shortcuts overlay (issue 27): "?" anywhere outside a text field, or the header's button. */
+export const useShortcutsOverlay = () => {
+  const [open, setOpen] = useState(false)
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "?" && !typing(event.target)) setOpen(true)
+    }
+    document.addEventListener("keydown", onKey)
+    return () => document.removeEventListener("keydown", onKey)
+  }, [])
+  const overlay = open
+    ? (
+      <Dialog title="Keyboard shortcuts" onClose={() => setOpen(false)}>
+        <table className="list" aria-label="Shortcuts">
+          <tbody>{SHORTCUTS.map(([keys, what]) => <tr key={keys}><th><kbd>{keys}</kbd></th><td>{what}</td></tr>)}</tbody>
+        </table>
+        <div className="row" style={{ justifyContent: "flex-end" }}><button className="primary" onClick={() => setOpen(false)}>Close</button></div>
+      </Dialog>
+    )
+    : null
+  return { overlay, show: () => setOpen(true) }
+}

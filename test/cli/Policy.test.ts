@@ -1,0 +1,79 @@
+import { Context, Effect } from "effect"
+import { beforeAll, describe, expect, it } from "vitest"
+import { Connections, type NewConnection } from "../../src/services/Connections.ts"
+import { Tokens } from "../../src/services/Tokens.ts"
+import { startTestServer, tempHome } from "../support/TestServer.ts"
+import { runInProcess } from "./CliHarness.ts"
+
+// Issue 28 item 3: `dbdesk policy explain` from the support directory's files (the command runs nothing).
+let home: string
+let sampleId: string
+const ids: Record<string, string> = {}
+beforeAll(async () => {
+  home = tempHome()
+  const server = await startTestServer({ home, ui: false })
+  const tokens = Context.get(server.context, Tokens)
+  for (const access of ["readOnly", "readWrite"] as const) {
+    ids[access] = (await Effect.runPromise(tokens.create({ name: `${access} laptop`, access, connections: "all" }))).token.id
+  }
+  sampleId = (await Effect.runPromise(Context.get(server.context, Connections).list))[0]!.id
+  // explain runs nothing, so a PostgreSQL connection need not reach a server
+  await Effect.runPromise(Context.get(server.context, Connections).add({
+    name: "Warehouse", type: "postgresql", host: "127.0.0.1", database: "warehouse", user: "analyst", externalAccess: "readOnly",
+    aiPolicy: "alwaysAllow", maskingRules: [{ pattern: "customers.email", action: "mask" }]
+  } as NewConnection))
+  await server.stop()
+}, 60_000)
+
+const WRITE = "UPDATE orders SET status = 'shipped' WHERE id = 7"
+
+describe("dbdesk policy explain", () => {
+  it("a write from a readOnly token stops at the write scope with -33007; every gate before it is listed with its rule", async () => {
+    const run = await runInProcess("policy", "explain", "--home", home, "--token", ids["readOnly"]!, "--connection", "Sample (SQLite)", "--sql", WRITE)
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain("execute_query on 'Sample (SQLite)' (sqlite) from token 'readOnly laptop' (readOnly), client without form elicitation:")
+    expect(run.stdout).toContain("  6. pass  Classifier verdict [product-decisions §3.1]: write: UPDATE changes data")
+    expect(run.stdout).toContain("  8. STOP  Write scope [wire contract §5 point 5; product-decisions §4 (scopes by level)]: This statement changes data, which needs the tools:write scope")
+    expect(run.stdout).toContain("Outcome: refused with JSON-RPC error -33007 (HTTP 403): This statement changes data, which needs the tools:write scope {\"requiredScopes\":[\"tools:read\",\"tools:write\"]}")
+    expect(run.stdout).not.toContain("Approval mode")
+  })
+
+  it("the same write from a readWrite token passes every gate and asks for approval; --json gives the same decision", async () => {
+    const run = await runInProcess("policy", "explain", "--home", home, "--token", "readWrite laptop", "--connection", sampleId, "--sql", WRITE, "--elicitation", "--json")
+    expect(run.code).toBe(0)
+    const explanation = JSON.parse(run.stdout)
+    expect(explanation.steps.map((step: { gate: string; verdict: string }) => `${step.gate}:${step.verdict}`)).toEqual([
+      "scope:pass", "external_access:pass", "ai_policy:pass", "allowlist:pass", "access_dialog:pass", "classifier:pass",
+      "destructive_tool:pass", "write_scope:pass", "write_access:pass", "ai_settings:skip", "approval:ask"
+    ])
+    expect(explanation.outcome).toEqual({ kind: "runs", summary: "runs on a read-write handle once the user approves the statement", asks: ["approval"] })
+    expect(explanation.steps[10].detail).toBe("a write statement: the database checks it first and a dry run is shown; asked through the elicitation form, then the app's own dialog (confirmed twice)")
+  })
+
+  it("a DROP through execute_query is sent to confirm_destructive_operation, which a readWrite token lacks the scope for", async () => {
+    const viaExecute = await runInProcess("policy", "explain", "--home", home, "--token", "readWrite laptop", "--connection", sampleId, "--sql", "DROP TABLE orders")
+    expect(viaExecute.stdout).toContain("Outcome: refused with the tool error denied: this statement drops or truncates data; use confirm_destructive_operation")
+    const viaConfirm = await runInProcess("policy", "explain", "--home", home, "--token", "readWrite laptop", "--connection", sampleId, "--sql", "DROP TABLE orders", "--tool", "confirm_destructive_operation")
+    expect(viaConfirm.stdout).toContain("  1. STOP  Tool scope [wire contract §4.3, §5 point 5]: The tool confirm_destructive_operation needs the scope admin")
+  })
+
+  it("issue 35's AI settings are a gate of the decision: a read of pg_authid stops there with the setting named; a read of a masked table passes with its rules", async () => {
+    const secret = await runInProcess("policy", "explain", "--home", home, "--token", "readOnly laptop", "--connection", "Warehouse", "--sql", "SELECT rolname, rolpassword FROM pg_authid")
+    expect(secret.code).toBe(0)
+    expect(secret.stdout).toMatch(/ {2}10\. STOP {2}AI settings \(secret catalogs, masking rules\) \[issue 35; [^\]]+\]: .*pg_catalog\.pg_authid/)
+    expect(secret.stdout).toMatch(/Outcome: refused with the tool error denied: .*pg_authid.*secretCatalogs/)
+    const masked = await runInProcess("policy", "explain", "--home", home, "--token", "readOnly laptop", "--connection", "Warehouse", "--sql", "SELECT * FROM customers")
+    expect(masked.stdout).toContain("  10. pass  AI settings (secret catalogs, masking rules)")
+    expect(masked.stdout).toContain("1 masking rule(s) applied to the answer's columns by their origins")
+    expect(masked.stdout).toContain("Outcome: runs")
+  })
+
+  it("an unknown token or connection names the ones that exist and exits 1", async () => {
+    const token = await runInProcess("policy", "explain", "--home", home, "--token", "nobody", "--connection", sampleId, "--sql", WRITE)
+    expect(token.code).toBe(1)
+    expect(token.stderr).toMatch(/^--token: no token has the id or name "nobody"; the tokens are .*\(readOnly laptop\)/)
+    const connection = await runInProcess("policy", "explain", "--home", home, "--token", "readWrite laptop", "--connection", "nowhere", "--sql", WRITE)
+    expect(connection.code).toBe(1)
+    expect(connection.stderr).toContain("--connection: no connection has the id or name \"nowhere\"; the connections are")
+  })
+})
