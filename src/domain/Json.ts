@@ -20,3 +20,20 @@ export const JsonObject: Schema.Schema<JsonObject> = Schema.Record({ key: Schema
 
 export const isJsonObject = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Whether a parsed JSON value nests arrays and objects more than `limit` levels deep, found without recursion (so
+ * any depth JSON.parse accepts is measured safely). Decoding and digesting a value recurse once per level.
+ */
+export const nestsDeeperThan = (value: unknown, limit: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[value, 1]]
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!
+    if (typeof next !== "object" || next === null) continue
+    if (depth > limit) return true
+    for (const child of Array.isArray(next) ? next : Object.values(next)) {
+      if (typeof child === "object" && child !== null) pending.push([child, depth + 1])
+    }
+  }
+  return false
+}

@@ -15,6 +15,15 @@ export interface LegacyAdmission {
 const sessionNotFound = (detail: string) =>
   ProtocolError.of(-33001, `Session not found: ${detail}; send initialize to open a new session`)
 
+/** Issue 30: the 16 sessions belong to callers this one may not evict (LegacySessions' policy). */
+const sessionsFull = (held: number) =>
+  new ProtocolError({
+    code: -33000,
+    message: `All ${held} legacy sessions are held by other clients with the same or more access: retry later, initialize with a token of more access, or send 2026-07-28 requests (no session needed)`,
+    data: { reason: "legacy_sessions_full", held },
+    headers: { "retry-after": "60" }
+  })
+
 /**
  * Wire contract §3.3 and product-decisions §4 ("Era of a request", "Legacy sessions"), run after
  * the principal is resolved: `initialize` opens a session bound to that principal and answers its
@@ -32,7 +41,9 @@ export const admitLegacy = (
   Effect.gen(function*() {
     if (request.method === "initialize") {
       const version = yield* negotiateLegacyVersion(request.params, supportedVersions)
-      const session = yield* sessions.create(principal.key, version, legacyClientInfo(request.params))
+      const session = yield* sessions.create(principal, version, legacyClientInfo(request.params)).pipe(
+        Effect.catchTag("LegacySessionsFull", (full) => Effect.fail(sessionsFull(full.held)))
+      )
       return { session, headers: { "mcp-session-id": session.id } }
     }
     const sessionId = http.headers["mcp-session-id"]

@@ -1,6 +1,6 @@
 import { Cause, Effect, Either } from "effect"
 import type { JsonObject } from "../domain/Json.ts"
-import { isJsonObject } from "../domain/Json.ts"
+import { isJsonObject, nestsDeeperThan } from "../domain/Json.ts"
 import { type JsonRpcRequest, looksLikeResponse, readJsonRpcRequest, type RequestId } from "../domain/JsonRpc.ts"
 import { ProtocolError } from "../domain/ProtocolErrors.ts"
 import { META_PROTOCOL_VERSION } from "../domain/ProtocolVersions.ts"
@@ -21,6 +21,12 @@ import { McpMethods } from "./McpMethods.ts"
 import { errorBody, errorResponse, sseFrame, sseHeaders } from "./ResponseEncoding.ts"
 import { finalizeResult } from "./ResultEnvelope.ts"
 import { SupportedVersions } from "./SupportedVersions.ts"
+
+/**
+ * How deeply a request may nest arrays and objects (a product decision: no method of the contract needs more than a
+ * handful of levels). Past it the request is -32600, before any recursive decoding could exhaust the stack.
+ */
+export const MAX_REQUEST_DEPTH = 128
 
 /** Wire contract §8: the handler deadline, for every method except `subscriptions/listen` (§3.2). */
 export const HANDLER_DEADLINE_SECONDS = 330
@@ -92,6 +98,9 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
           return yield* Effect.fail({ error: ProtocolError.invalidRequest("Batches are not supported: send one JSON-RPC message per request"), id: null })
         }
         if (!isJsonObject(body)) return yield* Effect.fail({ error: ProtocolError.invalidRequest("The body must be one JSON-RPC request object"), id: null })
+        if (nestsDeeperThan(body, MAX_REQUEST_DEPTH)) {
+          return yield* Effect.fail({ error: ProtocolError.invalidRequest(`The request is nested more than ${MAX_REQUEST_DEPTH} levels deep`, { maxDepth: MAX_REQUEST_DEPTH }), id: idOf(body) })
+        }
         if (looksLikeResponse(body)) {
           return yield* Effect.fail({ error: ProtocolError.invalidRequest("This endpoint accepts requests, not JSON-RPC responses"), id: idOf(body) })
         }

@@ -177,7 +177,8 @@ export const NodeMcpServerLive = Layer.scoped(
         })
       })
 
-    const httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    // Node's own bare 400 for a request without Host is replaced by the contract's 403 forbidden_host (C4.1-e).
+    const httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, (req, res) => {
       idle.busy(req.socket, res)
       const settings = settingsNow()
       httpServer.keepAliveTimeout = settings.mcp.idleTimeoutSeconds * 1000
@@ -200,7 +201,10 @@ export const NodeMcpServerLive = Layer.scoped(
     })
     httpServer.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
       if (!socket.writable || error.code === undefined || !error.code.startsWith("HPE_")) return socket.destroy()
-      closeWithReply(socket, error.code === "HPE_HEADER_OVERFLOW" ? HEADERS_TOO_LARGE : BAD_REQUEST)
+      const reply = error.code === "HPE_HEADER_OVERFLOW" ? HEADERS_TOO_LARGE : BAD_REQUEST
+      // The answer to HEAD carries no body (RFC 9110 §9.3.2): only its head is sent.
+      const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString("latin1") === "HEAD "
+      closeWithReply(socket, head ? reply.slice(0, reply.indexOf("\r\n\r\n") + 4) : reply)
     })
 
     const listener = net.createServer((socket) => {

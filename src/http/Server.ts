@@ -1,7 +1,7 @@
 import { Console, Effect, Layer, Stream } from "effect"
 import { ActivityLog } from "../services/ActivityLog.ts"
 import { ActivitySink } from "../services/ActivitySink.ts"
-import { ApprovalActivity, recordServerLifecycle, TokenActivity } from "../services/activity/ActivityFeeds.ts"
+import { ApprovalActivity, recordServerLifecycle, SettingsActivity, TokenActivity } from "../services/activity/ActivityFeeds.ts"
 import { RequestActivity } from "../services/activity/RequestActivity.ts"
 import { type BridgeCredential, BridgeTiming, BridgeToken } from "../services/BridgeToken.ts"
 import { ConnectedClients } from "../services/ConnectedClients.ts"
@@ -136,7 +136,7 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
     ))
     : Layer.effect(ServerIdentity, Effect.map(UiAddress, (address) => ServerIdentity.make(address.origin, options.serverInfo))).pipe(Layer.provide(uiAddress))
   const tokens = Tokens.DefaultWithoutDependencies.pipe(Layer.provide(options.tokenStore ?? TokenStore.file))
-  const auth = Layer.mergeAll(TokenAuthenticatorLive, RevocationCancelsRequests, TokenActivity).pipe(
+  const auth = Layer.mergeAll(TokenAuthenticatorLive, RevocationCancelsRequests, TokenActivity, SettingsActivity).pipe(
     Layer.provideMerge(Layer.mergeAll(tokens, AuthLockouts.Default, PairingLockouts.Default, RateLimits.Default)),
     Layer.provideMerge(base)
   )

@@ -1,4 +1,4 @@
-import { Clock, Deferred, Effect, Fiber, PubSub, Queue, type Scope, Stream } from "effect"
+import { Clock, Deferred, Effect, Fiber, Option, PubSub, Queue, type Scope, Stream } from "effect"
 import {
   ACTIVITY_RETENTION_DAYS,
   type ActivityEntry,
@@ -77,29 +77,48 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
     const appended = yield* PubSub.sliding<ActivityEntry>(MAX_PENDING_ROWS)
     const batchStats: Array<{ readonly rows: number; readonly writeMs: number }> = []
 
+    // Rows a failed batch held (a full disk): kept, up to MAX_PENDING_ROWS, and written with the next batch, so an
+    // audit row is lost only when the log cannot be written for that long (issue 30).
+    let carried: ReadonlyArray<UnchainedActivity> = []
+    let failing = false
+
     const write = (items: Iterable<Pending>) =>
       Effect.gen(function*() {
         const list = [...items]
-        const rows = list.flatMap((item) => (item.kind === "row" ? [item.row] : []))
+        const rows = [...carried, ...list.flatMap((item) => (item.kind === "row" ? [item.row] : []))]
         if (rows.length > 0) {
           const started = performance.now()
           yield* sink.append(rows).pipe(
             Effect.tap((written) => Effect.sync(() => {
               if (batchStats.length >= MAX_BATCH_STATS) batchStats.splice(0, batchStats.length - MAX_BATCH_STATS + 1)
               batchStats.push({ rows: rows.length, writeMs: performance.now() - started })
+              carried = []
             }).pipe(Effect.zipRight(PubSub.publishAll(appended, written)))),
-            Effect.catchAll((error) => Effect.logWarning(`activity.db: ${rows.length} rows could not be written`, error))
+            Effect.tap(() => failing ? Effect.logInfo(`activity: written again (${rows.length} rows kept while it could not be)`) : Effect.void),
+            Effect.tap(() => Effect.sync(() => {
+              failing = false
+            })),
+            Effect.catchAll((error) => {
+              const dropped = Math.max(0, rows.length - MAX_PENDING_ROWS)
+              carried = rows.slice(dropped)
+              const warn = !failing || dropped > 0
+              failing = true
+              return warn ? Effect.logWarning(`activity: ${rows.length} rows could not be written; kept to retry${dropped > 0 ? `, ${dropped} oldest dropped` : ""}`, error) : Effect.void
+            })
           )
         }
         yield* Effect.forEach(list, (item) => (item.kind === "flush" ? Deferred.succeed(item.done, undefined) : Effect.void), { discard: true })
       })
 
-    // Taking and writing a batch is one step: an interrupt at shutdown never drops a taken row.
+    // Taking and writing a batch is one step: an interrupt at shutdown never drops a taken row. With rows carried
+    // over from a failed batch, the writer tries again after a second even when nothing new arrives.
     const drainOnce = Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
-        const first = yield* restore(Queue.take(queue))
+        const first = carried.length === 0
+          ? Option.some(yield* restore(Queue.take(queue)))
+          : yield* restore(Effect.timeoutOption(Queue.take(queue), "1 second"))
         yield* linger
-        yield* write([first, ...(yield* Queue.takeUpTo(queue, MAX_BATCH - 1))])
+        yield* write([...Option.toArray(first), ...(yield* Queue.takeUpTo(queue, MAX_BATCH - 1))])
       })
     )
     const writer = yield* Effect.forkScoped(Effect.forever(drainOnce))

@@ -2,6 +2,7 @@ import { Context, Data, Effect, Layer } from "effect"
 import type { ActivityEntry, ActivityQuery } from "../domain/Activity.ts"
 import { type ChainAnchor, chainBatch, type ChainHead, GENESIS } from "./activity/ActivityChain.ts"
 import { openActivityStore } from "./activity/ActivityStore.ts"
+import { FileStoreError } from "./AtomicFile.ts"
 import { SupportPaths } from "./SupportPaths.ts"
 
 /** A row as recorded: the sink adds `seq`, `prevHash` and `hash` when it chains it. */
@@ -48,7 +49,9 @@ export class ActivitySink extends Context.Tag("dbdesk/services/ActivitySink")<Ac
   /** `activity.db` in the support directory (0600, WAL), which `dbdesk activity list|export|verify` read. */
   static readonly sqlite = Layer.scoped(ActivitySink, Effect.gen(function*() {
     const { activity: path } = yield* SupportPaths
-    const store = yield* Effect.acquireRelease(Effect.sync(() => openActivityStore(path)), (opened) => Effect.sync(() => opened.close()))
+    // A log that cannot open (disk full, unreadable file) stops the start with a message naming the file (issue 30).
+    const opening = Effect.try({ try: () => openActivityStore(path), catch: (cause) => new FileStoreError({ path, operation: "write", cause }) })
+    const store = yield* Effect.acquireRelease(Effect.orDie(opening), (opened) => Effect.sync(() => opened.close()))
     return {
       append: (batch) => Effect.try({ try: () => store.append(batch), catch: (cause) => new ActivityWriteFailed({ cause }) }),
       prune: (cutoffIso) => Effect.sync(() => void store.prune(cutoffIso)),

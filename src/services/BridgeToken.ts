@@ -1,4 +1,4 @@
-import { Clock, Context, Duration, Effect, Layer, SubscriptionRef } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Schedule, SubscriptionRef } from "effect"
 import { ActivityLog } from "./ActivityLog.ts"
 import { Tokens } from "./Tokens.ts"
 
@@ -51,12 +51,12 @@ export class BridgeToken extends Effect.Service<BridgeToken>()("dbdesk/services/
         connections: "all",
         bridge: true,
         expiresAt: new Date(stopsAt + Duration.toMillis(RECORD_MARGIN))
-      }).pipe(Effect.orDie)
+      })
       live.add(token.id)
       return { tokenId: token.id, value, expiresAt: new Date(stopsAt).toISOString() } satisfies BridgeCredential
     })
 
-    const first = yield* mint
+    const first = yield* Effect.orDie(mint)
     yield* log.record({ category: "token", action: "token.created", outcome: "success", tokenId: first.tokenId, tokenName: "bridge", details: "bridge" })
     const current = yield* SubscriptionRef.make<BridgeCredential>(first)
     yield* Effect.addFinalizer(() => Effect.forEach([...live], removeQuietly, { discard: true }))
@@ -68,7 +68,14 @@ export class BridgeToken extends Effect.Service<BridgeToken>()("dbdesk/services/
       yield* log.record({ category: "token", action: "token.rotated", outcome: "success", tokenId: next.tokenId, tokenName: "bridge", details: `previous=${previous.tokenId}` })
       yield* Effect.forkScoped(Effect.delay(removeQuietly(previous.tokenId), overlap))
     })
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(rotateEvery), rotate)))
+    // A rotation that cannot write tokens.json (a full disk) is tried again shortly, never given up: the published
+    // value stops working once its overlap has passed (issue 30).
+    const retryEvery = Duration.min(rotateEvery, Duration.seconds(10))
+    const rotateUntilDone = rotate.pipe(
+      Effect.tapErrorCause((cause) => Effect.logWarning("bridge token rotation failed; trying again", cause)),
+      Effect.retry(Schedule.spaced(retryEvery))
+    )
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(rotateEvery), rotateUntilDone)))
 
     return {
       /** The value the handshake file publishes now; `changes` emits it and every rotation. */

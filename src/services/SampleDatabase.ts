@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync } from "node:fs"
+import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync } from "node:fs"
 import { randomUUID } from "node:crypto"
 import Database from "better-sqlite3"
 import { Data, Effect } from "effect"
@@ -150,6 +150,8 @@ export const ensureSampleDatabase = Effect.fn("SampleDatabase.ensure")(function*
       } finally {
         closeSync(fd)
       }
+      // Every file of the support directory is 0600, this one too (issue 30).
+      chmodSync(temp, 0o600)
       try {
         linkSync(temp, path)
         return true

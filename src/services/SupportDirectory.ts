@@ -37,12 +37,29 @@ export const supportFiles = (directory: string): SupportFiles => ({
   sampleDatabase: path.join(directory, "sample.db")
 })
 
-/** Creates the directory 0700 (and tightens an existing one on POSIX). */
+/** The temporary file of an atomic write (AtomicFile.ts, SampleDatabase.ts). */
+const TEMPORARY = /^\.?[^/]+\.[0-9a-f-]{12,36}\.tmp$/
+/** Older than this, a temporary file belongs to a write whose process died (a write takes well under a second). */
+const ORPHAN_AGE_MS = 60_000
+
+/** Removes what writes killed mid-way (SIGKILL, power loss) left behind; the files they were replacing are intact. */
+const removeOrphans = async (directory: string) => {
+  const now = Date.now()
+  for (const name of await fs.readdir(directory)) {
+    if (!TEMPORARY.test(name)) continue
+    const file = path.join(directory, name)
+    const stat = await fs.stat(file).catch(() => undefined)
+    if (stat?.isFile() === true && now - stat.mtimeMs > ORPHAN_AGE_MS) await fs.rm(file, { force: true })
+  }
+}
+
+/** Creates the directory 0700 (and tightens an existing one on POSIX); clears temporary files of killed writes. */
 export const ensureSupportDirectory = (directory: string) =>
   Effect.tryPromise({
     try: async () => {
       await fs.mkdir(directory, { recursive: true, mode: 0o700 })
       if (process.platform !== "win32") await fs.chmod(directory, 0o700)
+      await removeOrphans(directory)
       return supportFiles(directory)
     },
     catch: (cause) => new FileStoreError({ path: directory, operation: "mkdir", cause })

@@ -1,7 +1,7 @@
 import { Context, Data, Effect, Layer, ParseResult, Schema } from "effect"
 import { statSync } from "node:fs"
 import { TokenFile, type TokenRecord } from "../domain/Token.ts"
-import { type FileStoreError, readFileIfExists, writeJsonAtomic } from "./AtomicFile.ts"
+import { type FileStoreError, readFileIfExists, withFileLock, writeJsonAtomic } from "./AtomicFile.ts"
 import { SupportPaths } from "./SupportPaths.ts"
 
 export class TokensFileInvalid extends Data.TaggedError("TokensFileInvalid")<{ readonly path: string; readonly reason: string }> {
@@ -20,6 +20,11 @@ export interface TokenStoreShape {
   readonly load: Effect.Effect<ReadonlyArray<TokenRecord>, TokensFileInvalid | FileStoreError>
   /** Replaces every record at once (product-decisions §1 "Files": a crash never leaves half a write). */
   readonly save: (records: ReadonlyArray<TokenRecord>) => Effect.Effect<void, FileStoreError>
+  /**
+   * Runs a read-modify-write that no other process's write may interleave with: tokens.json is written by the server
+   * and the CLI, so the server stamping lastUsedAt could otherwise write back a token the CLI had just revoked (issue 30).
+   */
+  readonly exclusive: <A, E, R>(use: Effect.Effect<A, E, R>) => Effect.Effect<A, E | FileStoreError, R>
 }
 
 /**
@@ -49,7 +54,8 @@ export class TokenStore extends Context.Tag("dbdesk/services/TokenStore")<TokenS
       )
       return file.tokens
     }),
-    save: (records) => writeJsonAtomic(path, Schema.encodeSync(TokenFile)({ version: 1, tokens: records }), 0o600)
+    save: (records) => writeJsonAtomic(path, Schema.encodeSync(TokenFile)({ version: 1, tokens: records }), 0o600),
+    exclusive: (use) => withFileLock(path, use)
   })))
 
   /** Kept in this process only: every token ends with it (an embedding host that mints tokens per run). */
@@ -64,7 +70,8 @@ export class TokenStore extends Context.Tag("dbdesk/services/TokenStore")<TokenS
           Effect.sync(() => {
             records = next
             saves += 1
-          })
+          }),
+        exclusive: (use) => use
       }
     })
 }

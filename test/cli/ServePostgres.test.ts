@@ -4,17 +4,16 @@
 import { randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { backendsSettle, eventually, POSTGRES_MISSING, postgresAvailable, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest"
+import { backendsSettle, eventually, describePostgres, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
 import { expectConnectionFailure, expectServing, terminateBackends } from "../support/PostgresMcp.ts"
 import { type ServeProcess, startServe } from "../support/ServeProcess.ts"
 import { modernRequest, postMcp, tempHome } from "../support/TestServer.ts"
 
-if (!postgresAvailable) console.warn(`[skipped] dbdesk serve with PostgreSQL: ${POSTGRES_MISSING}`)
 
 const LAUNCHER = join(import.meta.dirname, "../support/ServeWithInjectedFault.mjs")
 
-describe.skipIf(!postgresAvailable)("dbdesk serve with PostgreSQL connections that fail (issue 32)", () => {
+describePostgres("dbdesk serve with PostgreSQL connections that fail (issue 32)", () => {
   let postgres: PostgresServer
   let home: string
   const faulty = { id: randomUUID(), name: "Faulty (PostgreSQL)", port: 0 }

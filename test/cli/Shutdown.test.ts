@@ -2,6 +2,7 @@ import { spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { busyProcess, childrenOf } from "../support/RawRequests.ts"
 import { tempHome } from "../support/TestServer.ts"
 
 const bin = join(import.meta.dirname, "../../bin/dbdesk.mjs")
@@ -37,7 +38,8 @@ describe("graceful shutdown (issue: requests in flight)", () => {
         headers: { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "execute_query", authorization: `Bearer ${token}` },
         body: JSON.stringify(body)
       }).then(async (response) => ({ status: response.status, json: await response.json() as any }))
-      await new Promise((resolve) => setTimeout(resolve, 800))
+      // SIGTERM once the query runs: the server's SQLite child is visibly at work on it.
+      await busyProcess(() => childrenOf(child.pid!)[0], 5, "the SQLite child of serve running the query")
       child.kill("SIGTERM")
       const response = await answer
       expect(response.status).toBe(200)

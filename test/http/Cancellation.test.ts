@@ -7,7 +7,7 @@ import type { SqliteDriver } from "../../src/services/drivers/SqliteDriver.ts"
 import { RequestRegistry } from "../../src/services/RequestRegistry.ts"
 import { Tokens } from "../../src/services/Tokens.ts"
 import { connectModernClient } from "../support/McpClients.ts"
-import { eventually, pidAlive, postWithAgent } from "../support/RawRequests.ts"
+import { busyProcess, cpuTicks, eventually, pidAlive, postWithAgent } from "../support/RawRequests.ts"
 import { modernRequest, postMcp, startTestServer, type TestServer } from "../support/TestServer.ts"
 
 const ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
@@ -41,10 +41,10 @@ const startEndless = (token: string, id: number | string) =>
   postWithAgent(agent, server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: connectionId, query: ENDLESS, timeout_seconds: 120 } }, id), headersFor(token))
 const cancel = (token: string, requestId: number | string) =>
   postMcp(server.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "test", _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } }, { authorization: `Bearer ${token}` })
+/** The SQLite child that is visibly running the statement (its CPU time grows), not one that may still be starting. */
 const runningChild = async () => {
-  expect(await eventually(async () => (await registrySize()) > 0 && driver.childPid() !== undefined)).toBe(true)
-  await new Promise((resolve) => setTimeout(resolve, 100))
-  return driver.childPid()!
+  expect(await eventually(async () => (await registrySize()) > 0)).toBe(true)
+  return busyProcess(() => driver.childPid(), 3, "the SQLite child running the statement")
 }
 
 describe("requests in flight (wire contract §3.2)", () => {
@@ -67,9 +67,15 @@ describe("requests in flight (wire contract §3.2)", () => {
     const stranger = await newToken()
     const call = startEndless(owner, 12)
     const pid = await runningChild()
+    let settled = false
+    void call.answer.finally(() => (settled = true))
     expect((await cancel(stranger, 12)).status).toBe(202)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(pidAlive(pid)).toBe(true)
+    // The 202 is sent after the cancel was acted on; the statement must go on: the same child keeps using CPU.
+    const after = cpuTicks(pid)
+    expect(after, "C3.2-g the owner's statement was stopped by another token's cancel").toBeDefined()
+    const still = await busyProcess(() => pid, 10, "the owner's statement still running").catch(() => undefined)
+    expect(still, "C3.2-g the owner's statement was stopped by another token's cancel").toBe(pid)
+    expect(settled, "C3.2-g the owner's request was answered after another token's cancel").toBe(false)
     expect(await registrySize()).toBe(1)
     await cancel(owner, 12)
     expect((await call.answer).json.error.code).toBe(-33002)

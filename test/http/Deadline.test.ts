@@ -24,6 +24,12 @@ const dispatcherUnderTestClock = Effect.gen(function*() {
   return { context, connection, post }
 })
 
+/** Polls in real time (never TestClock time), at most 10 s: a wait on an event that may never come. */
+const untilReal = (condition: () => boolean) =>
+  Effect.promise(async () => {
+    for (let wait = 0; wait < 400 && !condition(); wait++) await new Promise((resolve) => setTimeout(resolve, 25))
+  })
+
 describe("the 330 s handler deadline (wire contract §3.2, §8)", () => {
   it.scoped("C3.2-c a call still waiting at 330 s ends -33003 with data.deadline handler, its dialog withdrawn and the registry empty", () =>
     Effect.gen(function*() {
@@ -31,11 +37,17 @@ describe("the 330 s handler deadline (wire contract §3.2, §8)", () => {
       const registry = Context.get(context, RequestRegistry)
       const approvals = Context.get(context, Approvals)
       const fiber = yield* Effect.fork(post(modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: connection.id, query: "UPDATE products SET stock = 0" } }, 77)))
-      yield* Effect.repeat(registry.size, { until: (size) => size === 1 })
+      yield* untilReal(() => Effect.runSync(registry.size) === 1)
       yield* TestClock.adjust("329 seconds")
       expect(fiber.unsafePoll()).toBeNull()
       expect((yield* approvals.list)).toHaveLength(1)
       yield* TestClock.adjust("2 seconds")
+      // Waited for in real time, bounded: a deadline that does not fire fails here, naming the rule.
+      yield* untilReal(() => fiber.unsafePoll() !== null)
+      const ended = fiber.unsafePoll() !== null
+      // Stopped first, so the failure below is reported instead of the server's shutdown waiting on the call.
+      if (!ended) yield* Fiber.interrupt(fiber)
+      expect(ended, "C3.2-c the call was still running 331 s after it started: the 330 s handler deadline did not end it").toBe(true)
       const response = yield* Fiber.join(fiber)
       expect(response.kind).toBe("json")
       if (response.kind !== "json") return

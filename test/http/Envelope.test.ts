@@ -17,6 +17,21 @@ describe("request envelope (wire contract §2.1, §2.2)", () => {
     }
   })
 
+  it("C2.1-a C7.1-a a request nested thousands of levels deep is 400 -32600 with its id, not a 500 (found by the issue 30 fuzzer)", async () => {
+    for (const depth of [300, 3_000, 100_000]) {
+      for (const method of ["server/discover", "tools/call"]) {
+        const deep = `${"[".repeat(depth)}"t"${"]".repeat(depth)}`
+        const body = `{"jsonrpc":"2.0","id":"deep-${depth}","method":"${method}","params":{"name":"describe_table","arguments":{"table":${deep}},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+        const response = await postMcp(server.url, body, { "mcp-protocol-version": "2026-07-28", "mcp-method": method, "mcp-name": method === "tools/call" ? "describe_table" : undefined })
+        expect(response.status, `${method} at depth ${depth}: ${response.text.slice(0, 200)}`).toBe(400)
+        expect(response.json).toMatchObject({ id: `deep-${depth}`, error: { code: -32600 } })
+        expect(response.json.error.message).toContain("nested")
+      }
+    }
+    const fine = await postMcp(server.url, modernRequest("server/discover", { deep: JSON.parse(`${"[".repeat(60)}1${"]".repeat(60)}`) }))
+    expect(fine.status).toBe(200)
+  })
+
   it("C2.1-a a fractional id, a wrong jsonrpc or a non-object params is an invalid request", async () => {
     const bodies = [
       { ...modernRequest("server/discover"), id: 1.5 },

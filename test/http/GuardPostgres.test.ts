@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Context } from "effect"
 import { UiAddress } from "../../src/http/ui/UiListener.ts"
 import { type CorpusServer, expectNoSecret, expectSecretShape, expectUntraceable, LEVELS, policyRefusalOf, type SecretStop, secretForms, startCorpusServer } from "../support/GuardCorpus.ts"
-import { type PostgresServer, POSTGRES_MISSING, postgresAvailable, startPostgres } from "../support/PostgresHarness.ts"
+import { type PostgresServer, describePostgres, startPostgres } from "../support/PostgresHarness.ts"
 import { unfence } from "../support/Fence.ts"
 
 const SUPER = { user: "dbdesk_super", password: "super-pw-3c1d" }
@@ -78,9 +78,8 @@ const ruleShapes: ReadonlyArray<readonly [string, string, Outcome]> = [
   ["COPY", "COPY users TO STDOUT", "classifier"]
 ]
 
-if (!postgresAvailable) console.warn(`[skipped] issue 35 on PostgreSQL: ${POSTGRES_MISSING}`)
 
-describe.skipIf(!postgresAvailable)("issue 35 on PostgreSQL (superuser connection)", () => {
+describePostgres("issue 35 on PostgreSQL (superuser connection)", () => {
   let pg: PostgresServer
   let corpus: CorpusServer
   let secrets: Array<string> = []

@@ -59,6 +59,32 @@ describe("sessions are bound to the principal of initialize (authentication on)"
   })
 })
 
+describe("sessions counted per principal (issue 30; wire contract §3.3, product-decisions §4 \"Legacy sessions\")", () => {
+  it("C3.3-e an anonymous caller cannot evict a token's sessions: with 16 held, its initialize is 503 -33000 with Retry-After and every session still answers", async () => {
+    const server = await startTestServer({ settings: { mcp: { requireAuth: true } } })
+    try {
+      const tokens = Context.get(server.context as Context.Context<Tokens>, Tokens)
+      const owner = { authorization: `Bearer ${(await Effect.runPromise(tokens.create({ name: "owner", access: "readWrite", connections: "all" }))).value}` }
+      const ids: Array<string> = []
+      for (let i = 0; i < 16; i++) ids.push(await initialize(server.url, owner))
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const refused = await legacyPost(server.url, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "squatter", version: "1" } } })
+        expect(refused.status).toBe(503)
+        expect(refused.json.error.code).toBe(-33000)
+        expect(refused.headers.get("retry-after")).toMatch(/^\d+$/)
+        expect(refused.headers.get("mcp-session-id")).toBeNull()
+      }
+      for (const id of ids) expect((await legacyPost(server.url, request("ping"), { ...owner, "mcp-session-id": id })).status).toBe(200)
+      // The owner itself still gets a 17th session, at the cost of its own least recently used one.
+      const seventeenth = await initialize(server.url, owner)
+      expect((await legacyPost(server.url, request("ping"), { ...owner, "mcp-session-id": seventeenth })).status).toBe(200)
+      expect((await legacyPost(server.url, request("ping"), { ...owner, "mcp-session-id": ids[0]! })).status).toBe(404)
+    } finally {
+      await server.stop()
+    }
+  })
+})
+
 describe("the session store of a running server", () => {
   it("C3.3-e C3.3-f the 17th initialize evicts the least recently used session, which must initialise again", async () => {
     const server = await startTestServer({ settings: { mcp: { requireAuth: false } } })

@@ -1,10 +1,12 @@
 import { Context, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MAX_BODY_BYTES } from "../../src/http/BodyReader.ts"
 import { McpServerAddress } from "../../src/http/NodeMcpServer.ts"
 import { SettingsStore } from "../../src/services/Settings.ts"
 import { connectRaw, eventually, requestHead, type RawSocket } from "../support/RawHttp.ts"
 import { modernRequest, postMcp, startTestServer, type TestServer } from "../support/TestServer.ts"
+
+/** Product-decisions §4 "Body limit": "10 MB" = 10,485,760 bytes (pinned here, never read from the source). */
+const MAX_BODY_BYTES = 10_485_760
 
 let server: TestServer
 beforeAll(async () => {
@@ -32,7 +34,7 @@ const expect413 = async (raw: RawSocket) => {
   const response = await raw.nextResponse()
   expect(response.status).toBe(413)
   expect(response.headers["connection"]).toBe("close")
-  expect(response.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -33005 } })
+  expect(response.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -33005, data: { limitBytes: 10_485_760 } } })
   expect(await raw.closed).toBeUndefined()
 }
 
@@ -61,6 +63,15 @@ describe("limits (wire contract §8, product-decisions §4)", () => {
     const response = await postMcp(server.url, body, { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" })
     expect(response.status).toBe(200)
     expect(response.json.result.resultType).toBe("complete")
+  })
+
+  it("C8-b a HEAD request with headers above 16 KB gets the 431 head and no body, as HTTP wants for HEAD (found by the issue 30 fuzzer)", async () => {
+    const raw = await connectRaw(server.port)
+    await raw.write(requestHead("HEAD", "/mcp", { host: `127.0.0.1:${server.port}`, "x-padding": "a".repeat(17_000) }))
+    await raw.closed
+    const text = raw.received().toString("latin1")
+    expect(text).toMatch(/^HTTP\/1\.1 431 /)
+    expect(text.endsWith("\r\n\r\n"), JSON.stringify(text.slice(-80))).toBe(true)
   })
 
   it("C8-b request headers above 16 KB are answered 431; 12 KB of headers are served", async () => {

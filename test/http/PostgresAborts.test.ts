@@ -3,12 +3,11 @@
 // no backend is left idle in a transaction, every call that was not abandoned got its row, and the next call works.
 // `npm test` runs 300 calls per concurrency (the wedge of issue 32 showed within 10 s of calls); `npm run test:faults`
 // runs the issue's 2,000 (DBDESK_ABORT_CALLS).
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { POSTGRES_MISSING, postgresAvailable, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { describePostgres, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
 import { expectHealed, type PgConnection, pgConnection, type PostgresMcp, startPostgresMcp } from "../support/PostgresMcp.ts"
 import { modernRequest } from "../support/TestServer.ts"
 
-if (!postgresAvailable) console.warn(`[skipped] PostgreSQL aborts: ${POSTGRES_MISSING}`)
 
 const CALLS = Number(process.env["DBDESK_ABORT_CALLS"] ?? 300)
 /** A call not answered within this long counts as stuck (a wedged connection answers only at its 30 s deadline). */
@@ -29,7 +28,7 @@ interface Tally {
   wrong: Array<string>
 }
 
-describe.skipIf(!postgresAvailable)("execute_query calls abandoned at random points (issue 32)", () => {
+describePostgres("execute_query calls abandoned at random points (issue 32)", () => {
   let postgres: PostgresServer
   let mcp: PostgresMcp
   let connection: PgConnection

@@ -7,14 +7,13 @@ import { Context, Effect } from "effect"
 import { ApprovalPrompt } from "../../src/services/ApprovalPrompt.ts"
 import { Connections } from "../../src/services/Connections.ts"
 import { Drivers } from "../../src/services/Drivers.ts"
-import { backendsSettle, POSTGRES_MISSING, postgresAvailable, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import { backendsSettle, describePostgres, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
-if (!postgresAvailable) console.warn(`[skipped] PostgreSQL approval previews: ${POSTGRES_MISSING}`)
 
 // Issue 28 items 1 and 5 on a real PostgreSQL 15: BEGIN … ROLLBACK dry runs, the catalog's side-effect refusals, and
 // the server's Parse before anyone is asked.
-describe.skipIf(!postgresAvailable)("approval previews and checks on PostgreSQL", () => {
+describePostgres("approval previews and checks on PostgreSQL", () => {
   let postgres: PostgresServer
   let server: TestServer
   const id = randomUUID()

@@ -1,16 +1,15 @@
 // Issue 25 on PostgreSQL through the MCP tools: a read costs what its answer costs (items 1, 2, 5), database and
 // schema arguments reach the objects they name (item 3), and a call leaves its session as it found it (issue 32).
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { backendsSettle, POSTGRES_MISSING, postgresAvailable, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { backendsSettle, describePostgres, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
 import { type PgConnection, pgConnection, type PostgresMcp, startPostgresMcp } from "../support/PostgresMcp.ts"
 
-if (!postgresAvailable) console.warn(`[skipped] PostgreSQL bounded reads: ${POSTGRES_MISSING}`)
 
 const BIG_ROWS = 1_000_000
 const BYTEA_BYTES = 50 * 1024 * 1024
 const TEXT_BYTES = 5 * 1024 * 1024
 
-describe.skipIf(!postgresAvailable)("PostgreSQL reads bounded by their answer, and database/schema arguments (issue 25)", () => {
+describePostgres("PostgreSQL reads bounded by their answer, and database/schema arguments (issue 25)", () => {
   let postgres: PostgresServer
   let mcp: PostgresMcp
   let connection: PgConnection

@@ -2,9 +2,9 @@
 // Each scenario checks the whole oracle: the caller's error names the connection (or is -33002/-33003), the
 // endpoint answers server/discover, within 2 s no dbdesk backend is busy, and the next call returns its row.
 // No process-level safety net is installed here (only `serve` installs one): these prove the root causes.
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { type FaultProxy, startFaultProxy } from "../support/FaultProxy.ts"
-import { eventually, POSTGRES_MISSING, postgresAvailable, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
+import { eventually, describePostgres, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
 import { modernRequest } from "../support/TestServer.ts"
 import {
   expectConnectionFailure,
@@ -16,13 +16,12 @@ import {
   terminateBackends
 } from "../support/PostgresMcp.ts"
 
-if (!postgresAvailable) console.warn(`[skipped] PostgreSQL faults: ${POSTGRES_MISSING}`)
 
 /** Rows of about 100 kB, the first three at once, then a long sleep: the answer is mid-transfer when it breaks. */
 const midResult = (marker: string) =>
   `SELECT g AS ${marker}, repeat('x', 100000) AS filler, pg_sleep(CASE WHEN g > 3 THEN 30 ELSE 0 END) FROM generate_series(1, 10) g`
 
-describe.skipIf(!postgresAvailable)("PostgreSQL faults under a running call (issue 32)", () => {
+describePostgres("PostgreSQL faults under a running call (issue 32)", () => {
   let postgres: PostgresServer
   let proxy: FaultProxy
   let mcp: PostgresMcp

@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { connectModernClient } from "../support/McpClients.ts"
-import { cancelledByRequest, eventually, POSTGRES_MISSING, postgresAvailable, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
+import { cancelledByRequest, eventually, describePostgres, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
-if (!postgresAvailable) console.warn(`[skipped] PostgreSQL MCP tools: ${POSTGRES_MISSING}`)
 
 /** product-decisions §3.1: the PostgreSQL server functions refused whatever the tier, each with a call that would reach it. */
 const REFUSED_CALLS = [
@@ -27,7 +26,7 @@ const REFUSED_CALLS = [
   "set_config('search_path', 'evil', false)"
 ]
 
-describe.skipIf(!postgresAvailable)("MCP tools on a PostgreSQL connection (real server)", () => {
+describePostgres("MCP tools on a PostgreSQL connection (real server)", () => {
   let postgres: PostgresServer
   let server: TestServer
   const goodId = randomUUID()

@@ -145,3 +145,22 @@ describe("resources (product-decisions §5)", () => {
     }
   })
 })
+
+describe("a connection whose database does not answer (found by the issue 30 fuzzer)", () => {
+  it("C7.1-a resources/read, prompts/get and completion/complete answer 503 -33000 naming the connection, never 500 -32603 Internal error", async () => {
+    const connections = Context.get(server.context, Connections)
+    const down = await run(connections.add({ name: "Down PG", type: "postgresql", host: "127.0.0.1", port: 1, database: "app", user: "app", aiPolicy: "alwaysAllow" }))
+    const answers = [
+      await read(`dbdesk://connections/${down.id}/schema`),
+      await read(`dbdesk://connections/${down.id}/tables/orders`),
+      await post("prompts/get", { name: "explain_table", arguments: { connection: down.id, table: "orders" } }),
+      await post("completion/complete", { ref: { type: "ref/prompt", name: "explain_table" }, argument: { name: "table", value: "o" }, context: { arguments: { connection: down.id } } })
+    ]
+    for (const answer of answers) {
+      expect(answer.status, answer.text).toBe(503)
+      expect(answer.json.error, answer.text).toMatchObject({ code: -33000, data: { reason: "not_connected" } })
+      expect(answer.json.error.message).toContain("Down PG")
+    }
+  })
+})
+

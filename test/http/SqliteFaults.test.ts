@@ -2,7 +2,7 @@
 // between calls) or locked by another process. Oracle as for PostgreSQL: the caller's error names the connection
 // (or is -33003 at the deadline), the endpoint still answers, nothing is left running, and the next call (once the
 // file is back or unlocked) returns the right row.
-import { readFileSync, renameSync } from "node:fs"
+import { renameSync } from "node:fs"
 import Database from "better-sqlite3"
 import { Context, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -11,6 +11,7 @@ import { Drivers } from "../../src/services/Drivers.ts"
 import type { SqliteDriver } from "../../src/services/drivers/SqliteDriver.ts"
 import { eventually } from "../support/PostgresHarness.ts"
 import { expectServing } from "../support/PostgresMcp.ts"
+import { busyProcess, pidAlive } from "../support/RawRequests.ts"
 import { modernRequest, postMcp, startTestServer, type TestServer } from "../support/TestServer.ts"
 
 const ENDLESS_CTE = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
@@ -39,28 +40,12 @@ const childPid = async (): Promise<number | undefined> => {
   return driver.childPid()
 }
 
-/** CPU ticks a process has used (utime + stime from /proc), to see the child busy with the statement. */
-const cpuTicks = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-  return Number(fields[11]) + Number(fields[12])
-}
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** Starts the endless statement and resolves once its child process is visibly working on it. */
 const startEndless = async (timeoutSeconds = 60) => {
   await call("SELECT 1")
   const pid = (await childPid())!
-  const before = cpuTicks(pid)
   const answer = call(ENDLESS_CTE, timeoutSeconds)
-  await eventually(() => cpuTicks(pid) > before + 5, "the child running the statement")
+  await busyProcess(() => pid, 5, "the child running the statement")
   return { pid, answer }
 }
 
@@ -81,7 +66,7 @@ describe("SQLite faults under a running call (issue 32 item 5)", () => {
     const { pid, answer } = await startEndless()
     process.kill(pid, "SIGKILL")
     expectNamedFailure(await answer)
-    await eventually(() => !isAlive(pid), "the killed child gone")
+    await eventually(() => !pidAlive(pid), "the killed child gone")
     await expectHealed()
   }, 60_000)
 
@@ -106,7 +91,7 @@ describe("SQLite faults under a running call (issue 32 item 5)", () => {
     try {
       const settled = await answer
       expect(settled.json.error, settled.text).toMatchObject({ code: -33003, data: { deadline: "statement" } })
-      await eventually(() => !isAlive(pid), "the stopped child gone")
+      await eventually(() => !pidAlive(pid), "the stopped child gone")
       expectNamedFailure(await call("SELECT email FROM customers WHERE id = 2"))
     } finally {
       renameSync(aside, connection.path)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { httpRequest } from "../support/RawHttp.ts"
+import { connectRaw, httpRequest } from "../support/RawHttp.ts"
 import { modernRequest, postMcp, startTestServer, type TestServer } from "../support/TestServer.ts"
 
 let server: TestServer
@@ -89,6 +89,16 @@ describe("transport rules (wire contract §4.1)", () => {
       const response = await request({ headers: { ...modernHeaders, host }, body: discoverBody })
       expect(response.status, host).toBe(403)
       expect(response.json, host).toStrictEqual({ error: { code: "forbidden_host", message: expect.any(String) } })
+    }
+  })
+
+  it("C4.1-e C7.1-c a request without any Host header (HTTP/1.1 or 1.0) is 403 forbidden_host as JSON, not node's bare 400 (found by the issue 30 fuzzer)", async () => {
+    for (const version of ["HTTP/1.1", "HTTP/1.0"]) {
+      const raw = await connectRaw(server.port)
+      await raw.write(`POST /mcp ${version}\r\ncontent-type: application/json\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: server/discover\r\ncontent-length: ${Buffer.byteLength(discoverBody)}\r\nconnection: close\r\n\r\n${discoverBody}`)
+      const response = await raw.nextResponse()
+      expect(response.status, version).toBe(403)
+      expect(response.json, version).toStrictEqual({ error: { code: "forbidden_host", message: expect.any(String) } })
     }
   })
 

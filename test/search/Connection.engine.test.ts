@@ -1,7 +1,7 @@
 import { afterAll, assert, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Exit, Fiber } from "effect"
 import { searchErrorCode } from "../../src/domain/SearchErrors.ts"
 import { readPage } from "../../src/search/SearchBrowse.ts"
 import { enginePath } from "../../src/search/SearchClient.ts"
@@ -129,8 +129,12 @@ describe("requests are interruptible", () => {
       const client = yield* clientFor(fake)
       const fiber = yield* Effect.fork(client.send("GET", "/collections"))
       yield* Deferred.await(received)
-      yield* Fiber.interrupt(fiber)
-      yield* Deferred.await(closed)
+      // Forked, so a request that ignores the interruption fails the assertion below instead of hanging the test.
+      const interrupted = yield* Effect.fork(Fiber.interrupt(fiber))
+      const engineSaw = yield* Deferred.await(closed).pipe(Effect.as("closed" as const), Effect.timeoutTo({ duration: "10 seconds", onSuccess: (outcome) => outcome, onTimeout: () => "still open" as const }))
+      expect(engineSaw, "doc 2 / product-decisions §2: an interrupted search request must abort its HTTP request (the engine saw no close within 10 s)").toBe("closed")
+      const exit = yield* Fiber.join(interrupted)
+      expect(Exit.isInterrupted(exit)).toBe(true)
     }).pipe(Effect.scoped))
 
   it.scoped("an engine that is not there is a transport error (not_connected)", () =>

@@ -1,11 +1,11 @@
 import { it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect } from "vitest"
 import { defaultSettings } from "../../src/domain/Settings.ts"
 import { writeFileAtomic } from "../../src/services/AtomicFile.ts"
-import { SettingsOverrides, SettingsStore } from "../../src/services/Settings.ts"
+import { type SettingsEvent, SettingsOverrides, SettingsStore } from "../../src/services/Settings.ts"
 import { resolveSupportDirectory } from "../../src/services/SupportDirectory.ts"
 import { SupportPaths } from "../../src/services/SupportPaths.ts"
 import { tempHome } from "../support/TestServer.ts"
@@ -76,4 +76,67 @@ describe("settings and the support directory (product-decisions §1, §4.4)", ()
       expect(statSync(file).mode & 0o777).toBe(0o600)
       expect(readdirSync(home)).toStrictEqual(["secret.json"])
     }))
+})
+
+describe("settings.json edited while the server runs (issue 30, product-decisions §1 \"Settings\")", () => {
+  const waitFor = <A>(read: Effect.Effect<A>, until: (value: A) => boolean, what: string) =>
+    Effect.gen(function*() {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const value = yield* read
+        if (until(value)) return value
+        yield* Effect.sleep("50 millis")
+      }
+      return yield* Effect.dieMessage(`settings.json edit never picked up: ${what}`)
+    })
+
+  it.live("a valid edit reaches every reader without restart, overrides still on top", () => {
+    const home = tempHome()
+    return Effect.gen(function*() {
+      const store = yield* SettingsStore
+      expect((yield* store.current).limits.requestsPerMinute).toBe(240)
+      const file = join(home, "settings.json")
+      const edited = JSON.parse(readFileSync(file, "utf8"))
+      edited.limits.requestsPerMinute = 7
+      edited.mcp.port = 4444
+      writeFileSync(file, JSON.stringify(edited))
+      const after = yield* waitFor(store.current, (settings) => settings.limits.requestsPerMinute === 7, "requestsPerMinute 7")
+      expect(after.mcp.port).toBe(0)
+    }).pipe(Effect.provide(storeIn(home, { mcp: { port: 0 } })))
+  })
+
+  it.live("a bad edit keeps the previous settings and says why (the field and the file); the next good edit applies", () => {
+    const home = tempHome()
+    return Effect.gen(function*() {
+      const store = yield* SettingsStore
+      const events = yield* store.subscribeEvents
+      const seen: Array<SettingsEvent> = []
+      yield* Effect.forkScoped(Stream.runForEach(events, (event) => Effect.sync(() => seen.push(event))))
+      const file = join(home, "settings.json")
+      writeFileSync(file, JSON.stringify({ limits: { requestsPerMinute: 11 } }))
+      yield* waitFor(store.current, (settings) => settings.limits.requestsPerMinute === 11, "requestsPerMinute 11")
+      writeFileSync(file, JSON.stringify({ limits: { requestsPerMinute: "lots" } }))
+      const rejected = yield* waitFor(Effect.sync(() => seen.find((event) => event.kind === "rejected")), (event) => event !== undefined, "a rejection")
+      expect(rejected?.kind === "rejected" && rejected.reason).toContain("requestsPerMinute")
+      expect(rejected?.kind === "rejected" && rejected.path).toBe(file)
+      expect((yield* store.current).limits.requestsPerMinute).toBe(11)
+      writeFileSync(file, "{ not json")
+      yield* waitFor(Effect.sync(() => seen.filter((event) => event.kind === "rejected").length), (count) => count === 2, "a second rejection")
+      expect((yield* store.current).limits.requestsPerMinute).toBe(11)
+      writeFileSync(file, JSON.stringify({ limits: { requestsPerMinute: 12 } }))
+      yield* waitFor(store.current, (settings) => settings.limits.requestsPerMinute === 12, "requestsPerMinute 12")
+      expect(seen.filter((event) => event.kind === "applied").map((event) => event.kind === "applied" && event.changed)).toContainEqual(["limits.requestsPerMinute"])
+    }).pipe(Effect.scoped, Effect.provide(storeIn(home)))
+  })
+
+  it.live("an update made in the UI starts from the file on disk, so a hand edit made meanwhile is kept", () => {
+    const home = tempHome()
+    return Effect.gen(function*() {
+      const store = yield* SettingsStore
+      writeFileSync(join(home, "settings.json"), JSON.stringify({ limits: { maxRows: 77 } }))
+      yield* store.update({ limits: { requestsPerMinute: 99 } })
+      const written = JSON.parse(readFileSync(join(home, "settings.json"), "utf8"))
+      expect(written.limits).toMatchObject({ maxRows: 77, requestsPerMinute: 99 })
+      expect((yield* store.current).limits).toMatchObject({ maxRows: 77, requestsPerMinute: 99 })
+    }).pipe(Effect.provide(storeIn(home)))
+  })
 })

@@ -7,6 +7,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
+import { describeWhenInstalled } from "./InstalledSuite.ts"
 
 export const PG_BIN = process.env["DBDESK_PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
 
@@ -14,6 +15,9 @@ export const PG_BIN = process.env["DBDESK_PG_BIN"] ?? "/usr/lib/postgresql/15/bi
 export const postgresAvailable = existsSync(join(PG_BIN, "initdb")) && existsSync(join(PG_BIN, "pg_ctl"))
 export const POSTGRES_MISSING =
   `PostgreSQL server binaries not found in ${PG_BIN}: install them with \`apt-get install -y postgresql\` (or set DBDESK_PG_BIN); CI installs them`
+
+/** A PostgreSQL suite: skipped with a warning without the binaries, failing with POSTGRES_MISSING under CI=true. */
+export const describePostgres = describeWhenInstalled(postgresAvailable, POSTGRES_MISSING)
 
 export interface PostgresServer {
   readonly host: "127.0.0.1"
@@ -71,6 +75,7 @@ export interface PostgresOptions {
 
 /** initdb + pg_ctl start; the package's own `main` cluster (port 5432) is never touched. */
 export const startPostgres = async (settings: PostgresOptions = {}): Promise<PostgresServer> => {
+  if (!postgresAvailable) throw new Error(POSTGRES_MISSING)
   const root = mkdtempSync(join(tmpdir(), "dbdesk-pg-"))
   const data = join(root, "data")
   const sockets = join(root, "sockets")

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs"
 import * as http from "node:http"
 
 export interface RawAnswer {
@@ -54,5 +55,45 @@ export const pidAlive = (pid: number): boolean => {
     return true
   } catch {
     return false
+  }
+}
+
+/** CPU ticks a process has used (utime + stime from /proc), or undefined once it is gone: a child visibly at work. */
+export const cpuTicks = (pid: number): number | undefined => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Waits until the process `pid()` names (it may change, e.g. a child restarted) has used `ticks` more CPU ticks
+ * than when first seen: the event "it is running the statement", not a guess in milliseconds. Returns that pid.
+ */
+export const busyProcess = async (pid: () => number | undefined, ticks = 3, what = "a busy process"): Promise<number> => {
+  const seen = new Map<number, number>()
+  for (let i = 0; i < 2000; i++) {
+    const current = pid()
+    const used = current === undefined ? undefined : cpuTicks(current)
+    if (current !== undefined && used !== undefined) {
+      const first = seen.get(current) ?? used
+      seen.set(current, first)
+      if (used >= first + ticks) return current
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  throw new Error(`never saw ${what}`)
+}
+
+/** The pids of a process's children (Linux /proc), e.g. the SQLite child a `serve` process started. */
+export const childrenOf = (pid: number): ReadonlyArray<number> => {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter((text) => text.trim() !== "").map(Number)
+    )
+  } catch {
+    return []
   }
 }

@@ -3,13 +3,12 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
-import { cancelledByRequest, eventually, POSTGRES_MISSING, postgresAvailable, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
+import { cancelledByRequest, eventually, describePostgres, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
 import { tempHome } from "../support/TestServer.ts"
 
-if (!postgresAvailable) console.warn(`[skipped] ConsolePostgres: ${POSTGRES_MISSING}`)
 
 /** Issue 27: the console's Cancel reaches PostgreSQL as a real cancel request, as an MCP cancel does. */
-describe.skipIf(!postgresAvailable)("the console on PostgreSQL (issue 27)", () => {
+describePostgres("the console on PostgreSQL (issue 27)", () => {
   let postgres: PostgresServer
   let ui: UiSession
   beforeAll(async () => {

@@ -165,4 +165,16 @@ describe("UI server and API", () => {
     const bad = await api("/api/settings", { method: "PATCH", body: JSON.stringify({ limits: { queryTimeoutSeconds: 0 } }) })
     expect(bad.status).toBe(400)
   })
+
+  it("C8-f settings: a UI change of limits.requestsPerMinute applies to the MCP endpoint at once (issue 30)", async () => {
+    const created = await json("/api/tokens", { method: "POST", body: JSON.stringify({ name: "rate", access: "readOnly", connections: "all", expiresInDays: null }) })
+    try {
+      await json("/api/settings", { method: "PATCH", body: JSON.stringify({ limits: { requestsPerMinute: 2 } }) })
+      const statuses: Array<number> = []
+      for (let i = 0; i < 3; i++) statuses.push((await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${created.value}` })).status)
+      expect(statuses).toEqual([200, 200, 429])
+    } finally {
+      await json("/api/settings", { method: "PATCH", body: JSON.stringify({ limits: { requestsPerMinute: 240 } }) })
+    }
+  })
 })

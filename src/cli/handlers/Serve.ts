@@ -1,4 +1,4 @@
-import { Console, Effect, Layer, Option } from "effect"
+import { Cause, Console, Effect, Layer, Option, Stream } from "effect"
 import { announce, makeServerLayer } from "../../http/Server.ts"
 import { installDriverSafetyNet } from "../../services/drivers/DriverFaults.ts"
 import { SettingsStore } from "../../services/Settings.ts"
@@ -15,6 +15,15 @@ const announceDefaultToken = Effect.gen(function*() {
   yield* Console.log(created.value)
 })
 
+/** Issue 30: an edit of settings.json while serve runs is applied or refused, and the terminal says which. */
+const reportSettingsEdits = Effect.gen(function*() {
+  const events = yield* Effect.flatMap(SettingsStore, (store) => store.subscribeEvents)
+  yield* Effect.forkScoped(Stream.runForEach(events, (event) =>
+    event.kind === "applied"
+      ? Console.error(`${event.path} changed: ${event.changed.join(", ")} applied${event.changed.some((key) => key.endsWith(".port")) ? " (a port applies at the next start)" : ""}`)
+      : Console.error(`${event.path} was edited but is not valid, so the previous settings stay in force: ${event.reason}`)))
+})
+
 /** `dbdesk serve` (product-decisions §1). */
 export const serve = ({ home, port }: { readonly home: Option.Option<string>; readonly port: Option.Option<number> }) =>
   Effect.gen(function*() {
@@ -29,6 +38,7 @@ export const serve = ({ home, port }: { readonly home: Option.Option<string>; re
       if (process.env["DBDESK_DRIVER_NET"] !== "off") yield* Effect.acquireRelease(Effect.sync(() => installDriverSafetyNet()), (remove) => Effect.sync(remove))
       const context = yield* Layer.build(layer)
       yield* Effect.provide(announce, context)
+      yield* Effect.provide(reportSettingsEdits, context)
       yield* Effect.provide(announceDefaultToken, context)
       yield* Effect.never
     }))
@@ -36,5 +46,13 @@ export const serve = ({ home, port }: { readonly home: Option.Option<string>; re
     Effect.catchTag("ServerAlreadyRunning", (error) =>
       Console.error(error.message).pipe(Effect.zipRight(Effect.sync(() => {
         process.exitCode = 1
-      }))))
+      })))),
+    // Issue 30: a start that fails (a full disk, a file that cannot be written) says so in one line, not a stack trace.
+    Effect.catchAllCause((cause) => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+      const error = Cause.squash(cause)
+      return Console.error(`dbdesk serve could not start: ${error instanceof Error ? error.message : String(error)}`).pipe(Effect.zipRight(Effect.sync(() => {
+        process.exitCode = 1
+      })))
+    })
   )

@@ -2,6 +2,7 @@ import { Effect, Layer, Stream } from "effect"
 import type { PendingApproval } from "../../domain/Approval.ts"
 import { ActivityLog } from "../ActivityLog.ts"
 import { Approvals } from "../Approvals.ts"
+import { SettingsStore } from "../Settings.ts"
 import { Tokens } from "../Tokens.ts"
 import { sha256Hex } from "./ActivityChain.ts"
 
@@ -62,3 +63,16 @@ export const recordServerLifecycle = (port: number) =>
     yield* log.record({ category: "server", action: "server.started", outcome: "success", details: `port=${port}` })
     yield* Effect.addFinalizer(() => log.record({ category: "server", action: "server.stopped", outcome: "success", details: `port=${port}` }))
   })
+
+/**
+ * product-decisions §6 `server` rows for settings.json edited while the server runs (issue 30): the settings that
+ * changed, or why an edit was refused and the previous settings kept.
+ */
+export const SettingsActivity = Layer.scopedDiscard(Effect.gen(function*() {
+  const log = yield* ActivityLog
+  const events = yield* Effect.flatMap(SettingsStore, (store) => store.subscribeEvents)
+  yield* Effect.forkScoped(Stream.runForEach(events, (event) =>
+    event.kind === "applied"
+      ? log.record({ category: "server", action: "settings.applied", outcome: "success", subject: "settings.json", details: `changed=${event.changed.join(",")}` })
+      : log.record({ category: "server", action: "settings.rejected", outcome: "error", subject: "settings.json", details: `kept the previous settings: ${event.reason}` })))
+}))

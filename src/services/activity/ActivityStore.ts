@@ -59,18 +59,25 @@ export const openActivityStore = (path: string) => {
   // Continue from the recorded head, so a last row deleted while the server was stopped stays a gap.
   let tail = meta("head") ?? last()
 
-  /** Chains and writes one batch in a single transaction; returns the rows as stored. */
   // Plain function types: the published .d.ts (tsconfig.build.json) cannot name better-sqlite3's Transaction.
-  const append: (batch: ReadonlyArray<Unchained>) => ReadonlyArray<ActivityEntry> = db.transaction((batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
+  const writeBatch: (batch: ReadonlyArray<Unchained>) => ReadonlyArray<ActivityEntry> = db.transaction((batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
     const written = chainBatch(tail, batch)
     for (const entry of written) insert.run(...ACTIVITY_FIELDS.map((field) => entry[field]))
     const last = written.at(-1)
-    if (last !== undefined) {
-      setMeta.run("head", last.seq, last.hash)
-      tail = { seq: last.seq, hash: last.hash }
-    }
+    if (last !== undefined) setMeta.run("head", last.seq, last.hash)
     return written
   })
+
+  /**
+   * Chains and writes one batch in a single transaction; returns the rows as stored. The chain's tail moves only once
+   * the transaction has committed: a batch refused at COMMIT (a full disk) leaves no gap for the next one (issue 30).
+   */
+  const append = (batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
+    const written = writeBatch(batch)
+    const last = written[written.length - 1]
+    if (last !== undefined) tail = { seq: last.seq, hash: last.hash }
+    return written
+  }
 
   /** product-decisions §6 "Kept 90 days": drops the oldest rows and anchors the chain at the last one dropped. */
   const prune: (cutoffIso: string) => number = db.transaction((cutoffIso: string): number => {

@@ -23,7 +23,8 @@ export interface SchemaSnapshot {
 
 /**
  * Wire contract §7.1 (C7.1-b): a resource, prompt target or table that does not exist is -32602;
- * a value the database cannot accept likewise. Gates (-33007) and deadlines (-33003) pass through.
+ * a value the database cannot accept likewise; a database that does not answer is -33000. Gates (-33007) and
+ * deadlines (-33003) pass through.
  */
 const toProtocolError = (subject: JsonObject) => (error: ToolFailure | ProtocolError): ProtocolError => {
   if (!(error instanceof ToolFailure)) return error
@@ -34,6 +35,9 @@ const toProtocolError = (subject: JsonObject) => (error: ToolFailure | ProtocolE
     case "invalid_argument":
     case "unsupported":
       return ProtocolError.invalidParams(error.detail, { ...subject, reason: error.code })
+    // The database does not answer: unavailable now (-33000), not an internal error of dbdesk (issue 30).
+    case "not_connected":
+      return ProtocolError.of(-33000, error.message, { ...subject, reason: error.code })
     default:
       return ProtocolError.of(-32603, error.message, { ...subject, reason: error.code })
   }

@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import type pg from "pg"
 import { classifyStatement } from "../../../src/domain/StatementClassifier.ts"
 import type { DatabaseDriver } from "../../../src/services/drivers/Driver.ts"
 import { makePostgresDriver, type PostgresSettings } from "../../../src/services/drivers/PostgresDriver.ts"
-import { cancelledByRequest, eventually, POSTGRES_MISSING, postgresAvailable, type PostgresServer, runningStatements, startPostgres } from "../../support/PostgresHarness.ts"
+import { cancelledByRequest, describePostgres, eventually, type PostgresServer, runningStatements, startPostgres } from "../../support/PostgresHarness.ts"
 import { transactionContract } from "../../support/TransactionContract.ts"
 
-if (!postgresAvailable) console.warn(`[skipped] PostgresDriver: ${POSTGRES_MISSING}`)
 
 const read = { maxRows: 500, timeoutSeconds: 30, access: "readonly" } as const
 
-describe.skipIf(!postgresAvailable)("PostgresDriver against a real PostgreSQL 15", () => {
+describePostgres("PostgresDriver against a real PostgreSQL 15", () => {
   let server: PostgresServer
   let settings: PostgresSettings
   let owner: pg.Client
