@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Context } from "effect"
 import { UiAddress } from "../../src/http/ui/UiListener.ts"
 import { type CorpusServer, expectNoSecret, expectSecretShape, expectUntraceable, LEVELS, policyRefusalOf, type SecretStop, secretForms, startCorpusServer } from "../support/GuardCorpus.ts"
-import { type PostgresServer, describePostgres, startPostgres } from "../support/PostgresHarness.ts"
+import { type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import { describePostgres } from "../support/PostgresSuite.ts"
 import { unfence } from "../support/Fence.ts"
 
 const SUPER = { user: "dbdesk_super", password: "super-pw-3c1d" }

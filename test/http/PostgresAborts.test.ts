@@ -4,7 +4,8 @@
 // `npm test` runs 300 calls per concurrency (the wedge of issue 32 showed within 10 s of calls); `npm run test:faults`
 // runs the issue's 2,000 (DBDESK_ABORT_CALLS).
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { describePostgres, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import { type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import { describePostgres } from "../support/PostgresSuite.ts"
 import { expectHealed, type PgConnection, pgConnection, type PostgresMcp, startPostgresMcp } from "../support/PostgresMcp.ts"
 import { modernRequest } from "../support/TestServer.ts"
 

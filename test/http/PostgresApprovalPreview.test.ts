@@ -7,7 +7,8 @@ import { Context, Effect } from "effect"
 import { ApprovalPrompt } from "../../src/services/ApprovalPrompt.ts"
 import { Connections } from "../../src/services/Connections.ts"
 import { Drivers } from "../../src/services/Drivers.ts"
-import { backendsSettle, describePostgres, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import { backendsSettle, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import { describePostgres } from "../support/PostgresSuite.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
 

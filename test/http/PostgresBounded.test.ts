@@ -1,7 +1,8 @@
 // Issue 25 on PostgreSQL through the MCP tools: a read costs what its answer costs (items 1, 2, 5), database and
 // schema arguments reach the objects they name (item 3), and a call leaves its session as it found it (issue 32).
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { backendsSettle, describePostgres, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import { backendsSettle, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import { describePostgres } from "../support/PostgresSuite.ts"
 import { type PgConnection, pgConnection, type PostgresMcp, startPostgresMcp } from "../support/PostgresMcp.ts"
 
 

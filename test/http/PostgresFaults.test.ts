@@ -4,7 +4,8 @@
 // No process-level safety net is installed here (only `serve` installs one): these prove the root causes.
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type FaultProxy, startFaultProxy } from "../support/FaultProxy.ts"
-import { eventually, describePostgres, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
+import { eventually, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
+import { describePostgres } from "../support/PostgresSuite.ts"
 import { modernRequest } from "../support/TestServer.ts"
 import {
   expectConnectionFailure,

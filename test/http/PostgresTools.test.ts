@@ -3,7 +3,8 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { connectModernClient } from "../support/McpClients.ts"
-import { cancelledByRequest, eventually, describePostgres, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
+import { cancelledByRequest, eventually, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
+import { describePostgres } from "../support/PostgresSuite.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
 

@@ -7,7 +7,6 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
-import { describeWhenInstalled } from "./InstalledSuite.ts"
 
 export const PG_BIN = process.env["DBDESK_PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
 
@@ -15,9 +14,6 @@ export const PG_BIN = process.env["DBDESK_PG_BIN"] ?? "/usr/lib/postgresql/15/bi
 export const postgresAvailable = existsSync(join(PG_BIN, "initdb")) && existsSync(join(PG_BIN, "pg_ctl"))
 export const POSTGRES_MISSING =
   `PostgreSQL server binaries not found in ${PG_BIN}: install them with \`apt-get install -y postgresql\` (or set DBDESK_PG_BIN); CI installs them`
-
-/** A PostgreSQL suite: skipped with a warning without the binaries, failing with POSTGRES_MISSING under CI=true. */
-export const describePostgres = describeWhenInstalled(postgresAvailable, POSTGRES_MISSING)
 
 export interface PostgresServer {
   readonly host: "127.0.0.1"

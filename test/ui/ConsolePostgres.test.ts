@@ -3,7 +3,8 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
-import { cancelledByRequest, eventually, describePostgres, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
+import { cancelledByRequest, eventually, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
+import { describePostgres } from "../support/PostgresSuite.ts"
 import { tempHome } from "../support/TestServer.ts"
 
 

@@ -4,7 +4,8 @@ import type pg from "pg"
 import { classifyStatement } from "../../../src/domain/StatementClassifier.ts"
 import type { DatabaseDriver } from "../../../src/services/drivers/Driver.ts"
 import { makePostgresDriver, type PostgresSettings } from "../../../src/services/drivers/PostgresDriver.ts"
-import { cancelledByRequest, describePostgres, eventually, type PostgresServer, runningStatements, startPostgres } from "../../support/PostgresHarness.ts"
+import { cancelledByRequest, eventually, type PostgresServer, runningStatements, startPostgres } from "../../support/PostgresHarness.ts"
+import { describePostgres } from "../../support/PostgresSuite.ts"
 import { transactionContract } from "../../support/TransactionContract.ts"
 
 
