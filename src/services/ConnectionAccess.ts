@@ -45,11 +45,11 @@ export class ConnectionAccess extends Effect.Service<ConnectionAccess>()("dbdesk
      * steps are enacted in order — a refusal fails the call, the access dialog is asked where the policy asks it —
      * up to the approval, which the tool asks. The policy explainer prints the same decision.
      */
-    const statement = Effect.fnUntraced(function*(context: MethodContext, connectionId: string, tool: PolicyTool, text: string) {
+    const statement = Effect.fnUntraced(function*(context: MethodContext, connectionId: string, tool: PolicyTool, text: string, database?: string) {
       const connection = yield* lookup(connectionId)
       const { grant, mode } = yield* grants.snapshot(context.principal, connection)
       const decision = decideStatement(
-        { tool, principal: context.principal, connection, statement: text, elicitation: declaresFormElicitation(context), connectionApproval: mode, grant },
+        { tool, principal: context.principal, connection, statement: text, elicitation: declaresFormElicitation(context), connectionApproval: mode, grant, database },
         STATEMENT_GATES
       )
       for (const step of decision.steps) {

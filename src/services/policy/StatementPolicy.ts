@@ -6,7 +6,7 @@ import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import type { Settings } from "../../domain/Settings.ts"
 import { type Classification, classifyStatement, type SqlDialect, type StatementTier } from "../../domain/StatementClassifier.ts"
 import { SECRET_CATALOGS } from "../../domain/SecretCatalogs.ts"
-import { statementGate } from "../../domain/StatementGate.ts"
+import { type StatementFacts, statementGate } from "../../domain/StatementGate.ts"
 import { policyFailure, toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
 import { classifyConsoleText } from "../../search/ConsoleRequest.ts"
 
@@ -41,11 +41,15 @@ export interface PolicyInput {
   readonly elicitation: boolean
   readonly connectionApproval: ConnectionApprovalMode
   readonly grant: GrantState
+  /** The call's `database` argument: where a MySQL statement's unqualified names are (the connection's by default). */
+  readonly database?: string | undefined
 }
 
 export interface PolicyFacts {
   tier?: StatementTier
   classification?: Classification
+  /** What the AI-settings gate found, for the driver to decide the answer with (issue 35); absent when nothing is guarded. */
+  guard?: { readonly policy: GuardPolicy; readonly facts: StatementFacts }
 }
 
 export type GateVerdict =
@@ -236,14 +240,15 @@ export const STATEMENT_GATES: ReadonlyArray<StatementGate> = [
     id: "ai_settings",
     title: "AI settings (secret catalogs, masking rules)",
     section: "issue 35; README \"What AI clients may read of a connection\"",
-    decide: (input) => {
+    decide: (input, facts) => {
       // A search connection's rules apply to the fields of its answer (SearchGuard), not to the request text.
       if (input.connection.type === "search") return { kind: "skip", detail: "a search request is checked field by field as its answer is built" }
       const policy = guardPolicyOf(input.connection)
       if (!guardsAnything(policy)) return { kind: "skip", detail: "no masking rules, and no secret catalogs on this database" }
-      const database = input.connection.type === "mysql" ? input.connection.database : undefined
+      const database = input.database ?? (input.connection.type === "mysql" ? input.connection.database : undefined)
       const verdict = statementGate(input.statement, dialectOf(input.connection), policy, database)
       if (verdict.kind === "refuse") return refuse(policyFailure(verdict.refusal))
+      facts.guard = { policy, facts: verdict.facts }
       return pass(`names no secret catalog or credential; ${policy.rules.length === 0 ? "no masking rules" : `${policy.rules.length} masking rule(s)`} applied to the answer's columns by their origins`)
     }
   },

@@ -56,14 +56,14 @@ export const QueryTools = Effect.gen(function*() {
         }
         const namespace = yield* namespaceOf(args)
         // Issue 28 item 3: the statement policy decides (gates in order, the access dialog asked where it says).
-        const { connection, decision } = yield* access.statement(context, args.connection_id, "execute_query", args.query)
+        const { connection, decision } = yield* access.statement(context, args.connection_id, "execute_query", args.query, namespace.database)
         // product-decisions §3.2: approval for every non-safe statement, and for every statement on a confirm-all connection.
         const needsApproval = decision.outcome.kind === "runs" && decision.outcome.asks.includes("approval")
         if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds, tier: decision.facts.tier ?? "write", needsApproval }, context)
         const classification: Classification = decision.facts.classification ?? { tier: "write", reachesFilesOrCode: false, statementCount: 1 }
         const handle = classification.tier === "safe" ? "readonly" : "readwrite"
-        // Issue 35: a statement the AI settings refuse never reaches the user's approval.
-        const guard = yield* gateStatement(args.query, connection, namespace)
+        // Issue 35: the policy's AI-settings gate refused what they forbid; what it found guards the answer.
+        const guard = decision.facts.guard
         const gate = needsApproval
           ? yield* approval.gate(context, {
             connection,

@@ -9,7 +9,6 @@ import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
 import { TOOL_SCOPES } from "../policy/StatementPolicy.ts"
-import { gateStatement } from "./Guards.ts"
 import { checkWriteGates, statementVerb } from "./StatementGates.ts"
 import { requireName } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
@@ -89,7 +88,6 @@ export const WriteTools = Effect.gen(function*() {
         // Issue 28 item 3: the statement policy decides (gates in order, the access dialog asked where it says).
         const { connection } = yield* access.statement(context, args.connection_id, "confirm_destructive_operation", args.query)
         if (connection.type === "search") return yield* search.confirmDestructive(connection, { query: args.query, timeoutSeconds }, context)
-        yield* gateStatement(args.query, connection)
         // product-decisions §3: consent is always required and never skipped by a policy.
         const gate = yield* approval.gate(context, {
           connection,
