@@ -2,26 +2,13 @@ import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync
 import { randomUUID } from "node:crypto"
 import Database from "better-sqlite3"
 import { Data, Effect } from "effect"
+import { makeRandom } from "../domain/SeededRandom.ts"
 
 export class SampleDatabaseError extends Data.TaggedError("SampleDatabaseError")<{
   readonly path: string
   readonly cause: unknown
 }> {}
 
-/** Deterministic PRNG (mulberry32) so every first start builds the same sample. */
-const makeRandom = (seed: number) => {
-  let state = seed >>> 0
-  const next = (): number => {
-    state = (state + 0x6D2B79F5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (min: number, max: number): number => min + Math.floor(next() * (max - min + 1))
-  const pick = <A>(items: ReadonlyArray<A>): A => items[int(0, items.length - 1)]!
-  return { next, int, pick }
-}
 
 const FIRST = ["Ava", "Liam", "Olivia", "Noah", "Emma", "Lucas", "Mia", "Ethan", "Sofia", "Mateo", "Chloe", "Leo",
   "Amara", "Hiro", "Priya", "Jonas", "Fatima", "Diego", "Nora", "Kwame", "Elena", "Omar", "Yuki", "Grace"]

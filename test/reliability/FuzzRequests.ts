@@ -1,22 +1,14 @@
 // Well-formed requests for every method and tool of the contract (issue 30 item 2): the material the fuzzer mutates.
 // A seeded generator, so a failing case can be replayed from its seed and index.
+import { makeRandom as makeSeededRandom } from "../../src/domain/SeededRandom.ts"
 
-/** mulberry32: small, fast, seedable. */
+/** The sample database's seeded generator (mulberry32), with what the fuzzer also draws. */
 export const makeRandom = (seed: number) => {
-  let state = seed >>> 0
-  const next = (): number => {
-    state = (state + 0x6D2B79F5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (min: number, max: number): number => min + Math.floor(next() * (max - min + 1))
-  const pick = <A>(items: ReadonlyArray<A>): A => items[int(0, items.length - 1)]!
-  const chance = (p: number): boolean => next() < p
+  const random = makeSeededRandom(seed)
+  const chance = (p: number): boolean => random.next() < p
   const text = (length: number, alphabet = "abcdefghijklmnopqrstuvwxyz0123456789_-"): string =>
-    Array.from({ length }, () => alphabet[int(0, alphabet.length - 1)]).join("")
-  return { next, int, pick, chance, text }
+    Array.from({ length }, () => alphabet[random.int(0, alphabet.length - 1)]).join("")
+  return { ...random, chance, text }
 }
 export type Random = ReturnType<typeof makeRandom>
 
