@@ -143,13 +143,13 @@ describe("issue 28 item 3: the policy explainer", () => {
           expect(real, `${tool} ${JSON.stringify(sql)} on ${connection.name} from ${token.summary.name}${elicitation ? " with elicitation" : ""}`).toEqual(expected(explanation))
         }
       ),
-      // one case of each approval outcome always runs, so the coverage check below does not rest on the draw
+      // one case each of a form, a dialog and a read that runs always comes, so the coverage check below does not rest on the draw
       {
         numRuns: 120,
-        examples: [true, false].map((elicitation) => [
+        examples: ([["UPDATE items SET label = label WHERE id = 1", true], ["UPDATE items SET label = label WHERE id = 1", false], ["SELECT count(*) FROM items", false]] as const).map(([sql, elicitation]) => [
           tokens.findIndex((token) => token.summary.name === "readWrite all"),
           connections.findIndex((connection) => connection.name === "readWrite alwaysAllow writes"),
-          "UPDATE items SET label = label WHERE id = 1",
+          sql,
           "execute_query" as const,
           elicitation
         ] as [number, number, string, "execute_query", boolean])
