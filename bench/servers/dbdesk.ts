@@ -60,7 +60,7 @@ export const startDbdesk = async (options: StartOptions = {}): Promise<RunningDb
   const command = options.cpuProfileDir === undefined
     ? [join(root, "bin/dbdesk.mjs")]
     : ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir, "--import", "tsx", join(root, "src/main.ts")]
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...command, "serve", "--port", "0"], {
+  const child = spawn(process.execPath, [...(process.env["DBDESK_BENCH_NODE_FLAGS"]?.split(" ").filter(Boolean) ?? []), ...(options.nodeFlags ?? []), ...command, "serve", "--port", "0"], {
     cwd: root,
     env: { ...process.env, DBDESK_HOME: home },
     stdio: ["ignore", "pipe", "pipe"]

@@ -9,7 +9,7 @@ import type { SqlDialect } from "../../domain/SqlLexer.ts"
 import { statementGate } from "../../domain/StatementGate.ts"
 import { policyFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
 import type { AnswerGuard, GuardedResultSet, Namespace } from "../drivers/Driver.ts"
-import { toolResult } from "./Tool.ts"
+import { toolResultOfJson } from "./Tool.ts"
 import { guardPolicyOf } from "../policy/StatementPolicy.ts"
 import { dialectOf } from "./StatementGates.ts"
 
@@ -55,7 +55,8 @@ export const tableGuard = (connection: Connection, table: string, namespace?: Na
 /** A guarded answer's tool result; the masking rules applied are noted for the activity log, never sent. */
 export const guardedResult = (guarded: GuardedResultSet | { readonly applied?: GuardedResultSet["applied"] }): JsonObject => {
   const { applied, ...answer } = guarded
-  const result = toolResult(JSON.parse(JSON.stringify(answer)) as JsonObject)
+  const json = JSON.stringify(answer)
+  const result = toolResultOfJson(json, JSON.parse(json) as JsonObject)
   if (applied === undefined || applied.length === 0) return result
   return Object.assign(result, { [POLICY_NOTE]: applied.map((entry) => `${entry.action === "mask" ? "masked" : "hidden"} ${entry.column} (rule ${entry.rule})`).join("; ") })
 }

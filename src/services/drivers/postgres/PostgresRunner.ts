@@ -163,14 +163,24 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
     }
   }
 
-  const run = <A>(work: Work<A>): Effect.Effect<A, RunFailure> => {
-    const attempt = Effect.async<A, RunFailure>((resume) => {
+  // dbdesk's deadline is a timer inside the call rather than Effect.timeoutFail, which races two fibers on every
+  // statement (~25 µs, bench/README.md "Where a request's time goes"); it stops the call exactly as an interrupt does.
+  const run = <A>(work: Work<A>): Effect.Effect<A, RunFailure> =>
+    Effect.async<A, RunFailure>((resume) => {
       const state: { stopped: boolean; lease: Lease | undefined } = { stopped: false, lease: undefined }
+      let settled = false
+      let expired = false
+      const settle = (outcome: Effect.Effect<A, RunFailure>, onDeadline = false) => {
+        if (settled || expired !== onDeadline) return
+        settled = true
+        clearTimeout(deadline)
+        resume(outcome)
+      }
       const done = withinDriver(scope, () => execute(work, state)).then(
-        (value) => resume(Effect.succeed(value)),
-        (error: unknown) => resume(Effect.fail(error as RunFailure))
+        (value) => settle(Effect.succeed(value)),
+        (error: unknown) => settle(Effect.fail(error as RunFailure))
       )
-      return Effect.promise(async () => {
+      const stop = async () => {
         state.stopped = true
         // Still waiting for a session: nothing runs on the server; the session, when it comes, goes straight back.
         const lease = state.lease
@@ -178,10 +188,19 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
         lease.stop()
         // The answer waits until the statement ended and the session is back (or destroyed), within bounds.
         if (!(await within(done, CANCEL_TIMEOUT_MS + SETTLE_MS + CLEANUP_MS))) destroyClient(lease.client, new Error("the stopped call did not end"))
+      }
+      const deadline = setTimeout(() => {
+        if (settled) return
+        // The call's own failure (the cancel it gets) is not the answer: the deadline is.
+        expired = true
+        void stop().then(() => settle(Effect.fail(new StatementTimeout({ seconds: work.seconds })), true))
+      }, Duration.toMillis(Duration.seconds(work.seconds)))
+      return Effect.promise(() => {
+        clearTimeout(deadline)
+        settled = true
+        return stop()
       })
     })
-    return Effect.timeoutFail(attempt, { duration: Duration.seconds(work.seconds), onTimeout: () => new StatementTimeout({ seconds: work.seconds }) })
-  }
 
   const close = () => Effect.promise(() => pools.close())
 
