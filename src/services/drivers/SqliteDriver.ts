@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from "node:child_process"
 import { statSync } from "node:fs"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Option } from "effect"
 import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../domain/SqlTable.ts"
@@ -159,43 +159,62 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       }
     })
 
-    /** Sends one request; interrupting the returned Effect kills the child that is running it. */
-    const send = <A>(request: ChildRequest): Effect.Effect<A, Failure> =>
-      lock.withPermits(1)(Effect.flatMap(currentInode, (inode) => {
+    /**
+     * One request to the child; interrupting it kills the child that is running it. With `seconds`, the deadline is a
+     * timer inside the exchange that ends it the same way (Effect.timeoutFail raced two fibers per statement).
+     */
+    const exchange = <A>(request: ChildRequest, seconds?: number): Effect.Effect<A, Failure | StatementTimeout> =>
+      Effect.flatMap(currentInode, (inode) => {
         // A deleted file is reported, never served from the handle a child still holds; a replaced one gets a new child.
         if (inode === undefined) {
           return Effect.fail(new NotConnected({ message: redact(`the database file of ${named} is missing: ${settings.path}; restore it or edit the connection`) }))
         }
         if (link !== undefined && link.inode !== inode) kill(link)
-        return Effect.async<A, Failure>((resume) => {
+        return Effect.async<A, Failure | StatementTimeout>((resume) => {
           const target = link ?? (link = spawn(inode))
           const id = nextId++
-          target.pending.set(id, (response) =>
+          const deadline = seconds === undefined ? undefined : setTimeout(() => {
+            if (target.pending.delete(id)) kill(target)
+            resume(Effect.fail(new StatementTimeout({ seconds })))
+          }, seconds * 1000)
+          target.pending.set(id, (response) => {
+            clearTimeout(deadline)
             resume(
               response.ok
                 ? Effect.succeed(response.value as A)
                 : Effect.fail(target.ended === undefined ? failureOf(response) : new NotConnected({ message: redact(target.ended) }))
-            ))
+            )
+          })
           void target.ready.then(() => {
             if (!target.pending.has(id)) return
             try {
               target.child.send({ id, ...request }, (error) => error && kill(target))
             } catch (error) {
+              clearTimeout(deadline)
               target.pending.delete(id)
               resume(Effect.fail(new DriverError({ message: redact(`cannot send the request: ${String(error)}`) })))
             }
           })
           return Effect.sync(() => {
+            clearTimeout(deadline)
             if (target.pending.delete(id)) kill(target)
           })
         })
-      }))
-
-    const withDeadline = <A, E>(effect: Effect.Effect<A, E>, seconds: number) =>
-      Effect.timeoutFail(effect, {
-        duration: Duration.seconds(seconds),
-        onTimeout: () => new StatementTimeout({ seconds })
       })
+
+    /** Sends one request after the ones before it on this connection. */
+    const send = <A>(request: ChildRequest): Effect.Effect<A, Failure> => lock.withPermits(1)(exchange<A>(request) as Effect.Effect<A, Failure>)
+
+    /** Sends one request that must end within `seconds`, the wait behind another statement included. */
+    const sendWithin = <A>(request: ChildRequest, seconds: number): Effect.Effect<A, Failure | StatementTimeout> =>
+      Effect.flatMap(
+        lock.withPermitsIfAvailable(1)(exchange<A>(request, seconds)),
+        Option.match({
+          onSome: (value) => Effect.succeed(value),
+          // Another statement holds the connection: the deadline has to cover the wait for it too.
+          onNone: () => Effect.timeoutFail(send<A>(request), { duration: Duration.seconds(seconds), onTimeout: () => new StatementTimeout({ seconds }) })
+        })
+      )
 
     const status = (): Effect.Effect<ConnectionStatus> =>
       send<{ status: "connected"; server_version: string }>({ op: "status" }).pipe(
@@ -259,7 +278,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       }),
       execute: Effect.fnUntraced(function*(sql, options) {
         yield* mainOnly(options)
-        const request = send<GuardedResultSet>({
+        return yield* sendWithin<GuardedResultSet>({
           op: "execute",
           sql,
           maxRows: options.maxRows,
@@ -267,8 +286,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           params: options.params ?? [],
           ...(options.limits === undefined ? {} : { limits: options.limits }),
           ...(options.guard === undefined ? {} : { guard: options.guard })
-        }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
-        return yield* withDeadline(request, options.timeoutSeconds)
+        }, options.timeoutSeconds).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
       explain: Effect.fnUntraced(function*(sql: string, analyze: boolean, limits?: AnswerLimits) {
         if (analyze) {
@@ -278,24 +296,19 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       }),
       check: Effect.fn("SqliteDriver.check")(function*(sql, options) {
         yield* mainOnly(options)
-        const request = send<null>({ op: "check", sql, access: options.access }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
-        return yield* withDeadline(request, CHECK_SECONDS)
+        return yield* sendWithin<null>({ op: "check", sql, access: options.access }, CHECK_SECONDS).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
       dryRun: Effect.fn("SqliteDriver.dryRun")(function*(plan, options) {
         yield* mainOnly(options)
-        const request = send<DryRun>({ op: "dryRun", plan }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
-        return yield* withDeadline(request, options.seconds)
+        return yield* sendWithin<DryRun>({ op: "dryRun", plan }, options.seconds).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
       insertRows: Effect.fnUntraced(function*(table, columns, rows) {
         return yield* send<InsertResult>({ op: "insertRows", table, columns, rows })
       }),
       transaction: Effect.fn("SqliteDriver.transaction")(function*(statements, options) {
-        return yield* withDeadline(
-          send<TransactionOutcome>({ op: "transaction", statements }).pipe(
-            Effect.map((outcome) => redactOutcome(outcome, redact)),
-            Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
-          ),
-          options.timeoutSeconds
+        return yield* sendWithin<TransactionOutcome>({ op: "transaction", statements }, options.timeoutSeconds).pipe(
+          Effect.map((outcome) => redactOutcome(outcome, redact)),
+          Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
         )
       }),
       close
