@@ -6,6 +6,7 @@ import { isJsonObject, type Json, type JsonObject } from "../domain/Json.ts"
 import type { RequestId } from "../domain/JsonRpc.ts"
 import { HOW_TO_START } from "./BridgeRefusal.ts"
 import { IdMap } from "./IdMap.ts"
+import { isCacheableToolList, ToolListCache } from "./ToolListCache.ts"
 import { carriesModernEnvelope, initializeResult, stampModern, stripModernFields } from "./LegacyShim.ts"
 import { postUpstream, type UpstreamReply } from "./Upstream.ts"
 import type { FileInspector } from "./HandshakeTrust.ts"
@@ -47,6 +48,7 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
     let legacyHost = false
     let hostClientInfo: JsonObject | undefined
     const ids = new IdMap()
+    const toolLists = new ToolListCache()
     const write = (message: JsonObject) => {
       io.output.write(`${JSON.stringify(message)}\n`)
     }
@@ -86,6 +88,13 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
 
     const forwardRequest = (message: JsonObject, hostId: RequestId) => {
       const legacy = legacyHost || !carriesModernEnvelope(message)
+      const cacheable = isCacheableToolList(message)
+      const cached = cacheable ? toolLists.answer(upstream, hostId, legacy) : undefined
+      if (cached !== undefined) {
+        // Answered as the line is read, without a fiber (see the line handler below).
+        io.output.write(cached)
+        return Effect.void
+      }
       const upstreamId = ids.issue(hostId)
       const outgoing = { ...(legacy ? stampModern(message, hostClientInfo) : message), id: upstreamId }
       let notified = false
@@ -106,6 +115,7 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
         let reply = yield* postUpstream(agent, used.target, outgoing, toHost)
         const code = errorCode(reply)
         if (code === -33009 || code === -33008) {
+          toolLists.forget()
           const next = yield* reacquire(used)
           if (next !== undefined) {
             used = next
@@ -118,6 +128,7 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
             write(heldResponse)
           } else if (!reply.answered) fail(hostId, -33000, "The dbdesk server closed the response stream without an answer")
         } else if (isJsonObject(reply.message) && isResponse(reply.message)) {
+          if (cacheable && upstream === used) toolLists.remember(used, reply.message)
           toHost(reply.message)
         } else {
           fail(hostId, -33000, `The dbdesk server answered HTTP ${reply.status} without a JSON-RPC response`)
@@ -185,7 +196,11 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
     const run = yield* FiberSet.makeRuntime<FileInspector>()
     const lines = readline.createInterface({ input: io.input, crlfDelay: Infinity })
     io.output.on("error", () => lines.close())
-    lines.on("line", (line) => run(onLine(line)))
+    lines.on("line", (line) => {
+      const work = onLine(line)
+      // A line answered (or dropped) while it was read needs no fiber.
+      if (work !== Effect.void) run(work)
+    })
     yield* Effect.async<void>((resume) => {
       lines.once("close", () => resume(Effect.void))
     })

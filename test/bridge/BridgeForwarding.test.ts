@@ -210,4 +210,47 @@ describe("forwarding one message per line (product-decisions §7)", () => {
     expect(forwarded().at(-1)!.headers["authorization"]).toBe("Bearer dbd_rotated")
     await bridge.close()
   })
+
+  it("C4.4 a first tools/list page is answered by the bridge for its ttlMs (the server's hint), per upstream token; cursors, ttlMs 0 and a -33009 go upstream", async () => {
+    let ttlMs = 300000
+    const revoked = new Set<string>()
+    fake = await upstreamServer((body, headers) =>
+      revoked.has(headers.authorization)
+        ? { status: 401, body: { jsonrpc: "2.0", id: body.id, error: { code: -33009, message: "Unauthenticated" } } }
+        : { body: { ...complete(body.id, { tools: [{ name: `t-${headers.authorization}` }] }), result: { ...complete(body.id, { tools: [{ name: `t-${headers.authorization}` }] }).result, ttlMs } } })
+    const { file, home } = writeHandshakeHome({ port: fake.port })
+    const bridge = startBridge(home)
+    const list = (id: number, params: Record<string, unknown> = {}) => bridge.send({ jsonrpc: "2.0", id, method: "tools/list", params: { ...params, _meta: MODERN_META } })
+    list(1)
+    const first = await bridge.answerTo(1)
+    list(2)
+    const second = await bridge.answerTo(2)
+    expect(forwarded()).toHaveLength(1)
+    expect(second).toEqual({ ...first, id: 2 })
+    // A legacy host gets the same list with the modern-only fields stripped (C2.4-e), still without a request.
+    bridge.send({ jsonrpc: "2.0", id: 3, method: "tools/list" })
+    const legacy = await bridge.answerTo(3)
+    expect(legacy.result).toEqual({ tools: first.result.tools, _meta: { "dev.example/kept": true } })
+    expect(forwarded()).toHaveLength(1)
+    // Another page is the server's to answer.
+    list(4, { cursor: "abc" })
+    await bridge.answerTo(4)
+    expect(forwarded()).toHaveLength(2)
+    // An authentication failure drops the entry, and the next list asks again with the token the bridge then read.
+    revoked.add("Bearer dbd_fake")
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), bridgeToken: "dbd_rotated" }))
+    chmodSync(file, 0o600)
+    bridge.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "x", arguments: {}, _meta: MODERN_META } })
+    expect((await bridge.answerTo(5)).result).toBeDefined()
+    const before = forwarded().length
+    list(6)
+    expect((await bridge.answerTo(6)).result.tools).toEqual([{ name: "t-Bearer dbd_rotated" }])
+    expect(forwarded()).toHaveLength(before + 1)
+    // A list the server says not to keep (ttlMs 0) is asked for every time.
+    ttlMs = 0
+    bridge.send({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { _meta: MODERN_META } })
+    await bridge.answerTo(7)
+    expect(forwarded()).toHaveLength(before + 1)
+    await bridge.close()
+  })
 })
