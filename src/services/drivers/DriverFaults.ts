@@ -15,7 +15,7 @@ export interface DriverScope {
 const scopes = new AsyncLocalStorage<DriverScope>()
 
 /** Runs `f` so that every callback its I/O schedules (sockets, timers, promises) belongs to `scope`. */
-export const withinDriver = <A>(_scope: DriverScope, f: () => A): A => f()
+export const withinDriver = <A>(scope: DriverScope, f: () => A): A => scopes.run(scope, f)
 
 const describe = (error: unknown): string => (error instanceof Error ? error.stack ?? error.message : String(error))
 
