@@ -1,14 +1,17 @@
 import { Deferred, type Duration, Effect, FiberSet } from "effect"
 import type * as http from "node:http"
+import { dirname } from "node:path"
 import * as readline from "node:readline"
 import type { Readable, Writable } from "node:stream"
 import { isJsonObject, type Json, type JsonObject } from "../domain/Json.ts"
+import { channelPathOf } from "../http/ChannelProtocol.ts"
 import type { RequestId } from "../domain/JsonRpc.ts"
 import { HOW_TO_START } from "./BridgeRefusal.ts"
 import { IdMap } from "./IdMap.ts"
 import { isCacheableToolList, ToolListCache } from "./ToolListCache.ts"
 import { carriesModernEnvelope, initializeResult, stampModern, stripModernFields } from "./LegacyShim.ts"
-import { postUpstream, type UpstreamReply } from "./Upstream.ts"
+import type { UpstreamReply } from "./Upstream.ts"
+import { UpstreamChannel } from "./UpstreamChannel.ts"
 import type { FileInspector } from "./HandshakeTrust.ts"
 import { acquireUpstream, type Upstream } from "./UpstreamHandshake.ts"
 
@@ -49,6 +52,26 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
     let hostClientInfo: JsonObject | undefined
     const ids = new IdMap()
     const toolLists = new ToolListCache()
+    // Issue 33: calls go over the server's local channel when it has one (DBDESK_BRIDGE_CHANNEL=off: always HTTP).
+    const channelPath = process.env["DBDESK_BRIDGE_CHANNEL"] === "off" ? undefined : channelPathOf(dirname(handshakePath))
+    const channels = new Map<Upstream, UpstreamChannel>()
+    const channelOf = (of: Upstream) => {
+      let channel = channels.get(of)
+      if (channel === undefined) {
+        // A re-read handshake makes the old channel's credential stale: it closes once its calls have answered.
+        for (const [old, open] of channels) {
+          if (old === upstream) continue
+          open.retire()
+          channels.delete(old)
+        }
+        channel = new UpstreamChannel(channelPath, of.target, agent)
+        channels.set(of, channel)
+      }
+      return channel
+    }
+    yield* Effect.addFinalizer(() => Effect.sync(() => {
+      for (const channel of channels.values()) channel.close()
+    }))
     const write = (message: JsonObject) => {
       io.output.write(`${JSON.stringify(message)}\n`)
     }
@@ -112,14 +135,14 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
       }
       return Effect.gen(function*() {
         let used = upstream
-        let reply = yield* postUpstream(agent, used.target, outgoing, toHost)
+        let reply = yield* channelOf(used).exchange(outgoing, toHost)
         const code = errorCode(reply)
         if (code === -33009 || code === -33008) {
           toolLists.forget()
           const next = yield* reacquire(used)
           if (next !== undefined) {
             used = next
-            reply = yield* postUpstream(agent, used.target, outgoing, toHost)
+            reply = yield* channelOf(used).exchange(outgoing, toHost)
           }
         }
         if (reply.kind === "stream") {
@@ -146,7 +169,7 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
       if (upstreamId === undefined) return Effect.void
       const rewritten = { ...message, params: { ...params, requestId: upstreamId } }
       const outgoing = legacyHost || !carriesModernEnvelope(message) ? stampModern(rewritten, hostClientInfo) : rewritten
-      return postUpstream(agent, upstream.target, outgoing, () => undefined).pipe(
+      return channelOf(upstream).exchange(outgoing, () => undefined).pipe(
         Effect.catchAll((error) => Effect.sync(() => log(`could not forward notifications/cancelled: ${error.message}`)))
       )
     }

@@ -40,6 +40,7 @@ import { RateLimits } from "../services/RateLimits.ts"
 import { Tokens } from "../services/Tokens.ts"
 import { TokenStore } from "../services/TokenStore.ts"
 import { RevocationCancelsRequests, TokenAuthenticatorLive } from "./TokenAuthenticator.ts"
+import { BridgeChannelLive } from "./BridgeChannel.ts"
 import { McpDispatcher } from "./McpDispatcher.ts"
 import { McpMethods } from "./McpMethods.ts"
 import { McpServerAddress, NodeMcpServerLive } from "./NodeMcpServer.ts"
@@ -174,7 +175,7 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
   const methods = McpMethods.layer.pipe(Layer.provideMerge(Layer.merge(resources, RevocationClosesSubscriptions.pipe(Layer.provide(resources)))))
   const dispatcher = McpDispatcher.Default.pipe(Layer.provideMerge(methods))
   // Interop §5.3: at a clean stop every open subscription gets its graceful result before the sockets close.
-  const server = Layer.merge(SubscriptionsShutdown, RequestsShutdown).pipe(Layer.provideMerge(NodeMcpServerLive.pipe(Layer.provideMerge(dispatcher))))
+  const server = Layer.merge(SubscriptionsShutdown, RequestsShutdown).pipe(Layer.provideMerge(Layer.merge(NodeMcpServerLive, BridgeChannelLive).pipe(Layer.provideMerge(dispatcher))))
   const bridge = BridgeToken.Default.pipe(Layer.provide(BridgeTiming.layer(options.bridgeTiming)), Layer.provide(core))
   const published = uiAddress === undefined
     ? HandshakeLive
