@@ -54,6 +54,23 @@ const matches = (record: TokenRecord, value: string): boolean => {
   return stored.length === presented.length && timingSafeEqual(stored, presented)
 }
 
+/** A salt no record has: a value whose prefix names no token costs one hash too, as one that does. */
+const NO_RECORD_SALT = "dbdesk-no-such-token"
+
+/**
+ * The record a presented value belongs to. Only the records with its prefix (public: lists show it) are hashed, so a
+ * call costs one salted SHA-256 however many tokens exist (issue 33: it hashed with every record's salt in turn).
+ */
+const matchingRecord = (records: ReadonlyArray<TokenRecord>, value: string): TokenRecord | undefined => {
+  const prefix = value.slice(0, TOKEN_PREFIX_LENGTH)
+  const candidates = records.filter((token) => token.prefix === prefix)
+  if (candidates.length === 0) {
+    digest(NO_RECORD_SALT, value)
+    return undefined
+  }
+  return candidates.find((token) => matches(token, value))
+}
+
 /**
  * The tokens (product-decisions §4), kept by the TokenStore port: `tokens.json` by default (0600, written
  * atomically, salted SHA-256 only). The store is re-read whenever it changes, so `dbdesk token create/revoke` in
@@ -188,7 +205,7 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
     const verify = Effect.fnUntraced(function*(value: string) {
       // A CLI create or revoke must take effect at once: stat per request, but lock and re-read only on a change.
       if ((yield* store.version) !== signature) yield* lock.withPermits(1)(reload).pipe(Effect.ignore)
-      const record = TOKEN_VALUE_PATTERN.test(value) ? records.find((token) => matches(token, value)) : undefined
+      const record = TOKEN_VALUE_PATTERN.test(value) ? matchingRecord(records, value) : undefined
       if (record === undefined) return { kind: "unknown" } satisfies Verification
       const now = yield* Clock.currentTimeMillis
       const state = tokenState(record, now)
