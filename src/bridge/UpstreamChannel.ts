@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type * as http from "node:http"
 import * as net from "node:net"
 import { isJsonObject, type JsonObject } from "../domain/Json.ts"
-import { CHANNEL_HELLO } from "../http/ChannelProtocol.ts"
+import { CHANNEL_HELLO, LineReader } from "../http/ChannelProtocol.ts"
 import { postUpstream, type UpstreamReply, type UpstreamTarget, UpstreamUnreachable } from "./Upstream.ts"
 
 /** How long the bridge waits for the server's hello before it uses HTTP instead. */
@@ -86,7 +86,7 @@ export class UpstreamChannel {
     if (this.socket !== undefined && !this.socket.destroyed) return Promise.resolve(true)
     this.opening ??= new Promise<boolean>((resolve) => {
       const socket = net.connect(this.path!)
-      let buffer = ""
+      const reader = new LineReader()
       let greeted = false
       const give = (open: boolean) => {
         clearTimeout(timer)
@@ -101,11 +101,7 @@ export class UpstreamChannel {
       socket.setEncoding("utf8")
       socket.on("connect", () => socket.write(`${JSON.stringify({ dbdesk: CHANNEL_HELLO, authorization: this.target.token === undefined ? undefined : `Bearer ${this.target.token}` })}\n`))
       socket.on("data", (chunk: string) => {
-        buffer += chunk
-        let end = buffer.indexOf("\n")
-        while (end !== -1) {
-          const line = buffer.slice(0, end)
-          buffer = buffer.slice(end + 1)
+        for (const line of reader.push(chunk)) {
           if (greeted) this.onLine(line)
           else if (line === JSON.stringify({ dbdesk: CHANNEL_HELLO })) {
             greeted = true
@@ -113,7 +109,6 @@ export class UpstreamChannel {
             this.armIdle()
             give(true)
           } else return give(false)
-          end = buffer.indexOf("\n")
         }
       })
       socket.on("error", () => socket.destroy())

@@ -15,7 +15,7 @@ import { MAX_BODY_BYTES } from "./BodyReader.ts"
 import { McpDispatcher } from "./McpDispatcher.ts"
 import { headersFor } from "./McpHeaders.ts"
 import type { McpHttpResponse } from "./McpHttp.ts"
-import { CHANNEL_HELLO, channelPathOf, frameLine, MAX_CHANNELS } from "./ChannelProtocol.ts"
+import { CHANNEL_HELLO, channelPathOf, frameLine, LineReader, MAX_CHANNELS } from "./ChannelProtocol.ts"
 import { errorBody } from "./ResponseEncoding.ts"
 
 /** The JSON of an SSE frame's data (comments and keep-alives have none). */
@@ -55,7 +55,7 @@ export const BridgeChannelLive = Layer.scopedDiscard(Effect.gen(function*() {
   const sockets = new Set<net.Socket>()
 
   const serve = (socket: net.Socket) => {
-    let buffer = ""
+    const reader = new LineReader()
     let authorization: string | undefined
     let greeted = false
     const running = new Set<Fiber.RuntimeFiber<void>>()
@@ -109,19 +109,13 @@ export const BridgeChannelLive = Layer.scopedDiscard(Effect.gen(function*() {
     }
     socket.setEncoding("utf8")
     socket.on("data", (chunk: string) => {
-      buffer += chunk
-      let end = buffer.indexOf("\n")
-      while (end !== -1) {
-        const line = buffer.slice(0, end)
-        buffer = buffer.slice(end + 1)
-        if (line.trim() !== "") onLine(line)
-        end = buffer.indexOf("\n")
-      }
+      for (const line of reader.push(chunk)) if (line.trim() !== "") onLine(line)
       // Wire contract §8: a message is limited like a request body (-33005), and the channel closes.
-      if (Buffer.byteLength(buffer) > MAX_BODY_BYTES) {
+      if (reader.restBytes > MAX_BODY_BYTES) {
         const error = ProtocolError.of(-33005, `The request body is larger than ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES })
         socket.end(frameLine(null, JSON.stringify(errorBody(error, null))))
-        buffer = ""
+        socket.removeAllListeners("data")
+        socket.resume()
       }
     })
     socket.on("error", () => socket.destroy())

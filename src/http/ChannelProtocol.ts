@@ -20,3 +20,22 @@ export const channelPathOf = (directory: string): string | undefined => {
 
 /** A line from the server: the JSON of the request id the message belongs to, a tab, the message. */
 export const frameLine = (id: RequestId | null, json: string) => `${JSON.stringify(id)}\t${json}\n`
+
+/** Splits a socket's text into lines, keeping an unfinished one and its size in bytes (a limit is checked on it). */
+export class LineReader {
+  private rest = ""
+  /** Bytes of the unfinished line, counted as chunks arrive rather than rescanned. */
+  restBytes = 0
+
+  push(chunk: string): Array<string> {
+    if (!chunk.includes("\n")) {
+      this.rest += chunk
+      this.restBytes += Buffer.byteLength(chunk)
+      return []
+    }
+    const lines = (this.rest + chunk).split("\n")
+    this.rest = lines.pop() ?? ""
+    this.restBytes = Buffer.byteLength(this.rest)
+    return lines
+  }
+}
