@@ -185,7 +185,8 @@ const plainSecretComparisons = (file: string): ReadonlyArray<string> => {
   const secretName = /\b(hash|salt|key|session|secret|presented|stored|value|token)\b/i
   const harmless = (node: ts.Expression) =>
     ts.isLiteralExpression(node) || node.kind === ts.SyntaxKind.UndefinedKeyword || node.getText() === "undefined" || node.getText() === "null" ||
-    ts.isTypeOfExpression(node) || /\.(length|kind|code|id|name|_tag|type|bridge)$/.test(node.getText()) || ts.isPrefixUnaryExpression(node)
+    // A token's prefix is public (token lists and the UI show it): records are picked by it before the hash is compared.
+    ts.isTypeOfExpression(node) || /\.(length|kind|code|id|name|_tag|type|bridge|prefix)$/.test(node.getText()) || ts.isPrefixUnaryExpression(node)
   const visit = (node: ts.Node) => {
     if (ts.isBinaryExpression(node) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken].includes(node.operatorToken.kind)) {
       const sides = [node.left, node.right]
