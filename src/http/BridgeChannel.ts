@@ -15,7 +15,7 @@ import { MAX_BODY_BYTES } from "./BodyReader.ts"
 import { McpDispatcher } from "./McpDispatcher.ts"
 import { headersFor } from "./McpHeaders.ts"
 import type { McpHttpResponse } from "./McpHttp.ts"
-import { CHANNEL_HELLO, channelPathOf, frameLine, LineReader, MAX_CHANNELS } from "./ChannelProtocol.ts"
+import { CHANNEL_HELLO, channelPathOf, frameLine, LineReader, MAX_CHANNEL_IN_FLIGHT, MAX_CHANNELS } from "./ChannelProtocol.ts"
 import { errorBody } from "./ResponseEncoding.ts"
 
 /** The JSON of an SSE frame's data (comments and keep-alives have none). */
@@ -99,8 +99,13 @@ export const BridgeChannelLive = Layer.scopedDiscard(Effect.gen(function*() {
         return void socket.write(`${JSON.stringify({ dbdesk: CHANNEL_HELLO })}\n`)
       }
       const id = idOfLine(line)
+      // A channel runs at most MAX_CHANNEL_IN_FLIGHT requests; past it a request is refused at once, as the 65th HTTP
+      // connection is (-33000, retry after a second). Notifications (a cancel) always go through.
+      const full = id !== null && running.size >= MAX_CHANNEL_IN_FLIGHT
       // Product-decisions §4 "Disabled": the endpoint answers -33006 to everything while MCP is off.
-      const work = settings.now().mcp.enabled
+      const work = full
+        ? write(frameLine(id, JSON.stringify(errorBody(ProtocolError.of(-33000, `Too many requests running on this channel (${MAX_CHANNEL_IN_FLIGHT}): retry when one finishes`, { retryAfterSeconds: 1 }), id))))
+        : settings.now().mcp.enabled
         ? Effect.flatMap(dispatcher.handle({ headers: headersOfLine(line, authorization), body: line, remoteAddress: "local" }), (response) => respond(id, response))
         : write(frameLine(id, JSON.stringify(errorBody(ProtocolError.of(-33006), id))))
       const fiber = runFork(Effect.catchAllDefect(work, () => Effect.void))

@@ -5,7 +5,7 @@ import { statSync } from "node:fs"
 import * as net from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { BRIDGE_CHANNEL_FILE, CHANNEL_HELLO } from "../../src/http/ChannelProtocol.ts"
+import { BRIDGE_CHANNEL_FILE, CHANNEL_HELLO, MAX_CHANNEL_IN_FLIGHT } from "../../src/http/ChannelProtocol.ts"
 import { MAX_BODY_BYTES } from "../../src/http/BodyReader.ts"
 import { Connections } from "../../src/services/Connections.ts"
 import { Drivers } from "../../src/services/Drivers.ts"
@@ -21,7 +21,7 @@ let connectionId: string
 let driver: SqliteDriver
 
 beforeAll(async () => {
-  server = await startTestServer({ token: "readWrite" })
+  server = await startTestServer({ token: "readWrite", settings: { limits: { concurrentPerCaller: 1000, requestsPerMinute: 100_000 } } })
   const connection = (await Effect.runPromise(Context.get(server.context, Connections).list))[0]!
   connectionId = connection.id
   driver = (await Effect.runPromise(Context.get(server.context, Drivers).forConnection(connection))) as SqliteDriver
@@ -128,5 +128,19 @@ describe("the bridge's local channel (issue 33)", () => {
     const stranger = await openChannel("GET /mcp HTTP/1.1")
     expect(await eventually(() => stranger.closed())).toBe(true)
     expect(stranger.lines).toEqual([])
+  })
+
+  it("issue 33 a channel runs at most MAX_CHANNEL_IN_FLIGHT requests: past it each is refused at once (-33000, retry), and a cancel still goes through", async () => {
+    const channel = await openChannel()
+    const extra = 5
+    for (let i = 0; i < MAX_CHANNEL_IN_FLIGHT + extra; i++) channel.send(call(100 + i, ENDLESS, { timeout_seconds: 120 }))
+    for (let i = MAX_CHANNEL_IN_FLIGHT; i < MAX_CHANNEL_IN_FLIGHT + extra; i++) {
+      expect((await channel.answerTo(100 + i)).error).toMatchObject({ code: -33000, data: { retryAfterSeconds: 1 } })
+    }
+    expect(await eventually(async () => (await registrySize()) === MAX_CHANNEL_IN_FLIGHT)).toBe(true)
+    channel.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 100 } })
+    expect((await channel.answerTo(100)).error.code).toBe(-33002)
+    channel.socket.destroy()
+    expect(await eventually(async () => (await registrySize()) === 0)).toBe(true)
   })
 })
