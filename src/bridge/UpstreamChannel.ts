@@ -37,6 +37,7 @@ export class UpstreamChannel {
   /** Sends one message and resolves with its reply, as `postUpstream` would; interrupting it cancels the request upstream. */
   exchange(message: JsonObject, onFrame: (frame: unknown) => void): Effect.Effect<UpstreamReply, UpstreamUnreachable> {
     if (this.path === undefined || this.unavailable) return postUpstream(this.agent, this.target, message, onFrame)
+    if (this.socket !== undefined && !this.socket.destroyed) return this.send(message, onFrame)
     return Effect.flatMap(Effect.promise(() => this.open()), (open) => (open ? this.send(message, onFrame) : postUpstream(this.agent, this.target, message, onFrame)))
   }
 
@@ -83,7 +84,6 @@ export class UpstreamChannel {
   }
 
   private open(): Promise<boolean> {
-    if (this.socket !== undefined && !this.socket.destroyed) return Promise.resolve(true)
     this.opening ??= new Promise<boolean>((resolve) => {
       const socket = net.connect(this.path!)
       const reader = new LineReader()

@@ -18,31 +18,26 @@ import type { McpHttpResponse } from "./McpHttp.ts"
 import { CHANNEL_HELLO, channelPathOf, frameLine, LineReader, MAX_CHANNEL_IN_FLIGHT, MAX_CHANNELS } from "./ChannelProtocol.ts"
 import { errorBody } from "./ResponseEncoding.ts"
 
-/** The JSON of an SSE frame's data (comments and keep-alives have none). */
+/** The JSON of a `subscriptions/listen` frame's data (its keep-alive comments have none). */
 const dataOf = (frame: string): string | undefined => {
   const data = frame.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).replace(/^ /, ""))
   return data.length === 0 ? undefined : data.join("\n")
 }
 
-const idOfLine = (line: string): RequestId | null => {
-  try {
-    const message: unknown = JSON.parse(line)
-    const id = isJsonObject(message) ? message["id"] : undefined
-    return typeof id === "string" || typeof id === "number" ? id : null
-  } catch {
-    return null
-  }
-}
-
-const headersOfLine = (line: string, authorization: string | undefined): Record<string, string> => {
+/** A line's request id (its answer's tag) and the header copies a POST of it would carry, from one parse. */
+const readLine = (line: string, authorization: string | undefined): { readonly id: RequestId | null; readonly headers: Record<string, string> } => {
   let message: unknown
   try {
     message = JSON.parse(line)
   } catch {
     message = undefined
   }
+  const id = isJsonObject(message) ? message["id"] : undefined
   const headers = isJsonObject(message) ? headersFor(message, undefined) : { "content-type": "application/json" }
-  return authorization === undefined ? headers : { ...headers, authorization }
+  return {
+    id: typeof id === "string" || typeof id === "number" ? id : null,
+    headers: authorization === undefined ? headers : { ...headers, authorization }
+  }
 }
 
 export const BridgeChannelLive = Layer.scopedDiscard(Effect.gen(function*() {
@@ -73,10 +68,7 @@ export const BridgeChannelLive = Layer.scopedDiscard(Effect.gen(function*() {
         case "empty":
           return Effect.void
         case "events":
-          return response.run((frame) => {
-            const json = dataOf(frame)
-            return json === undefined ? Effect.void : write(frameLine(id, json))
-          })
+          return response.run((json) => write(frameLine(id, json)))
         case "sse":
           return Stream.runForEach(response.frames, (frame) => {
             const json = dataOf(frame)
@@ -98,7 +90,7 @@ export const BridgeChannelLive = Layer.scopedDiscard(Effect.gen(function*() {
         authorization = typeof hello["authorization"] === "string" ? hello["authorization"] : undefined
         return void socket.write(`${JSON.stringify({ dbdesk: CHANNEL_HELLO })}\n`)
       }
-      const id = idOfLine(line)
+      const { headers, id } = readLine(line, authorization)
       // A channel runs at most MAX_CHANNEL_IN_FLIGHT requests; past it a request is refused at once, as the 65th HTTP
       // connection is (-33000, retry after a second). Notifications (a cancel) always go through.
       const full = id !== null && running.size >= MAX_CHANNEL_IN_FLIGHT
@@ -106,7 +98,7 @@ export const BridgeChannelLive = Layer.scopedDiscard(Effect.gen(function*() {
       const work = full
         ? write(frameLine(id, JSON.stringify(errorBody(ProtocolError.of(-33000, `Too many requests running on this channel (${MAX_CHANNEL_IN_FLIGHT}): retry when one finishes`, { retryAfterSeconds: 1 }), id))))
         : settings.now().mcp.enabled
-        ? Effect.flatMap(dispatcher.handle({ headers: headersOfLine(line, authorization), body: line, remoteAddress: "local" }), (response) => respond(id, response))
+        ? Effect.flatMap(dispatcher.handle({ headers, body: line, remoteAddress: "local" }), (response) => respond(id, response))
         : write(frameLine(id, JSON.stringify(errorBody(ProtocolError.of(-33006), id))))
       const fiber = runFork(Effect.catchAllDefect(work, () => Effect.void))
       running.add(fiber)

@@ -9,7 +9,7 @@ export const BRIDGE_CHANNEL_FILE = "mcp-bridge.sock"
 export const CHANNEL_HELLO = "dbdesk-bridge-channel/1"
 /** Channels open at once; past it a bridge is refused and uses HTTP. */
 export const MAX_CHANNELS = 16
-/** Messages of one channel running at once; past it the server stops reading the channel until one ends. */
+/** Requests of one channel running at once; past it a request is refused at once (-33000) and a cancel still passes. */
 export const MAX_CHANNEL_IN_FLIGHT = 64
 /** Longest socket path the platforms take (sun_path is 104–108 bytes); a longer support directory has no channel. */
 const MAX_SOCKET_PATH = 100

@@ -18,7 +18,7 @@ import { admitLegacy, withHeaders } from "./LegacyGate.ts"
 import { emptyResponse, encodedResponse, jsonResponse, type McpHttpRequest, type McpHttpResponse } from "./McpHttp.ts"
 import { type Execution, type McpMethod, type MethodContext, StreamingExecution } from "./McpMethod.ts"
 import { McpMethods } from "./McpMethods.ts"
-import { errorBody, errorResponse, sseFrame, sseHeaders } from "./ResponseEncoding.ts"
+import { errorBody, errorResponse, sseHeaders } from "./ResponseEncoding.ts"
 import { finalizeResult } from "./ResultEnvelope.ts"
 import { SupportedVersions } from "./SupportedVersions.ts"
 
@@ -148,7 +148,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
         run: (send) =>
           Effect.suspend(() => {
             stream.send = send
-            return Effect.flatMap(work, (final) => send(sseFrame(final)))
+            return Effect.flatMap(work, (final) => send(JSON.stringify(final)))
           })
       })
     }
@@ -198,7 +198,7 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
               // Wire contract §4.1: progress must increase; a non-advancing update is dropped.
               if (stream === undefined || !(progress > lastProgress)) return Effect.void
               lastProgress = progress
-              return Effect.asVoid(stream.send(sseFrame({
+              return Effect.asVoid(stream.send(JSON.stringify({
                 jsonrpc: "2.0",
                 method: "notifications/progress",
                 params: { progressToken: progressToken!, progress, total: 1, message }
@@ -237,9 +237,9 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
   })
 }) {}
 
-/** Where a request's progress frames go: the SSE writer, once the answer has started. */
+/** Where a request's progress messages go (their JSON): the answer's writer, once the answer has started. */
 interface ProgressStream {
-  send: (frame: string) => Effect.Effect<void>
+  send: (json: string) => Effect.Effect<void>
 }
 
 const legacyProgressToken = (params: JsonObject): string | number | undefined => {

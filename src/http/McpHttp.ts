@@ -14,10 +14,11 @@ export type McpHttpResponse =
   | { readonly kind: "empty"; readonly status: number; readonly headers: Record<string, string> }
   | { readonly kind: "sse"; readonly headers: Record<string, string>; readonly frames: Stream.Stream<string> }
   /**
-   * An SSE answer whose frames the request writes itself while it runs (progress, then the response): `run` gets the
-   * writer once the headers are sent, and ends when the last frame is written. No stream or queue in between.
+   * An SSE answer whose messages the request writes itself while it runs (progress, then the response): `run` gets the
+   * writer once the headers are sent, and ends when the last message is written. `send` takes a message's JSON; the
+   * transport frames it (an SSE `data:` frame over HTTP, a line on the bridge's channel). No stream or queue in between.
    */
-  | { readonly kind: "events"; readonly headers: Record<string, string>; readonly run: (send: (frame: string) => Effect.Effect<void>) => Effect.Effect<void> }
+  | { readonly kind: "events"; readonly headers: Record<string, string>; readonly run: (send: (json: string) => Effect.Effect<void>) => Effect.Effect<void> }
 
 export const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}): McpHttpResponse => ({
   kind: "json",

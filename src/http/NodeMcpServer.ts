@@ -7,7 +7,7 @@ import { SettingsStore } from "../services/Settings.ts"
 import { MAX_BODY_BYTES, readBody } from "./BodyReader.ts"
 import type { McpHttpResponse } from "./McpHttp.ts"
 import { McpDispatcher } from "./McpDispatcher.ts"
-import { errorBody } from "./ResponseEncoding.ts"
+import { errorBody, sseFrameOfJson } from "./ResponseEncoding.ts"
 import { routeTransport } from "./TransportGuard.ts"
 
 /** Wire contract §8 / product-decisions §4 "Headers" and "Connections". */
@@ -72,7 +72,7 @@ const writeResponse = (res: http.ServerResponse, response: McpHttpResponse) => {
         corkForTick(res)
         res.writeHead(200, response.headers)
         res.flushHeaders()
-        yield* response.run((frame) => writeChunk(res, frame))
+        yield* response.run((json) => writeChunk(res, sseFrameOfJson(json)))
         res.end()
       })
   }

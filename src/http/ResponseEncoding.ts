@@ -17,7 +17,10 @@ export const errorResponse = (error: ProtocolError, id: RequestId | null): McpHt
   jsonResponse(error.status, errorBody(error, id), { ...error.headers })
 
 /** Wire contract §4.1: each message is one `data:` frame without an event name (C4.1-j). */
-export const sseFrame = (message: unknown): string => `data: ${JSON.stringify(message)}\n\n`
+export const sseFrame = (message: unknown): string => sseFrameOfJson(JSON.stringify(message))
+
+/** The same frame for a message already encoded. */
+export const sseFrameOfJson = (json: string): string => `data: ${json}\n\n`
 
 export const sseHeaders: Record<string, string> = {
   "content-type": "text/event-stream",
