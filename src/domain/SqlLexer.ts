@@ -35,17 +35,19 @@ export interface MysqlReading {
 
 /** The readings an engine of the dialect might plausibly apply; the first is the engine's own. */
 export const readingsFor = (dialect: SqlDialect): ReadonlyArray<LexicalReading> =>
-  dialect === "mysql" ? MYSQL_READINGS : dialect === "sqlite"
-    ? [
-      { nestedComments: false, backslashEscapes: false, escapeStrings: false, dollarQuotes: false, bracketIdentifiers: true },
-      { nestedComments: true, backslashEscapes: false, escapeStrings: false, dollarQuotes: false, bracketIdentifiers: true },
-      { nestedComments: false, backslashEscapes: false, escapeStrings: false, dollarQuotes: false, bracketIdentifiers: false }
-    ]
-    : [
-      { nestedComments: true, backslashEscapes: false, escapeStrings: true, dollarQuotes: true, bracketIdentifiers: false },
-      { nestedComments: true, backslashEscapes: true, escapeStrings: true, dollarQuotes: true, bracketIdentifiers: false },
-      { nestedComments: false, backslashEscapes: false, escapeStrings: true, dollarQuotes: true, bracketIdentifiers: false }
-    ]
+  dialect === "mysql" ? MYSQL_READINGS : dialect === "sqlite" ? SQLITE_READINGS : POSTGRESQL_READINGS
+
+const SQLITE_READINGS: ReadonlyArray<LexicalReading> = [
+  { nestedComments: false, backslashEscapes: false, escapeStrings: false, dollarQuotes: false, bracketIdentifiers: true },
+  { nestedComments: true, backslashEscapes: false, escapeStrings: false, dollarQuotes: false, bracketIdentifiers: true },
+  { nestedComments: false, backslashEscapes: false, escapeStrings: false, dollarQuotes: false, bracketIdentifiers: false }
+]
+
+const POSTGRESQL_READINGS: ReadonlyArray<LexicalReading> = [
+  { nestedComments: true, backslashEscapes: false, escapeStrings: true, dollarQuotes: true, bracketIdentifiers: false },
+  { nestedComments: true, backslashEscapes: true, escapeStrings: true, dollarQuotes: true, bracketIdentifiers: false },
+  { nestedComments: false, backslashEscapes: false, escapeStrings: true, dollarQuotes: true, bracketIdentifiers: false }
+]
 
 /**
  * MySQL/MariaDB (issue 34): the engine's own reading runs executable comments and takes backslash escapes; a server
@@ -205,6 +207,27 @@ export const tokenize = (sql: string, reading: LexicalReading): Array<SqlToken> 
     }
   }
   return tokens
+}
+
+/**
+ * The readings of one dialect differ only in block comments (`/`), backslash escapes (`\`), `"` (ANSI_QUOTES) and
+ * SQLite's `[…]` and `` `…` ``; the other fields are the same in every reading of a dialect. A text without any of
+ * these characters reads alike under all of them.
+ */
+const READINGS_DISAGREE_ON = /[\\/"`[]/
+
+let lastRead: { readonly sql: string; readonly dialect: SqlDialect; readonly lists: ReadonlyArray<ReadonlyArray<SqlToken>> } | undefined
+
+/**
+ * The text's tokens under each distinct reading of its dialect: one list when the readings cannot disagree. The last
+ * text's lists are kept, so the classifier and the statement gate of one call lex it once (issue 33).
+ */
+export const tokenizeEveryReading = (sql: string, dialect: SqlDialect): ReadonlyArray<ReadonlyArray<SqlToken>> => {
+  if (lastRead !== undefined && lastRead.sql === sql && lastRead.dialect === dialect) return lastRead.lists
+  const readings = readingsFor(dialect)
+  const lists = READINGS_DISAGREE_ON.test(sql) ? readings.map((reading) => tokenize(sql, reading)) : [tokenize(sql, readings[0]!)]
+  lastRead = { sql, dialect, lists }
+  return lists
 }
 
 const isWord = (token: SqlToken | undefined, upper: string): boolean =>

@@ -69,8 +69,9 @@ export const scanFilesOrCode = (tokens: ReadonlyArray<SqlToken>): Verdict => {
     if (token.kind === "string" && FILE_FUNCTION_CALL.test(decodedText(tokens, i))) {
       return filesOrCode("names a refused function")
     }
+    if (token.kind !== "word") continue
     for (const [first, second] of K.FILES_OR_CODE_PAIRS) {
-      if (isWord(token, first) && isWord(tokens[i + 1], second)) return filesOrCode(`uses ${first} ${second}`)
+      if (token.upper === first && isWord(tokens[i + 1], second)) return filesOrCode(`uses ${first} ${second}`)
     }
   }
   return SAFE

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import * as K from "./SqlKeywords.ts"
-import { readingsFor, type SqlDialect, splitStatements, type SqlToken, tokenize } from "./SqlLexer.ts"
+import { type SqlDialect, splitStatements, type SqlToken, tokenizeEveryReading } from "./SqlLexer.ts"
 import { classifyMysqlLeading, type Nested, scanMysql } from "./SqlMysql.ts"
 import {
   closeOf,
@@ -160,8 +160,8 @@ const classifyTokens = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): V
 const verdictOfText = (sql: string, dialect: SqlDialect): { readonly verdict: Verdict; readonly statementCount: number } => {
   let verdict: Verdict | undefined
   let statementCount = 0
-  for (const reading of readingsFor(dialect)) {
-    const statements = splitStatements(tokenize(sql, reading), dialect)
+  for (const tokens of tokenizeEveryReading(sql, dialect)) {
+    const statements = splitStatements(tokens, dialect)
     statementCount = Math.max(statementCount, statements.length)
     for (const statement of statements) {
       const next = classifyTokens(statement, dialect)

@@ -1,7 +1,7 @@
 import { type Refusal, secretRefusal, textRefusal } from "./AnswerGate.ts"
 import { type GuardPolicy, guardsAnything } from "./ColumnGuard.ts"
 import { SECRET_CATALOGS, SECRET_WORDS, TEXT_RUNNING_FUNCTIONS } from "./SecretCatalogs.ts"
-import { readingsFor, type SqlDialect, type SqlToken, tokenize } from "./SqlLexer.ts"
+import { type SqlDialect, type SqlToken, tokenizeEveryReading } from "./SqlLexer.ts"
 import { decodedText, isPunct, isWord } from "./SqlVerdict.ts"
 
 /**
@@ -66,8 +66,7 @@ export const statementGate = (sql: string, dialect: SqlDialect, policy: GuardPol
   const local = new Set<string>()
   let compound = false
   if (!guardsAnything(policy)) return { kind: "pass", facts: { names: [], compound, local: [] } }
-  for (const reading of readingsFor(dialect)) {
-    const tokens = tokenize(sql, reading)
+  for (const tokens of tokenizeEveryReading(sql, dialect)) {
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i]!
       if (policy.secretCatalogs === "closed") {
