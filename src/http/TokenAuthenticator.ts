@@ -60,25 +60,26 @@ export const TokenAuthenticatorLive = Layer.effect(
         if (!mcp.requireAuth || method.scopes.length === 0) return anonymousPrincipal(request.remoteAddress)
         return yield* Effect.zipRight(failed(undefined, request.remoteAddress, "missing_token"), missingToken())
       }
-      const pair = `${request.remoteAddress}|${presentedFingerprint(presented.raw)}`
-      const lockout = yield* lockouts.status(pair)
-      if (lockout.locked) {
+      const pair = () => `${request.remoteAddress}|${presentedFingerprint(presented.raw)}`
+      // With no failure counted anywhere (the usual case) no pair can be locked or need clearing: the digest waits.
+      const lockout = lockouts.size() > 0 ? yield* lockouts.status(pair()) : undefined
+      if (lockout?.locked === true) {
         return yield* rateLimited("Too many failed authentication attempts with this token from this address", lockout.retryAfterSeconds, "authenticationFailures")
       }
       if (presented.kind === "malformed") {
-        yield* failed(pair, request.remoteAddress, "invalid_authorization_scheme")
+        yield* failed(pair(), request.remoteAddress, "invalid_authorization_scheme")
         return yield* invalidToken()
       }
       const verification = yield* tokens.verify(presented.value).pipe(Effect.orDie)
       switch (verification.kind) {
         case "valid":
-          yield* lockouts.succeed(pair)
+          if (lockouts.size() > 0) yield* lockouts.succeed(pair())
           return tokenPrincipal(verification.token)
         case "expired":
-          yield* failed(pair, request.remoteAddress, "expired_token")
+          yield* failed(pair(), request.remoteAddress, "expired_token")
           return yield* expiredToken()
         default:
-          yield* failed(pair, request.remoteAddress, `${verification.kind}_token`)
+          yield* failed(pair(), request.remoteAddress, `${verification.kind}_token`)
           return yield* invalidToken()
       }
     })

@@ -74,6 +74,7 @@ const QUERY_CANCELED = "57014"
 
 /** "INSERT 0 5" → INSERT, 5; "CREATE TABLE" → CREATE TABLE, no count. */
 const tagOf = (text: string): StepOutcome => {
+  if (!text.includes(" ")) return { command: text, count: null, suspended: false }
   const words = text.split(" ")
   const last = words[words.length - 1] ?? ""
   const count = words.length > 1 && /^\d+$/.test(last) ? Number(last) : null
