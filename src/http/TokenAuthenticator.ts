@@ -60,8 +60,10 @@ export const TokenAuthenticatorLive = Layer.effect(
         if (!mcp.requireAuth || method.scopes.length === 0) return anonymousPrincipal(request.remoteAddress)
         return yield* Effect.zipRight(failed(undefined, request.remoteAddress, "missing_token"), missingToken())
       }
-      const pair = () => `${request.remoteAddress}|${presentedFingerprint(presented.raw)}`
-      // With no failure counted anywhere (the usual case) no pair can be locked or need clearing: the digest waits.
+      // With no failure counted anywhere (the usual case) no pair can be locked or need clearing: the digest waits,
+      // and is taken once when needed.
+      let digested: string | undefined
+      const pair = () => (digested ??= `${request.remoteAddress}|${presentedFingerprint(presented.raw)}`)
       const lockout = lockouts.size() > 0 ? yield* lockouts.status(pair()) : undefined
       if (lockout?.locked === true) {
         return yield* rateLimited("Too many failed authentication attempts with this token from this address", lockout.retryAfterSeconds, "authenticationFailures")
