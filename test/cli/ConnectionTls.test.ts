@@ -63,6 +63,16 @@ describe("dbdesk connection add: TLS files and connection URLs", () => {
     expect((await runInProcess("connection", "url", "Notes", "--home", home)).stdout).toBe("sqlite:///tmp/my%20notes.db\n")
   })
 
+  it("S1-d connection url on a search connection says it has no URL form", async () => {
+    const home = tempHome()
+    process.env["DBDESK_TEST_TS_KEY"] = SECRET
+    expect((await runInProcess("connection", "add", "search", "--home", home, "--name", "Catalog", "--host", "localhost", "--port", "8108", "--api-key-env", "DBDESK_TEST_TS_KEY")).code).toBe(0)
+    delete process.env["DBDESK_TEST_TS_KEY"]
+    const run = await runInProcess("connection", "url", "Catalog", "--home", home)
+    expect(run.code).toBe(1)
+    expect(run.stderr).toBe("\"Catalog\" is a search connection, which has no URL form\n")
+  })
+
   it("--url of another type, a URL dbdesk cannot read, or one missing a setting is explained without repeating the URL, and nothing is written", async () => {
     const home = tempHome()
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [

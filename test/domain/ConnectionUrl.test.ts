@@ -48,6 +48,10 @@ describe("connection URLs", () => {
     expect(parsed(written).password).toBeUndefined()
   })
 
+  it("S1-d a search connection has no URL form", () => {
+    expect(connectionUrl({ type: "search", host: "search.example", port: 443 })).toBeUndefined()
+  })
+
   it("reads each scheme, libpq's and MySQL's spellings of the SSL mode, and the TLS file parameters", () => {
     expect(parsed("postgres://me@db.example/app?sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem&sslcert=/c.pem&sslkey=/k.pem")).toStrictEqual({
       type: "postgresql", user: "me", host: "db.example", database: "app", sslMode: "verify-full", sslCa: "/etc/ca.pem", sslCert: "/c.pem", sslKey: "/k.pem"

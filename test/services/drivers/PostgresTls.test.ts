@@ -63,6 +63,13 @@ describePostgres("PostgreSQL over TLS with a CA and client certificates", () => 
       expect(error.message).toContain(`not signed by the CA in ${otherCa.ca}`)
     }), 60_000)
 
+  it.live("require with a CA file checks the certificate against it, as libpq does; require without one does not check", () =>
+    Effect.gen(function*() {
+      const error = yield* failure({ sslMode: "require", tls: { ca: otherCa.ca } })
+      expect(error.message).toContain(`not signed by the CA in ${otherCa.ca}`)
+      expect((yield* sslOfSession({ host: "127.0.0.1", sslMode: "require", tls: {} })).rows).toEqual([[true]])
+    }), 60_000)
+
   it.live("a client certificate logs in a role the server admits by certificate only (hostssl … cert)", () =>
     Effect.gen(function*() {
       const client = ca.client(CERT_USER)

@@ -64,7 +64,8 @@ const sslOf = (settings: PoolSettings, startup: Startup): pg.ClientConfig["ssl"]
   // The files are read for every mode that uses TLS: a client certificate may be what the server asks for.
   const files = readTlsFiles(settings.tls ?? {})
   if (mode === "verify-full") return { ...files, rejectUnauthorized: true }
-  if (mode === "verify-ca") return { ...files, rejectUnauthorized: true, checkServerIdentity: () => undefined }
+  // As libpq: with a CA file, require checks the certificate against it as verify-ca does.
+  if (mode === "verify-ca" || (mode === "require" && files.ca !== undefined)) return { ...files, rejectUnauthorized: true, checkServerIdentity: () => undefined }
   return { ...files, rejectUnauthorized: false }
 }
 
