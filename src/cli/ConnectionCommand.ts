@@ -55,12 +55,24 @@ const rulesOptions = Options.all({
   hide: Options.text("hide").pipe(Options.withDescription("hide this column from AI clients (same patterns; repeatable)"), Options.repeated)
 })
 
+/** Types a connection URL can describe: with --url their other settings may come from the URL, so none is required but the name. */
+const URL_TYPES: ReadonlySet<string> = new Set(["postgresql", "mysql", "sqlite"])
+
+const urlOption = Options.text("url").pipe(
+  Options.withDescription("take the settings from a connection URL (postgresql://, postgres://, mysql://, mariadb://, sqlite:); flags given too win; a password in it is stored as a secret"),
+  Options.optional
+)
+
 const addType = (spec: ConnectionTypeSpec) => {
-  const plain = spec.fields.filter((field) => field.kind !== "secret" && field.kind !== "rules")
+  const takesUrl = URL_TYPES.has(spec.type)
+  const plain = spec.fields
+    .filter((field) => field.kind !== "secret" && field.kind !== "rules")
+    .map((field) => (takesUrl && field.name !== "name" ? { ...field, optional: true } : field))
   const secrets = spec.fields.filter((field) => field.kind === "secret")
   const config = {
     home,
     json,
+    url: takesUrl ? urlOption : Options.none,
     fields: Options.all(Object.fromEntries(plain.map((field) => [field.name, fieldOption(field)]))),
     secrets: secrets.length === 0 ? Options.none : Options.all(Object.fromEntries(secrets.map((field) => [field.name, secretOptions(field)]))),
     rules: spec.fields.some((field) => field.kind === "rules") ? rulesOptions : Options.none
@@ -84,17 +96,22 @@ const test = Command.make("test", { home, json, connection }, lazyHandler(handle
   ["dbdesk connection test \"Sample (SQLite)\"", "dbdesk connection test 6f1c… --json"]
 )))
 
+const url = Command.make("url", { home, connection }, lazyHandler(handlers, (m) => m.url)).pipe(Command.withDescription(described(
+  "Print a connection as a URL (postgresql://, mysql://, sqlite:), without its password: dbdesk keeps that.",
+  ["dbdesk connection url Prod", "psql \"$(dbdesk connection url Prod)\""]
+)))
+
 const remove = Command.make("remove", { home, connection }, lazyHandler(handlers, (m) => m.remove)).pipe(Command.withDescription(described(
   "Remove a connection from dbdesk (the database itself is not touched).",
   ["dbdesk connection remove \"Old staging\""]
 )))
 
-/** `dbdesk connection list|add|test|remove` (issue 29). */
+/** `dbdesk connection list|add|test|url|remove`. */
 export const connectionCommand = Command.make("connection").pipe(
   Command.withDescription(described("Manage the database connections in connections.json.", [
     "dbdesk connection list",
     "dbdesk connection add postgresql --name Prod --host db.local --database app --user me --password-env PGPASSWORD",
     "dbdesk connection test Prod"
   ])),
-  Command.withSubcommands([list, add, test, remove])
+  Command.withSubcommands([list, add, test, url, remove])
 )

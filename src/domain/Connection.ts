@@ -33,6 +33,20 @@ export type SqliteConnection = typeof SqliteConnection.Type
 
 export const PostgresSslMode = Schema.Literal("disable", "prefer", "require", "verify-ca", "verify-full")
 
+/**
+ * TLS files of a PostgreSQL or MySQL/MariaDB connection, next to its SSL mode: the CA that signed the server's
+ * certificate (used by verify-ca and verify-full) and a client certificate with its key; the key's passphrase is
+ * a secret like the password (stored, never shown back).
+ */
+export const TlsFileFields = {
+  sslCa: Schema.optionalWith(Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "CA certificate file (PEM) the server's certificate must be signed by (verify-ca, verify-full)" }), { exact: true }),
+  sslCert: Schema.optionalWith(Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Client certificate file (PEM)" }), { exact: true }),
+  sslKey: Schema.optionalWith(Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Client private key file (PEM)" }), { exact: true }),
+  sslKeyPassphrase: Schema.optionalWith(Schema.Redacted(Schema.String).annotations({ description: "Passphrase of the client key (a secret: stored, never shown back)" }), { exact: true })
+}
+/** The TLS file fields that name files (resolved to absolute paths when given on the command line). */
+export const TLS_FILE_FIELDS = ["sslCa", "sslCert", "sslKey"] as const
+
 export const PostgresConnection = Schema.Struct({
   ...sql,
   type: Schema.Literal("postgresql"),
@@ -41,7 +55,8 @@ export const PostgresConnection = Schema.Struct({
   database: Schema.String.pipe(Schema.nonEmptyString()),
   user: Schema.String.pipe(Schema.nonEmptyString()),
   password: Schema.optionalWith(Schema.Redacted(Schema.String), { exact: true }),
-  sslMode: Schema.optionalWith(PostgresSslMode, { default: () => "prefer" as const })
+  sslMode: Schema.optionalWith(PostgresSslMode, { default: () => "prefer" as const }),
+  ...TlsFileFields
 })
 export type PostgresConnection = typeof PostgresConnection.Type
 
@@ -58,7 +73,8 @@ export const MysqlConnection = Schema.Struct({
   user: Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Account name" }),
   password: Schema.optionalWith(Schema.Redacted(Schema.String).annotations({ description: "Account password (a secret: stored, never shown back)" }), { exact: true }),
   database: Schema.optionalWith(Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Default database (optional; tools take a database argument)" }), { exact: true }),
-  sslMode: Schema.optionalWith(MysqlSslMode, { default: () => "preferred" as const })
+  sslMode: Schema.optionalWith(MysqlSslMode, { default: () => "preferred" as const }),
+  ...TlsFileFields
 })
 export type MysqlConnection = typeof MysqlConnection.Type
 

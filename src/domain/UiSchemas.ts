@@ -28,6 +28,13 @@ const clusterFields = {
   randomizeNodes: optional(Schema.Boolean)
 }
 
+/** A PostgreSQL or MySQL/MariaDB connection's TLS files: CA certificate, client certificate and key (paths). */
+const uiTlsFiles = {
+  sslCa: optional(Schema.String),
+  sslCert: optional(Schema.String),
+  sslKey: optional(Schema.String)
+}
+
 /** A connection as the UI sees it: whether a password or API key is set, never its value (product-decisions §9). */
 export const UiConnection = Schema.Struct({
   id: Schema.String,
@@ -44,10 +51,13 @@ export const UiConnection = Schema.Struct({
   database: optional(Schema.String),
   user: optional(Schema.String),
   sslMode: optional(Schema.String),
+  ...uiTlsFiles,
   skipTlsVerification: optional(Schema.Boolean),
   ...clusterFields,
   hasPassword: Schema.Boolean,
-  hasApiKey: Schema.Boolean
+  hasApiKey: Schema.Boolean,
+  /** Whether the client key's passphrase is stored (never its value). */
+  hasSslKeyPassphrase: optional(Schema.Boolean)
 })
 export type UiConnection = typeof UiConnection.Type
 
@@ -68,6 +78,9 @@ export const UiConnectionInput = Schema.Struct({
   password: optional(Schema.String),
   apiKey: optional(Schema.String),
   sslMode: optional(Schema.String),
+  /** TLS files; an empty one is removed on save. The passphrase: absent or empty keeps the stored one. */
+  ...uiTlsFiles,
+  sslKeyPassphrase: optional(Schema.String),
   skipTlsVerification: optional(Schema.Boolean),
   ...clusterFields
 })

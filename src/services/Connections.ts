@@ -28,11 +28,19 @@ export const connectionSecrets = (connection: Connection): ReadonlyArray<string>
       return []
     case "postgresql":
     case "mysql":
-      return connection.password === undefined ? [] : [Redacted.value(connection.password)]
+      return [connection.password, connection.sslKeyPassphrase].flatMap((secret) => (secret === undefined ? [] : [Redacted.value(secret)]))
     case "search":
       return [Redacted.value(connection.apiKey)]
   }
 }
+
+/** The TLS files of a PostgreSQL or MySQL/MariaDB connection as its driver takes them (the passphrase revealed only there). */
+export const tlsFilesOf = (connection: Connection & { readonly type: "postgresql" | "mysql" }) => ({
+  ...(connection.sslCa === undefined ? {} : { ca: connection.sslCa }),
+  ...(connection.sslCert === undefined ? {} : { cert: connection.sslCert }),
+  ...(connection.sslKey === undefined ? {} : { key: connection.sslKey }),
+  ...(connection.sslKeyPassphrase === undefined ? {} : { passphrase: Redacted.value(connection.sslKeyPassphrase) })
+})
 
 export interface ConnectionsShape {
   readonly list: Effect.Effect<ReadonlyArray<Connection>>

@@ -1,7 +1,7 @@
 import { Effect, Redacted, Stream } from "effect"
 import type { Connection } from "../domain/Connection.ts"
 import { toolFailure } from "../domain/ToolErrors.ts"
-import { Connections, connectionSecrets } from "./Connections.ts"
+import { Connections, connectionSecrets, tlsFilesOf } from "./Connections.ts"
 import type { DatabaseDriver } from "./drivers/Driver.ts"
 import { makeSqliteDriver } from "./drivers/SqliteDriver.ts"
 
@@ -52,6 +52,7 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
               user: connection.user,
               ...(connection.password === undefined ? {} : { password: Redacted.value(connection.password) }),
               sslMode: connection.sslMode,
+              tls: tlsFilesOf(connection),
               secrets: connectionSecrets(connection)
             })
             open.set(connection.id, driver)
@@ -68,6 +69,7 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
               ...(connection.password === undefined ? {} : { password: Redacted.value(connection.password) }),
               ...(connection.database === undefined ? {} : { database: connection.database }),
               sslMode: connection.sslMode,
+              tls: tlsFilesOf(connection),
               secrets: connectionSecrets(connection)
             })
             open.set(connection.id, driver)

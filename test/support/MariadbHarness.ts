@@ -3,7 +3,7 @@
 // service; run as the `mysql` user when we are root (mariadbd refuses root without --user); removed afterwards.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { chownSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -73,8 +73,21 @@ export const eventually = async (check: () => Promise<boolean> | boolean, what: 
 }
 
 export interface MariadbOptions {
-  /** Serve TLS with a self-signed certificate made by openssl for CN=localhost (not trusted by any CA). */
-  readonly tls?: boolean
+  /**
+   * Serve TLS: `true` with a self-signed certificate made by openssl for CN=localhost (not trusted by any CA), or
+   * with these files (the server's certificate and key, the CA that signs client certificates for `REQUIRE X509`).
+   */
+  readonly tls?: boolean | { readonly ca: string; readonly cert: string; readonly key: string }
+}
+
+/** Copies the TLS files next to the data directory, readable by the server's user. */
+const tlsFiles = (root: string, tls: { readonly ca: string; readonly cert: string; readonly key: string }): ReadonlyArray<string> => {
+  const files = { ca: join(root, "tls-ca.crt"), cert: join(root, "tls-server.crt"), key: join(root, "tls-server.key") }
+  copyFileSync(tls.ca, files.ca)
+  copyFileSync(tls.cert, files.cert)
+  copyFileSync(tls.key, files.key)
+  for (const path of Object.values(files)) ownedByMysql(path)
+  return [`--ssl-ca=${files.ca}`, `--ssl-cert=${files.cert}`, `--ssl-key=${files.key}`]
 }
 
 const selfSignedCertificate = (root: string): ReadonlyArray<string> => {
@@ -102,7 +115,7 @@ export const startMariadb = async (options: MariadbOptions = {}): Promise<Mariad
       stdio: ["ignore", "pipe", "pipe"]
     })
     const port = await freePort()
-    const tlsFlags = options.tls === true ? selfSignedCertificate(root) : []
+    const tlsFlags = options.tls === true ? selfSignedCertificate(root) : options.tls === undefined || options.tls === false ? [] : tlsFiles(root, options.tls)
     const launch = () => {
       child = spawn(MARIADBD, [
         "--no-defaults", `--datadir=${data}`, ...userFlag, `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${socket}`,

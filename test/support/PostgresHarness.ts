@@ -2,7 +2,7 @@
 // a root-safe initdb through runuser, a free port on 127.0.0.1, its own socket directory, removed afterwards.
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -67,6 +67,26 @@ const secret = (): string => randomBytes(12).toString("hex")
 export interface PostgresOptions {
   /** `log_statement = all` (the default, for tests that read `log()`); the bench turns it off so logging costs nothing. */
   readonly logStatements?: boolean
+  /**
+   * Serve TLS with these files (the server's certificate and key, the CA that signs client certificates); with
+   * `certUser`, that role logs in over TLS by client certificate only (pg_hba `hostssl … cert`).
+   */
+  readonly tls?: { readonly ca: string; readonly cert: string; readonly key: string; readonly certUser?: string }
+}
+
+/** Copies the TLS files into the cluster's directory, owned by the server's user (the key 0600, as PostgreSQL demands). */
+const tlsSettings = (root: string, data: string, tls: NonNullable<PostgresOptions["tls"]>): string => {
+  const files = { ca: join(root, "tls-ca.crt"), cert: join(root, "tls-server.crt"), key: join(root, "tls-server.key") }
+  copyFileSync(tls.ca, files.ca)
+  copyFileSync(tls.cert, files.cert)
+  copyFileSync(tls.key, files.key)
+  chmodSync(files.key, 0o600)
+  for (const path of Object.values(files)) ownedByPostgres(path)
+  if (tls.certUser !== undefined) {
+    const hba = join(data, "pg_hba.conf")
+    writeFileSync(hba, `hostssl all ${tls.certUser} 127.0.0.1/32 cert\nhost all ${tls.certUser} 127.0.0.1/32 reject\n${readFileSync(hba, "utf8")}`)
+  }
+  return ` -c ssl=on -c ssl_cert_file=${files.cert} -c ssl_key_file=${files.key} -c ssl_ca_file=${files.ca}`
 }
 
 /** initdb + pg_ctl start; the package's own `main` cluster (port 5432) is never touched. */
@@ -83,11 +103,12 @@ export const startPostgres = async (settings: PostgresOptions = {}): Promise<Pos
   let started = false
   try {
     runPg("initdb", ["-D", data, "-U", "dbdesk_admin", `--pwfile=${join(root, "pwfile")}`, "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-sync"])
+    const tlsOptions = settings.tls === undefined ? "" : tlsSettings(root, data, settings.tls)
     let port = 0
     let options = ""
     for (let attempt = 1; !started; attempt++) {
       port = await freePort()
-      options = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 -c log_statement=${settings.logStatements === false ? "none" : "all"} -c fsync=off -c max_connections=60`
+      options = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 -c log_statement=${settings.logStatements === false ? "none" : "all"} -c fsync=off -c max_connections=60${tlsOptions}`
       try {
         runPg("pg_ctl", ["-D", data, "-l", logFile, "-o", options, "-w", "-t", "60", "start"])
         started = true
@@ -112,6 +133,7 @@ export const startPostgres = async (settings: PostgresOptions = {}): Promise<Pos
     const bootstrap = await client({ database: "postgres" })
     await bootstrap.query(`CREATE ROLE ${user} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`)
     await bootstrap.query(`CREATE DATABASE ${databaseName} OWNER ${user}`)
+    if (settings.tls?.certUser !== undefined) await bootstrap.query(`CREATE ROLE ${settings.tls.certUser} LOGIN NOSUPERUSER`)
     await bootstrap.end()
     const admin = new pg.Pool({ ...connectionOf(databaseName, "admin"), max: 4 })
     admin.on("error", () => {})

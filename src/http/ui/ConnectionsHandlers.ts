@@ -32,6 +32,7 @@ export const toUiConnection = (connection: Connection): UiConnection => {
         database: connection.database,
         user: connection.user,
         sslMode: connection.sslMode,
+        ...uiTls(connection),
         hasPassword: connection.password !== undefined,
         hasApiKey: false
       }
@@ -43,6 +44,7 @@ export const toUiConnection = (connection: Connection): UiConnection => {
         ...(connection.database === undefined ? {} : { database: connection.database }),
         user: connection.user,
         sslMode: connection.sslMode,
+        ...uiTls(connection),
         hasPassword: connection.password !== undefined,
         hasApiKey: false
       }
@@ -57,6 +59,26 @@ export const toUiConnection = (connection: Connection): UiConnection => {
         hasPassword: false,
         hasApiKey: true
       }
+  }
+}
+
+/** The TLS files the form shows, and whether the key's passphrase is stored (never its value). */
+const uiTls = (connection: Connection & { readonly type: "postgresql" | "mysql" }) => ({
+  ...(connection.sslCa === undefined ? {} : { sslCa: connection.sslCa }),
+  ...(connection.sslCert === undefined ? {} : { sslCert: connection.sslCert }),
+  ...(connection.sslKey === undefined ? {} : { sslKey: connection.sslKey }),
+  hasSslKeyPassphrase: connection.sslKeyPassphrase !== undefined
+})
+
+/** The form's TLS files; an emptied one is undefined so an edit removes it, and so is the passphrase of a removed key. */
+const tlsInput = (input: UiConnectionInput) => {
+  const file = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value.trim())
+  const sslKey = file(input.sslKey)
+  return {
+    sslCa: file(input.sslCa),
+    sslCert: file(input.sslCert),
+    sslKey,
+    ...(sslKey === undefined ? { sslKeyPassphrase: undefined } : input.sslKeyPassphrase === undefined || input.sslKeyPassphrase === "" ? {} : { sslKeyPassphrase: input.sslKeyPassphrase })
   }
 }
 
@@ -109,7 +131,8 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
           database: yield* required(input.database, "Enter the database name."),
           user: yield* required(input.user, "Enter the user name."),
           ...(input.password === undefined || input.password === "" ? {} : { password: input.password }),
-          ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "prefer" })
+          ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "prefer" }),
+          ...tlsInput(input)
         }
       case "mysql":
         return {
@@ -120,7 +143,8 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
           ...(input.database === undefined || input.database.trim() === "" ? {} : { database: input.database.trim() }),
           user: yield* required(input.user, "Enter the user name."),
           ...(input.password === undefined || input.password === "" ? {} : { password: input.password }),
-          ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "preferred" })
+          ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "preferred" }),
+          ...tlsInput(input)
         }
       case "search": {
         const apiKey = input.apiKey === undefined || input.apiKey === ""

@@ -1,6 +1,9 @@
 // How dbdesk opens MySQL/MariaDB sessions (issue 34 item 1): TLS by SSL mode, LOCAL INFILE switched off in the
 // client, one statement per query, exact integers, dates as the server writes them.
 import mysql from "mysql2"
+import { isIP } from "node:net"
+import { checkServerIdentity, type TLSSocket } from "node:tls"
+import { describeTlsFailure, readTlsFiles, type TlsFiles } from "../TlsFiles.ts"
 
 export type MysqlSslMode = "disabled" | "preferred" | "required" | "verify-ca" | "verify-full"
 
@@ -14,6 +17,8 @@ export interface MysqlSettings {
   /** The default database; absent means none is selected unless a call names one. */
   readonly database?: string
   readonly sslMode: MysqlSslMode
+  /** CA certificate, client certificate and key files (read when a session opens). */
+  readonly tls?: TlsFiles
   /** Secrets of the connection to redact from every error text (C7.2-b). */
   readonly secrets?: ReadonlyArray<string>
 }
@@ -25,22 +30,34 @@ const POOL_SIZE = 4
 /** Calls waiting for a pooled session at most; more are refused with mysql2's "Queue limit reached." */
 const QUEUE_LIMIT = 64
 
-const tlsOptions = (mode: MysqlSslMode): mysql.SslOptions | undefined => {
+const tlsOptions = (mode: MysqlSslMode, files: TlsFiles, host: string): mysql.SslOptions | undefined => {
+  if (mode === "disabled") return undefined
+  const material = readTlsFiles(files)
   switch (mode) {
-    case "disabled":
-      return undefined
     case "preferred":
     case "required":
-      return { rejectUnauthorized: false }
+      return { ...material, rejectUnauthorized: false }
     case "verify-ca":
-      return { rejectUnauthorized: true, verifyIdentity: false }
+      return { ...material, rejectUnauthorized: true, verifyIdentity: false }
     case "verify-full":
-      return { rejectUnauthorized: true, verifyIdentity: true }
+      // mysql2 checks an IP address against the name "localhost": dbdesk checks those itself (identityProblem).
+      return { ...material, rejectUnauthorized: true, verifyIdentity: isIP(host) === 0 }
   }
 }
 
+/**
+ * verify-full by IP address: the session's certificate must hold that address (mysql2 checks the name
+ * "localhost" instead). Undefined when the session passes or the check is not dbdesk's to make.
+ */
+export const identityProblem = (settings: MysqlSettings, connection: { readonly stream?: unknown }): Error | undefined => {
+  if (settings.sslMode !== "verify-full" || isIP(settings.host) === 0) return undefined
+  const stream = connection.stream as Partial<TLSSocket> | undefined
+  if (typeof stream?.getPeerCertificate !== "function") return new Error(`TLS: the session to ${settings.host} is not encrypted, so its certificate cannot be checked`)
+  return checkServerIdentity(settings.host, stream.getPeerCertificate())
+}
+
 export const connectionOptions = (settings: MysqlSettings, useTls: boolean): mysql.ConnectionOptions => {
-  const ssl = useTls ? tlsOptions(settings.sslMode) : undefined
+  const ssl = useTls ? tlsOptions(settings.sslMode, settings.tls ?? {}, settings.host) : undefined
   return {
     host: settings.host,
     port: settings.port,
@@ -73,11 +90,19 @@ export const poolOptions = (settings: MysqlSettings, useTls: boolean): mysql.Poo
   enableKeepAlive: true
 })
 
-const connect = (options: mysql.ConnectionOptions): Promise<mysql.Connection> =>
+const connect = (settings: MysqlSettings, useTls: boolean): Promise<mysql.Connection> =>
   new Promise((resolve, reject) => {
-    const connection = mysql.createConnection(options)
+    const connection = mysql.createConnection(connectionOptions(settings, useTls))
     connection.on("error", () => undefined) // errors of a lost session reach the command that was running
-    connection.connect((error) => (error === null ? resolve(connection) : reject(error)))
+    const fail = (error: unknown) =>
+      reject(describeTlsFailure(error, { host: settings.host, ...(settings.tls?.ca === undefined ? {} : { ca: settings.tls.ca }), files: settings.tls ?? {} }) ?? error)
+    connection.connect((error) => {
+      if (error !== null) return fail(error)
+      const problem = useTls ? identityProblem(settings, connection as unknown as { readonly stream?: unknown }) : undefined
+      if (problem === undefined) return resolve(connection)
+      connection.destroy()
+      fail(problem)
+    })
   })
 
 /**
@@ -87,10 +112,10 @@ const connect = (options: mysql.ConnectionOptions): Promise<mysql.Connection> =>
 export const openConnection = async (settings: MysqlSettings): Promise<{ connection: mysql.Connection; useTls: boolean }> => {
   const wantsTls = settings.sslMode !== "disabled"
   try {
-    return { connection: await connect(connectionOptions(settings, wantsTls)), useTls: wantsTls }
+    return { connection: await connect(settings, wantsTls), useTls: wantsTls }
   } catch (error) {
     if (settings.sslMode !== "preferred" || (error as { code?: string }).code !== "HANDSHAKE_NO_SSL_SUPPORT") throw error
-    return { connection: await connect(connectionOptions(settings, false)), useTls: false }
+    return { connection: await connect(settings, false), useTls: false }
   }
 }
 

@@ -5,7 +5,7 @@ import { Duration, Effect } from "effect"
 import mysql from "mysql2"
 import { DriverError, LockTimeout, NamespaceNotFound, NotConnected, type StatementAccess, StatementTimeout } from "../Driver.ts"
 import type { Redactor } from "../Redactor.ts"
-import { type Flavor, flavorOf, openConnection, poolOptions, type MysqlSettings } from "./MysqlConnect.ts"
+import { type Flavor, flavorOf, identityProblem, openConnection, poolOptions, type MysqlSettings } from "./MysqlConnect.ts"
 import { type FieldOrigin, prepareOnly, type QueryOutcome, queryWhole, type StreamOutcome, streamRows } from "./MysqlSession.ts"
 
 export type { QueryOutcome, StreamOutcome } from "./MysqlSession.ts"
@@ -108,7 +108,11 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
       const found = await flavorOf(connection).finally(() => connection.destroy())
       const created = mysql.createPool(poolOptions(settings, useTls))
       // mysql2 listens once for 'error' on a pooled connection; a second error would be thrown: keep one listener for good.
-      created.on("connection", (conn) => conn.on("error", () => undefined))
+      created.on("connection", (conn) => {
+        conn.on("error", () => undefined)
+        // verify-full by IP address: a pooled session whose certificate does not hold the address is closed unused.
+        if (useTls && identityProblem(settings, conn as unknown as { readonly stream?: unknown }) !== undefined) conn.destroy()
+      })
       pool = created
       flavor = found
       return { pool: created, flavor: found }

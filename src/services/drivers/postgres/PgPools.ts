@@ -3,6 +3,7 @@
 // listener from birth (pg emits 'error' when its socket dies; unlistened, that would end the process), and every
 // session starts with dbdesk's backstops as startup parameters, so RESET/DISCARD ALL keep them (issue 32 item 2).
 import pg from "pg"
+import { describeTlsFailure, readTlsFiles, type TlsFiles } from "../TlsFiles.ts"
 
 export interface PoolSettings {
   readonly host: string
@@ -12,6 +13,8 @@ export interface PoolSettings {
   readonly user: string
   readonly password?: string
   readonly sslMode: "disable" | "prefer" | "require" | "verify-ca" | "verify-full"
+  /** CA certificate, client certificate and key files (read when a pool opens). */
+  readonly tls?: TlsFiles
 }
 
 /** Sessions of the connection's own database, and of each other database. */
@@ -55,11 +58,15 @@ interface Startup {
   backstops: boolean
 }
 
-const sslOf = (mode: PoolSettings["sslMode"], startup: Startup): pg.ClientConfig["ssl"] => {
+const sslOf = (settings: PoolSettings, startup: Startup): pg.ClientConfig["ssl"] => {
+  const mode = settings.sslMode
   if (mode === "disable" || startup.sslOff) return false
-  if (mode === "verify-full") return { rejectUnauthorized: true }
-  if (mode === "verify-ca") return { rejectUnauthorized: true, checkServerIdentity: () => undefined }
-  return { rejectUnauthorized: false }
+  // The files are read for every mode that uses TLS: a client certificate may be what the server asks for.
+  const files = readTlsFiles(settings.tls ?? {})
+  if (mode === "verify-full") return { ...files, rejectUnauthorized: true }
+  // As libpq: with a CA file, require checks the certificate against it as verify-ca does.
+  if (mode === "verify-ca" || (mode === "require" && files.ca !== undefined)) return { ...files, rejectUnauthorized: true, checkServerIdentity: () => undefined }
+  return { ...files, rejectUnauthorized: false }
 }
 
 class DbdeskClient extends pg.Client {
@@ -118,7 +125,7 @@ export const makePools = (settings: PoolSettings): Pools => {
       database,
       user: settings.user,
       ...(settings.password === undefined ? {} : { password: settings.password }),
-      ssl: sslOf(settings.sslMode, startup),
+      ssl: sslOf(settings, startup),
       application_name: "dbdesk",
       keepAlive: true,
       ...(startup.backstops ? { idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS, options } : {}),
@@ -189,7 +196,9 @@ export const makePools = (settings: PoolSettings): Pools => {
         }
         return session
       } catch (error) {
-        if (!relax(error)) throw error
+        if (!relax(error)) {
+          throw describeTlsFailure(error, { host: settings.host, ...(settings.tls?.ca === undefined ? {} : { ca: settings.tls.ca }), files: settings.tls ?? {} }) ?? error
+        }
       }
     }
   }

@@ -2,7 +2,10 @@ import { useState } from "react"
 import { ruleLine } from "../../../domain/MaskingRules.ts"
 import type { ConnectionKind, UiConnection, UiConnectionInput, UiMaskingRule } from "../../../domain/UiSchemas.ts"
 import { call, useLoad } from "../../api.ts"
+import { parseConnectionUrl } from "../../../domain/ConnectionUrl.ts"
 import { ClusterOptions } from "./ClusterOptions.tsx"
+import { CopyAsUrl } from "./CopyAsUrl.tsx"
+import { TlsFields } from "./TlsFields.tsx"
 
 type Form = { -readonly [K in keyof UiConnectionInput]: UiConnectionInput[K] }
 
@@ -19,6 +22,9 @@ const initial = (connection: UiConnection | undefined, type: ConnectionKind): Fo
   ...(connection?.database === undefined ? {} : { database: connection.database }),
   ...(connection?.user === undefined ? {} : { user: connection.user }),
   ...(connection?.sslMode === undefined ? {} : { sslMode: connection.sslMode }),
+  ...(connection?.sslCa === undefined ? {} : { sslCa: connection.sslCa }),
+  ...(connection?.sslCert === undefined ? {} : { sslCert: connection.sslCert }),
+  ...(connection?.sslKey === undefined ? {} : { sslKey: connection.sslKey }),
   ...(connection?.skipTlsVerification === undefined ? {} : { skipTlsVerification: connection.skipTlsVerification }),
   ...(connection === undefined ? {} : clusterOf(connection))
 })
@@ -52,23 +58,23 @@ const parseRules = (text: string): Array<UiMaskingRule> | string => {
   return rules
 }
 
-/** Parses `postgres://user:pass@host:5432/db?sslmode=require` into the form (URL import; PostgreSQL only, doc 2 §1). */
-const fromPostgresUrl = (text: string, form: Form): Form | string => {
-  try {
-    const url = new URL(text)
-    if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") return "The URL must start with postgres:// or postgresql://."
-    return {
-      ...form,
-      host: decodeURIComponent(url.hostname),
-      port: url.port === "" ? 5432 : Number(url.port),
-      database: decodeURIComponent(url.pathname.slice(1)),
-      user: decodeURIComponent(url.username),
-      ...(url.password === "" ? {} : { password: decodeURIComponent(url.password) }),
-      ...(url.searchParams.get("sslmode") === null ? {} : { sslMode: url.searchParams.get("sslmode")! })
-    }
-  } catch {
-    return "That is not a URL dbdesk can read."
+/**
+ * URL import: a postgresql://, postgres://, mysql://, mariadb:// or sqlite: URL fills the form of a new connection
+ * (its type too). A password in it goes to the password field, saved as a secret like a typed one.
+ */
+const fromUrl = (text: string, form: Form): { readonly form: Form; readonly note?: string } | string => {
+  const parsed = parseConnectionUrl(text)
+  if (!parsed.ok) return parsed.error
+  const { type, ...fields } = parsed.fields
+  const keep = {
+    name: form.name,
+    externalAccess: form.externalAccess,
+    aiPolicy: form.aiPolicy,
+    confirmQueries: form.confirmQueries,
+    ...(form.secretCatalogs === undefined ? {} : { secretCatalogs: form.secretCatalogs })
   }
+  const next: Form = { ...keep, type, ...fields, ...(type === "sqlite" || fields.port !== undefined ? {} : { port: type === "postgresql" ? 5432 : 3306 }) }
+  return parsed.ignored.length === 0 ? { form: next } : { form: next, note: `dbdesk does not use these URL parameters and left them out: ${parsed.ignored.join(", ")}.` }
 }
 
 /** New/edit form per driver (product-decisions §9 point 1); search settings per doc 2 §2.1, Skip TLS on an Options tab. */
@@ -79,6 +85,7 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState<string>()
   const [url, setUrl] = useState("")
+  const [note, setNote] = useState<string>()
   const [rules, setRules] = useState((connection?.maskingRules ?? []).map(ruleLine).join("\n"))
   const set = (patch: Partial<Form>) => setForm((f) => (f === undefined ? f : { ...f, ...patch }))
 
@@ -150,6 +157,7 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
             <Text label="Password" type="password" value={form.password} onChange={(password) => set({ password })} {...(secretHint === undefined ? {} : { placeholder: connection?.hasPassword ? secretHint : "" })} />
             <Choice label="SSL mode" value={form.sslMode ?? "preferred"} options={["disabled", "preferred", "required", "verify-ca", "verify-full"].map((m) => [m, m] as const)} onChange={(sslMode) => set({ sslMode })} />
           </>}
+          {(form.type === "postgresql" || form.type === "mysql") && <TlsFields form={form} set={set} hasPassphrase={connection?.hasSslKeyPassphrase} />}
           {form.type === "search" && <>
             <Text label="API key" type="password" value={form.apiKey} onChange={(apiKey) => set({ apiKey })} {...(secretHint === undefined ? {} : { placeholder: secretHint })} />
             <Choice label="SSL mode" value={form.sslMode ?? "Disabled"} options={["Disabled", "Preferred", "Required", "VerifyCA", "VerifyIdentity"].map((m) => [m, m] as const)} onChange={(sslMode) => set({ sslMode })} />
@@ -171,12 +179,15 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
           <ClusterOptions form={form} set={set} connectionId={connection?.id} />
         </>
       )}
-      {form.type === "postgresql" && connection === undefined && (
+      {form.type !== "search" && connection === undefined && (
         <div className="row" style={{ marginTop: 8 }}>
-          <input aria-label="Connection URL" style={{ flex: 1 }} value={url} placeholder="postgres://user:password@host:5432/database" onChange={(e) => setUrl(e.target.value)} />
-          <button onClick={() => { const next = fromPostgresUrl(url, form); if (typeof next === "string") setError(next); else { setForm(next); setError(undefined) } }}>Import URL</button>
+          <input aria-label="Connection URL" style={{ flex: 1 }} value={url} placeholder="postgresql://, mysql://, mariadb:// or sqlite: URL" onChange={(e) => setUrl(e.target.value)} />
+          {/* The URL field is cleared on import: a password in it lives on only in the (masked) password field. */}
+          <button onClick={() => { const next = fromUrl(url, form); if (typeof next === "string") setError(next); else { setForm(next.form); setNote(next.note); setUrl(""); setError(undefined) } }}>Import URL</button>
         </div>
       )}
+      {note !== undefined && <p className="note">{note}</p>}
+      {connection !== undefined && <CopyAsUrl connection={connection} />}
       {form.type === "search" && <p className="note">Typesense connections have no SSH, tunnel or URL import: reach private nodes through a reverse proxy.</p>}
       {error !== undefined && <div className="error" role="alert">{error}</div>}
       {busy !== undefined && <p className="progress">{busy}</p>}
