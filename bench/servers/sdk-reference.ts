@@ -67,7 +67,7 @@ const factory = () => {
 
 const handler = createMcpHandler(factory)
 
-const server = http.createServer(async (req, res) => {
+const server = http.createServer((req, res) => void (async () => {
   try {
     const chunks: Array<Buffer> = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
@@ -94,7 +94,7 @@ const server = http.createServer(async (req, res) => {
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" })
     res.end(String(error))
   }
-})
+})())
 server.keepAliveTimeout = 30_000
 server.listen(0, "127.0.0.1", () => {
   const { port } = server.address() as AddressInfo

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest"
 import type { ApprovalDecision, PendingApproval } from "../../src/domain/Approval.ts"
 import { Context, Effect } from "effect"
 import { ApprovalPrompt } from "../../src/services/ApprovalPrompt.ts"

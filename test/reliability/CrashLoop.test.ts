@@ -137,20 +137,29 @@ describe("SIGKILL while serve writes its files (issue 30 item 4)", () => {
           const response = await ui("/api/tokens", "POST", { name, access: "readOnly", connections: "all", expiresInDays: null })
           const json = await response.json() as { value?: string }
           if (json.value !== undefined) registerSecret("crash", "token", json.value)
-          if (response.status === 200) acknowledged.tokens.push(name), writesAcknowledged++
+          if (response.status === 200) {
+            acknowledged.tokens.push(name)
+            writesAcknowledged++
+          }
         }),
         loop(async (index) => {
           const name = `Crash ${round}.${index}`
           const response = await ui("/api/connections", "POST", { type: "sqlite", path: samplePath, externalAccess: "readOnly", aiPolicy: "askEachTime", confirmQueries: "writes", name })
           await response.text()
-          if (response.status === 200) acknowledged.connections.push(name), writesAcknowledged++
+          if (response.status === 200) {
+            acknowledged.connections.push(name)
+            writesAcknowledged++
+          }
         }),
         loop(async () => {
           const value = ++requestsPerMinute
           acknowledged.settings.sent = value
           const response = await ui("/api/settings", "PATCH", { limits: { requestsPerMinute: value } })
           await response.text()
-          if (response.status === 200) acknowledged.settings.acknowledged = value, writesAcknowledged++
+          if (response.status === 200) {
+            acknowledged.settings.acknowledged = value
+            writesAcknowledged++
+          }
         }),
         loop(async (index) => {
           const query = `SELECT ${round * 100_000 + index}`

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 import { cancelledByRequest, eventually, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
 import { describePostgres } from "../support/PostgresSuite.ts"

@@ -2,7 +2,6 @@ import { Effect } from "effect"
 import { AnswerBudget } from "../../domain/AnswerBudget.ts"
 import { type AnswerVerdict, keptNames, projectRow, withheldError, withheldRows } from "../../domain/AnswerGate.ts"
 import { maskedCell } from "../../domain/ColumnGuard.ts"
-import type { ResultSet } from "../../domain/ResultSet.ts"
 import { type BuildResult, buildBrowse, buildBrowseText, buildCount, type SqlFlavor } from "./BrowseSql.ts"
 import {
   type AnswerGuard,

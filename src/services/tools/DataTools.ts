@@ -1,5 +1,4 @@
 import { Effect, ParseResult, Schema } from "effect"
-import type { JsonObject } from "../../domain/Json.ts"
 import { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBrowse.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"

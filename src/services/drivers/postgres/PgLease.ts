@@ -16,7 +16,7 @@ export const CLEANUP_MS = 5000
 const outcomeWithin = (promise: Promise<unknown>, ms: number): Promise<"done" | "failed" | "late"> =>
   new Promise((resolve) => {
     const timer = setTimeout(() => resolve("late"), ms)
-    promise.then(() => "done" as const, () => "failed" as const).then((outcome) => {
+    void promise.then(() => "done" as const, () => "failed" as const).then((outcome) => {
       clearTimeout(timer)
       resolve(outcome)
     })

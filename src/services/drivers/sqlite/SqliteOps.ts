@@ -1,6 +1,5 @@
 import type Database from "better-sqlite3"
 import { type AnswerHints, AnswerBudget, type AnswerLimits, BROWSE_HINTS, DEFAULT_ANSWER_LIMITS, SQL_HINTS } from "../../../domain/AnswerBudget.ts"
-import type { ResultSet } from "../../../domain/ResultSet.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../../domain/SqlTable.ts"
 import { type BuildResult, buildBrowse, buildBrowseText, buildCount, quoteIdentifier } from "../BrowseSql.ts"

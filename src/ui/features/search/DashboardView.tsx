@@ -37,7 +37,7 @@ export const DashboardView = ({ connection }: { readonly connection: UiConnectio
       (e: Error) => live && setError(e.message)
     )
     void load()
-    const timer = paused ? undefined : setInterval(load, 5000)
+    const timer = paused ? undefined : setInterval(() => void load(), 5000)
     return () => { live = false; if (timer !== undefined) clearInterval(timer) }
   }, [connection.id, paused])
   return (
