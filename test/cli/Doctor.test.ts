@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { chmodSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import * as net from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -108,6 +108,19 @@ describe("dbdesk doctor (issue 29)", () => {
     } finally {
       await server.stop()
       holder.close()
+    }
+  })
+
+  it("an AI client entry that starts npx is broken: npx cannot fetch dbdesk, which is in no registry", async () => {
+    const home = tempHome()
+    mkdirSync(join(userHome, ".codeium", "windsurf"), { recursive: true })
+    const config = join(userHome, ".codeium", "windsurf", "mcp_config.json")
+    writeFileSync(config, JSON.stringify({ mcpServers: { dbdesk: { command: "/usr/local/bin/npx", args: ["--yes", "--package=dbdesk", "dbdesk-mcp"] } } }))
+    try {
+      const { byId } = await doctor(home)
+      expect(byId("client:windsurf")).toMatchObject({ status: "fail", detail: `the dbdesk entry in ${config} starts npx, which cannot fetch dbdesk: it is in no package registry`, fix: expect.stringContaining("dbdesk clients install windsurf") })
+    } finally {
+      rmSync(config)
     }
   })
 })

@@ -225,6 +225,11 @@ export const clientChecks = (files: SupportFiles) =>
         found.push(check(`client:${client.id}`, client.name, "fail", `the dbdesk entry in ${file} has no command`, fix))
         continue
       }
+      // An entry an older dbdesk wrote for a global install: npx asks a registry for dbdesk, which is in none.
+      if (/^npx(\.cmd)?$/i.test(path.basename(launch.command))) {
+        found.push(check(`client:${client.id}`, client.name, "fail", `the dbdesk entry in ${file} starts npx, which cannot fetch dbdesk: it is in no package registry`, fix))
+        continue
+      }
       const missing: Array<string> = []
       if (!(yield* onPath(launch.command))) missing.push(launch.command)
       for (const arg of launch.args.filter((candidate) => path.isAbsolute(candidate))) {
