@@ -2,7 +2,10 @@
 /**
  * `npm run build` (issue 23): writes dist/ from the TypeScript sources.
  *
- *   node scripts/build.mjs [app] [lib] [types] [ui]     (no argument: all four)
+ *   node scripts/build.mjs [--if-changed] [app] [lib] [types] [ui]     (no part named: all four)
+ *
+ * --if-changed (what `npm start` uses): app and ui are built only when an input changed since their last build
+ *                      (scripts/build-stamp.mjs); lib and types are always built.
  *
  * app    dist/app/    the programs: `cli.js` (bin/dbdesk.mjs), `bridge.js` (bin/dbdesk-mcp.mjs) and `sqlite-child.js`,
  *                      with their dependencies bundled in (esbuild, code-split: what a command loads lazily is its own
@@ -20,6 +23,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { clearStamp, inputsDigest, STAMPED, upToDate, writeStamp } from "./build-stamp.mjs"
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url))
 const DIST = join(ROOT, "dist")
@@ -163,7 +167,8 @@ const checkExports = () => {
   if (missing.length > 0) throw new Error(`package.json exports name files the build did not write: ${missing.join(", ")}`)
 }
 
-const requested = process.argv.slice(2)
+const ifChanged = process.argv.includes("--if-changed")
+const requested = process.argv.slice(2).filter((argument) => argument !== "--if-changed")
 const unknown = requested.filter((part) => !(part in parts))
 if (unknown.length > 0) {
   process.stderr.write(`unknown build part(s): ${unknown.join(", ")}; choose from ${Object.keys(parts).join(", ")}\n`)
@@ -172,7 +177,15 @@ if (unknown.length > 0) {
 const chosen = requested.length === 0 ? Object.keys(parts) : requested
 for (const part of chosen) {
   const started = performance.now()
+  // The digest is taken before the build: a source edited while it runs makes the next --if-changed build again.
+  const digest = part in STAMPED ? inputsDigest(ROOT, part) : undefined
+  if (ifChanged && digest !== undefined && upToDate(ROOT, part, digest)) {
+    process.stdout.write(`build ${part}: up to date (no input changed since its last build)\n`)
+    continue
+  }
+  if (digest !== undefined) clearStamp(ROOT, part)
   await parts[part]()
+  if (digest !== undefined) writeStamp(ROOT, part, digest)
   process.stdout.write(`build ${part}: ${((performance.now() - started) / 1000).toFixed(1)} s\n`)
 }
 if (chosen.includes("lib") && chosen.includes("types")) checkExports()

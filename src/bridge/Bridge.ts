@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import * as http from "node:http"
 import { resolveSupportDirectory, supportFiles } from "../services/SupportDirectory.ts"
 import { type BridgeIo, forwardStdio } from "./BridgeForwarder.ts"
+import { answerWhileNotRunning } from "./NotRunning.ts"
 import { acquireUpstream } from "./UpstreamHandshake.ts"
 
 export interface BridgeOptions extends BridgeIo {
@@ -12,7 +13,8 @@ export interface BridgeOptions extends BridgeIo {
 /**
  * `dbdesk bridge` / `dbdesk-mcp` (product-decisions §7). Returns the exit code: 1 after a refusal,
  * which is one JSON-RPC error line (id null) on stdout and a plain explanation on stderr; 0 when
- * the host closes stdin.
+ * the host closes stdin. With no server running, the explanation goes to stderr at once and each
+ * request is answered -33000 with it until the host closes stdin, then 1.
  */
 export const runBridge = (options: BridgeOptions) =>
   Effect.acquireUseRelease(
@@ -30,10 +32,11 @@ export const runBridge = (options: BridgeOptions) =>
         return 0
       }).pipe(
         Effect.catchTag("BridgeRefusal", (refusal) =>
-          Effect.sync(() => {
-            options.output.write(`${refusal.line}\n`)
+          Effect.suspend(() => {
             options.errors.write(`dbdesk-mcp: ${refusal.message}\n`)
-            return 1
+            if (refusal.reason === "not_running") return Effect.as(answerWhileNotRunning(options, refusal), 1)
+            options.output.write(`${refusal.line}\n`)
+            return Effect.succeed(1)
           }))
       ),
     (agent) => Effect.sync(() => agent.destroy())

@@ -7,7 +7,7 @@ import { isJsonObject, type Json, type JsonObject } from "../domain/Json.ts"
 import { channelPathOf } from "../http/ChannelProtocol.ts"
 import type { RequestId } from "../domain/JsonRpc.ts"
 import { HOW_TO_START } from "./BridgeRefusal.ts"
-import { IdMap } from "./IdMap.ts"
+import { IdMap, restoreHostId } from "./IdMap.ts"
 import { isCacheableToolList, ToolListCache } from "./ToolListCache.ts"
 import { carriesModernEnvelope, initializeResult, stampModern, stripModernFields } from "./LegacyShim.ts"
 import type { UpstreamReply } from "./Upstream.ts"
@@ -119,6 +119,7 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
         return Effect.void
       }
       const upstreamId = ids.issue(hostId)
+      const restore = restoreHostId(upstreamId, hostId)
       const outgoing = { ...(legacy ? stampModern(message, hostClientInfo) : message), id: upstreamId }
       let notified = false
       let heldResponse: JsonObject | undefined
@@ -135,14 +136,14 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
       }
       return Effect.gen(function*() {
         let used = upstream
-        let reply = yield* channelOf(used).exchange(outgoing, toHost)
+        let reply = yield* channelOf(used).exchange(outgoing, toHost, restore)
         const code = errorCode(reply)
         if (code === -33009 || code === -33008) {
           toolLists.forget()
           const next = yield* reacquire(used)
           if (next !== undefined) {
             used = next
-            reply = yield* channelOf(used).exchange(outgoing, toHost)
+            reply = yield* channelOf(used).exchange(outgoing, toHost, restore)
           }
         }
         if (reply.kind === "stream") {

@@ -8,7 +8,8 @@ export type RefusalReason =
   | "unsupported_version"
   | "instance_mismatch"
 
-export const HOW_TO_START = "Start the dbdesk server with `npm start` (or `dbdesk serve`) and try again."
+/** Said to someone who installed dbdesk: the installed command, not a development checkout's `npm start`. */
+export const HOW_TO_START = "Start the dbdesk server with `dbdesk serve` and try again."
 
 export class BridgeRefusal extends Data.TaggedError("BridgeRefusal")<{
   readonly reason: RefusalReason

@@ -92,7 +92,7 @@ export const trustHandshake = (handshakePath: string) =>
         return yield* new BridgeRefusal({
           reason: "expired_handshake",
           explanation: `The handshake file ${handshakePath} expired at ${handshake.bridgeTokenExpiresAt}: ` +
-            `the server (pid ${handshake.pid}) stopped renewing it. Restart dbdesk with \`npm start\` (or \`dbdesk serve\`).`
+            `the server (pid ${handshake.pid}) stopped renewing it. Restart it with \`dbdesk serve\`.`
         })
       }
     }

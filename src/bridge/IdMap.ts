@@ -36,3 +36,19 @@ export class IdMap {
     return this.running.size
   }
 }
+
+/** Turns the text of one upstream message back into what the host would read over HTTP. */
+export type IdRestorer = (text: string) => string
+
+/**
+ * C1-c: the server names a request by the id it received, wherever it names one: the response's `id`, the
+ * subscription id in `_meta` of a listen acknowledgement, its notifications and its graceful result, an error's
+ * `data.requestId`. The host must read its own id in each of those places, so every JSON string token equal to the
+ * upstream id is replaced before the text is parsed. Upstream ids are random per bridge process and never contain a
+ * quote or a backslash, so the quoted form matches a whole string token and nothing else.
+ */
+export const restoreHostId = (upstreamId: string, hostId: RequestId): IdRestorer => {
+  const quoted = JSON.stringify(upstreamId)
+  const replacement = JSON.stringify(hostId)
+  return (text) => (text.includes(quoted) ? text.replaceAll(quoted, replacement) : text)
+}

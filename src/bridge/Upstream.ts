@@ -2,6 +2,7 @@ import { Data, Effect } from "effect"
 import * as http from "node:http"
 import { isJsonObject, type JsonObject } from "../domain/Json.ts"
 import { headersFor } from "../http/McpHeaders.ts"
+import type { IdRestorer } from "./IdMap.ts"
 
 export { headersFor } from "../http/McpHeaders.ts"
 
@@ -30,7 +31,7 @@ export class UpstreamUnreachable extends Data.TaggedError("UpstreamUnreachable")
 /** Splits an SSE body into the JSON messages of its `data:` lines; comments and event names are skipped. */
 export class SseFrames {
   private buffer = ""
-  constructor(private readonly onFrame: (frame: unknown) => void) {}
+  constructor(private readonly onFrame: (frame: unknown) => void, private readonly restore: IdRestorer = (text) => text) {}
 
   push(chunk: string): void {
     this.buffer = (this.buffer + chunk).replace(/\r\n?/g, "\n")
@@ -51,7 +52,7 @@ export class SseFrames {
     const data = block.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).replace(/^ /, ""))
     if (data.length === 0) return
     try {
-      this.onFrame(JSON.parse(data.join("\n")))
+      this.onFrame(JSON.parse(this.restore(data.join("\n"))))
     } catch {
       // A frame that is not JSON cannot be turned into a stdout line; the missing response is reported instead.
     }
@@ -69,7 +70,8 @@ export const postUpstream = (
   agent: http.Agent,
   target: UpstreamTarget,
   message: JsonObject,
-  onFrame: (frame: unknown) => void
+  onFrame: (frame: unknown) => void,
+  restore: IdRestorer = (text) => text
 ) =>
   Effect.async<UpstreamReply, UpstreamUnreachable>((resume) => {
     let settled = false
@@ -97,7 +99,7 @@ export const postUpstream = (
         const frames = new SseFrames((frame) => {
           if (isResponse(frame)) answered = true
           onFrame(frame)
-        })
+        }, restore)
         const finish = () => {
           frames.finish()
           settle(Effect.succeed({ kind: "stream", status, answered }))
@@ -114,7 +116,7 @@ export const postUpstream = (
       response.on("end", () => {
         let parsed: unknown
         try {
-          parsed = chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString("utf8"))
+          parsed = chunks.length === 0 ? undefined : JSON.parse(restore(Buffer.concat(chunks).toString("utf8")))
         } catch {
           parsed = undefined
         }

@@ -3,6 +3,7 @@ import type * as http from "node:http"
 import * as net from "node:net"
 import { isJsonObject, type JsonObject } from "../domain/Json.ts"
 import { CHANNEL_HELLO, LineReader } from "../http/ChannelProtocol.ts"
+import type { IdRestorer } from "./IdMap.ts"
 import { postUpstream, type UpstreamReply, type UpstreamTarget, UpstreamUnreachable } from "./Upstream.ts"
 
 /** How long the bridge waits for the server's hello before it uses HTTP instead. */
@@ -12,6 +13,7 @@ const IDLE_CLOSE_MS = 30_000
 
 interface Pending {
   readonly onFrame: (frame: unknown) => void
+  readonly restore: IdRestorer
   readonly settle: (reply: UpstreamReply | UpstreamUnreachable) => void
   notified: boolean
 }
@@ -35,10 +37,13 @@ export class UpstreamChannel {
   constructor(private readonly path: string | undefined, private readonly target: UpstreamTarget, private readonly agent: http.Agent) {}
 
   /** Sends one message and resolves with its reply, as `postUpstream` would; interrupting it cancels the request upstream. */
-  exchange(message: JsonObject, onFrame: (frame: unknown) => void): Effect.Effect<UpstreamReply, UpstreamUnreachable> {
-    if (this.path === undefined || this.unavailable) return postUpstream(this.agent, this.target, message, onFrame)
-    if (this.socket !== undefined && !this.socket.destroyed) return this.send(message, onFrame)
-    return Effect.flatMap(Effect.promise(() => this.open()), (open) => (open ? this.send(message, onFrame) : postUpstream(this.agent, this.target, message, onFrame)))
+  exchange(message: JsonObject, onFrame: (frame: unknown) => void, restore: IdRestorer = (text) => text): Effect.Effect<UpstreamReply, UpstreamUnreachable> {
+    if (this.path === undefined || this.unavailable) return postUpstream(this.agent, this.target, message, onFrame, restore)
+    if (this.socket !== undefined && !this.socket.destroyed) return this.send(message, onFrame, restore)
+    return Effect.flatMap(
+      Effect.promise(() => this.open()),
+      (open) => (open ? this.send(message, onFrame, restore) : postUpstream(this.agent, this.target, message, onFrame, restore))
+    )
   }
 
   close(): void {
@@ -52,7 +57,7 @@ export class UpstreamChannel {
     this.armIdle()
   }
 
-  private send(message: JsonObject, onFrame: (frame: unknown) => void): Effect.Effect<UpstreamReply, UpstreamUnreachable> {
+  private send(message: JsonObject, onFrame: (frame: unknown) => void, restore: IdRestorer): Effect.Effect<UpstreamReply, UpstreamUnreachable> {
     return Effect.async<UpstreamReply, UpstreamUnreachable>((resume) => {
       const socket = this.socket
       if (socket === undefined) return resume(Effect.fail(new UpstreamUnreachable({ port: this.target.port, cause: new Error("the channel closed") })))
@@ -66,6 +71,7 @@ export class UpstreamChannel {
       clearTimeout(this.idle)
       this.pending.set(key, {
         onFrame,
+        restore,
         notified: false,
         settle: (reply) => {
           this.pending.delete(key)
@@ -133,14 +139,15 @@ export class UpstreamChannel {
 
   private onLine(line: string): void {
     const tab = line.indexOf("\t")
+    const pending = this.pending.get(line.slice(0, tab))
+    if (pending === undefined) return
     let message: unknown
     try {
-      message = JSON.parse(line.slice(tab + 1))
+      message = JSON.parse(pending.restore(line.slice(tab + 1)))
     } catch {
       return
     }
-    const pending = this.pending.get(line.slice(0, tab))
-    if (pending === undefined || !isJsonObject(message)) return
+    if (!isJsonObject(message)) return
     if (!isResponse(message)) {
       pending.notified = true
       return pending.onFrame(message)

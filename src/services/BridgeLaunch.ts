@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { BridgeLaunch, ClientPlatform, UserDirectories } from "../domain/AiClients.ts"
@@ -19,26 +19,15 @@ const bridgeScript = (): string => {
   return path.join(packageRoot(), manifest.bin?.["dbdesk-mcp"] ?? "bin/dbdesk-mcp.mjs")
 }
 
-/** npm's global package directory of the Node that runs this (where `npm install -g` puts dbdesk). */
-const globalModules = (): string =>
-  process.platform === "win32"
-    ? path.join(path.dirname(process.execPath), "node_modules")
-    : path.join(path.dirname(path.dirname(process.execPath)), "lib", "node_modules")
-
-export const isGlobalInstall = (): boolean => packageRoot().startsWith(globalModules() + path.sep)
-
 /**
- * How an AI client starts dbdesk's stdio bridge on this machine (issue 29): absolute paths to this
- * Node and the bridge script, which work without the client's PATH (desktop apps on macOS do not
- * inherit the shell's); `npx` when dbdesk is installed globally, so a Node upgrade does not break
- * the entry. A support directory other than the default travels as DBDESK_HOME.
+ * How an AI client starts dbdesk's stdio bridge on this machine: absolute paths to this Node and the installed
+ * bridge script, which work without the client's PATH (desktop apps on macOS do not inherit the shell's) and name
+ * what is installed here, wherever npm put it (a project, npm's default global prefix, another one). Never npx:
+ * dbdesk is in no package registry, so npx could not fetch it. A support directory other than the default travels
+ * as DBDESK_HOME.
  */
 export const bridgeLaunch = (supportDirectory: string | undefined): BridgeLaunch => {
   const env = supportDirectory === undefined ? undefined : { DBDESK_HOME: path.resolve(supportDirectory) }
-  if (isGlobalInstall()) {
-    const npx = path.join(path.dirname(process.execPath), process.platform === "win32" ? "npx.cmd" : "npx")
-    return { command: existsSync(npx) ? npx : "npx", args: ["--yes", "--package=dbdesk", "dbdesk-mcp"], env }
-  }
   return { command: process.execPath, args: [bridgeScript()], env }
 }
 

@@ -8,6 +8,7 @@ import { Connections } from "../../src/services/Connections.ts"
 import { Drivers } from "../../src/services/Drivers.ts"
 import type { SqliteDriver } from "../../src/services/drivers/SqliteDriver.ts"
 import { RequestRegistry } from "../../src/services/RequestRegistry.ts"
+import { Subscriptions } from "../../src/services/Subscriptions.ts"
 import { startApprovalServer, type ApprovalServer } from "../support/ApprovalServer.ts"
 import { eventually, pidAlive } from "../support/RawRequests.ts"
 import { DBDESK, DBDESK_MCP } from "./BridgeHarness.ts"
@@ -19,6 +20,8 @@ interface StdioSession {
   readonly listTools: () => Promise<any>
   readonly callTool: (params: { name: string; arguments: Record<string, unknown> }, options?: { signal?: AbortSignal; onprogress?: (progress: any) => void }) => Promise<any>
   readonly close: () => Promise<void>
+  /** `subscriptions/listen` through the official client's own listen(); undefined for a client that has none. */
+  readonly listen?: (filter: Record<string, unknown>) => Promise<{ honoredFilter: unknown; close: () => Promise<void> }>
 }
 
 let server: ApprovalServer
@@ -36,6 +39,19 @@ beforeEach(() => {
 
 const bridgeEnv = () => ({ ...process.env, DBDESK_HOME: server.home }) as Record<string, string>
 const registrySize = () => Effect.runPromise(Context.get(server.context, RequestRegistry).size)
+const openSubscriptions = () => Effect.runPromise(Context.get(server.context, Subscriptions).count)
+
+/** The official 2.4.0 client in one era (pinned to 2026-07-28, or its 2025 mode), on the `dbdesk-mcp` binary. */
+const connectPinned = async (era: "modern" | "legacy", name: string): Promise<StdioSession> => {
+  const client = new ModernClient({ name, version: "1.0.0" }, { versionNegotiation: { mode: era === "modern" ? { pin: "2026-07-28" } : "legacy" } })
+  await client.connect(new ModernStdio({ command: process.execPath, args: [DBDESK_MCP], env: bridgeEnv(), stderr: "ignore" }))
+  return {
+    listTools: () => client.listTools(),
+    callTool: (params, options) => client.callTool(params, options),
+    close: () => client.close(),
+    listen: (filter) => client.listen(filter)
+  }
+}
 
 const clients = [
   {
@@ -54,15 +70,12 @@ const clients = [
   {
     era: "modern 2026-07-28 (@modelcontextprotocol/client 2.4.0, dbdesk-mcp)",
     productId: 32,
-    connect: async (): Promise<StdioSession> => {
-      const client = new ModernClient({ name: "bridge-modern-host", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
-      await client.connect(new ModernStdio({ command: process.execPath, args: [DBDESK_MCP], env: bridgeEnv(), stderr: "ignore" }))
-      return {
-        listTools: () => client.listTools(),
-        callTool: (params, options) => client.callTool(params, options),
-        close: () => client.close()
-      }
-    }
+    connect: () => connectPinned("modern", "bridge-modern-host")
+  },
+  {
+    era: "legacy 2025-11-25 (@modelcontextprotocol/client 2.4.0, dbdesk-mcp)",
+    productId: 33,
+    connect: () => connectPinned("legacy", "bridge-legacy-host-2")
   }
 ] as const
 
@@ -85,6 +98,19 @@ describe.each(clients)("the official $era client over the stdio bridge", ({ conn
       expect(listed).not.toHaveProperty("ttlMs")
       expect(listed).not.toHaveProperty("cacheScope")
     }
+  })
+
+  it("C1-c subscriptions/listen: the official client's listen() is acknowledged, and close() ends the subscription on the server", async () => {
+    if (legacy) {
+      // A 2025-era connection has no listen (the client refuses it itself); the legacy host reads list changes otherwise.
+      if (session.listen !== undefined) await expect(session.listen({ resourcesListChanged: true })).rejects.toThrow(/2026-07-28/)
+      return
+    }
+    const subscription = await session.listen!({ resourcesListChanged: true })
+    expect(subscription.honoredFilter).toStrictEqual({ resourcesListChanged: true })
+    expect(await openSubscriptions()).toBe(1)
+    await subscription.close()
+    expect(await eventually(async () => (await openSubscriptions()) === 0)).toBe(true)
   })
 
   it("C1-c execute_query with progress: each SSE frame reaches the host as its own message", async () => {

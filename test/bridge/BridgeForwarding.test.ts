@@ -190,6 +190,39 @@ describe("forwarding one message per line (product-decisions §7)", () => {
     await bridge.close()
   })
 
+  it("C1-c the host reads its own id wherever the server names the request: listen acknowledgement, tagged notifications, graceful result, error data", async () => {
+    const SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
+    fake = await upstreamServer((body) => {
+      if (body.method === "subscriptions/listen") {
+        const tag = { _meta: { [SUBSCRIPTION]: body.id } }
+        return {
+          sse: [
+            { jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: { resourcesListChanged: true }, ...tag } },
+            { jsonrpc: "2.0", method: "notifications/resources/list_changed", params: tag },
+            { jsonrpc: "2.0", id: body.id, result: { resultType: "complete", ...tag } }
+          ]
+        }
+      }
+      return { body: { jsonrpc: "2.0", id: body.id, error: { code: -33002, message: "Request cancelled", data: { requestId: body.id, note: `upstream ${body.id}` } } } }
+    })
+    const { home } = writeHandshakeHome({ port: fake.port })
+    const bridge = startBridge(home, "1 millis")
+    bridge.send({ jsonrpc: "2.0", id: "listen-1", method: "subscriptions/listen", params: { notifications: { resourcesListChanged: true }, _meta: MODERN_META } })
+    const graceful = await bridge.answerTo("listen-1")
+    expect(graceful.result._meta[SUBSCRIPTION]).toBe("listen-1")
+    const frames = bridge.lines.filter((line) => line.method !== undefined)
+    expect(frames.map((frame) => [frame.method, frame.params._meta[SUBSCRIPTION]])).toEqual([
+      ["notifications/subscriptions/acknowledged", "listen-1"],
+      ["notifications/resources/list_changed", "listen-1"]
+    ])
+    bridge.send({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "execute_query", arguments: {}, _meta: MODERN_META } })
+    const refused = await bridge.answerTo(7)
+    // Only a whole string token equal to the upstream id is the request's id; text that merely contains it stays.
+    expect(refused.error.data.requestId).toBe(7)
+    expect(refused.error.data.note).toBe(`upstream ${forwarded().at(-1)!.body.id}`)
+    await bridge.close()
+  })
+
   it("C1-b on -33009 the bridge re-reads the handshake file once and retries with the rotated token", async () => {
     fake = await upstreamServer((body, headers) =>
       headers.authorization === "Bearer dbd_rotated"

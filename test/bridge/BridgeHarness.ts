@@ -15,8 +15,8 @@ export interface BridgeRun {
   readonly lines: Array<any>
 }
 
-/** Runs the bridge binary to completion with `input` on stdin (stdin stays open until the process exits). */
-export const runBridgeProcess = (home: string, options: { input?: string; binary?: "dbdesk" | "dbdesk-mcp" } = {}) =>
+/** Runs the bridge binary to completion with `input` on stdin (stdin stays open until the process exits, unless `end`). */
+export const runBridgeProcess = (home: string, options: { input?: string; binary?: "dbdesk" | "dbdesk-mcp"; end?: boolean } = {}) =>
   new Promise<BridgeRun>((resolve, reject) => {
     const args = options.binary === "dbdesk" ? [DBDESK, "bridge"] : [DBDESK_MCP]
     const child = spawn(process.execPath, args, { env: { ...process.env, DBDESK_HOME: home }, stdio: ["pipe", "pipe", "pipe"] })
@@ -26,6 +26,7 @@ export const runBridgeProcess = (home: string, options: { input?: string; binary
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
     child.stdin.on("error", () => undefined)
     if (options.input !== undefined) child.stdin.write(options.input)
+    if (options.end === true) child.stdin.end()
     child.on("error", reject)
     child.on("close", (code) => {
       const lines = stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))

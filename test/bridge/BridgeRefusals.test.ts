@@ -20,6 +20,28 @@ const expectRefusal = (run: { code: number | null; lines: Array<any>; stdout: st
   expect(run.stderr).toContain(run.lines[0].error.message)
 }
 
+/**
+ * With no server running: the advice on stderr at once, no line with id null, each request answered -33000 with the
+ * installed command to start the server (not a development checkout's `npm start`), exit 1 when stdin ends.
+ */
+const expectNotRunning = (run: { code: number | null; lines: Array<any>; stdout: string; stderr: string }) => {
+  expect(run.code).toBe(1)
+  expect(run.lines).toEqual([
+    { jsonrpc: "2.0", id: 1, error: { code: -33000, message: expect.stringContaining("`dbdesk serve`"), data: { reason: "not_running" } } },
+    { jsonrpc: "2.0", id: "two", error: { code: -33000, message: run.lines[0].error.message, data: { reason: "not_running" } } }
+  ])
+  expect(run.stderr).toContain(run.lines[0].error.message)
+  expect(run.stderr.split("\n").filter((line) => line !== "")).toHaveLength(1)
+  expect(`${run.stdout}${run.stderr}`).not.toMatch(/npm start/)
+}
+/** Two requests, a notification and a line that is not JSON: only the requests are answered. */
+const REQUESTS = [
+  HOST_REQUEST,
+  `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`,
+  "not json\n",
+  `${JSON.stringify({ jsonrpc: "2.0", id: "two", method: "tools/call", params: { name: "list_connections" } })}\n`
+].join("")
+
 let fake: FakeServer | undefined
 afterEach(async () => {
   await fake?.close()
@@ -27,11 +49,11 @@ afterEach(async () => {
 })
 
 describe("the bridge refuses to start (product-decisions §7)", () => {
-  it("C1-b with no server running (no handshake file) it exits 1 and says how to start one", async () => {
-    const run = await runBridgeProcess(tempHome("dbdesk-bridge-empty-"), { input: HOST_REQUEST, binary: "dbdesk" })
-    expectRefusal(run, "not_running")
-    expect(run.stderr).toMatch(/npm start/)
-    expect(run.stderr).toMatch(/dbdesk serve/)
+  it("C1-b with no server running (no handshake file) it answers each request with how to start the installed server, then exits 1", async () => {
+    const run = await runBridgeProcess(tempHome("dbdesk-bridge-empty-"), { input: REQUESTS, binary: "dbdesk", end: true })
+    expectNotRunning(run)
+    const mcp = await runBridgeProcess(tempHome("dbdesk-bridge-empty-"), { input: REQUESTS, end: true })
+    expectNotRunning(mcp)
   })
 
   it("C1-b a handshake file readable by group and others is refused", async () => {
@@ -82,10 +104,9 @@ describe("the bridge refuses to start (product-decisions §7)", () => {
     fake = await startFakeServer((body) => ({ body: discoverAnswer(body.id, ["2026-07-28"], INSTANCE) }))
     const pid = await deadPid()
     const { home } = writeHandshakeHome({ port: fake.port, pid })
-    const run = await runBridgeProcess(home, { input: HOST_REQUEST })
-    expectRefusal(run, "not_running")
+    const run = await runBridgeProcess(home, { input: REQUESTS, end: true })
+    expectNotRunning(run)
     expect(run.stderr).toContain(`pid ${pid}`)
-    expect(run.stderr).toMatch(/npm start/)
     expect(fake.received).toHaveLength(0)
   })
 
@@ -112,10 +133,9 @@ describe("the bridge refuses to start (product-decisions §7)", () => {
     const closed = await startFakeServer(() => undefined)
     await closed.close()
     const { home } = writeHandshakeHome({ port: closed.port })
-    const run = await runBridgeProcess(home, { input: HOST_REQUEST })
-    expectRefusal(run, "not_running")
+    const run = await runBridgeProcess(home, { input: REQUESTS, end: true })
+    expectNotRunning(run)
     expect(run.stderr).toMatch(/ECONNREFUSED/)
-    expect(run.stderr).toMatch(/npm start/)
   })
 
   it("C1-b a handshake past bridgeTokenExpiresAt is not trusted", async () => {

@@ -2,7 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../support/TestServer.ts"
+import { Effect, Either } from "effect"
+import { checkEntryStarts } from "../../src/cli/handlers/EntryCheck.ts"
+import { startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 import { runInProcess, startProcess } from "./CliHarness.ts"
 
 let server: TestServer
@@ -22,6 +24,7 @@ describe("dbdesk clients install (issue 29)", () => {
 
     const first = await runInProcess("clients", "install", "claude-desktop", "--config-file", file, "--home", server.home)
     expect(first.code).toBe(0)
+    expect(first.stdout).toMatch(/^Checked: the entry starts and answered server\/discover \(dbdesk \d+\.\d+\.\d+\)\.$/m)
     const written = readFileSync(file, "utf8")
     const config = JSON.parse(written)
     expect(config.mcpServers.other).toStrictEqual(OTHER.mcpServers.other)
@@ -98,5 +101,23 @@ describe("dbdesk clients install (issue 29)", () => {
       win32: "%APPDATA%\\Code\\User\\mcp.json"
     })
     for (const row of rows) expect(["configured", "not configured", "no config file", "unreadable"]).toContain(row.state)
+  })
+
+  it("install starts the entry before writing it: with no server running it says the bridge answered and how to start the server", async () => {
+    const file = join(configDir(), "mcp.json")
+    const installed = await runInProcess("clients", "install", "cursor", "--config-file", file, "--home", tempHome("dbdesk-no-server-"))
+    expect(installed.code).toBe(0)
+    expect(installed.stdout).toMatch(/^Checked: the entry starts \(the bridge answered: dbdesk is not running: .*`dbdesk serve`/m)
+    expect(JSON.parse(readFileSync(file, "utf8")).mcpServers.dbdesk.command).toBe(process.execPath)
+  })
+
+  it("the entry check refuses an entry that cannot start, exits before answering, or answers something that is not JSON-RPC", async () => {
+    const check = (command: string, args: Array<string>) => Effect.runPromise(Effect.either(checkEntryStarts({ command, args })))
+    const missing = await check("/nonexistent/node", ["/nonexistent/dbdesk-mcp.mjs"])
+    expect(Either.isLeft(missing) && missing.left.message).toMatch(/^it could not be started \(spawn \/nonexistent\/node ENOENT\)/)
+    const exits = await check(process.execPath, ["-e", "console.error('npm error 404 dbdesk is not in this registry'); process.exit(1)"])
+    expect(Either.isLeft(exits) && exits.left.message).toBe("it exited (code 1) before answering; it said: npm error 404 dbdesk is not in this registry")
+    const garbage = await check(process.execPath, ["-e", "console.log('hello'); setTimeout(() => {}, 5000)"])
+    expect(Either.isLeft(garbage) && garbage.left.message).toBe("its first line is not a JSON-RPC answer: hello")
   })
 })

@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process"
-import { chmodSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import * as net from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { defaultSettings } from "../../src/domain/Settings.ts"
 import { startTestServer, tempHome } from "../support/TestServer.ts"
 import { runInProcess } from "./CliHarness.ts"
 
@@ -89,5 +90,37 @@ describe("dbdesk doctor (issue 29)", () => {
     const { byId } = await doctor(server.home)
     expect(byId("server")).toMatchObject({ status: "warn", detail: `the handshake file names pid ${dead}, which is not running (the server did not stop cleanly)`, fix: "start dbdesk serve: it replaces the stale file" })
     expect(byId("connection:" + JSON.parse((await runInProcess("connection", "list", "--json", "--home", server.home)).stdout)[0].id)?.status).toBe("ok")
+  })
+
+  it("when another program holds the configured MCP port, it names the port the running server really uses and says who holds the configured one", async () => {
+    const holder = net.createServer()
+    const held = await new Promise<number>((resolve) => holder.listen(0, "127.0.0.1", () => resolve((holder.address() as net.AddressInfo).port)))
+    const home = tempHome()
+    mkdirSync(home, { recursive: true, mode: 0o700 })
+    const settings = defaultSettings()
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ ...settings, mcp: { ...settings.mcp, port: held }, ui: { ...settings.ui, port: 0 } }), { mode: 0o600 })
+    const server = await startTestServer({ home, ui: false, settings: { mcp: { port: held } } })
+    try {
+      expect(server.port).not.toBe(held)
+      const { byId } = await doctor(home)
+      expect(byId("mcp-port")).toMatchObject({ status: "warn", detail: `the running dbdesk uses ${server.port}: the configured ${held} is held by another program` })
+      expect(byId("mcp-port")?.fix).toMatch(/set mcp\.port in settings\.json/)
+    } finally {
+      await server.stop()
+      holder.close()
+    }
+  })
+
+  it("an AI client entry that starts npx is broken: npx cannot fetch dbdesk, which is in no registry", async () => {
+    const home = tempHome()
+    mkdirSync(join(userHome, ".codeium", "windsurf"), { recursive: true })
+    const config = join(userHome, ".codeium", "windsurf", "mcp_config.json")
+    writeFileSync(config, JSON.stringify({ mcpServers: { dbdesk: { command: "/usr/local/bin/npx", args: ["--yes", "--package=dbdesk", "dbdesk-mcp"] } } }))
+    try {
+      const { byId } = await doctor(home)
+      expect(byId("client:windsurf")).toMatchObject({ status: "fail", detail: `the dbdesk entry in ${config} starts npx, which cannot fetch dbdesk: it is in no package registry`, fix: expect.stringContaining("dbdesk clients install windsurf") })
+    } finally {
+      rmSync(config)
+    }
   })
 })

@@ -1,12 +1,12 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runExampleHost } from "../support/ExampleHost.ts"
 import { connectModernClient } from "../support/McpClients.ts"
-import { type InstalledPackage, packAndInstall, ROOT } from "../support/PackedPackage.ts"
+import { type InstalledPackage, npm, packAndInstall, ROOT } from "../support/PackedPackage.ts"
 import { anyInDeclarations, CONSUMER_SOURCE, CONSUMER_TSCONFIG } from "../support/PublicTypes.ts"
 import { tempHome } from "../support/TestServer.ts"
 
@@ -89,6 +89,19 @@ describe("the npm package (issue 23)", () => {
     expect(pkg.packed.size).toBeLessThanOrEqual(3 * 1024 * 1024)
   })
 
+  it("the tarball size the README gives is the one npm pack writes (within a quarter)", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8")
+    const figures = [...readme.matchAll(/dbdesk-[\d.]+\.tgz \((?:about|~) ?([\d.]+) MB\)/g)].map((match) => Number(match[1]))
+    expect(figures.length).toBeGreaterThan(0)
+    for (const megabytes of figures) {
+      const ratio = (megabytes * 1_000_000) / pkg.packed.size
+      expect(ratio, `README says ${megabytes} MB; npm pack wrote ${pkg.packed.size} bytes`).toBeGreaterThan(0.75)
+      expect(ratio, `README says ${megabytes} MB; npm pack wrote ${pkg.packed.size} bytes`).toBeLessThan(1.25)
+    }
+    // A figure about the installed dependencies would go stale the same way: the README gives none.
+    expect(readme).not.toMatch(/installs: \d+ packages/)
+  })
+
   it("the production install needs no dev dependency: tsx, vite and the CLI framework stay out", () => {
     for (const dev of ["tsx", "vite", "vitest", "typescript", "esbuild", "react", "@effect/cli"]) {
       expect(existsSync(join(project, "node_modules", dev)), dev).toBe(false)
@@ -135,6 +148,52 @@ describe("the npm package (issue 23)", () => {
     expect(answer.result._meta["io.modelcontextprotocol/serverInfo"]).toMatchObject({ name: "dbdesk", version: JSON.parse(readFileSync(join(installed, "package.json"), "utf8")).version })
     server.child.kill("SIGTERM")
   })
+})
+
+describe("a global install into a prefix laid out like npm's default one (node in <prefix>/bin)", () => {
+  it("clients install writes an entry naming what is installed here, proves it starts first, and the entry spawned as a client would answers server/discover", async () => {
+    const prefix = join(pkg.work, "global")
+    mkdirSync(join(prefix, "bin"), { recursive: true })
+    // This Node as <prefix>/bin/node, as npm's default prefix has it (a link, or a copy across file systems).
+    try {
+      linkSync(process.execPath, join(prefix, "bin", "node"))
+    } catch {
+      copyFileSync(process.execPath, join(prefix, "bin", "node"))
+    }
+    npm(["install", "--global", "--prefix", prefix, "--omit=dev", "--prefer-offline", "--ignore-scripts", join(pkg.work, pkg.packed.filename)], pkg.work)
+    const global = join(prefix, "lib", "node_modules", "dbdesk")
+    const sqlite = join(global, "node_modules", "better-sqlite3", "build", "Release")
+    mkdirSync(sqlite, { recursive: true })
+    copyFileSync(join(ROOT, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node"), join(sqlite, "better_sqlite3.node"))
+
+    const home = tempHome()
+    const server = await serve(home)
+    const config = join(tempHome("dbdesk-global-client-"), "mcp.json")
+    // The user's shell: npm's bin directory first on PATH, so the linked dbdesk runs on <prefix>/bin/node.
+    const install = await promisify(execFile)(join(prefix, "bin", "dbdesk"), ["clients", "install", "cursor", "--config-file", config, "--home", home], {
+      env: { ...process.env, PATH: `${join(prefix, "bin")}:/usr/bin:/bin` }
+    })
+    expect(install.stdout).toMatch(/^Checked: the entry starts and answered server\/discover \(dbdesk \d+\.\d+\.\d+\)\.$/m)
+    const entry = JSON.parse(readFileSync(config, "utf8")).mcpServers.dbdesk
+    // What is installed on this machine, by absolute path: never npx, which would ask a registry for dbdesk.
+    expect(entry).toStrictEqual({ command: join(prefix, "bin", "node"), args: [join(global, "bin", "dbdesk-mcp.mjs")], env: { DBDESK_HOME: home } })
+
+    // Spawned exactly as a client does: its command, its args, its env, and a desktop app's bare PATH.
+    const child = spawn(entry.command, entry.args, { env: { PATH: "/usr/bin:/bin", ...entry.env }, cwd: "/", stdio: ["pipe", "pipe", "ignore"] })
+    children.push(child)
+    const line = await new Promise<string>((resolve, reject) => {
+      let stdout = ""
+      child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk
+        if (stdout.includes("\n")) resolve(stdout.split("\n")[0]!)
+      })
+      child.once("exit", (code) => reject(new Error(`the entry exited (${code}) before answering`)))
+      child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } })}\n`)
+    })
+    expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0", id: 1, result: { supportedVersions: expect.arrayContaining(["2026-07-28"]) } })
+    child.stdin!.end()
+    server.child.kill("SIGTERM")
+  }, 240_000)
 })
 
 describe("the embeddable library from the tarball (issue 24)", () => {

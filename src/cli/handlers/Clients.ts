@@ -17,6 +17,7 @@ import {
 } from "../../domain/AiClients.ts"
 import { readFileIfExists, writeFileAtomic } from "../../services/AtomicFile.ts"
 import { bridgeLaunch, clientPlatform, explicitSupportDirectory, userDirectories } from "../../services/BridgeLaunch.ts"
+import { checkEntryStarts, type EntryAnswer } from "./EntryCheck.ts"
 import { failCommand as fail } from "./Failure.ts"
 import { failingPlainly, printJson } from "./Output.ts"
 
@@ -86,6 +87,12 @@ const rewrite = (file: string, text: string, existed: boolean) =>
 const refusal = (file: string, reason: string, client: AiClient, snippet: string) =>
   `${file} cannot be updated: ${reason}. dbdesk did not change it. Fix the file, or add this to its "${client.serversKey}" by hand:\n${snippet}`
 
+/** What `install` says about the entry it started before writing it. */
+const checked = (answer: EntryAnswer) =>
+  answer.kind === "server"
+    ? `Checked: the entry starts and answered server/discover (${answer.name} ${answer.version}).`
+    : `Checked: the entry starts (the bridge answered: ${answer.message}).`
+
 interface Target {
   readonly client: AiClientId
   readonly configFile: Option.Option<string>
@@ -104,6 +111,12 @@ export const install = (options: Target & { readonly home: Option.Option<string>
     const edit = withServerEntry(client, before, options.name, serverEntry(client, launch))
     if (Either.isLeft(edit)) return yield* fail(refusal(file, edit.left.reason, client, snippet))
     if (!edit.right.changed) return yield* Console.log(`${client.name} already has this ${options.name} entry; ${file} is unchanged.`)
+    // The entry is started once, as the client would start it, before anything is written.
+    const answer = yield* Effect.either(checkEntryStarts(launch))
+    if (Either.isLeft(answer)) {
+      return yield* fail(`${file} was not changed: the entry (${launch.command} ${launch.args.join(" ")}) does not start: ${answer.left.message}.`)
+    }
+    yield* Console.log(checked(answer.right))
     const backup = yield* rewrite(file, edit.right.text, before !== undefined)
     yield* Console.log(`Added "${options.name}" to ${client.name}: ${file}${backup === undefined ? "" : ` (previous version saved as ${backup})`}.`)
     if (client.id === "claude-code") yield* Console.log(`The same with Claude Code's own command: ${claudeCodeCommand(clientPlatform(), launch, options.name)}`)

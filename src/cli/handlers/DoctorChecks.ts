@@ -6,7 +6,7 @@ import { AI_CLIENTS, launchOfEntry, serverEntryIn } from "../../domain/AiClients
 import { defaultSettings, Settings } from "../../domain/Settings.ts"
 import { TokenFile } from "../../domain/Token.ts"
 import { readFileIfExists } from "../../services/AtomicFile.ts"
-import { isPidAlive, readHandshake } from "../../services/Handshake.ts"
+import { type HandshakeFile, isPidAlive, readHandshake } from "../../services/Handshake.ts"
 import type { SupportFiles } from "../../services/SupportDirectory.ts"
 import { packageRoot } from "../../services/PackageInfo.ts"
 import { clientPlatform, userDirectories } from "../../services/BridgeLaunch.ts"
@@ -98,17 +98,17 @@ export const serverCheck = (files: SupportFiles) =>
   Effect.gen(function*() {
     const handshake = yield* Effect.orElseSucceed(readHandshake(files.handshake), () => undefined)
     if (handshake === undefined) {
-      return { running: false, check: check("server", "Running server", "warn", "dbdesk is not running (no handshake file)", "start it with dbdesk serve; AI clients reach it through the bridge only while it runs") }
+      return { running: undefined, check: check("server", "Running server", "warn", "dbdesk is not running (no handshake file)", "start it with dbdesk serve; AI clients reach it through the bridge only while it runs") }
     }
     if (!isPidAlive(handshake.pid)) {
-      return { running: false, check: check("server", "Running server", "warn", `the handshake file names pid ${handshake.pid}, which is not running (the server did not stop cleanly)`, "start dbdesk serve: it replaces the stale file") }
+      return { running: undefined, check: check("server", "Running server", "warn", `the handshake file names pid ${handshake.pid}, which is not running (the server did not stop cleanly)`, "start dbdesk serve: it replaces the stale file") }
     }
     const instance = yield* Effect.either(discover(handshake.port))
     if (Either.isRight(instance) && instance.right === handshake.instanceId) {
-      return { running: true, check: check("server", "Running server", "ok", `dbdesk ${handshake.pid} answers on http://127.0.0.1:${handshake.port}/mcp`) }
+      return { running: handshake, check: check("server", "Running server", "ok", `dbdesk ${handshake.pid} answers on http://127.0.0.1:${handshake.port}/mcp`) }
     }
     return {
-      running: false,
+      running: undefined,
       check: check("server", "Running server", "fail", `the handshake file names pid ${handshake.pid} on port ${handshake.port}, but no dbdesk with its instance answers there${Either.isLeft(instance) ? ` (${String(instance.left.error)})` : ""}`,
         `stop process ${handshake.pid} if it is a hung dbdesk, or delete ${files.handshake}, then start dbdesk serve`)
     }
@@ -121,12 +121,33 @@ const portFree = (port: number) =>
     server.listen(port, "127.0.0.1", () => server.close(() => resume(Effect.succeed(true))))
   })
 
-export const portChecks = (settings: Settings, running: boolean) =>
-  Effect.forEach([["mcp-port", "MCP port", settings.mcp.port, "mcp.port"], ["ui-port", "UI port", settings.ui.port, "ui.port"]] as const, ([id, title, port, key]) =>
-    Effect.map(running || port === 0 ? Effect.succeed(true) : portFree(port), (free) =>
-      free
-        ? check(id, title, "ok", running ? `in use by the running dbdesk` : `${port} is free`)
-        : check(id, title, "warn", `${port} is in use by another program`, `dbdesk serve picks a free port instead (clients read it from the handshake file); to keep a fixed one, set ${key} in settings.json`)))
+/** The UI's port in the handshake's `uiUrl`, when it names one. */
+const uiPortOf = (uiUrl: string): number | undefined => {
+  const port = URL.canParse(uiUrl) ? Number(new URL(uiUrl).port) : Number.NaN
+  return Number.isInteger(port) && port > 0 ? port : undefined
+}
+
+/**
+ * Each port as it is: with a server running, the port it really listens on (from the handshake it wrote) and, when
+ * that is not the configured one, that another program holds the configured one (serve fell back to a free port).
+ */
+export const portChecks = (settings: Settings, running: HandshakeFile | undefined) =>
+  Effect.forEach([
+    ["mcp-port", "MCP port", settings.mcp.port, "mcp.port", running?.port],
+    ["ui-port", "UI port", settings.ui.port, "ui.port", running === undefined ? undefined : uiPortOf(running.uiUrl)]
+  ] as const, ([id, title, port, key, actual]) => {
+    const fix = `dbdesk serve picks a free port instead (clients read it from the handshake file); to keep a fixed one, set ${key} in settings.json`
+    if (running !== undefined && actual === undefined) return Effect.succeed(check(id, title, "ok", "in use by the running dbdesk"))
+    if (actual !== undefined && (port === 0 || actual === port)) return Effect.succeed(check(id, title, "ok", `${actual}, used by the running dbdesk`))
+    if (actual !== undefined) {
+      return Effect.map(portFree(port), (free) =>
+        free
+          ? check(id, title, "warn", `the running dbdesk uses ${actual}, not the configured ${port} (free now): it was started with another setting`, `restart dbdesk serve to use ${port}`)
+          : check(id, title, "warn", `the running dbdesk uses ${actual}: the configured ${port} is held by another program`, fix))
+    }
+    return Effect.map(port === 0 ? Effect.succeed(true) : portFree(port), (free) =>
+      free ? check(id, title, "ok", port === 0 ? "any free port (0)" : `${port} is free`) : check(id, title, "warn", `${port} is in use by another program`, fix))
+  })
 
 export const sqliteCheck = Effect.tryPromise(async () => {
   const { default: Database } = await import("better-sqlite3")
@@ -202,6 +223,11 @@ export const clientChecks = (files: SupportFiles) =>
       const fix = `dbdesk clients install ${client.id} rewrites the entry for this installation`
       if (launch === undefined) {
         found.push(check(`client:${client.id}`, client.name, "fail", `the dbdesk entry in ${file} has no command`, fix))
+        continue
+      }
+      // An entry an older dbdesk wrote for a global install: npx asks a registry for dbdesk, which is in none.
+      if (/^npx(\.cmd)?$/i.test(path.basename(launch.command))) {
+        found.push(check(`client:${client.id}`, client.name, "fail", `the dbdesk entry in ${file} starts npx, which cannot fetch dbdesk: it is in no package registry`, fix))
         continue
       }
       const missing: Array<string> = []
