@@ -1,5 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { described, homeOption as home, jsonOption as json } from "./CliSupport.ts"
+import { connectionFlagHelp } from "./ConnectionFlagHelp.ts"
 import { CONNECTION_TYPES, type ConnectionTypeSpec, type FieldSpec } from "./ConnectionFields.ts"
 import { lazyHandler } from "./Lazy.ts"
 
@@ -13,7 +14,7 @@ const list = Command.make("list", { home, json }, lazyHandler(handlers, (m) => m
 
 // --- add: one subcommand per connection type of the Connection schema, with the type's own fields as flags ---
 
-const fieldOption = (field: FieldSpec): Options.Options<unknown> => {
+const fieldOption = (spec: ConnectionTypeSpec, field: FieldSpec): Options.Options<unknown> => {
   const named = ((): Options.Options<unknown> => {
     switch (field.kind) {
       case "integer":
@@ -27,7 +28,7 @@ const fieldOption = (field: FieldSpec): Options.Options<unknown> => {
       default:
         return Options.text(field.flag)
     }
-  })().pipe(Options.withDescription(field.kind === "choice" ? `${field.name}: one of ${field.choices.join(", ")}` : field.name)) as Options.Options<unknown>
+  })().pipe(Options.withDescription(connectionFlagHelp(spec, field))) as Options.Options<unknown>
   return field.optional && field.kind !== "boolean" ? Options.optional(named) : named
 }
 
@@ -61,7 +62,7 @@ const addType = (spec: ConnectionTypeSpec) => {
   const config = {
     home,
     json,
-    fields: Options.all(Object.fromEntries(plain.map((field) => [field.name, fieldOption(field)]))),
+    fields: Options.all(Object.fromEntries(plain.map((field) => [field.name, fieldOption(spec, field)]))),
     secrets: secrets.length === 0 ? Options.none : Options.all(Object.fromEntries(secrets.map((field) => [field.name, secretOptions(field)]))),
     rules: spec.fields.some((field) => field.kind === "rules") ? rulesOptions : Options.none
   }
@@ -84,7 +85,7 @@ const test = Command.make("test", { home, json, connection }, lazyHandler(handle
   ["dbdesk connection test \"Sample (SQLite)\"", "dbdesk connection test 6f1c… --json"]
 )))
 
-const remove = Command.make("remove", { home, connection }, lazyHandler(handlers, (m) => m.remove)).pipe(Command.withDescription(described(
+const remove = Command.make("remove", { home, json, connection }, lazyHandler(handlers, (m) => m.remove)).pipe(Command.withDescription(described(
   "Remove a connection from dbdesk (the database itself is not touched).",
   ["dbdesk connection remove \"Old staging\""]
 )))
