@@ -1,6 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { described, homeOption as home, jsonOption as json } from "./CliSupport.ts"
-import { connectionFlagHelp } from "./ConnectionFlagHelp.ts"
+import { connectionFlagHelp, fieldWords } from "./ConnectionFlagHelp.ts"
 import { CONNECTION_TYPES, type ConnectionTypeSpec, type FieldSpec } from "./ConnectionFields.ts"
 import { lazyHandler } from "./Lazy.ts"
 
@@ -35,14 +35,14 @@ const fieldOption = (spec: ConnectionTypeSpec, field: FieldSpec): Options.Option
 /** A secret never has a flag that takes its value: only where to read it from. */
 const secretOptions = (field: FieldSpec) =>
   Options.all({
-    env: Options.text(`${field.flag}-env`).pipe(Options.withDescription(`read the ${field.name} from this environment variable`), Options.optional),
-    stdin: Options.boolean(`${field.flag}-stdin`).pipe(Options.withDescription(`read the ${field.name} from standard input`))
+    env: Options.text(`${field.flag}-env`).pipe(Options.withDescription(`read the ${fieldWords(field.name)} from this environment variable`), Options.optional),
+    stdin: Options.boolean(`${field.flag}-stdin`).pipe(Options.withDescription(`read the ${fieldWords(field.name)} from standard input`))
   })
 
 const examplesFor = (spec: ConnectionTypeSpec): ReadonlyArray<string> => {
   const required = spec.fields.filter((field) => !field.optional && field.kind !== "secret")
   const sample = (field: FieldSpec) =>
-    field.kind === "integer" ? "5432" : field.kind === "choice" ? field.choices[0] ?? "" : field.name === "name" ? "\"My database\"" : field.name === "path" ? "./data.db" : `<${field.name}>`
+    field.kind === "integer" ? (spec.type === "search" ? "8108" : "5432") : field.kind === "choice" ? field.choices[0] ?? "" : field.name === "name" ? "\"My database\"" : field.name === "path" ? "./data.db" : `<${field.name}>`
   const secret = spec.fields.find((field) => field.kind === "secret")
   return [
     `dbdesk connection add ${spec.type} ${required.map((field) => `--${field.flag} ${sample(field)}`).join(" ")}${secret === undefined ? "" : ` --${secret.flag}-env DB_SECRET`}`,

@@ -10,11 +10,10 @@ import type { ConnectionTypeSpec, FieldSpec } from "./ConnectionFields.ts"
  */
 const MEANINGS: Readonly<Record<string, string>> = {
   name: "the name shown in the UI, in AI clients and in dbdesk connection list",
-  externalAccess: "what AI clients may do: readOnly, readWrite, or blocked (not offered at all)",
-  aiPolicy: "statements from AI clients: askEachTime (you approve each), alwaysAllow or never",
-  confirmQueries: "which statements need your approval: writes or all",
+  externalAccess: "what AI clients may do: readOnly, readWrite, or blocked (hidden from them)",
+  aiPolicy: "AI clients' access: askEachTime (you allow each client's first use), alwaysAllow, or never (hidden)",
+  confirmQueries: "which statements need your approval: writes, or all (reads too)",
   secretCatalogs: "tables that hold password hashes and other secrets: closed (refused) or open",
-  readOnly: "refuse every write on this connection, whatever the token may do",
   path: "the SQLite database file",
   host: "host name or address of the server",
   port: "TCP port",
@@ -80,6 +79,9 @@ const schemaDescription = (spec: ConnectionTypeSpec, name: string): string | und
   // Effect's own refinements describe themselves ("a non empty string", "a number between 1 and 65535"): not a meaning.
   return found._tag === "Some" && !/^an? /.test(found.value) ? found.value : undefined
 }
+
+/** A field's name in words: `apiKey` → "API key", `password` → "password". */
+export const fieldWords = (name: string): string => name.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`).replace(/^api\b/, "API")
 
 /** `--port`'s help for a postgresql connection: "TCP port (default: 5432)". */
 export const connectionFlagHelp = (spec: ConnectionTypeSpec, field: FieldSpec): string => {
