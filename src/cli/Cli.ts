@@ -49,6 +49,7 @@ completionRoot = dbdesk
 
 /** Every command's help, read from the command tree (`--help` renders it; tests walk it). */
 export const commandTree = () => commandHelp(dbdesk.descriptor)
+
 /** Every command's work is imported when it runs (see Lazy.ts): parsing argv loads only the command tree. */
 const run = (argv: ReadonlyArray<string>) => Command.run(dbdesk, { name: PROGRAM, version: packageVersion() })(argv)
 

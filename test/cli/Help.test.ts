@@ -109,6 +109,29 @@ describe("dbdesk --help reads like git's and gh's", () => {
     expect(bold.replace(/\u001b\[[01]m/g, "")).toBe(renderHelp(help.help, help.path, { bold: false }))
   })
 
+  it("a long example breaks between words with a backslash and puts its note on its own line; short ones keep their spacing", () => {
+    const help: CommandHelp = {
+      name: "demo",
+      description: ["Demo."],
+      examples: [
+        "dbdesk demo --alpha \"a quoted value with spaces\" --beta bbbbbbbbbbbbbbbbbbbb --gamma cccccccccccccccc   (a note about it)",
+        "dbdesk demo        aligned note"
+      ],
+      flags: [],
+      args: [],
+      subcommands: []
+    }
+    const text = renderHelp(help, ["dbdesk", "demo"], { bold: false })
+    expect(text).toContain([
+      "EXAMPLES",
+      "  dbdesk demo --alpha \"a quoted value with spaces\" --beta bbbbbbbbbbbbbbbbbbbb \\",
+      "    --gamma cccccccccccccccc",
+      "    (a note about it)",
+      "  dbdesk demo        aligned note"
+    ].join("\n"))
+    expect(text).toContain("USAGE\n  dbdesk demo\n")
+  })
+
   it("the installed command's help, piped and under NO_COLOR, has no escape byte", () => {
     for (const env of [process.env, { ...process.env, NO_COLOR: "1", FORCE_COLOR: "1" }]) {
       const run = runProcess(["connection", "add", "postgresql", "--help"], { env })
