@@ -22,7 +22,7 @@ export type { ApproveCallback } from "./services/ApprovalPrompt.ts"
 // The Effect API: the server as a layer, and what it is built from.
 export { makeServerLayer, type ServerOptions } from "./http/Server.ts"
 export { McpServerAddress } from "./http/NodeMcpServer.ts"
-export { UiAddress, type UiAddressShape, type UiListenerOptions } from "./http/ui/UiListener.ts"
+export { UiAddress, type UiAddressShape, type UiListenerOptions } from "./http/ui/UiAddress.ts"
 
 // Ports: a host takes the default implementations or provides its own.
 export { ApprovalPrompt } from "./services/ApprovalPrompt.ts"

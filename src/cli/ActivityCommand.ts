@@ -28,8 +28,8 @@ const exportCommand = Command.make("export", {
  * `dbdesk activity verify` (product-decisions §6): walks the chain and names the first row that
  * was edited, inserted or deleted; exits 1 when it finds one or cannot read the log.
  */
-const verify = Command.make("verify", { home }, lazyHandler(handlers, (m) => m.verify)).pipe(
-  Command.withDescription(described("Check the activity log's hash chain; names the first edited, inserted or deleted row.", ["dbdesk activity verify"]))
+const verify = Command.make("verify", { home, json }, lazyHandler(handlers, (m) => m.verify)).pipe(
+  Command.withDescription(described("Check the activity log's hash chain; names the first edited, inserted or deleted row.", ["dbdesk activity verify", "dbdesk activity verify --json"]))
 )
 
 /** `dbdesk activity list|export|verify` */

@@ -8,6 +8,8 @@ import { clientsCommand } from "./ClientsCommand.ts"
 import { described, EXIT_USAGE } from "./CliSupport.ts"
 import { connectionCommand } from "./ConnectionCommand.ts"
 import { doctorCommand } from "./DoctorCommand.ts"
+import { commandHelp } from "./Help.ts"
+import { helpStyle, helpTarget, renderHelp } from "./HelpText.ts"
 import { policyCommand } from "./PolicyCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"
 import { type CommandNode, explainUsage } from "./Suggestions.ts"
@@ -44,6 +46,10 @@ const dbdesk = Command.make(PROGRAM).pipe(
 )
 
 completionRoot = dbdesk
+
+/** Every command's help, read from the command tree (`--help` renders it; tests walk it). */
+export const commandTree = () => commandHelp(dbdesk.descriptor)
+
 /** Every command's work is imported when it runs (see Lazy.ts): parsing argv loads only the command tree. */
 const run = (argv: ReadonlyArray<string>) => Command.run(dbdesk, { name: PROGRAM, version: packageVersion() })(argv)
 
@@ -76,6 +82,19 @@ const treeOf = (instruction: Instruction): [string, CommandNode] => {
 
 const plainText = (doc: HelpDoc.HelpDoc) => HelpDoc.toAnsiText(doc).replace(/\u001b\[[0-9;]*m/g, "").replace(/\s*\n\s*/g, " ").trim()
 
+/** `--help` or `-h` anywhere before `--`: the help of the command the other words name (HelpText.ts). */
+const helpRequested = (args: ReadonlyArray<string>) => {
+  const end = args.indexOf("--")
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === "--help" || arg === "-h")
+}
+
+const printHelp = (args: ReadonlyArray<string>) =>
+  Effect.suspend(() => {
+    const target = helpTarget(commandTree(), args)
+    if (target.unknown !== undefined) return usageError(explainUsage(treeOf(dbdesk.descriptor as unknown as Instruction)[1], PROGRAM, args))
+    return Console.log(renderHelp(target.help, target.path, helpStyle(process.stdout, process.env), target.path.length === 1).trimEnd())
+  })
+
 const usageError = (line: string) =>
   Console.error(line).pipe(Effect.zipRight(Effect.sync(() => {
     process.exitCode = EXIT_USAGE
@@ -89,6 +108,7 @@ const usageError = (line: string) =>
 export const runCli = (argv: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const args = argv.slice(2)
+    if (helpRequested(args)) return yield* printHelp(args)
     const parsed = yield* Effect.either(CommandDescriptor.parse(dbdesk.descriptor, [PROGRAM, ...args], CliConfig.defaultConfig))
     const tree = () => treeOf(dbdesk.descriptor as unknown as Instruction)[1]
     if (Either.isLeft(parsed)) {
@@ -102,7 +122,7 @@ export const runCli = (argv: ReadonlyArray<string>) =>
     }
     if (parsed.right._tag === "UserDefined" && args.filter((arg) => !arg.startsWith("-")).length === 0) {
       // `dbdesk` alone: the help, not an error.
-      return yield* run([...argv.slice(0, 2), "--help"])
+      return yield* printHelp([])
     }
     return yield* run(argv).pipe(
       Effect.catchIf(ValidationError.isValidationError, (error) => usageError(`${PROGRAM}: ${plainText(error.error)}`))

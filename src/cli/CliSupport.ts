@@ -9,6 +9,7 @@ export const EXIT_USAGE = 2
 
 export const homeOption = Options.text("home").pipe(
   Options.withDescription("support directory (default: DBDESK_HOME or the platform location)"),
+  Options.withPseudoName("dir"),
   Options.optional
 )
 

@@ -1,5 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { described, homeOption as home, jsonOption as json } from "./CliSupport.ts"
+import { connectionFlagHelp, fieldWords } from "./ConnectionFlagHelp.ts"
 import { CONNECTION_TYPES, type ConnectionTypeSpec, type FieldSpec } from "./ConnectionFields.ts"
 import { lazyHandler } from "./Lazy.ts"
 
@@ -13,7 +14,7 @@ const list = Command.make("list", { home, json }, lazyHandler(handlers, (m) => m
 
 // --- add: one subcommand per connection type of the Connection schema, with the type's own fields as flags ---
 
-const fieldOption = (field: FieldSpec): Options.Options<unknown> => {
+const fieldOption = (spec: ConnectionTypeSpec, field: FieldSpec): Options.Options<unknown> => {
   const named = ((): Options.Options<unknown> => {
     switch (field.kind) {
       case "integer":
@@ -27,21 +28,21 @@ const fieldOption = (field: FieldSpec): Options.Options<unknown> => {
       default:
         return Options.text(field.flag)
     }
-  })().pipe(Options.withDescription(field.kind === "choice" ? `${field.name}: one of ${field.choices.join(", ")}` : field.name)) as Options.Options<unknown>
+  })().pipe(Options.withDescription(connectionFlagHelp(spec, field))) as Options.Options<unknown>
   return field.optional && field.kind !== "boolean" ? Options.optional(named) : named
 }
 
 /** A secret never has a flag that takes its value: only where to read it from. */
 const secretOptions = (field: FieldSpec) =>
   Options.all({
-    env: Options.text(`${field.flag}-env`).pipe(Options.withDescription(`read the ${field.name} from this environment variable`), Options.optional),
-    stdin: Options.boolean(`${field.flag}-stdin`).pipe(Options.withDescription(`read the ${field.name} from standard input`))
+    env: Options.text(`${field.flag}-env`).pipe(Options.withDescription(`read the ${fieldWords(field.name)} from this environment variable`), Options.optional),
+    stdin: Options.boolean(`${field.flag}-stdin`).pipe(Options.withDescription(`read the ${fieldWords(field.name)} from standard input`))
   })
 
 const examplesFor = (spec: ConnectionTypeSpec): ReadonlyArray<string> => {
   const required = spec.fields.filter((field) => !field.optional && field.kind !== "secret")
   const sample = (field: FieldSpec) =>
-    field.kind === "integer" ? "5432" : field.kind === "choice" ? field.choices[0] ?? "" : field.name === "name" ? "\"My database\"" : field.name === "path" ? "./data.db" : `<${field.name}>`
+    field.kind === "integer" ? (spec.type === "search" ? "8108" : "5432") : field.kind === "choice" ? field.choices[0] ?? "" : field.name === "name" ? "\"My database\"" : field.name === "path" ? "./data.db" : `<${field.name}>`
   const secret = spec.fields.find((field) => field.kind === "secret")
   return [
     `dbdesk connection add ${spec.type} ${required.map((field) => `--${field.flag} ${sample(field)}`).join(" ")}${secret === undefined ? "" : ` --${secret.flag}-env DB_SECRET`}`,
@@ -73,7 +74,7 @@ const addType = (spec: ConnectionTypeSpec) => {
     home,
     json,
     url: takesUrl ? urlOption : Options.none,
-    fields: Options.all(Object.fromEntries(plain.map((field) => [field.name, fieldOption(field)]))),
+    fields: Options.all(Object.fromEntries(plain.map((field) => [field.name, fieldOption(spec, field)]))),
     secrets: secrets.length === 0 ? Options.none : Options.all(Object.fromEntries(secrets.map((field) => [field.name, secretOptions(field)]))),
     rules: spec.fields.some((field) => field.kind === "rules") ? rulesOptions : Options.none
   }
@@ -101,7 +102,7 @@ const url = Command.make("url", { home, connection }, lazyHandler(handlers, (m) 
   ["dbdesk connection url Prod", "psql \"$(dbdesk connection url Prod)\""]
 )))
 
-const remove = Command.make("remove", { home, connection }, lazyHandler(handlers, (m) => m.remove)).pipe(Command.withDescription(described(
+const remove = Command.make("remove", { home, json, connection }, lazyHandler(handlers, (m) => m.remove)).pipe(Command.withDescription(described(
   "Remove a connection from dbdesk (the database itself is not touched).",
   ["dbdesk connection remove \"Old staging\""]
 )))

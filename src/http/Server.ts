@@ -46,7 +46,8 @@ import { McpMethods } from "./McpMethods.ts"
 import { McpServerAddress, NodeMcpServerLive } from "./NodeMcpServer.ts"
 import { SupportedVersions } from "./SupportedVersions.ts"
 import { UiAppOnDemand } from "./ui/UiAppOnDemand.ts"
-import { UiAddress, UiListener, type UiListenerOptions } from "./ui/UiListener.ts"
+import { UiAddress, type UiListenerOptions } from "./ui/UiAddress.ts"
+import { UiListener } from "./ui/UiListener.ts"
 
 export interface ServerOptions {
   /** Support directory; defaults to DBDESK_HOME or the platform location (product-decisions §1). */

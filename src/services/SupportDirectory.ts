@@ -4,8 +4,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { FileStoreError } from "./AtomicFile.ts"
 
-/** product-decisions §1 "Support directory": DBDESK_HOME, else the platform's per-user location. */
-export const resolveSupportDirectory = (env: NodeJS.ProcessEnv = process.env, platform = process.platform): string => {
+/**
+ * product-decisions §1 "Support directory": DBDESK_HOME, else the platform's per-user location. (Its parameters are
+ * typed without Node's types, which a consumer of the published declarations may not have.)
+ */
+export const resolveSupportDirectory = (env: Readonly<Record<string, string | undefined>> = process.env, platform: string = process.platform): string => {
   const explicit = env["DBDESK_HOME"]
   if (explicit !== undefined && explicit !== "") return path.resolve(explicit)
   const home = env["HOME"] ?? os.homedir()

@@ -21,15 +21,26 @@ const block = (approval: PendingApproval): string => {
 }
 
 /**
+ * The streams the prompt reads answers from and writes questions to (any Node readable and writable stream), named
+ * without Node's types so the published declarations need no @types/node.
+ */
+export interface PromptInput {
+  read(size?: number): unknown
+}
+export interface PromptOutput {
+  write(text: string): unknown
+}
+
+/**
  * product-decisions §3.2 "The app dialog": a terminal prompt when the server runs in a TTY.
  * One question at a time; anything but "y"/"yes" denies (Deny is the default).
  */
-export const terminalApprovalPrompt = (input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stderr) =>
+export const terminalApprovalPrompt = (input: PromptInput = process.stdin, output: PromptOutput = process.stderr) =>
   Layer.effect(ApprovalPrompt, Effect.gen(function*() {
     const oneAtATime = yield* Effect.makeSemaphore(1)
     const ask = (approval: PendingApproval) =>
       oneAtATime.withPermits(1)(Effect.async<ApprovalDecision>((resume) => {
-        const readline = createInterface({ input, output, terminal: false })
+        const readline = createInterface({ input: input as NodeJS.ReadableStream, output: output as NodeJS.WritableStream, terminal: false })
         output.write(`${block(approval)}\n`)
         readline.question("Allow? [y/N] ", (answer) => {
           readline.close()

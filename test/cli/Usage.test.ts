@@ -34,8 +34,8 @@ describe("the dbdesk command line (issue 29)", () => {
   it.each(COMMANDS)("dbdesk %s --help describes the command with examples", async (command) => {
     const run = await runInProcess(...command.split(" "), "--help")
     expect(run.code).toBe(0)
-    expect(run.stdout).toContain("DESCRIPTION")
-    expect(run.stdout).toMatch(/Examples:\s+dbdesk /)
+    expect(run.stdout).toContain(`USAGE\n  dbdesk ${command}`)
+    expect(run.stdout).toMatch(/EXAMPLES\n {2}dbdesk /)
   })
 
   it("completions print a script for bash, zsh and fish that knows the commands", async () => {

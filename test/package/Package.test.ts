@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runExampleHost } from "../support/ExampleHost.ts"
 import { connectModernClient } from "../support/McpClients.ts"
 import { type InstalledPackage, npm, packAndInstall, ROOT } from "../support/PackedPackage.ts"
-import { anyInDeclarations, CONSUMER_SOURCE, CONSUMER_TSCONFIG } from "../support/PublicTypes.ts"
+import { anyInDeclarations, CONSUMER_SOURCE, CONSUMER_TSCONFIG, CONSUMER_TSCONFIG_WITHOUT_NODE } from "../support/PublicTypes.ts"
 import { tempHome } from "../support/TestServer.ts"
 
 /**
@@ -22,8 +22,15 @@ const bin = (name: string) => pkg.bin(name)
 
 const children: Array<ChildProcess> = []
 
-/** The consumer compile (about 15 s of tsc) runs beside the other tests; its test waits for it. */
+/** The consumer compiles (about 15 s of tsc each) run beside the other tests; their tests wait for them. */
 let consumerCompile: Promise<string>
+let consumerWithoutNodeCompile: Promise<string>
+
+const compile = (project: string, tsconfig: string, ...flags: Array<string>) =>
+  promisify(execFile)(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(project, tsconfig), ...flags], { cwd: project }).then(
+    ({ stdout }) => stdout,
+    (error: { stdout?: string }) => error.stdout ?? String(error)
+  )
 
 beforeAll(async () => {
   pkg = await packAndInstall()
@@ -31,10 +38,9 @@ beforeAll(async () => {
   installed = pkg.installed
   writeFileSync(join(project, "consumer.ts"), CONSUMER_SOURCE)
   writeFileSync(join(project, "tsconfig.json"), JSON.stringify(CONSUMER_TSCONFIG(join(ROOT, "node_modules", "@types"))))
-  consumerCompile = promisify(execFile)(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project], { cwd: project }).then(
-    ({ stdout }) => stdout,
-    (error: { stdout?: string }) => error.stdout ?? String(error)
-  )
+  writeFileSync(join(project, "tsconfig.without-node.json"), JSON.stringify(CONSUMER_TSCONFIG_WITHOUT_NODE))
+  consumerCompile = compile(project, "tsconfig.json")
+  consumerWithoutNodeCompile = consumerCompile.then(() => compile(project, "tsconfig.without-node.json", "--listFiles"))
 }, 240_000)
 
 afterAll(() => {
@@ -210,6 +216,15 @@ describe("the embeddable library from the tarball (issue 24)", () => {
   it("a TypeScript consumer using only the public types compiles (strict, nodenext, skipLibCheck false)", async () => {
     expect(await consumerCompile).toBe("")
   }, 120_000)
+
+  it("the same consumer compiles without Node's types (\"types\": []): the declarations name no NodeJS.* and no node: module", async () => {
+    // mysql2 installs @types/node beside dbdesk, so "not installed" proves nothing: the program's files must not
+    // include it (a `/// <reference types="node" />` anywhere would pull it in silently)
+    const lines = (await consumerWithoutNodeCompile).split("\n")
+    expect(lines.filter((line) => line.includes("error TS"))).toEqual([])
+    expect(lines.filter((line) => line.includes("/@types/node/"))).toEqual([])
+    expect(lines.some((line) => line.endsWith("/node_modules/dbdesk/dist/types/index.d.ts"))).toBe(true)
+  }, 240_000)
 
   it("the shipped declarations hold no any of their own", () => {
     expect(anyInDeclarations(join(installed, "dist", "types"))).toEqual([])

@@ -21,6 +21,16 @@ export const CONSUMER_TSCONFIG = (typeRoots: string) => ({
   files: ["consumer.ts"]
 })
 
+/**
+ * The same consumer without Node's types (`"types": []`, no typeRoots): the published declarations must not need
+ * @types/node, which a consumer may not have (nothing installs it for them). A consumer's own `console` comes from
+ * the default DOM library here.
+ */
+export const CONSUMER_TSCONFIG_WITHOUT_NODE = {
+  compilerOptions: { ...CONSUMER_TSCONFIG("").compilerOptions, types: [], typeRoots: undefined },
+  files: ["consumer.ts"]
+}
+
 export const CONSUMER_SOURCE = `
 import { Effect, Layer, Schema } from "effect"
 import {

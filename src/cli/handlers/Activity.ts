@@ -22,11 +22,16 @@ export const verifyActivityFile = (path: string): Effect.Effect<ChainVerdict, Er
 const noLog = (path: string) => `No activity log at ${path}: the server has not run with this support directory`
 
 /** `dbdesk activity verify` (product-decisions §6): names the first row edited, inserted or deleted; exit 1 then. */
-export const verify = (options: { readonly home: Option.Option<string> }) =>
+export const verify = (options: { readonly home: Option.Option<string>; readonly json: boolean }) =>
   Effect.gen(function*() {
     const { activity: path } = filesOf(Option.getOrUndefined(options.home))
     if (!existsSync(path)) return yield* failCommand(noLog(path))
     const verdict = yield* verifyActivityFile(path)
+    if (options.json) {
+      yield* printJson({ ...verdict, path })
+      if (!verdict.ok) process.exitCode = 1
+      return
+    }
     if (verdict.ok) return yield* Console.log(`activity log intact: ${verdict.rows} rows, hash chain verified (${path})`)
     yield* failCommand(`activity log tampered: ${verdict.message} (${path})`)
   }).pipe(Effect.catchAll((error) => failCommand(error.message)))

@@ -149,10 +149,11 @@ export const test = (options: { readonly home: Home; readonly json: boolean; rea
   }))
 
 /** `dbdesk connection remove` (issue 29): the database itself is untouched. */
-export const remove = (options: { readonly home: Home; readonly connection: string }) =>
+export const remove = (options: { readonly home: Home; readonly json: boolean; readonly connection: string }) =>
   failingPlainly(Effect.gen(function*() {
     const connection = yield* resolveOne(options.home, options.connection)
     yield* refuseWhileServing(options.home)
     yield* withStore(options.home, (store) => store.remove(connection.id))
+    if (options.json) return yield* printJson(publicView(connection))
     yield* Console.log(`Removed connection "${connection.name}" (id ${connection.id}). Its database itself is untouched.`)
   }))

@@ -4,6 +4,7 @@ import { SupportPaths } from "../../services/SupportPaths.ts"
 import { Tokens } from "../../services/Tokens.ts"
 import { connectionChoices, filesOf, findConnection, readConnections } from "../SupportFiles.ts"
 import { failCommand } from "./Failure.ts"
+import { printJson } from "./Output.ts"
 
 const tokensLayer = (directory: Option.Option<string>) => Tokens.Default.pipe(Layer.provide(SupportPaths.layer(Option.getOrUndefined(directory))))
 
@@ -38,6 +39,7 @@ export const create = (options: {
   readonly access: "readOnly" | "readWrite" | "fullAccess"
   readonly connections: Option.Option<string>
   readonly expires: Option.Option<string>
+  readonly json: boolean
 }) =>
   Effect.gen(function*() {
     const name = options.name.trim()
@@ -48,6 +50,8 @@ export const create = (options: {
     if (Either.isLeft(connections)) return yield* failCommand(connections.left)
     const tokens = yield* Tokens
     const { token, value } = yield* tokens.create({ name, access: options.access, connections: connections.right, expiresAt: expiry.right })
+    // The value is printed this once, in JSON as in text; it is never stored, so no later command can show it.
+    if (options.json) return yield* printJson({ ...token, state: tokenState({ ...token, hash: "", salt: "" }, yield* Clock.currentTimeMillis), value })
     yield* Console.log(`Created token "${token.name}" (id ${token.id}, ${token.access}, connections: ${describeConnections(token.connections)}, expires: ${token.expiresAt ?? "never"}).`)
     yield* Console.log("Copy it now; it is shown only this once:")
     yield* Console.log(value)
@@ -63,7 +67,7 @@ export const list = (options: { readonly home: Option.Option<string>; readonly j
     const now = yield* Clock.currentTimeMillis
     const all = (yield* tokens.list()).filter((token) => options.all || !token.bridge)
     const rows = all.map((token) => ({ ...token, state: tokenState({ ...token, hash: "", salt: "" }, now) }))
-    if (options.json) return yield* Console.log(JSON.stringify(rows, null, 2))
+    if (options.json) return yield* printJson(rows)
     if (rows.length === 0) return yield* Console.log("No tokens. Create one with: dbdesk token create --name NAME --access readOnly")
     for (const row of rows) {
       yield* Console.log([row.id, row.prefix + "…", row.state, row.access, `connections: ${describeConnections(row.connections)}`, `created ${row.createdAt}`, `last used ${row.lastUsedAt ?? "never"}`, `expires ${row.expiresAt ?? "never"}`, JSON.stringify(row.name)].join("  "))
@@ -71,10 +75,11 @@ export const list = (options: { readonly home: Option.Option<string>; readonly j
   }).pipe(Effect.provide(tokensLayer(options.home)))
 
 /** `dbdesk token revoke <id>`: a running server cancels the token's requests within seconds. */
-export const revoke = (options: { readonly home: Option.Option<string>; readonly id: string }) =>
+export const revoke = (options: { readonly home: Option.Option<string>; readonly id: string; readonly json: boolean }) =>
   Effect.gen(function*() {
     const tokens = yield* Tokens
     const token = yield* tokens.revoke(options.id.trim())
+    if (options.json) return yield* printJson({ ...token, state: tokenState({ ...token, hash: "", salt: "" }, yield* Clock.currentTimeMillis) })
     yield* Console.log(`Revoked token "${token.name}" (id ${token.id}); a running server cancels its requests within seconds.`)
   }).pipe(
     Effect.catchTag("TokenNotFound", (error) => failCommand(error.message)),
@@ -82,13 +87,14 @@ export const revoke = (options: { readonly home: Option.Option<string>; readonly
   )
 
 /** `dbdesk token delete <id>`: removes the record for good; a running server cancels its requests as for a revocation (issue 30). */
-export const remove = (options: { readonly home: Option.Option<string>; readonly id: string }) =>
+export const remove = (options: { readonly home: Option.Option<string>; readonly id: string; readonly json: boolean }) =>
   Effect.gen(function*() {
     const tokens = yield* Tokens
     const id = options.id.trim()
     const target = (yield* tokens.list()).find((token) => token.id === id)
     if (target?.bridge === true) return yield* failCommand(`${id} is the running server's bridge token; it rotates by itself and cannot be deleted`)
     yield* tokens.remove(id)
+    if (options.json) return yield* printJson(target === undefined ? { id, deleted: true } : { ...target, deleted: true })
     yield* Console.log(`Deleted token ${target === undefined ? id : `"${target.name}" (id ${id})`}; a running server cancels its requests within seconds.`)
   }).pipe(
     Effect.catchTag("TokenNotFound", (error) => failCommand(error.message)),

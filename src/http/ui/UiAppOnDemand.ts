@@ -28,10 +28,11 @@ export const UiAppOnDemand = Layer.scopedDiscard(Effect.gen(function*() {
         Effect.provide(context)
       )
     ))
-  yield* address.attach((req, res) => {
+  const handle: NodeHandler = (req, res) => {
     load().then(
       (api) => api(req, res),
       (error: unknown) => send500(res, `The UI API could not start: ${error instanceof Error ? error.message : String(error)}`)
     )
-  })
+  }
+  yield* address.attach(handle)
 }))

@@ -1,32 +1,18 @@
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import * as http from "node:http"
 import { SettingsStore } from "../../services/Settings.ts"
 import { cookieValue, hostAllowed, LOCKED_PAGE, originAllowed, sameSecret, sessionCookie, UI_COOKIE } from "./UiAccess.ts"
+import { type ListenError, UiAddress, type UiAddressShape, type UiListenerOptions } from "./UiAddress.ts"
 import { defaultUiDirectory, serveStatic } from "./UiStatic.ts"
 
 export type NodeHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void
 
-export interface UiAddressShape {
-  readonly port: number
-  /** `http://127.0.0.1:<port>`: what `serverInfo.websiteUrl` and the handshake's `uiUrl` carry (no secret). */
-  readonly origin: string
-  /** The terminal URL with the per-launch key (product-decisions §1 "UI access"). */
-  readonly launchUrl: string
-  /** Installs the UI API handler once the services behind it are built. */
-  readonly attach: (handler: NodeHandler) => Effect.Effect<void>
-}
-
-export class UiAddress extends Context.Tag("dbdesk/http/ui/UiAddress")<UiAddress, UiAddressShape>() {}
-
-export interface UiListenerOptions {
-  /** The built UI (default `dist/ui`). */
-  readonly directory?: string
-}
+export { UiAddress, type UiAddressShape, type UiListenerOptions } from "./UiAddress.ts"
 
 const listen = (server: http.Server, port: number) =>
-  Effect.async<number, NodeJS.ErrnoException>((resume) => {
-    const onError = (error: NodeJS.ErrnoException) => resume(Effect.fail(error))
+  Effect.async<number, ListenError>((resume) => {
+    const onError = (error: ListenError) => resume(Effect.fail(error))
     server.once("error", onError)
     server.listen({ host: "127.0.0.1", port }, () => {
       server.off("error", onError)
