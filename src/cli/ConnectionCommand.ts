@@ -14,7 +14,7 @@ const list = Command.make("list", { home, json }, lazyHandler(handlers, (m) => m
 
 // --- add: one subcommand per connection type of the Connection schema, with the type's own fields as flags ---
 
-const fieldOption = (spec: ConnectionTypeSpec, field: FieldSpec): Options.Options<unknown> => {
+const fieldOption = (spec: ConnectionTypeSpec, field: FieldSpec, urlCanGive = false): Options.Options<unknown> => {
   const named = ((): Options.Options<unknown> => {
     switch (field.kind) {
       case "integer":
@@ -28,7 +28,7 @@ const fieldOption = (spec: ConnectionTypeSpec, field: FieldSpec): Options.Option
       default:
         return Options.text(field.flag)
     }
-  })().pipe(Options.withDescription(connectionFlagHelp(spec, field))) as Options.Options<unknown>
+  })().pipe(Options.withDescription(`${connectionFlagHelp(spec, field)}${urlCanGive ? " (required unless the URL gives it)" : ""}`)) as Options.Options<unknown>
   return field.optional && field.kind !== "boolean" ? Options.optional(named) : named
 }
 
@@ -68,13 +68,13 @@ const addType = (spec: ConnectionTypeSpec) => {
   const takesUrl = URL_TYPES.has(spec.type)
   const plain = spec.fields
     .filter((field) => field.kind !== "secret" && field.kind !== "rules")
-    .map((field) => (takesUrl && field.name !== "name" ? { ...field, optional: true } : field))
+    .map((field) => ({ field: takesUrl && field.name !== "name" ? { ...field, optional: true } : field, urlCanGive: takesUrl && field.name !== "name" && !field.optional }))
   const secrets = spec.fields.filter((field) => field.kind === "secret")
   const config = {
     home,
     json,
     url: takesUrl ? urlOption : Options.none,
-    fields: Options.all(Object.fromEntries(plain.map((field) => [field.name, fieldOption(spec, field)]))),
+    fields: Options.all(Object.fromEntries(plain.map(({ field, urlCanGive }) => [field.name, fieldOption(spec, field, urlCanGive)]))),
     secrets: secrets.length === 0 ? Options.none : Options.all(Object.fromEntries(secrets.map((field) => [field.name, secretOptions(field)]))),
     rules: spec.fields.some((field) => field.kind === "rules") ? rulesOptions : Options.none
   }
