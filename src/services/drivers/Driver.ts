@@ -9,6 +9,7 @@ import type { PreviewRow } from "../../domain/ApprovalPreview.ts"
 import type { GuardPolicy } from "../../domain/ColumnGuard.ts"
 import type { PreviewPlan } from "../../domain/PreviewPlan.ts"
 import type { StatementFacts } from "../../domain/StatementGate.ts"
+import type { ResolvedRelation } from "../../domain/TableReference.ts"
 
 /** A failure reported by the database; `message` has already been through the connection's redactor (C7.2-b). */
 export class DriverError extends Data.TaggedError("DriverError")<{ readonly message: string }> {}
@@ -53,6 +54,11 @@ export type ReachFailure = DriverError | NotConnected | NamespaceNotFound | Inva
 export interface Namespace {
   readonly database?: string | undefined
   readonly schema?: string | undefined
+  /**
+   * The table argument is a stored name `resolveTable` returned, inside `schema` (PostgreSQL) or `database` (MySQL):
+   * it is looked up as it is, no other reading tried, so a call reads the very object its table gate decided on.
+   */
+  readonly exact?: boolean | undefined
 }
 
 export interface ConnectionStatus {
@@ -136,6 +142,12 @@ export interface DatabaseDriver {
   readonly listTables: (
     options: { readonly includeRowCounts: boolean } & Namespace
   ) => Effect.Effect<ReadonlyArray<TableEntry>, ReachFailure>
+  /**
+   * The object a table argument names, looked up as every table-taking call looks it up (`tableReadings`): its schema
+   * (MySQL: database; SQLite: main) and stored name. The table gate decides on it; the call then passes it back with
+   * `exact`.
+   */
+  readonly resolveTable: (table: string, namespace?: Namespace) => Effect.Effect<ResolvedRelation, ReachFailure | TableNotFound>
   readonly describeTable: (table: string, namespace?: Namespace) => Effect.Effect<TableDescription, ReachFailure | TableNotFound>
   readonly tableDdl: (table: string, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
   readonly searchSchema: (

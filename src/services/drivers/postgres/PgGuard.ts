@@ -4,7 +4,7 @@
 import pg from "pg"
 import { type AnswerVerdict, decideAnswer, type OutputSource, withheldError } from "../../../domain/AnswerGate.ts"
 import { type CatalogEdge, type CatalogGuard, type CatalogObject, guardCatalog } from "../../../domain/GuardCatalog.ts"
-import { SECRET_CATALOGS } from "../../../domain/SecretCatalogs.ts"
+import { secretCatalogOf } from "../../../domain/TableReference.ts"
 import { type AnswerGuard, DriverError, PolicyRefusal } from "../Driver.ts"
 import { catalogValueOf } from "./PgCells.ts"
 import type { FieldInfo, RowSink, SinkVerdict, Step } from "./PgPipeline.ts"
@@ -148,7 +148,7 @@ export class PgGuardLookup implements RowSink {
       kind: row.kind,
       columns: [...row.attributes.values()],
       reads: row.reads.map((edge) => this.edge(edge)),
-      secret: SECRET_CATALOGS.postgresql.find((catalog) => catalog.schema === row.relation.schema && catalog.name === row.relation.name),
+      secret: secretCatalogOf("postgresql", row.relation),
       runsText: row.runsText
     }))
     this.catalog = guardCatalog(objects, rows.filter((row) => row.named).map((row) => row.key), this.guard.policy, this.guard.facts.compound)
