@@ -80,7 +80,10 @@ describePostgres("table arguments on PostgreSQL (superuser connection)", () => {
       INSERT INTO users VALUES (1, 'ann', 'not-secret');
       CREATE TABLE public.pg_authid (decoy_id int);
       CREATE SCHEMA app; CREATE TABLE app."Accounts" (acct_id int);
-      CREATE TABLE public."a.b" (dotted_id int)`)
+      CREATE TABLE public."a.b" (dotted_id int);
+      CREATE VIEW v_activity AS SELECT a.query FROM pg_stat_get_activity(NULL) a;
+      CREATE VIEW v_activity2 AS SELECT query FROM pg_stat_activity;
+      CREATE FUNCTION f_activity() RETURNS SETOF text LANGUAGE sql AS $$ SELECT query FROM pg_stat_get_activity(NULL) $$`)
     const hashes = (await pg.sql<{ h: string }>("SELECT rolpassword AS h FROM pg_authid WHERE rolpassword IS NOT NULL")).map((row) => row.h)
     expect(hashes.length).toBeGreaterThanOrEqual(2)
     const parts = hashes.flatMap((hash) => hash.split(/[$:]/).filter((piece) => piece.length >= 16))
@@ -125,7 +128,8 @@ describePostgres("table arguments on PostgreSQL (superuser connection)", () => {
   it("other sessions' statement texts are a secret catalog: pg_stat_activity is refused in SQL and in resources", async () => {
     const sleeper = pg.sql(`SELECT pg_sleep(3) /* ALTER ROLE victim PASSWORD '${STATEMENT_PASSWORD}' */`)
     try {
-      for (const query of ["SELECT query FROM pg_stat_activity", "SELECT * FROM pg_catalog.pg_stat_activity", "SELECT pg_stat_get_backend_activity(s) FROM pg_stat_get_backend_idset() s", "SELECT query FROM pg_stat_get_activity(NULL)"]) {
+      for (const query of ["SELECT query FROM pg_stat_activity", "SELECT * FROM pg_catalog.pg_stat_activity", "SELECT pg_stat_get_backend_activity(s) FROM pg_stat_get_backend_idset() s", "SELECT query FROM pg_stat_get_activity(NULL)",
+        "SELECT * FROM v_activity", "SELECT * FROM v_activity2", "SELECT f_activity()"]) {
         const answer = await corpus.call("readOnly", "execute_query", { connection_id: "pg-default", query })
         expectNoSecret(answer.text, secrets, query)
         expect(policyRefusalOf(answer), answer.text).toMatchObject({ gate: "secret_catalog" })

@@ -4,6 +4,7 @@
 import pg from "pg"
 import { type AnswerVerdict, decideAnswer, type OutputSource, withheldError } from "../../../domain/AnswerGate.ts"
 import { type CatalogEdge, type CatalogGuard, type CatalogObject, guardCatalog } from "../../../domain/GuardCatalog.ts"
+import { SECRET_CATALOGS } from "../../../domain/SecretCatalogs.ts"
 import { secretCatalogOf } from "../../../domain/TableReference.ts"
 import { type AnswerGuard, DriverError, PolicyRefusal } from "../Driver.ts"
 import { catalogValueOf } from "./PgCells.ts"
@@ -15,6 +16,8 @@ const FIRST_USER_OID = 16384
 const RELATION_KINDS = "('r', 'v', 'm', 'f', 'p')"
 const USER_ROUTINE = "p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)"
 const IDENTIFIERS = "'[A-Za-z_][A-Za-z0-9_$]*'"
+/** What a view or routine calls is followed into user routines, and into the built-in functions that are secret catalogs. */
+const FOLLOWED_ROUTINE = `(${USER_ROUTINE} OR p.proname IN (${SECRET_CATALOGS.postgresql.map((catalog) => `'${catalog.name}'`).join(", ")}))`
 
 /**
  * The relations and user routines named in the statement, then (for objects created after initdb) what each reads:
@@ -33,13 +36,13 @@ export const LOOKUP_SQL = `WITH RECURSIVE obj(key, kind, oid, parent, cols) AS (
          WHERE o.kind = 'r' AND o.oid >= ${FIRST_USER_OID} AND w.ev_class = o.oid AND m[1]::oid <> o.oid
       UNION ALL
         SELECT 'f', p.oid, NULL FROM pg_rewrite w, regexp_matches(w.ev_action::text, ':funcid (\\d+)', 'g') m, pg_proc p
-         WHERE o.kind = 'r' AND o.oid >= ${FIRST_USER_OID} AND w.ev_class = o.oid AND p.oid = m[1]::oid AND ${USER_ROUTINE}
+         WHERE o.kind = 'r' AND o.oid >= ${FIRST_USER_OID} AND w.ev_class = o.oid AND p.oid = m[1]::oid AND ${FOLLOWED_ROUTINE}
       UNION ALL
         SELECT 'r', c.oid, NULL FROM pg_proc s, regexp_matches(s.prosrc, ${IDENTIFIERS}, 'g') m, pg_class c
          WHERE o.kind = 'f' AND s.oid = o.oid AND c.relname IN (m[1], lower(m[1])) AND c.relkind IN ${RELATION_KINDS}
       UNION ALL
         SELECT 'f', p.oid, NULL FROM pg_proc s, regexp_matches(s.prosrc, ${IDENTIFIERS}, 'g') m, pg_proc p
-         WHERE o.kind = 'f' AND s.oid = o.oid AND p.proname IN (m[1], lower(m[1])) AND p.oid <> o.oid AND ${USER_ROUTINE}
+         WHERE o.kind = 'f' AND s.oid = o.oid AND p.proname IN (m[1], lower(m[1])) AND p.oid <> o.oid AND ${FOLLOWED_ROUTINE}
     ) x
 )
 SELECT o.key, o.kind, o.named, x.schema, x.name, x.relkind, x.runs_text,
