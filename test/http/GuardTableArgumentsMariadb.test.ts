@@ -159,6 +159,20 @@ describeMariadb("table arguments and unseen origins on MariaDB", () => {
     }
   })
 
+  it("listings, search_schema, completion and resources leave the statement-text catalogs out", async () => {
+    for (const database of ["information_schema", "performance_schema", "mysql"]) {
+      const listed = await corpus.call("readOnly", "list_tables", { connection_id: "maria-default", database })
+      const names = listed.json.result.structuredContent.tables.map((table: { name: string }) => table.name.toLowerCase())
+      for (const hidden of ["processlist", "threads", "events_statements_current", "events_statements_history", "user", "global_priv", "general_log"]) expect(names, database).not.toContain(hidden)
+      const found = await corpus.call("readOnly", "search_schema", { connection_id: "maria-default", database, term: "processlist" })
+      expect(found.json.result.structuredContent.matches.filter((match: { table: string }) => /processlist|threads/i.test(match.table)), found.text).toEqual([])
+    }
+    const open = await corpus.call("readOnly", "list_tables", { connection_id: "maria-open", database: "information_schema" })
+    expect(open.json.result.structuredContent.tables.map((table: { name: string }) => table.name)).toContain("PROCESSLIST")
+    const resource = await corpus.request("readOnly", "resources/read", { uri: "dbdesk://connections/maria-default/tables/information_schema.PROCESSLIST" })
+    expect(resource.json.error?.code, resource.text).toBe(-33007)
+  })
+
   it.effect.prop("the table gate's verdict is about the object browse_table then reads, in every spelling", [spelling], ([drawn]) =>
     Effect.promise(async () => {
       const open = await corpus.call("readOnly", "browse_table", { connection_id: "maria-open", ...drawn.args, limit: 1 })

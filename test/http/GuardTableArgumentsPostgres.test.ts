@@ -83,7 +83,9 @@ describePostgres("table arguments on PostgreSQL (superuser connection)", () => {
       CREATE TABLE public."a.b" (dotted_id int);
       CREATE VIEW v_activity AS SELECT a.query FROM pg_stat_get_activity(NULL) a;
       CREATE VIEW v_activity2 AS SELECT query FROM pg_stat_activity;
-      CREATE FUNCTION f_activity() RETURNS SETOF text LANGUAGE sql AS $$ SELECT query FROM pg_stat_get_activity(NULL) $$`)
+      CREATE FUNCTION f_activity() RETURNS SETOF text LANGUAGE sql AS $$ SELECT query FROM pg_stat_get_activity(NULL) $$;
+      CREATE FUNCTION f_atomic() RETURNS SETOF text LANGUAGE sql BEGIN ATOMIC SELECT rolpassword FROM pg_authid; END;
+      CREATE FUNCTION f_atomic_user() RETURNS SETOF text LANGUAGE sql BEGIN ATOMIC SELECT name FROM users; END`)
     const hashes = (await pg.sql<{ h: string }>("SELECT rolpassword AS h FROM pg_authid WHERE rolpassword IS NOT NULL")).map((row) => row.h)
     expect(hashes.length).toBeGreaterThanOrEqual(2)
     const parts = hashes.flatMap((hash) => hash.split(/[$:]/).filter((piece) => piece.length >= 16))
@@ -140,6 +142,16 @@ describePostgres("table arguments on PostgreSQL (superuser connection)", () => {
       expect(open.text).toContain(STATEMENT_PASSWORD)
     } finally {
       await sleeper
+    }
+  })
+
+  it("a function with an SQL-standard body (BEGIN ATOMIC) is followed into what it reads", async () => {
+    for (const level of LEVELS) {
+      const secret = await corpus.call(level, "execute_query", { connection_id: "pg-default", query: "SELECT * FROM f_atomic()" })
+      expectNoSecret(secret.text, secrets, "f_atomic")
+      expect(policyRefusalOf(secret), secret.text).toMatchObject({ gate: "secret_catalog" })
+      const plain = await corpus.call(level, "execute_query", { connection_id: "pg-default", query: "SELECT * FROM f_atomic_user()" })
+      expect(plain.json.result.structuredContent?.rows, plain.text).toEqual([["ann"]])
     }
   })
 

@@ -238,7 +238,7 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
       describeTable: (table, namespace) =>
         onTable(table, namespace, "readonly", (session, found, database) => Catalog.describeTable(session, found, database)).pipe(Effect.withSpan("MysqlDriver.describeTable")),
       tableDdl: (table, namespace) => onTable(table, namespace, "readonly", Catalog.tableDdl).pipe(Effect.withSpan("MysqlDriver.tableDdl")),
-      searchSchema: (term, limit, namespace) => read(namespace, (session) => Catalog.searchSchema(session, term, limit)).pipe(Effect.withSpan("MysqlDriver.searchSchema")),
+      searchSchema: (term, limit, namespace) => read(namespace, (session, database) => Catalog.searchSchema(session, term, limit, database)).pipe(Effect.withSpan("MysqlDriver.searchSchema")),
       browse: (table, query, namespace, limits, guard) =>
         onTable(table, namespace, "readonly", async (session, found, database) => {
           const started = performance.now()

@@ -156,17 +156,18 @@ export const describeTable = async (session: Session, table: ResolvedTable, sele
   ...(table.rows === null || /VIEW/.test(table.type) ? {} : { approximate_row_count: table.rows })
 })
 
-export const searchSchema = async (session: Session, term: string, limit: number): Promise<Array<SchemaMatch>> => {
+/** Tables and columns of `database` (the selected one, bound: a prepared DATABASE() may keep an earlier call's value). */
+export const searchSchema = async (session: Session, term: string, limit: number, database: string): Promise<Array<SchemaMatch>> => {
   const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
   const outcome = await session.query(
     `SELECT kind, tbl, name, data_type FROM (
        SELECT 'table' AS kind, TABLE_NAME AS tbl, TABLE_NAME AS name, NULL AS data_type
-         FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND LOWER(TABLE_NAME) LIKE ?
+         FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND LOWER(TABLE_NAME) LIKE ?
        UNION ALL
        SELECT 'column', TABLE_NAME, COLUMN_NAME, COLUMN_TYPE
-         FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND LOWER(COLUMN_NAME) LIKE ?
+         FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND LOWER(COLUMN_NAME) LIKE ?
      ) m ORDER BY kind DESC, tbl, name LIMIT ${Math.trunc(limit)}`,
-    [pattern, pattern]
+    [database, pattern, database, pattern]
   )
   return outcome.rows.map((row) => ({
     kind: row[0] === "table" ? "table" as const : "column" as const,

@@ -16,13 +16,19 @@ const FIRST_USER_OID = 16384
 const RELATION_KINDS = "('r', 'v', 'm', 'f', 'p')"
 const USER_ROUTINE = "p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)"
 const IDENTIFIERS = "'[A-Za-z_][A-Za-z0-9_$]*'"
+/**
+ * A function's SQL-standard body (`BEGIN ATOMIC … END`, PostgreSQL 14+), stored parsed like a view's query with an empty
+ * `prosrc`: read through the row's JSON so the lookup still runs on servers without the column.
+ */
+const SQL_BODY = "coalesce(to_jsonb(s) ->> 'prosqlbody', '')"
 /** What a view or routine calls is followed into user routines, and into the built-in functions that are secret catalogs. */
 const FOLLOWED_ROUTINE = `(${USER_ROUTINE} OR p.proname IN (${SECRET_CATALOGS.postgresql.map((catalog) => `'${catalog.name}'`).join(", ")}))`
 
 /**
  * The relations and user routines named in the statement, then (for objects created after initdb) what each reads:
  * a view's relations and functions from its rule's stored query (`:relid`, `:funcid`; pg_depend does not record
- * dependencies on system catalogs), a routine's from the names in its source text. One row per object.
+ * dependencies on system catalogs), a routine's from the names in its source text or from its SQL-standard body's
+ * stored query. One row per object.
  */
 export const LOOKUP_SQL = `WITH RECURSIVE obj(key, kind, oid, parent, cols) AS (
     SELECT 'r' || c.oid, 'r', c.oid, '', NULL::int4[] FROM pg_class c WHERE c.relname = ANY($1::text[]) AND c.relkind IN ${RELATION_KINDS}
@@ -43,6 +49,12 @@ export const LOOKUP_SQL = `WITH RECURSIVE obj(key, kind, oid, parent, cols) AS (
       UNION ALL
         SELECT 'f', p.oid, NULL FROM pg_proc s, regexp_matches(s.prosrc, ${IDENTIFIERS}, 'g') m, pg_proc p
          WHERE o.kind = 'f' AND s.oid = o.oid AND p.proname IN (m[1], lower(m[1])) AND p.oid <> o.oid AND ${FOLLOWED_ROUTINE}
+      UNION ALL
+        SELECT 'r', m[1]::oid, NULL FROM pg_proc s, regexp_matches(${SQL_BODY}, ':relid (\\d+)', 'g') m
+         WHERE o.kind = 'f' AND s.oid = o.oid
+      UNION ALL
+        SELECT 'f', p.oid, NULL FROM pg_proc s, regexp_matches(${SQL_BODY}, ':funcid (\\d+)', 'g') m, pg_proc p
+         WHERE o.kind = 'f' AND s.oid = o.oid AND p.oid = m[1]::oid AND p.oid <> o.oid AND ${FOLLOWED_ROUTINE}
     ) x
 )
 SELECT o.key, o.kind, o.named, x.schema, x.name, x.relkind, x.runs_text,
