@@ -81,6 +81,7 @@ describeMariadb("table arguments and unseen origins on MariaDB", () => {
       CREATE TABLE ${mariadb.otherDatabase}.user (decoy_id INT);
       CREATE SQL SECURITY DEFINER VIEW users_v AS SELECT User, authentication_string AS h FROM mysql.user;
       CREATE FUNCTION f_hashes() RETURNS TEXT SQL SECURITY DEFINER READS SQL DATA RETURN (SELECT GROUP_CONCAT(authentication_string) FROM mysql.user);
+      CREATE VIEW v_auth AS SELECT User, authentication_string AS au FROM mysql.user;
       CREATE SQL SECURITY INVOKER VIEW invoker_v AS SELECT id, name FROM users;
       CREATE DEFINER = '${APP.user}'@'127.0.0.1' SQL SECURITY DEFINER VIEW own_v AS SELECT id, name FROM users`)
     const [rows] = await admin.query("SELECT authentication_string AS h FROM mysql.user WHERE authentication_string <> ''") as unknown as [Array<{ h: string }>]
@@ -127,6 +128,15 @@ describeMariadb("table arguments and unseen origins on MariaDB", () => {
           ? /^denied: the routine dbdesk_test\.f_hashes\(\) has a body this account may not read \(the user can let it read routine bodies, or open the connection's AI settings/
           : /^denied: the view dbdesk_test\.users_v runs with the rights of its definer [^ ]+, which may read what this account cannot see \(the user can have it redefined with SQL SECURITY INVOKER, or open the connection's AI settings/)
       }
+    })
+
+    it("count_rows of a view over a secret catalog is refused: its filters would tell the hashes apart one count at a time", async () => {
+      for (const filters of [[], [{ column: "au", operator: "starts_with", value: "*" }]]) {
+        const answer = await corpus.call(level, "count_rows", { connection_id: "maria-default", table: "v_auth", filters })
+        expect(policyRefusalOf(answer), answer.text).toMatchObject({ gate: "secret_catalog" })
+      }
+      const users = await corpus.call(level, "count_rows", { connection_id: "maria-default", table: "users", filters: [{ column: "name", operator: "=", value: "ann" }] })
+      expect(users.json.result.structuredContent, users.text).toEqual({ row_count: 1, is_approximate: false })
     })
 
     it("a view that runs with the account's own rights still answers", async () => {

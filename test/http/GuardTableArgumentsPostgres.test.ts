@@ -81,6 +81,7 @@ describePostgres("table arguments on PostgreSQL (superuser connection)", () => {
       CREATE TABLE public.pg_authid (decoy_id int);
       CREATE SCHEMA app; CREATE TABLE app."Accounts" (acct_id int);
       CREATE TABLE public."a.b" (dotted_id int);
+      CREATE VIEW v_auth AS SELECT rolname, rolpassword AS pw FROM pg_authid;
       CREATE VIEW v_activity AS SELECT a.query FROM pg_stat_get_activity(NULL) a;
       CREATE VIEW v_activity2 AS SELECT query FROM pg_stat_activity;
       CREATE FUNCTION f_activity() RETURNS SETOF text LANGUAGE sql AS $$ SELECT query FROM pg_stat_get_activity(NULL) $$;
@@ -117,6 +118,15 @@ describePostgres("table arguments on PostgreSQL (superuser connection)", () => {
       const answer = await corpus.call(level, tool, { connection_id: "pg-default", ...args })
       expectNoSecret(answer.text, secrets, `${tool} ${JSON.stringify(args)}`)
       expect(policyRefusalOf(answer), answer.text).toMatchObject({ gate: "secret_catalog", setting: "secretCatalogs" })
+    })
+
+    it("count_rows of a view over a secret catalog is refused: its filters would tell the hashes apart one count at a time", async () => {
+      for (const filters of [[], [{ column: "pw", operator: "starts_with", value: "SCRAM-SHA-256$4096:" }]]) {
+        const answer = await corpus.call(level, "count_rows", { connection_id: "pg-default", table: "v_auth", filters })
+        expect(policyRefusalOf(answer), answer.text).toMatchObject({ gate: "secret_catalog" })
+      }
+      const users = await corpus.call(level, "count_rows", { connection_id: "pg-default", table: "users", filters: [{ column: "name", operator: "=", value: "ann" }] })
+      expect(users.json.result.structuredContent, users.text).toEqual({ row_count: 1, is_approximate: false })
     })
 
     it("the same tools still answer for a user table named like a catalog, in another schema", async () => {

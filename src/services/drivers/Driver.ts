@@ -165,12 +165,17 @@ export interface DatabaseDriver {
   ) => Effect.Effect<GuardedResultSet, ReachFailure | TableNotFound | StatementTimeout | PolicyRefusal>
   /** Issue 28 item 2: the `browse` page as console SQL (same builder, values as literals, exactly `limit` rows). */
   readonly browseText: (table: string, query: BrowseQuery, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
+  /**
+   * `guard`: the count is decided like an answer (a filter on a view over a secret catalog would otherwise tell its
+   * values apart one count at a time); absent for the UI.
+   */
   readonly count: (
     table: string,
     filters: ReadonlyArray<BrowseFilter>,
     logic: FilterLogic,
-    namespace?: Namespace
-  ) => Effect.Effect<RowCount, ReachFailure | TableNotFound>
+    namespace?: Namespace,
+    guard?: AnswerGuard
+  ) => Effect.Effect<RowCount, ReachFailure | TableNotFound | PolicyRefusal>
   readonly execute: (
     sql: string,
     options: ExecuteOptions

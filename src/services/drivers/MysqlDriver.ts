@@ -250,10 +250,15 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
       browseText: (table, query, namespace) =>
         onTable(table, namespace, "readonly", async (session, found) =>
           built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(session, found), query, MYSQL_FLAVOR), found).sql).pipe(Effect.withSpan("MysqlDriver.browseText")),
-      count: (table, filters, logic, namespace) =>
+      count: (table, filters, logic, namespace, guard) =>
         onTable(table, namespace, "readonly", async (session, found) => {
           const known = await Catalog.columnNames(session, found)
           const { sql, params } = built(buildCount(TABLE_SLOT, known, filters, logic, PLACEHOLDER, MYSQL_FLAVOR), found)
+          if (guard !== undefined) {
+            const read = { guard: { ...guard, facts: { ...guard.facts, names: [found.name] } }, database: found.database, access: "readonly" as const }
+            const counted = await readInto(session, sql, params, new AnswerBudget(1), performance.now(), read)
+            return { row_count: Number(counted.rows[0]?.[0] ?? 0), is_approximate: false }
+          }
           const outcome = await session.query(sql, params)
           return { row_count: Number(outcome.rows[0]?.[0] ?? 0), is_approximate: false }
         }).pipe(Effect.withSpan("MysqlDriver.count")),

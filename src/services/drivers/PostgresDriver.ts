@@ -218,11 +218,15 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
           return built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(db, found.oid), query), found).sql
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browseText")),
-      count: (table, filters, logic, namespace) =>
+      count: (table, filters, logic, namespace, guard) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
           const known = await Catalog.columnNames(db, found.oid)
           const { sql, values } = built(buildCount(TABLE_SLOT, known, filters, logic, PLACEHOLDER), found)
+          if (guard !== undefined) {
+            const counted = await statement(db, "readonly", sql, values, { maxRows: 1, guard: { ...guard, facts: { ...guard.facts, names: [found.name] } } })
+            return { row_count: Number(counted.rows[0]?.[0] ?? 0), is_approximate: false }
+          }
           const [row] = await db.rows<Record<string, unknown>>(sql, values)
           return { row_count: Number(Object.values(row ?? {})[0] ?? 0), is_approximate: false }
         }, namespace).pipe(Effect.withSpan("PostgresDriver.count")),

@@ -6,7 +6,7 @@ import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { namespaceOf, requireName, withDriver } from "./SchemaTools.ts"
-import { guardedResult, resolveTarget, tableGuard } from "./Guards.ts"
+import { countGuard, guardedResult, resolveTarget, tableGuard } from "./Guards.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, toolResult } from "./Tool.ts"
 import { connectionId, countFilters, database, filters, integer, logic, schemaName, table } from "./ToolArguments.ts"
@@ -71,7 +71,7 @@ export const DataTools = Effect.gen(function*() {
         const parsedLogic = yield* semantic(FilterLogic, args.logic ?? "and", "logic")
         const namespace = yield* namespaceOf(args)
         return yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => Effect.map(driver.count(target.table, parsedFilters, parsedLogic, target.namespace), (count) => toolResult({ ...count }))),
+          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => Effect.map(driver.count(target.table, parsedFilters, parsedLogic, target.namespace, countGuard(connection, target)), (count) => toolResult({ ...count }))),
           (connection) => search.count(connection, args.table, parsedFilters, parsedLogic, context))
       })
   })

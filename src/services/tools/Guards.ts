@@ -87,6 +87,18 @@ export const listable = (connection: Connection, namespace?: Namespace) => (tabl
 export const tableGuard = (connection: Connection, target: TableTarget): AnswerGuard | undefined =>
   guardsAnything(guardPolicyOf(connection)) ? { policy: guardPolicyOf(connection), facts: { names: [target.table], compound: false, local: [] } } : undefined
 
+/**
+ * The guard of count_rows: secret catalogs only (a count is computed, so masking rules would refuse every count of a
+ * table they cover; a count reveals no value of a column). It refuses a count of a view or function that reads a secret
+ * catalog, whose filters would otherwise tell the secret's values apart.
+ */
+export const countGuard = (connection: Connection, target: TableTarget): AnswerGuard | undefined => {
+  const policy = guardPolicyOf(connection)
+  return policy.secretCatalogs === "closed"
+    ? { policy: { rules: [], secretCatalogs: "closed" }, facts: { names: [target.table], compound: false, local: [] } }
+    : undefined
+}
+
 /** A guarded answer's tool result; the masking rules applied are noted for the activity log, never sent. */
 export const guardedResult = (guarded: GuardedResultSet | { readonly applied?: GuardedResultSet["applied"] }): JsonObject => {
   const { applied, ...answer } = guarded
