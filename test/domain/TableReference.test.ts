@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck } from "effect"
 import type { SqlDialect } from "../../src/domain/SqlLexer.ts"
+import { statementGate } from "../../src/domain/StatementGate.ts"
 import { identifierParts, secretCatalogOf, tableReadings } from "../../src/domain/TableReference.ts"
 
 const QUOTES: Readonly<Record<SqlDialect, ReadonlyArray<readonly [string, string]>>> = {
@@ -49,5 +50,31 @@ describe("a table argument is read the way its database reads a name", () => {
     expect(secretCatalogOf("mysql", { schema: "app", name: "user" })).toBeUndefined()
     expect(secretCatalogOf("postgresql", { schema: "public", name: "pg_authid" })).toBeUndefined()
     expect(secretCatalogOf("postgresql", { schema: "monitoring", name: "pg_stat_statements" })?.name).toBe("pg_stat_statements")
+  })
+})
+
+describe("other sessions' statement texts are secret catalogs in the statement gate", () => {
+  const closed = { rules: [], secretCatalogs: "closed" } as const
+  it.each([
+    ["mysql", "SELECT * FROM sys.x$processlist", "app"],
+    ["mysql", "SELECT info FROM INFORMATION_SCHEMA.processlist", "app"],
+    ["mysql", "SELECT * FROM `performance_schema`.`threads`", "app"],
+    ["mysql", "SELECT * FROM threads", "performance_schema"],
+    ["mysql", "SHOW FULL PROCESSLIST", "app"],
+    ["mysql", "SHOW ENGINE INNODB STATUS", "app"],
+    ["mysql", "PREPARE s FROM 'SELECT SQL_TEXT FROM performance_schema.events_statements_history'", "app"],
+    ["postgresql", "SELECT query FROM pg_stat_activity", undefined],
+    ["postgresql", "SELECT * FROM monitoring.pg_stat_statements", undefined]
+  ] as const)("%s: %s is refused", (dialect, sql, database) => {
+    const verdict = statementGate(sql, dialect, closed, database)
+    expect(verdict.kind).toBe("refuse")
+  })
+
+  it.each([
+    ["mysql", "SELECT * FROM app.threads", "app"],
+    ["mysql", "SELECT * FROM threads", "app"],
+    ["mysql", "SELECT * FROM session", "app"]
+  ] as const)("%s: a user table named like one (%s) is not", (dialect, sql, database) => {
+    expect(statementGate(sql, dialect, closed, database).kind).toBe("pass")
   })
 })
