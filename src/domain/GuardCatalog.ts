@@ -27,6 +27,8 @@ export interface CatalogObject {
    * view whose definition the account may not read (MySQL without SHOW VIEW).
    */
   readonly runsText?: boolean | undefined
+  /** Why, in the refusal's words, when it is not the usual reason (a definer's rights, a body the account may not read). */
+  readonly opaque?: string | undefined
 }
 
 export interface Protection {
@@ -40,8 +42,8 @@ const merge = (a: Protection, b: Protection): Protection => ({ secret: a.secret 
 /** An object's own protection through `columns` of it (all of them when absent): a secret catalog, or a masking rule. */
 const ownProtection = (object: CatalogObject, policy: GuardPolicy, kind: "sql" | "search", columns?: ReadonlyArray<string>): Protection => {
   const secret = policy.secretCatalogs === "closed" ? object.secret : undefined
-  if (object.kind === "routine") return { secret, runsText: object.runsText === true ? `${qualified(object.relation)}() runs SQL text` : undefined }
-  if (object.runsText === true) return { secret, runsText: `the view ${qualified(object.relation)} has a definition this account may not read` }
+  if (object.kind === "routine") return { secret, runsText: object.runsText === true ? object.opaque ?? `${qualified(object.relation)}() runs SQL text` : undefined }
+  if (object.runsText === true) return { secret, runsText: object.opaque ?? `the view ${qualified(object.relation)} has a definition this account may not read` }
   for (const column of columns ?? object.columns) {
     const rule = ruleFor(policy.rules, object.relation, column, kind)
     if (rule !== undefined) return { secret, ruled: { relation: qualified(object.relation), rule } }

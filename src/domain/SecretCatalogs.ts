@@ -10,9 +10,13 @@ export interface SecretCatalog {
   readonly name: string
   /** What it holds, in the refusal's words. */
   readonly holds: string
+  /** An extension's view, found in whichever schema it was installed into (`schema` is the usual one). */
+  readonly anySchema?: true
 }
 
 const pg = (schema: string, name: string, holds: string): SecretCatalog => ({ schema, name, holds })
+/** Other sessions' statement texts: an `ALTER USER … PASSWORD '…'` or `CREATE USER … IDENTIFIED BY '…'` is kept there as written. */
+const STATEMENTS = "other sessions' statement texts, which may carry passwords"
 const ROLES = "role password hashes"
 const MAPPINGS = "user-mapping options, which hold remote passwords"
 const SERVERS = "foreign-server options"
@@ -28,14 +32,33 @@ export const SECRET_CATALOGS: Readonly<Record<SqlDialect, ReadonlyArray<SecretCa
     pg("pg_catalog", "pg_foreign_server", SERVERS),
     pg("information_schema", "foreign_server_options", SERVERS),
     pg("information_schema", "_pg_foreign_servers", SERVERS),
-    pg("pg_catalog", "pg_subscription", "subscription connection strings")
+    pg("pg_catalog", "pg_subscription", "subscription connection strings"),
+    pg("pg_catalog", "pg_stat_activity", STATEMENTS),
+    pg("pg_catalog", "pg_stat_get_activity", STATEMENTS),
+    pg("pg_catalog", "pg_stat_get_backend_activity", STATEMENTS),
+    { ...pg("public", "pg_stat_statements", STATEMENTS), anySchema: true },
+    { ...pg("public", "pg_stat_statements_info", STATEMENTS), anySchema: true }
   ],
   mysql: [
     pg("mysql", "user", "account password hashes"),
     pg("mysql", "global_priv", "account password hashes"),
     pg("mysql", "password_history", "former account password hashes"),
     pg("mysql", "servers", "FEDERATED server passwords"),
-    pg("mysql", "slave_master_info", "replication passwords")
+    pg("mysql", "slave_master_info", "replication passwords"),
+    pg("mysql", "general_log", STATEMENTS),
+    pg("mysql", "slow_log", STATEMENTS),
+    pg("information_schema", "processlist", STATEMENTS),
+    pg("performance_schema", "processlist", STATEMENTS),
+    pg("performance_schema", "threads", STATEMENTS),
+    pg("performance_schema", "events_statements_current", STATEMENTS),
+    pg("performance_schema", "events_statements_history", STATEMENTS),
+    pg("performance_schema", "events_statements_history_long", STATEMENTS),
+    pg("performance_schema", "events_statements_summary_by_digest", STATEMENTS),
+    pg("performance_schema", "prepared_statements_instances", STATEMENTS),
+    pg("sys", "processlist", STATEMENTS),
+    pg("sys", "x$processlist", STATEMENTS),
+    pg("sys", "session", STATEMENTS),
+    pg("sys", "x$session", STATEMENTS)
   ],
   sqlite: []
 }
@@ -52,7 +75,11 @@ export const SECRET_WORDS: Readonly<Record<SqlDialect, ReadonlyArray<readonly [s
     ["subconninfo", pg("pg_catalog", "pg_subscription", "subscription connection strings")],
     ["primary_conninfo", pg("pg_catalog", "pg_settings", "the replication connection string, with its password")]
   ],
-  mysql: [["authentication_string", pg("mysql", "user", "account password hashes")]],
+  mysql: [
+    ["authentication_string", pg("mysql", "user", "account password hashes")],
+    ["processlist_info", pg("performance_schema", "threads", STATEMENTS)],
+    ["query_sample_text", pg("performance_schema", "events_statements_summary_by_digest", STATEMENTS)]
+  ],
   sqlite: []
 }
 
@@ -70,16 +97,6 @@ export const TEXT_RUNNING_FUNCTIONS: Readonly<Record<SqlDialect, ReadonlySet<str
   mysql: new Set(),
   sqlite: new Set()
 }
-
-/**
- * The secret catalog a table argument names (describe_table, browse_table, get_table_ddl, resources, prompts):
- * `schema` or `database` as given, else the name alone for PostgreSQL (the catalogs are on every search path) and
- * the current database for MySQL.
- */
-export const secretCatalogNamed = (dialect: SqlDialect, name: string, schema: string | undefined): SecretCatalog | undefined =>
-  SECRET_CATALOGS[dialect].find((catalog) =>
-    catalog.name === name.toLowerCase() &&
-    (schema === undefined ? dialect === "postgresql" : catalog.schema === schema.toLowerCase()))
 
 const SETS_A_CREDENTIAL = /\b(PASSWORD|IDENTIFIED|CONNECTION|MAPPING|SERVER|SUBSCRIPTION|CONNINFO)\b/i
 const LITERAL = /\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\1\$|[Ee]?'(?:[^'\\]|''|\\.)*'|"(?:[^"\\]|""|\\.)*"/g

@@ -1,6 +1,6 @@
 import { type Refusal, secretRefusal, textRefusal } from "./AnswerGate.ts"
 import { type GuardPolicy, guardsAnything } from "./ColumnGuard.ts"
-import { SECRET_CATALOGS, SECRET_WORDS, TEXT_RUNNING_FUNCTIONS } from "./SecretCatalogs.ts"
+import { SECRET_CATALOGS, type SecretCatalog, SECRET_WORDS, TEXT_RUNNING_FUNCTIONS } from "./SecretCatalogs.ts"
 import { type SqlDialect, type SqlToken, tokenizeEveryReading } from "./SqlLexer.ts"
 import { decodedText, isPunct, isWord } from "./SqlVerdict.ts"
 
@@ -20,13 +20,31 @@ export type GateVerdict = { readonly kind: "pass"; readonly facts: StatementFact
 
 const SET_OPERATIONS = ["UNION", "INTERSECT", "EXCEPT", "MINUS"]
 
-/** A MySQL catalog is named qualified (`mysql.user`, in any quoting) or unqualified while the current database is mysql. */
-const mysqlCatalogAt = (tokens: ReadonlyArray<SqlToken>, i: number, database: string | undefined): boolean => {
+/**
+ * A MySQL catalog is named qualified (`mysql.user`, `information_schema.PROCESSLIST`, in any quoting) or unqualified
+ * while the current database is its own.
+ */
+const mysqlCatalogAt = (catalog: SecretCatalog, tokens: ReadonlyArray<SqlToken>, i: number, database: string | undefined): boolean => {
   const qualifier = isPunct(tokens[i - 1], ".") && tokens[i - 2] !== undefined ? decodedText(tokens, i - 2).toLowerCase() : undefined
-  return qualifier === undefined ? database?.toLowerCase() === "mysql" : qualifier === "mysql"
+  return (qualifier ?? database?.toLowerCase()) === catalog.schema
 }
 
-const MYSQL_IN_TEXT = /mysql\W{0,3}\.\W{0,3}(user|global_priv|password_history|servers|slave_master_info)\b/i
+/** A MySQL catalog named inside a string (text PREPAREd or EXECUTEd): `db.name` with any quoting around the dot. */
+const MYSQL_IN_TEXT = SECRET_CATALOGS.mysql.map((catalog) =>
+  [new RegExp(`${catalog.schema}\\W{0,3}\\.\\W{0,3}${catalog.name.replace(/\$/g, "\\$")}\\b`, "i"), catalog] as const)
+
+/** MySQL/MariaDB statements that print a secret: SHOW GRANTS / CREATE USER (hashes), the process list and InnoDB's status (statement texts). */
+const showsSecret = (tokens: ReadonlyArray<SqlToken>, i: number): readonly [string, SecretCatalog] | undefined => {
+  if (!isWord(tokens[i], "SHOW")) return undefined
+  const next = isWord(tokens[i + 1], "FULL") ? i + 2 : i + 1
+  const hashes = { schema: "mysql", name: "user", holds: "account password hashes, which these statements print; information_schema.USER_PRIVILEGES lists grants without them" }
+  if (isWord(tokens[i + 1], "GRANTS")) return ["SHOW GRANTS", hashes]
+  if (isWord(tokens[i + 1], "CREATE") && isWord(tokens[i + 2], "USER")) return ["SHOW CREATE USER", hashes]
+  const statements = SECRET_CATALOGS.mysql.find((catalog) => catalog.schema === "information_schema" && catalog.name === "processlist")!
+  if (isWord(tokens[next], "PROCESSLIST")) return ["SHOW PROCESSLIST", statements]
+  if (isWord(tokens[i + 1], "ENGINE") && isWord(tokens[i + 3], "STATUS")) return ["SHOW ENGINE … STATUS", statements]
+  return undefined
+}
 
 const refuseSecret = (dialect: SqlDialect, tokens: ReadonlyArray<SqlToken>, i: number, database: string | undefined): Refusal | undefined => {
   const token = tokens[i]!
@@ -38,20 +56,16 @@ const refuseSecret = (dialect: SqlDialect, tokens: ReadonlyArray<SqlToken>, i: n
     if (named !== undefined) return secretRefusal(named)
     const word = words.find(([name]) => text.includes(name))
     if (word !== undefined) return secretRefusal(word[1], word[0])
-    const mysql = dialect === "mysql" ? MYSQL_IN_TEXT.exec(text) : null
-    const inText = mysql === null ? undefined : catalogs.find((catalog) => catalog.name === mysql[1]!.toLowerCase())
+    const inText = dialect === "mysql" ? MYSQL_IN_TEXT.find(([pattern]) => pattern.test(text))?.[1] : undefined
     return inText === undefined ? undefined : secretRefusal(inText)
   }
   if (token.kind !== "word" && token.kind !== "quoted") return undefined
-  const catalog = catalogs.find((candidate) => candidate.name === text && (dialect !== "mysql" || mysqlCatalogAt(tokens, i, database)))
+  const catalog = catalogs.find((candidate) => candidate.name === text && (dialect !== "mysql" || mysqlCatalogAt(candidate, tokens, i, database)))
   if (catalog !== undefined) return secretRefusal(catalog)
   const word = words.find(([name]) => name === text)
   if (word !== undefined) return secretRefusal(word[1], word[0])
-  // MariaDB's SHOW GRANTS and both engines' SHOW CREATE USER print the password hash.
-  if (dialect === "mysql" && isWord(token, "SHOW") && (isWord(tokens[i + 1], "GRANTS") || (isWord(tokens[i + 1], "CREATE") && isWord(tokens[i + 2], "USER")))) {
-    return secretRefusal({ schema: "mysql", name: "user", holds: "account password hashes, which these statements print; information_schema.USER_PRIVILEGES lists grants without them" }, isWord(tokens[i + 1], "GRANTS") ? "SHOW GRANTS" : "SHOW CREATE USER")
-  }
-  return undefined
+  const shown = dialect === "mysql" ? showsSecret(tokens, i) : undefined
+  return shown === undefined ? undefined : secretRefusal(shown[1], shown[0])
 }
 
 /** Names a CTE or derived table gets in the statement: `name AS (`, `name (cols) AS (`, `) [AS] name`. */

@@ -91,6 +91,12 @@ describe("issue 35 on SQLite with a rules-protected table", () => {
     const view = await corpus.call("readOnly", "browse_table", { connection_id: id, table: "v_users" })
     expect(view.json.result.structuredContent.columns).toEqual(["id", "ph"])
     expectNoSecret(view.text, SECRETS, "browse_table on a view")
+    // Every spelling SQLite reads as the table is the table the rules apply to.
+    for (const table of ["main.users", "\"users\"", " main . [users] ", "`USERS`", "Main.\"Users\""]) {
+      const spelled = await corpus.call("readOnly", "browse_table", { connection_id: id, table, sort: [{ column: "id", direction: "asc" }] })
+      expect(spelled.json.result.structuredContent?.rows, `${table}: ${spelled.text}`).toEqual([[1, "ann", MARKER], [2, "bob", MARKER]])
+      expectNoSecret(spelled.text, SECRETS, `browse_table ${table}`)
+    }
     for (const [tool, args] of [["count_rows", { table: "users" }], ["describe_table", { table: "users" }], ["search_schema", { term: "ssn" }], ["explain_query", { query: "SELECT * FROM users WHERE ssn = '1'" }]] as const) {
       const answer = await corpus.call("readOnly", tool, { connection_id: id, ...args })
       expect(answer.json.result.isError, answer.text).toBe(false)

@@ -9,6 +9,7 @@ import type { PreviewRow } from "../../domain/ApprovalPreview.ts"
 import type { GuardPolicy } from "../../domain/ColumnGuard.ts"
 import type { PreviewPlan } from "../../domain/PreviewPlan.ts"
 import type { StatementFacts } from "../../domain/StatementGate.ts"
+import type { ResolvedRelation } from "../../domain/TableReference.ts"
 
 /** A failure reported by the database; `message` has already been through the connection's redactor (C7.2-b). */
 export class DriverError extends Data.TaggedError("DriverError")<{ readonly message: string }> {}
@@ -53,6 +54,11 @@ export type ReachFailure = DriverError | NotConnected | NamespaceNotFound | Inva
 export interface Namespace {
   readonly database?: string | undefined
   readonly schema?: string | undefined
+  /**
+   * The table argument is a stored name `resolveTable` returned, inside `schema` (PostgreSQL) or `database` (MySQL):
+   * it is looked up as it is, no other reading tried, so a call reads the very object its table gate decided on.
+   */
+  readonly exact?: boolean | undefined
 }
 
 export interface ConnectionStatus {
@@ -136,6 +142,12 @@ export interface DatabaseDriver {
   readonly listTables: (
     options: { readonly includeRowCounts: boolean } & Namespace
   ) => Effect.Effect<ReadonlyArray<TableEntry>, ReachFailure>
+  /**
+   * The object a table argument names, looked up as every table-taking call looks it up (`tableReadings`): its schema
+   * (MySQL: database; SQLite: main) and stored name. The table gate decides on it; the call then passes it back with
+   * `exact`.
+   */
+  readonly resolveTable: (table: string, namespace?: Namespace) => Effect.Effect<ResolvedRelation, ReachFailure | TableNotFound>
   readonly describeTable: (table: string, namespace?: Namespace) => Effect.Effect<TableDescription, ReachFailure | TableNotFound>
   readonly tableDdl: (table: string, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
   readonly searchSchema: (
@@ -153,12 +165,17 @@ export interface DatabaseDriver {
   ) => Effect.Effect<GuardedResultSet, ReachFailure | TableNotFound | StatementTimeout | PolicyRefusal>
   /** Issue 28 item 2: the `browse` page as console SQL (same builder, values as literals, exactly `limit` rows). */
   readonly browseText: (table: string, query: BrowseQuery, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
+  /**
+   * `guard`: the count is decided like an answer (a filter on a view over a secret catalog would otherwise tell its
+   * values apart one count at a time); absent for the UI.
+   */
   readonly count: (
     table: string,
     filters: ReadonlyArray<BrowseFilter>,
     logic: FilterLogic,
-    namespace?: Namespace
-  ) => Effect.Effect<RowCount, ReachFailure | TableNotFound>
+    namespace?: Namespace,
+    guard?: AnswerGuard
+  ) => Effect.Effect<RowCount, ReachFailure | TableNotFound | PolicyRefusal>
   readonly execute: (
     sql: string,
     options: ExecuteOptions

@@ -151,7 +151,7 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
     const onTable = <A>(table: string, namespace: Namespace | undefined, access: "readonly" | "readwrite", body: (session: Session, found: Catalog.ResolvedTable, database: string) => Promise<A>) =>
       Effect.flatMap(target(namespace, true), (database) =>
         inSession(access, TOOL_SECONDS, database, async (session) => {
-          const found = await Catalog.findTable(session, table)
+          const found = await Catalog.findTable(session, table, database!, namespace?.exact)
           if (found === undefined) throw new Missing(new TableNotFound({ table }))
           return body(session, found, database!)
         })).pipe(Effect.mapError(asReachFailure))
@@ -232,25 +232,32 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
       listDatabases: () =>
         inSession("readonly", TOOL_SECONDS, undefined, Catalog.listDatabases).pipe(noTable, Effect.mapError(asReachFailure), Effect.withSpan("MysqlDriver.listDatabases")),
       listTables: (options) => read(options, (session) => Catalog.listTables(session, options.includeRowCounts)).pipe(Effect.withSpan("MysqlDriver.listTables")),
+      resolveTable: (table, namespace) =>
+        onTable(table, namespace, "readonly", async (_, found) => ({ schema: found.database, name: found.name })).pipe(Effect.withSpan("MysqlDriver.resolveTable")),
       describeTable: (table, namespace) =>
         onTable(table, namespace, "readonly", (session, found, database) => Catalog.describeTable(session, found, database)).pipe(Effect.withSpan("MysqlDriver.describeTable")),
       tableDdl: (table, namespace) => onTable(table, namespace, "readonly", Catalog.tableDdl).pipe(Effect.withSpan("MysqlDriver.tableDdl")),
-      searchSchema: (term, limit, namespace) => read(namespace, (session) => Catalog.searchSchema(session, term, limit)).pipe(Effect.withSpan("MysqlDriver.searchSchema")),
+      searchSchema: (term, limit, namespace) => read(namespace, (session, database) => Catalog.searchSchema(session, term, limit, database)).pipe(Effect.withSpan("MysqlDriver.searchSchema")),
       browse: (table, query, namespace, limits, guard) =>
         onTable(table, namespace, "readonly", async (session, found, database) => {
           const started = performance.now()
           const known = await Catalog.columnNames(session, found)
           const { sql, params } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER, MYSQL_FLAVOR), found)
-          const read = guard === undefined ? undefined : { guard: { ...guard, facts: { ...guard.facts, names: [found.name] } }, database, access: "readonly" as const }
+          const read = guard === undefined ? undefined : { guard: { ...guard, facts: { ...guard.facts, names: [found.name] } }, database: found.database, access: "readonly" as const }
           return readInto(session, sql, params, new AnswerBudget(query.limit ?? 500, limits), started, read)
         }).pipe(Effect.withSpan("MysqlDriver.browse")),
       browseText: (table, query, namespace) =>
         onTable(table, namespace, "readonly", async (session, found) =>
           built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(session, found), query, MYSQL_FLAVOR), found).sql).pipe(Effect.withSpan("MysqlDriver.browseText")),
-      count: (table, filters, logic, namespace) =>
+      count: (table, filters, logic, namespace, guard) =>
         onTable(table, namespace, "readonly", async (session, found) => {
           const known = await Catalog.columnNames(session, found)
           const { sql, params } = built(buildCount(TABLE_SLOT, known, filters, logic, PLACEHOLDER, MYSQL_FLAVOR), found)
+          if (guard !== undefined) {
+            const read = { guard: { ...guard, facts: { ...guard.facts, names: [found.name] } }, database: found.database, access: "readonly" as const }
+            const counted = await readInto(session, sql, params, new AnswerBudget(1), performance.now(), read)
+            return { row_count: Number(counted.rows[0]?.[0] ?? 0), is_approximate: false }
+          }
           const outcome = await session.query(sql, params)
           return { row_count: Number(outcome.rows[0]?.[0] ?? 0), is_approximate: false }
         }).pipe(Effect.withSpan("MysqlDriver.count")),

@@ -191,33 +191,42 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       listSchemas: (namespace) => list(Catalog.listSchemas, namespace).pipe(Effect.withSpan("PostgresDriver.listSchemas")),
       listTables: (options) =>
         list((db) => Catalog.listTables(db, options.includeRowCounts, options.schema), options).pipe(Effect.withSpan("PostgresDriver.listTables")),
+      resolveTable: (table, namespace) =>
+        read(async (db) => {
+          const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
+          return { schema: found.schema, name: found.name }
+        }, namespace).pipe(Effect.withSpan("PostgresDriver.resolveTable")),
       describeTable: (table, namespace) =>
-        read(async (db) => Catalog.describeTable(db, await Catalog.findTable(db, table, namespace?.schema)), namespace).pipe(
+        read(async (db) => Catalog.describeTable(db, await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)), namespace).pipe(
           Effect.withSpan("PostgresDriver.describeTable")
         ),
       tableDdl: (table, namespace) =>
-        read(async (db) => Catalog.tableDdl(db, await Catalog.findTable(db, table, namespace?.schema)), namespace).pipe(
+        read(async (db) => Catalog.tableDdl(db, await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)), namespace).pipe(
           Effect.withSpan("PostgresDriver.tableDdl")
         ),
       searchSchema: (term, limit, namespace) =>
         list((db) => Catalog.searchSchema(db, term, limit, namespace?.schema), namespace).pipe(Effect.withSpan("PostgresDriver.searchSchema")),
       browse: (table, query, namespace, limits, guard) =>
         read(async (db) => {
-          const found = await Catalog.findTable(db, table, namespace?.schema)
+          const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
           const known = await Catalog.columnNames(db, found.oid)
           const { sql, values } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER), found)
           return statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits, hints: BROWSE_HINTS, guard: guard === undefined ? undefined : { ...guard, facts: { ...guard.facts, names: [found.name] } } })
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browse")),
       browseText: (table, query, namespace) =>
         read(async (db) => {
-          const found = await Catalog.findTable(db, table, namespace?.schema)
+          const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
           return built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(db, found.oid), query), found).sql
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browseText")),
-      count: (table, filters, logic, namespace) =>
+      count: (table, filters, logic, namespace, guard) =>
         read(async (db) => {
-          const found = await Catalog.findTable(db, table, namespace?.schema)
+          const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
           const known = await Catalog.columnNames(db, found.oid)
           const { sql, values } = built(buildCount(TABLE_SLOT, known, filters, logic, PLACEHOLDER), found)
+          if (guard !== undefined) {
+            const counted = await statement(db, "readonly", sql, values, { maxRows: 1, guard: { ...guard, facts: { ...guard.facts, names: [found.name] } } })
+            return { row_count: Number(counted.rows[0]?.[0] ?? 0), is_approximate: false }
+          }
           const [row] = await db.rows<Record<string, unknown>>(sql, values)
           return { row_count: Number(Object.values(row ?? {})[0] ?? 0), is_approximate: false }
         }, namespace).pipe(Effect.withSpan("PostgresDriver.count")),

@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { Duration, Effect, Option } from "effect"
 import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
+import type { ResolvedRelation } from "../../domain/TableReference.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../domain/SqlTable.ts"
 import {
   type ConnectionStatus,
@@ -250,13 +251,17 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         return yield* send<ReadonlyArray<TableEntry>>({ op: "listTables", includeRowCounts: options.includeRowCounts })
           .pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
+      resolveTable: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
+        yield* mainOnly(namespace)
+        return yield* send<ResolvedRelation>({ op: "resolveTable", table: exactly(table, namespace) }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
+      }),
       describeTable: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)
-        return yield* send<TableDescription>({ op: "describeTable", table }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
+        return yield* send<TableDescription>({ op: "describeTable", table: exactly(table, namespace) }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
       }),
       tableDdl: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)
-        return yield* send<string>({ op: "tableDdl", table }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
+        return yield* send<string>({ op: "tableDdl", table: exactly(table, namespace) }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
       }),
       searchSchema: Effect.fnUntraced(function*(term: string, limit: number, namespace?: Namespace) {
         yield* mainOnly(namespace)
@@ -266,15 +271,15 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       }),
       browse: Effect.fnUntraced(function*(table, query, namespace, limits, guard) {
         yield* mainOnly(namespace)
-        return yield* send<GuardedResultSet>({ op: "browse", table, query, ...(limits === undefined ? {} : { limits }), ...(guard === undefined ? {} : { guard }) })
+        return yield* send<GuardedResultSet>({ op: "browse", table: exactly(table, namespace), query, ...(limits === undefined ? {} : { limits }), ...(guard === undefined ? {} : { guard }) })
       }),
       browseText: Effect.fn("SqliteDriver.browseText")(function*(table, query, namespace) {
         yield* mainOnly(namespace)
-        return yield* send<string>({ op: "browseText", table, query })
+        return yield* send<string>({ op: "browseText", table: exactly(table, namespace), query })
       }),
       count: Effect.fnUntraced(function*(table, filters, logic, namespace) {
         yield* mainOnly(namespace)
-        return yield* send<RowCount>({ op: "count", table, filters, logic })
+        return yield* send<RowCount>({ op: "count", table: exactly(table, namespace), filters, logic })
       }),
       execute: Effect.fnUntraced(function*(sql, options) {
         yield* mainOnly(options)
@@ -315,6 +320,10 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
     }
     return driver
   })
+
+/** A stored name resolved before, spelled so that its first reading is that very table of `main`. */
+const exactly = (table: string, namespace: Namespace | undefined): string =>
+  namespace?.exact === true ? `"main"."${table.replace(/"/g, "\"\"")}"` : table
 
 /** A SQLite connection is one file: its only database and schema are `main` (issue 25). */
 const mainOnly = (namespace: Namespace | undefined): Effect.Effect<void, InvalidArgument> => {

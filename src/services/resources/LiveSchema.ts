@@ -10,7 +10,7 @@ import { Connections } from "../Connections.ts"
 import { Drivers } from "../Drivers.ts"
 import type { DatabaseDriver } from "../drivers/Driver.ts"
 import { type DriverFailure, mapDriverFailure } from "../tools/DriverFailures.ts"
-import { gateTable, listable } from "../tools/Guards.ts"
+import { listable, resolveTarget } from "../tools/Guards.ts"
 
 /** product-decisions §5: the schema resource lists at most 100 tables, then `truncated: true`. */
 export const SCHEMA_TABLE_LIMIT = 100
@@ -80,10 +80,10 @@ export class LiveSchema extends Effect.Service<LiveSchema>()("dbdesk/services/re
       use(connection, subject, (driver) => Effect.map(driver.listTables({ includeRowCounts: false }), (all) => all.filter((entry) => listable(connection)(entry.name))))
 
     const describe = (connection: Connection, table: string, subject: JsonObject = {}) =>
-      use(connection, { ...subject, table }, (driver) => Effect.zipRight(gateTable(connection, table), driver.describeTable(table)))
+      use(connection, { ...subject, table }, (driver) => Effect.flatMap(resolveTarget(driver, connection, table), (target) => driver.describeTable(target.table, target.namespace)))
 
     const ddl = (connection: Connection, table: string, subject: JsonObject = {}) =>
-      use(connection, { ...subject, table }, (driver) => Effect.zipRight(gateTable(connection, table), driver.tableDdl(table)))
+      use(connection, { ...subject, table }, (driver) => Effect.flatMap(resolveTarget(driver, connection, table), (target) => driver.tableDdl(target.table, target.namespace)))
 
     const snapshot = Effect.fn("LiveSchema.snapshot")(function*(connection: Connection, subject: JsonObject = {}) {
       const all = yield* tables(connection, subject)

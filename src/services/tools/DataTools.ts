@@ -5,7 +5,7 @@ import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { namespaceOf, requireName, withDriver } from "./SchemaTools.ts"
-import { gateTable, guardedResult, tableGuard } from "./Guards.ts"
+import { countGuard, guardedResult, resolveTarget, tableGuard } from "./Guards.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, toolResult } from "./Tool.ts"
 import { connectionId, countFilters, database, filters, integer, logic, schemaName, table } from "./ToolArguments.ts"
@@ -52,7 +52,7 @@ export const DataTools = Effect.gen(function*() {
         const namespace = yield* namespaceOf(args)
         const query = yield* semantic(BrowseQuery, { ...args, limit, connection_id: undefined, table: undefined, database: undefined, schema: undefined }, "browse_table arguments")
         return yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.flatMap(tableGuard(connection, args.table, namespace), (guard) => Effect.map(driver.browse(args.table, query, namespace, limits, guard), guardedResult)),
+          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => Effect.map(driver.browse(target.table, query, target.namespace, limits, tableGuard(connection, target)), guardedResult)),
           (connection) => search.browse(connection, args.table, query, limits.defaultRows, context))
       })
   })
@@ -70,7 +70,7 @@ export const DataTools = Effect.gen(function*() {
         const parsedLogic = yield* semantic(FilterLogic, args.logic ?? "and", "logic")
         const namespace = yield* namespaceOf(args)
         return yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.zipRight(gateTable(connection, args.table, namespace), Effect.map(driver.count(args.table, parsedFilters, parsedLogic, namespace), (count) => toolResult({ ...count }))),
+          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => Effect.map(driver.count(target.table, parsedFilters, parsedLogic, target.namespace, countGuard(connection, target)), (count) => toolResult({ ...count }))),
           (connection) => search.count(connection, args.table, parsedFilters, parsedLogic, context))
       })
   })

@@ -8,7 +8,7 @@ import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
 import type { DatabaseDriver, Namespace } from "../drivers/Driver.ts"
 import { type DriverFailure, mapDriverFailure } from "./DriverFailures.ts"
-import { gateTable, listable } from "./Guards.ts"
+import { listable, resolveTarget } from "./Guards.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, toolResult, type ToolRun } from "./Tool.ts"
 import { connectionId, database, integer, schemaName, table, text } from "./ToolArguments.ts"
@@ -76,7 +76,7 @@ export const SchemaTools = Effect.gen(function*() {
     prepare: (args, context) =>
       Effect.zipRight(requireName(args.table, "table"), Effect.flatMap(namespaceOf(args), (namespace) =>
         withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.zipRight(gateTable(connection, args.table, namespace), Effect.map(driver.describeTable(args.table, namespace), (description) => toolResult(JSON.parse(JSON.stringify(description)) as JsonObject))),
+          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => Effect.map(driver.describeTable(target.table, target.namespace), (description) => toolResult(JSON.parse(JSON.stringify(description)) as JsonObject))),
           (connection) => search.describeTable(connection, args.table, context))))
   })
 
@@ -89,7 +89,7 @@ export const SchemaTools = Effect.gen(function*() {
     prepare: (args, context) =>
       Effect.zipRight(requireName(args.table, "table"), Effect.flatMap(namespaceOf(args), (namespace) =>
         withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.zipRight(gateTable(connection, args.table, namespace), Effect.map(driver.tableDdl(args.table, namespace), (ddl) => toolResult({ ddl }))),
+          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => Effect.map(driver.tableDdl(target.table, target.namespace), (ddl) => toolResult({ ddl }))),
           (connection) => search.tableDdl(connection, args.table, context))))
   })
 

@@ -1,6 +1,7 @@
 // Reads of information_schema for list_databases, list_tables, describe_table, get_table_ddl and search_schema on
 // MySQL and MariaDB (issue 34 item 2). Every function runs inside `START TRANSACTION READ ONLY` in the selected database.
 import type { ColumnDescription, ForeignKeyDescription, IndexDescription, SchemaMatch, TableDescription, TableEntry } from "../../../domain/SqlTable.ts"
+import { tableReadings } from "../../../domain/TableReference.ts"
 import type { Session } from "./MysqlRunner.ts"
 
 export const quoteName = (name: string): string => `\`${name.replace(/`/g, "``")}\``
@@ -38,19 +39,22 @@ export const listTables = async (session: Session, includeRowCounts: boolean): P
   })
 }
 
-/** A table of the selected database by name; `db.name` reaches another database the account may read. */
-export const findTable = async (session: Session, table: string): Promise<ResolvedTable | undefined> => {
-  const lookup = (database: string | null, name: string) =>
-    session.query(
-      `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_ROWS FROM information_schema.TABLES
-        WHERE TABLE_SCHEMA = ${database === null ? "DATABASE()" : "?"} AND TABLE_NAME = ?`,
-      database === null ? [name] : [database, name]
+/**
+ * A table by name, read as `tableReadings` reads it (the one reading the table gate decides on): in the selected
+ * database `current`, or `db.name` in any quoting for another database the account may read; with `exact`, the stored
+ * name in `current`, as resolved before. The database is always a parameter: MariaDB keeps the value DATABASE() had
+ * when a statement was prepared, so a cached lookup would search the database of an earlier call.
+ */
+export const findTable = async (session: Session, table: string, current: string, exact?: boolean): Promise<ResolvedTable | undefined> => {
+  for (const reading of tableReadings("mysql", table, exact === true ? current : undefined, exact)) {
+    const { rows } = await session.query(
+      "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+      [reading.schema ?? current, reading.name]
     )
-  let outcome = await lookup(null, table)
-  const dot = table.indexOf(".")
-  if (outcome.rows.length === 0 && dot > 0) outcome = await lookup(table.slice(0, dot), table.slice(dot + 1))
-  const row = outcome.rows[0]
-  return row === undefined ? undefined : { database: String(row[0]), name: String(row[1]), type: String(row[2]), rows: row[3] === null ? null : Number(row[3]) }
+    const row = rows[0]
+    if (row !== undefined) return { database: String(row[0]), name: String(row[1]), type: String(row[2]), rows: row[3] === null ? null : Number(row[3]) }
+  }
+  return undefined
 }
 
 export const columnNames = async (session: Session, table: ResolvedTable): Promise<Array<string>> =>
@@ -152,17 +156,18 @@ export const describeTable = async (session: Session, table: ResolvedTable, sele
   ...(table.rows === null || /VIEW/.test(table.type) ? {} : { approximate_row_count: table.rows })
 })
 
-export const searchSchema = async (session: Session, term: string, limit: number): Promise<Array<SchemaMatch>> => {
+/** Tables and columns of `database` (the selected one, bound: a prepared DATABASE() may keep an earlier call's value). */
+export const searchSchema = async (session: Session, term: string, limit: number, database: string): Promise<Array<SchemaMatch>> => {
   const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
   const outcome = await session.query(
     `SELECT kind, tbl, name, data_type FROM (
        SELECT 'table' AS kind, TABLE_NAME AS tbl, TABLE_NAME AS name, NULL AS data_type
-         FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND LOWER(TABLE_NAME) LIKE ?
+         FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND LOWER(TABLE_NAME) LIKE ?
        UNION ALL
        SELECT 'column', TABLE_NAME, COLUMN_NAME, COLUMN_TYPE
-         FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND LOWER(COLUMN_NAME) LIKE ?
+         FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND LOWER(COLUMN_NAME) LIKE ?
      ) m ORDER BY kind DESC, tbl, name LIMIT ${Math.trunc(limit)}`,
-    [pattern, pattern]
+    [database, pattern, database, pattern]
   )
   return outcome.rows.map((row) => ({
     kind: row[0] === "table" ? "table" as const : "column" as const,

@@ -3,7 +3,7 @@
 // A derived table or CTE is reported as its own alias, and a view as itself: neither is traced further.
 import { type AnswerVerdict, decideAnswer, type OutputSource } from "../../../domain/AnswerGate.ts"
 import { type CatalogObject, guardCatalog } from "../../../domain/GuardCatalog.ts"
-import { SECRET_CATALOGS } from "../../../domain/SecretCatalogs.ts"
+import { secretCatalogOf } from "../../../domain/TableReference.ts"
 import { readingsFor, tokenize } from "../../../domain/SqlLexer.ts"
 import type { AnswerGuard } from "../Driver.ts"
 import type { Session } from "./MysqlRunner.ts"
@@ -18,13 +18,27 @@ const MAX_ROUNDS = 4
  * server reads only those tables' definitions instead of opening every table (a join or a correlated subquery on
  * information_schema defeats that and costs ~90 ms on MariaDB 10.11).
  */
+/**
+ * An account granted SELECT on every database sees every table in information_schema: nothing a definer reads is
+ * hidden from its lookups. (A grant through a role is not counted: the lookup then fails closed.)
+ */
+const SEES_EVERY_TABLE =
+  "EXISTS (SELECT 1 FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = CONCAT('''', REPLACE(CURRENT_USER(), '@', '''@'''), '''') AND PRIVILEGE_TYPE = 'SELECT')"
+
+/**
+ * A view or routine that runs with the rights of an account other than this one (SQL SECURITY DEFINER, the default),
+ * for an account that cannot see every table: it may read what this account cannot see in information_schema, so the
+ * lookup cannot follow it. Its definer, else NULL.
+ */
+const OTHER_DEFINER = `IF(SECURITY_TYPE = 'DEFINER' AND DEFINER <> CURRENT_USER() AND NOT ${SEES_EVERY_TABLE}, DEFINER, NULL)`
+
 const lookupSql = (count: number, schemas: number) => {
   const names = Array.from({ length: count }, () => "?").join(", ")
   const where = `TABLE_NAME IN (${names}) AND TABLE_SCHEMA IN (${Array.from({ length: schemas }, () => "?").join(", ")})`
   return `SELECT 't' AS part, TABLE_SCHEMA AS db, TABLE_NAME AS name, TABLE_TYPE AS detail, NULL AS body FROM information_schema.TABLES WHERE ${where}
-  UNION ALL SELECT 'v', TABLE_SCHEMA, TABLE_NAME, NULL, VIEW_DEFINITION FROM information_schema.VIEWS WHERE ${where}
+  UNION ALL SELECT 'v', TABLE_SCHEMA, TABLE_NAME, ${OTHER_DEFINER}, VIEW_DEFINITION FROM information_schema.VIEWS WHERE ${where}
   UNION ALL SELECT 'c', TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, NULL FROM information_schema.COLUMNS WHERE ${where}
-  UNION ALL SELECT 'f', ROUTINE_SCHEMA, ROUTINE_NAME, ROUTINE_TYPE, ROUTINE_DEFINITION FROM information_schema.ROUTINES WHERE LOWER(ROUTINE_NAME) IN (${names})`
+  UNION ALL SELECT 'f', ROUTINE_SCHEMA, ROUTINE_NAME, ${OTHER_DEFINER}, ROUTINE_DEFINITION FROM information_schema.ROUTINES WHERE LOWER(ROUTINE_NAME) IN (${names})`
 }
 
 const namesIn = (text: string): Set<string> => {
@@ -42,8 +56,22 @@ interface Found {
   readonly name: string
   readonly columns: ReadonlyArray<string>
   readonly uses: ReadonlySet<string>
-  /** A view whose definition came back empty: the account lacks SHOW VIEW, so what it reads cannot be told. */
-  readonly opaque: boolean
+  /**
+   * Why what it reads cannot be told, or undefined: a definition that came back empty (the account lacks SHOW VIEW, or
+   * may not read the routine's body), or a definer's rights other than this account's.
+   */
+  readonly opaque: string | undefined
+}
+
+/** Why what a view or routine reads cannot be told, and what the user can change about it; undefined when it can be. */
+const opaqueReason = (part: string, what: string, definer: unknown, body: unknown): string | undefined => {
+  const open = "or open the connection's AI settings (secretCatalogs, masking rules) if AI clients may read everything it can"
+  if (part === "v" && String(body ?? "").trim() === "") return `the view ${what} has a definition this account may not read (the user can grant it SHOW VIEW, ${open})`
+  if (part === "f" && body === null) return `the routine ${what}() has a body this account may not read (the user can let it read routine bodies, ${open})`
+  if (definer !== null && definer !== undefined) {
+    return `the ${part === "f" ? "routine" : "view"} ${what} runs with the rights of its definer ${String(definer)}, which may read what this account cannot see (the user can have it redefined with SQL SECURITY INVOKER, ${open})`
+  }
+  return undefined
 }
 
 export interface MysqlGuardDecision {
@@ -68,18 +96,20 @@ export const mysqlGuard = async (session: Session, guard: AnswerGuard, database:
     const next = new Set<string>()
     const parts = rows as ReadonlyArray<readonly [string, unknown, unknown, unknown, unknown]>
     const keyOf = (part: string, db: unknown, name: unknown) => `${part === "f" ? "f:" : ""}${String(db)}.${String(name)}`
-    const bodies = new Map(parts.filter(([part]) => part === "v").map(([, db, name, , body]) => [keyOf("t", db, name), String(body ?? "")] as const))
+    const views = new Map(parts.filter(([part]) => part === "v").map(([, db, name, definer, body]) => [keyOf("t", db, name), { definer, body }] as const))
     for (const [part, db, name, detail, body] of parts) {
       if (part !== "t" && part !== "f") continue
       const key = keyOf(part, db, name)
       if (found.has(key)) continue
-      const text = part === "f" ? String(body ?? "") : bodies.get(key) ?? ""
+      const view = views.get(key)
+      const text = part === "f" ? String(body ?? "") : String(view?.body ?? "")
       const uses = namesIn(text)
       const kind = part === "f" ? "routine" : detail === "VIEW" || detail === "SYSTEM VIEW" ? "view" : "table"
+      const what = `${String(db)}.${String(name)}`
       found.set(key, {
         key,
         kind,
-        opaque: detail === "VIEW" && text.trim() === "",
+        opaque: part === "f" ? opaqueReason("f", what, detail, body) : detail === "VIEW" ? opaqueReason("v", what, view?.definer, view?.body) : undefined,
         schema: String(db),
         name: String(name),
         columns: parts.filter(([other, otherDb, otherName]) => other === "c" && otherDb === db && otherName === name).map(([, , , column]) => String(column)),
@@ -97,8 +127,9 @@ export const mysqlGuard = async (session: Session, guard: AnswerGuard, database:
     kind: entry.kind,
     columns: entry.columns,
     reads: entries.filter((other) => other.key !== entry.key && usesName(entry.uses, other.name)).map((other) => ({ key: other.key })),
-    secret: SECRET_CATALOGS.mysql.find((catalog) => catalog.schema === entry.schema.toLowerCase() && catalog.name === entry.name.toLowerCase()),
-    runsText: entry.opaque
+    secret: secretCatalogOf("mysql", entry),
+    runsText: entry.opaque !== undefined,
+    opaque: entry.opaque
   }))
   const named = new Set(guard.facts.names.map((name) => name.toLowerCase()))
   const catalog = guardCatalog(objects, entries.filter((entry) => named.has(entry.name.toLowerCase())).map((entry) => entry.key), guard.policy, guard.facts.compound)

@@ -4,6 +4,7 @@
 // or a built-in one with effects beyond the transaction.
 import type { DryRun, RunPlan } from "../Driver.ts"
 import { PreviewRefused } from "../Driver.ts"
+import { currentDatabase } from "./MysqlCatalog.ts"
 import type { Session } from "./MysqlRunner.ts"
 
 /** Built-in functions whose effects outlast a rollback (locks held by the session, sequences, the insert id). */
@@ -17,15 +18,16 @@ const refuse = (reason: string): never => {
 }
 
 const sideEffects = async (session: Session, plan: RunPlan): Promise<void> => {
-  const [database, name] = plan.table.length > 1 ? [plan.table[0]!.text, plan.table[1]!.text] : [null, plan.table[0]!.text]
-  const where = `TABLE_SCHEMA = ${database === null ? "DATABASE()" : "?"} AND TABLE_NAME = ?`
-  const bind = database === null ? [name] : [database, name]
+  // The current database is read as text and bound: a prepared DATABASE() may keep the value of an earlier call's.
+  const [database, name] = plan.table.length > 1 ? [plan.table[0]!.text, plan.table[1]!.text] : [await currentDatabase(session), plan.table[0]!.text]
+  const where = "TABLE_SCHEMA = ? AND TABLE_NAME = ?"
+  const bind = [database, name]
   const table = (await session.query(`SELECT ENGINE, TABLE_TYPE FROM information_schema.TABLES WHERE ${where}`, bind)).rows[0]
   if (table === undefined) return refuse(`dbdesk could not find the table ${plan.display}`)
   if (!/BASE TABLE/.test(String(table[1]))) return refuse(`${plan.display} is not a base table`)
   if (String(table[0]).toLowerCase() !== "innodb") return refuse(`${plan.display} uses the ${String(table[0])} engine, which cannot roll a change back`)
   const triggers = await session.query(
-    `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = ${database === null ? "DATABASE()" : "?"} AND EVENT_OBJECT_TABLE = ?`,
+    "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ?",
     bind
   )
   if (triggers.rows.length > 0) return refuse(`${plan.display} has triggers (${triggers.rows.map((row) => String(row[0])).join(", ")}), which run code a rollback may not undo`)

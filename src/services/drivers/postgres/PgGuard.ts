@@ -5,6 +5,7 @@ import pg from "pg"
 import { type AnswerVerdict, decideAnswer, type OutputSource, withheldError } from "../../../domain/AnswerGate.ts"
 import { type CatalogEdge, type CatalogGuard, type CatalogObject, guardCatalog } from "../../../domain/GuardCatalog.ts"
 import { SECRET_CATALOGS } from "../../../domain/SecretCatalogs.ts"
+import { secretCatalogOf } from "../../../domain/TableReference.ts"
 import { type AnswerGuard, DriverError, PolicyRefusal } from "../Driver.ts"
 import { catalogValueOf } from "./PgCells.ts"
 import type { FieldInfo, RowSink, SinkVerdict, Step } from "./PgPipeline.ts"
@@ -15,11 +16,19 @@ const FIRST_USER_OID = 16384
 const RELATION_KINDS = "('r', 'v', 'm', 'f', 'p')"
 const USER_ROUTINE = "p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)"
 const IDENTIFIERS = "'[A-Za-z_][A-Za-z0-9_$]*'"
+/**
+ * A function's SQL-standard body (`BEGIN ATOMIC … END`, PostgreSQL 14+), stored parsed like a view's query with an empty
+ * `prosrc`: read through the row's JSON so the lookup still runs on servers without the column.
+ */
+const SQL_BODY = "coalesce(to_jsonb(s) ->> 'prosqlbody', '')"
+/** What a view or routine calls is followed into user routines, and into the built-in functions that are secret catalogs. */
+const FOLLOWED_ROUTINE = `(${USER_ROUTINE} OR p.proname IN (${SECRET_CATALOGS.postgresql.map((catalog) => `'${catalog.name}'`).join(", ")}))`
 
 /**
  * The relations and user routines named in the statement, then (for objects created after initdb) what each reads:
  * a view's relations and functions from its rule's stored query (`:relid`, `:funcid`; pg_depend does not record
- * dependencies on system catalogs), a routine's from the names in its source text. One row per object.
+ * dependencies on system catalogs), a routine's from the names in its source text or from its SQL-standard body's
+ * stored query. One row per object.
  */
 export const LOOKUP_SQL = `WITH RECURSIVE obj(key, kind, oid, parent, cols) AS (
     SELECT 'r' || c.oid, 'r', c.oid, '', NULL::int4[] FROM pg_class c WHERE c.relname = ANY($1::text[]) AND c.relkind IN ${RELATION_KINDS}
@@ -33,13 +42,19 @@ export const LOOKUP_SQL = `WITH RECURSIVE obj(key, kind, oid, parent, cols) AS (
          WHERE o.kind = 'r' AND o.oid >= ${FIRST_USER_OID} AND w.ev_class = o.oid AND m[1]::oid <> o.oid
       UNION ALL
         SELECT 'f', p.oid, NULL FROM pg_rewrite w, regexp_matches(w.ev_action::text, ':funcid (\\d+)', 'g') m, pg_proc p
-         WHERE o.kind = 'r' AND o.oid >= ${FIRST_USER_OID} AND w.ev_class = o.oid AND p.oid = m[1]::oid AND ${USER_ROUTINE}
+         WHERE o.kind = 'r' AND o.oid >= ${FIRST_USER_OID} AND w.ev_class = o.oid AND p.oid = m[1]::oid AND ${FOLLOWED_ROUTINE}
       UNION ALL
         SELECT 'r', c.oid, NULL FROM pg_proc s, regexp_matches(s.prosrc, ${IDENTIFIERS}, 'g') m, pg_class c
          WHERE o.kind = 'f' AND s.oid = o.oid AND c.relname IN (m[1], lower(m[1])) AND c.relkind IN ${RELATION_KINDS}
       UNION ALL
         SELECT 'f', p.oid, NULL FROM pg_proc s, regexp_matches(s.prosrc, ${IDENTIFIERS}, 'g') m, pg_proc p
-         WHERE o.kind = 'f' AND s.oid = o.oid AND p.proname IN (m[1], lower(m[1])) AND p.oid <> o.oid AND ${USER_ROUTINE}
+         WHERE o.kind = 'f' AND s.oid = o.oid AND p.proname IN (m[1], lower(m[1])) AND p.oid <> o.oid AND ${FOLLOWED_ROUTINE}
+      UNION ALL
+        SELECT 'r', m[1]::oid, NULL FROM pg_proc s, regexp_matches(${SQL_BODY}, ':relid (\\d+)', 'g') m
+         WHERE o.kind = 'f' AND s.oid = o.oid
+      UNION ALL
+        SELECT 'f', p.oid, NULL FROM pg_proc s, regexp_matches(${SQL_BODY}, ':funcid (\\d+)', 'g') m, pg_proc p
+         WHERE o.kind = 'f' AND s.oid = o.oid AND p.oid = m[1]::oid AND p.oid <> o.oid AND ${FOLLOWED_ROUTINE}
     ) x
 )
 SELECT o.key, o.kind, o.named, x.schema, x.name, x.relkind, x.runs_text,
@@ -148,7 +163,7 @@ export class PgGuardLookup implements RowSink {
       kind: row.kind,
       columns: [...row.attributes.values()],
       reads: row.reads.map((edge) => this.edge(edge)),
-      secret: SECRET_CATALOGS.postgresql.find((catalog) => catalog.schema === row.relation.schema && catalog.name === row.relation.name),
+      secret: secretCatalogOf("postgresql", row.relation),
       runsText: row.runsText
     }))
     this.catalog = guardCatalog(objects, rows.filter((row) => row.named).map((row) => row.key), this.guard.policy, this.guard.facts.compound)

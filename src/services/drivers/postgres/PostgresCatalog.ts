@@ -10,6 +10,7 @@ import type {
   TableDescription,
   TableEntry
 } from "../../../domain/SqlTable.ts"
+import { tableReadings } from "../../../domain/TableReference.ts"
 import { quoteIdentifier } from "../BrowseSql.ts"
 import type { Db } from "./PostgresRunner.ts"
 
@@ -48,14 +49,12 @@ const requireSchema = async (db: Db, schema: string | undefined): Promise<void> 
 }
 
 /**
- * A table by name: with `schema`, the name as given inside that schema; without, `schema.name` or a bare name
- * resolved through the search path. Fails with TableNotFound (or NamespaceNotFound for a missing schema).
+ * A table by name, read as `tableReadings` reads it (the one reading the table gate decides on): with `schema`, a
+ * name inside that schema; without, `schema.name` in any quoting or a bare name resolved through the search path. Fails with TableNotFound (or NamespaceNotFound for a missing schema).
  */
-export const findTable = async (db: Db, table: string, schema?: string): Promise<ResolvedTable> => {
-  const dot = table.indexOf(".")
-  const candidates: Array<[string | null, string]> = schema === undefined ? [[null, table]] : [[schema, table]]
-  if (schema === undefined && dot > 0) candidates.unshift([table.slice(0, dot), table.slice(dot + 1)])
-  for (const [inSchema, name] of candidates) {
+export const findTable = async (db: Db, table: string, schema?: string, exact?: boolean): Promise<ResolvedTable> => {
+  for (const reading of tableReadings("postgresql", table, schema, exact)) {
+    const [inSchema, name] = [reading.schema ?? null, reading.name]
     const rows = await db.rows<ResolvedTable>(
       `SELECT c.oid::int AS oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -7,6 +7,7 @@ import type { AnswerGuard, RunPlan, StatementAccess, TransactionStatement } from
 export type ChildRequest =
   | { readonly op: "status" }
   | { readonly op: "listTables"; readonly includeRowCounts: boolean }
+  | { readonly op: "resolveTable"; readonly table: string }
   | { readonly op: "describeTable"; readonly table: string }
   | { readonly op: "tableDdl"; readonly table: string }
   | { readonly op: "searchSchema"; readonly term: string; readonly limit: number }

@@ -1,4 +1,5 @@
 // Reads of the SQLite catalog for list_tables, describe_table, get_table_ddl and search_schema (product-decisions §3).
+import { tableReadings } from "../../../domain/TableReference.ts"
 import type Database from "better-sqlite3"
 import type {
   ColumnDescription,
@@ -89,11 +90,15 @@ export const searchSchema = (db: Database.Database, term: string, limit: number)
   return matches.slice(0, limit)
 }
 
+/** A table of `main` by name, read as `tableReadings` reads it (`main.name`, any of SQLite's quotings, or as given). */
 export const findTable = (db: Database.Database, name: string): TableRow => {
-  const table = db.prepare(`SELECT name, type, sql FROM sqlite_schema WHERE ${USER_TABLES} AND name = ? COLLATE NOCASE`)
-    .get(name) as TableRow | undefined
-  if (table === undefined) throw new OpFailure({ kind: "TableNotFound", table: name })
-  return table
+  const lookup = db.prepare(`SELECT name, type, sql FROM sqlite_schema WHERE ${USER_TABLES} AND name = ? COLLATE NOCASE`)
+  for (const reading of tableReadings("sqlite", name)) {
+    if (reading.schema !== undefined && reading.schema.toLowerCase() !== "main") continue
+    const table = lookup.get(reading.name) as TableRow | undefined
+    if (table !== undefined) return table
+  }
+  throw new OpFailure({ kind: "TableNotFound", table: name })
 }
 
 export const columnRows = (db: Database.Database, table: string): Array<ColumnRow> => {

@@ -35,6 +35,10 @@ export class SqliteOps {
     return Catalog.listTables(this.handles.readonly(), includeRowCounts)
   }
 
+  resolveTable(name: string): string {
+    return Catalog.findTable(this.handles.readonly(), name).name
+  }
+
   describeTable(name: string): TableDescription {
     return Catalog.describeTable(this.handles.readonly(), name)
   }

@@ -35,6 +35,8 @@ const run = (request: ChildRequest): unknown => {
       return ops.status()
     case "listTables":
       return ops.listTables(request.includeRowCounts)
+    case "resolveTable":
+      return { schema: "main", name: ops.resolveTable(request.table) }
     case "describeTable":
       return ops.describeTable(request.table)
     case "tableDdl":
