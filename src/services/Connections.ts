@@ -28,7 +28,7 @@ export const connectionSecrets = (connection: Connection): ReadonlyArray<string>
       return []
     case "postgresql":
     case "mysql":
-      return connection.password === undefined ? [] : [Redacted.value(connection.password)]
+      return [connection.password, connection.ssh?.password, connection.ssh?.passphrase].flatMap((secret) => (secret === undefined ? [] : [Redacted.value(secret)]))
     case "search":
       return [Redacted.value(connection.apiKey)]
   }

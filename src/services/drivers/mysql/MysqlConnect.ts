@@ -1,6 +1,7 @@
 // How dbdesk opens MySQL/MariaDB sessions (issue 34 item 1): TLS by SSL mode, LOCAL INFILE switched off in the
 // client, one statement per query, exact integers, dates as the server writes them.
 import mysql from "mysql2"
+import type { Tunnel } from "../../ssh/Tunnel.ts"
 
 export type MysqlSslMode = "disabled" | "preferred" | "required" | "verify-ca" | "verify-full"
 
@@ -16,6 +17,8 @@ export interface MysqlSettings {
   readonly sslMode: MysqlSslMode
   /** Secrets of the connection to redact from every error text (C7.2-b). */
   readonly secrets?: ReadonlyArray<string>
+  /** Every session (and the KILL QUERY session) goes through this SSH tunnel; host and port as its last host sees them. */
+  readonly tunnel?: Tunnel
 }
 
 /** MariaDB and MySQL differ in their statement backstop variable and a few catalog columns. */
@@ -51,7 +54,9 @@ export const connectionOptions = (settings: MysqlSettings, useTls: boolean): mys
     // Issue 34 item 1: a server must not read the user's files; without the capability it cannot even ask.
     flags: ["-LOCAL_FILES"],
     multipleStatements: false,
-    connectTimeout: 10_000,
+    // Through a tunnel the first session may wait for the SSH handshake and a host-key question.
+    connectTimeout: settings.tunnel === undefined ? 10_000 : 150_000,
+    ...(settings.tunnel === undefined ? {} : { stream: settings.tunnel.socket }),
     // Exact values: BIGINT beyond 2^53 and DECIMAL as text, dates and JSON as the server writes them.
     supportBigNumbers: true,
     bigNumberStrings: false,
