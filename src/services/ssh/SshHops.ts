@@ -57,14 +57,14 @@ interface Secrets {
   readonly password: string | undefined
 }
 
-const hopOf = (config: SSHConfig | undefined, written: string, explicit: { host: string; port?: number; user?: string }, secrets: Secrets): Hop => {
+const hopOf = (config: SSHConfig | undefined, explicit: { host: string; port?: number; user?: string }, secrets: Secrets): Hop => {
   const found = compute(config, explicit.host)
   const identity = first(found["identityfile"])
   const keyFile = secrets.keyFile ?? (identity === undefined ? undefined : expandHome(identity))
   const auth: SshAuth = secrets.auth ?? (keyFile !== undefined ? "key" : secrets.password !== undefined ? "password" : "agent")
   const port = explicit.port ?? Number(first(found["port"]) ?? 22)
   return {
-    label: written,
+    label: explicit.host,
     host: first(found["hostname"]) ?? explicit.host,
     port: Number.isInteger(port) ? port : 22,
     user: explicit.user ?? first(found["user"]) ?? userInfo().username,
@@ -75,7 +75,7 @@ const hopOf = (config: SSHConfig | undefined, written: string, explicit: { host:
   }
 }
 
-/** The hops of a tunnel; jump hosts sign in like the bastion unless their alias names its own IdentityFile. */
+/** The hops of a tunnel; a jump host signs in like the bastion unless its alias names its own IdentityFile. */
 export const resolveHops = (
   tunnel: SshTunnel,
   secrets: { readonly passphrase?: string | undefined; readonly password?: string | undefined },
@@ -83,7 +83,7 @@ export const resolveHops = (
 ): ReadonlyArray<Hop> => {
   const config = readConfig(files.config)
   const own: Secrets = { auth: tunnel.auth, keyFile: tunnel.keyFile, passphrase: secrets.passphrase, password: secrets.password }
-  const bastion = hopOf(config, tunnel.host, {
+  const bastion = hopOf(config, {
     host: tunnel.host,
     ...(tunnel.port === undefined ? {} : { port: tunnel.port }),
     ...(tunnel.user === undefined ? {} : { user: tunnel.user })
@@ -93,7 +93,8 @@ export const resolveHops = (
   const hops = jumps.map((written) => {
     const address = parseSshAddress(written.trim())
     const alias = compute(config, address.host)["identityfile"] !== undefined
-    return hopOf(config, written.trim(), address, alias ? { ...own, auth: undefined, keyFile: undefined, passphrase: undefined } : own)
+    const likeBastion: Secrets = { auth: bastion.auth, keyFile: bastion.keyFile, passphrase: bastion.passphrase, password: bastion.password }
+    return hopOf(config, address, alias ? { ...own, auth: undefined, keyFile: undefined, passphrase: undefined } : likeBastion)
   })
   return [...hops, bastion]
 }

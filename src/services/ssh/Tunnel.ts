@@ -56,6 +56,15 @@ const KEEPALIVE_MS = 5_000
 const KEEPALIVE_COUNT = 3
 const HANDSHAKE_MS = 20_000
 
+/**
+ * A jump host's channel carrying the next hop's SSH connection: when the next host goes away the jump host only sends
+ * EOF; the channel is closed on our side too, so the next hop's client sees its transport close at once.
+ */
+const halfClosedEnds = (channel: ClientChannel): ClientChannel => {
+  channel.once("end", () => channel.close())
+  return channel
+}
+
 const changedText = (connection: string, hop: Hop, presented: string, state: Extract<HostKeyState, { kind: "changed" | "revoked" }>): string =>
   state.kind === "revoked"
     ? `the SSH host ${hopName(hop)} of '${connection}' presented a key marked revoked in ${state.file} (${presented}); dbdesk refuses it`
@@ -147,12 +156,17 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
       }
     })
 
-  const forward = (client: Client, host: string, port: number, stage: TunnelStage, from: Hop): Promise<ClientChannel> =>
+  /** A channel from `from` to the next hop (`to`) or, without one, to the database. */
+  const forward = (client: Client, host: string, port: number, stage: TunnelStage, from: Hop, to?: Hop): Promise<ClientChannel> =>
     new Promise((resolve, reject) =>
       client.forwardOut("127.0.0.1", 0, host, port, (error, channel) =>
         error === undefined || error === null
           ? resolve(channel)
-          : reject(new TunnelFailure(stage, hopName(from), `the SSH host ${hopName(from)} of '${connection}' could not open a connection to ${host}:${port}: ${error.message}`))))
+          : reject(
+            to === undefined
+              ? new TunnelFailure(stage, hopName(from), `the SSH host ${hopName(from)} of '${connection}' could not open a connection to the database at ${host}:${port}: ${error.message}`)
+              : new TunnelFailure(stage, hopName(to), `cannot reach the SSH host ${hopName(to)} of '${connection}' through ${hopName(from)}: ${error.message}`)
+          )))
 
   const openChain = async (): Promise<ReadonlyArray<Client>> => {
     const clients: Array<Client> = []
@@ -165,13 +179,13 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
           if (!answer.trusted) throw new TunnelFailure("hostKey", hopName(hop), answer.reason)
           options.hostKeys.trust(hop, client.key)
           // A new handshake: the trusted key is checked again like any other.
-          sock = index === 0 ? undefined : await forward(clients[index - 1]!, hop.host, hop.port, "reach", hops[index - 1]!)
+          sock = index === 0 ? undefined : halfClosedEnds(await forward(clients[index - 1]!, hop.host, hop.port, "reach", hops[index - 1]!, hop))
           client = await connectHop(hop, sock)
           if (!(client instanceof Client)) throw new TunnelFailure("hostKey", hopName(hop), `the SSH host ${hopName(hop)} of '${connection}' presented another unknown key after the first was accepted; dbdesk refuses it`)
         }
         clients.push(client)
         const next = hops[index + 1]
-        if (next !== undefined) sock = await forward(client, next.host, next.port, "reach", hop)
+        if (next !== undefined) sock = halfClosedEnds(await forward(client, next.host, next.port, "reach", hop, next))
       }
     } catch (error) {
       for (const client of clients.reverse()) client.end()
@@ -207,7 +221,7 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
 
   const socket = (): TunnelSocket => {
     const channel = ensure().then((clients) => forward(clients[clients.length - 1]!, options.target.host, options.target.port, "database", hops[hops.length - 1]!))
-    const made = new TunnelSocket(channel)
+    const made = new TunnelSocket(channel, hopName(hops[hops.length - 1]!))
     open.add(made)
     made.once("close", () => open.delete(made))
     return made

@@ -8,7 +8,8 @@ export class TunnelSocket extends Duplex {
   private waiting: Array<{ chunk: Buffer; callback: (error?: Error | null) => void }> = []
   connecting = true
 
-  constructor(open: Promise<ClientChannel>) {
+  /** `through` names the SSH host, so a closed channel's error says where the connection went. */
+  constructor(open: Promise<ClientChannel>, private readonly through: string) {
     super()
     open.then((channel) => this.attach(channel), (error: Error) => this.destroy(error))
   }
@@ -25,7 +26,7 @@ export class TunnelSocket extends Duplex {
     })
     channel.on("end", () => this.push(null))
     channel.on("close", () => {
-      if (!this.destroyed) this.destroy(this.readableEnded ? undefined : new Error("the forwarded channel closed"))
+      if (!this.destroyed) this.destroy(this.readableEnded ? undefined : new Error(`the connection to the database through the SSH host ${this.through} closed`))
     })
     channel.on("error", (error: Error) => this.destroy(error))
     for (const { chunk, callback } of this.waiting.splice(0)) channel.write(chunk, callback)

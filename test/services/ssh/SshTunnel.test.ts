@@ -173,6 +173,19 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
     expect(bastion.log()).not.toMatch(new RegExp(`Accepted publickey.*\\n(?![\\s\\S]*Accepted)`)) // no sign-in after the refusals is required
   })
 
+  it("the bastion killed under a running query fails it naming the SSH host; the next socket opens a new session", async () => {
+    const tunnel = tunnelWith({ files: files([jump.knownHostsLine(), bastion.knownHostsLine()]) })
+    const client = new pg.Client({ host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, stream: tunnel.socket })
+    client.on("error", () => undefined)
+    await client.connect()
+    const running = client.query("SELECT pg_sleep(30)").then(() => "answered", (error: Error) => error.message)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    bastion.kill()
+    expect(await running).toContain(`db-bastion (127.0.0.1:${bastion.port})`)
+    await bastion.restart()
+    expect(await query(tunnel)).toMatch(/^\d+$/)
+  })
+
   it("a changed key is refused with the old and new fingerprints and how to accept a legitimate change", async () => {
     const oldLine = bastion.knownHostsLine()
     const known = files([jump.knownHostsLine(), oldLine])
