@@ -9,6 +9,7 @@ import { probeConnections } from "../ConnectionProbe.ts"
 import { type ConnectionTypeSpec, type FieldSpec, publicView, where } from "../ConnectionFields.ts"
 import { connectionChoices, filesOf, findConnection, liveServer, readConnections } from "../SupportFiles.ts"
 import { failingPlainly, printJson, table } from "./Output.ts"
+import { type SshFlags, sshFromFlags } from "../SshFlags.ts"
 
 type Home = Option.Option<string>
 
@@ -76,7 +77,7 @@ const flagProblems = (spec: ConnectionTypeSpec, error: ParseResult.ParseError) =
 
 /** `dbdesk connection add <type>` (issue 29): the type's fields from its flags, secrets from a prompt, stdin or an env var. */
 export const add = (spec: ConnectionTypeSpec) =>
-(options: { readonly home: Home; readonly json: boolean; readonly fields: unknown; readonly secrets: unknown; readonly rules: unknown }) =>
+(options: { readonly home: Home; readonly json: boolean; readonly fields: unknown; readonly secrets: unknown; readonly rules: unknown; readonly ssh?: unknown }) =>
   failingPlainly(Effect.gen(function*() {
     const input: Record<string, unknown> = { type: spec.type }
     for (const field of spec.fields.filter((candidate) => candidate.kind !== "secret" && candidate.kind !== "rules")) {
@@ -93,6 +94,8 @@ export const add = (spec: ConnectionTypeSpec) =>
       const value = yield* readSecret(spec, field, (options.secrets as Record<string, SecretSource>)[field.name]!, name)
       if (value !== undefined) input[field.name] = value
     }
+    const ssh = typeof options.ssh === "object" && options.ssh !== null ? yield* sshFromFlags(options.ssh as SshFlags) : undefined
+    if (ssh !== undefined) input["ssh"] = ssh
     const checked = Schema.decodeUnknownEither(Connection)({ ...input, id: "new" })
     if (Either.isLeft(checked)) return yield* Effect.fail(new Error(`This ${spec.type} connection is not valid: ${flagProblems(spec, checked.left)}`))
     yield* refuseWhileServing(options.home)

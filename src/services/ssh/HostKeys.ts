@@ -23,7 +23,7 @@ export type HostKeyAnswer = "approved" | "denied" | "nobody"
 export class HostKeyQuestions extends Context.Tag("dbdesk/services/ssh/HostKeyQuestions")<HostKeyQuestions, {
   readonly ask: (question: HostKeyQuestion) => Effect.Effect<HostKeyAnswer>
 }>() {
-  /** Accepts exactly the keys whose fingerprints were given (`connection trust-host --fingerprint`); refuses others. */
+  /** Accepts exactly the keys whose fingerprints were given in advance; nobody is asked about others. */
   static readonly fingerprints = (accepted: ReadonlyArray<string>, asked: Array<HostKeyQuestion> = []) =>
     Layer.succeed(HostKeyQuestions, {
       ask: (question) =>
@@ -42,8 +42,11 @@ export const ownKnownHosts = (supportDirectory: string): string => join(supportD
 export const questionText = (connectionName: string, host: string, fingerprint: string): string =>
   `Trust the SSH host ${host} for '${connectionName}'? dbdesk has not seen its key before. Its fingerprint is ${fingerprint}: compare it with the one the host's administrator gives you (ssh-keygen -lf on the host's key) before you accept.`
 
-const howToAccept = (connectionName: string, fingerprint: string): string =>
-  `check the fingerprint, then accept it with: dbdesk connection trust-host "${connectionName}" --fingerprint ${fingerprint} (or run dbdesk connection test "${connectionName}" in a terminal, which asks)`
+/** OpenSSH asks and records the key in ~/.ssh/known_hosts, which dbdesk reads. */
+export const sshCommandFor = (host: string, port: number): string => (port === 22 ? `ssh ${host}` : `ssh -p ${port} ${host}`)
+
+const howToAccept = (connectionName: string, fingerprint: string, command: string): string =>
+  `check the fingerprint with the host's administrator, then accept it in dbdesk's window when it asks about '${connectionName}', or connect once with OpenSSH (${command}), which asks about ${fingerprint} and records it in ~/.ssh/known_hosts`
 
 export const makeHostKeyPolicy = (options: {
   readonly connectionId: string
@@ -62,7 +65,7 @@ export const makeHostKeyPolicy = (options: {
     ask: async (unknown: UnknownHostKey) => {
       const host = hopName(unknown.hop)
       const refused = (why: string) => ({ trusted: false as const, reason: `the SSH host ${host} of '${options.connectionName}' presented a key dbdesk does not know yet (${unknown.fingerprint}); ${why}` })
-      if (options.ownFile === undefined || options.ask === undefined) return refused(`nothing is open to ask you about it: ${howToAccept(options.connectionName, unknown.fingerprint)}`)
+      if (options.ownFile === undefined || options.ask === undefined) return refused(`nothing is open to ask you about it: ${howToAccept(options.connectionName, unknown.fingerprint, sshCommandFor(unknown.hop.host, unknown.hop.port))}`)
       const answer = await options.ask({
         connectionId: options.connectionId,
         connectionName: options.connectionName,
@@ -71,8 +74,8 @@ export const makeHostKeyPolicy = (options: {
         message: questionText(options.connectionName, host, unknown.fingerprint)
       }).catch((): HostKeyAnswer => "nobody")
       if (answer === "approved") return { trusted: true as const }
-      if (answer === "denied") return refused(`you did not accept it, so dbdesk did not connect. If the key is right, ${howToAccept(options.connectionName, unknown.fingerprint)}`)
-      return refused(`nobody answered the question about it: ${howToAccept(options.connectionName, unknown.fingerprint)}`)
+      if (answer === "denied") return refused(`you did not accept it, so dbdesk did not connect. If the key is right, ${howToAccept(options.connectionName, unknown.fingerprint, sshCommandFor(unknown.hop.host, unknown.hop.port))}`)
+      return refused(`nobody answered the question about it: ${howToAccept(options.connectionName, unknown.fingerprint, sshCommandFor(unknown.hop.host, unknown.hop.port))}`)
     }
   }
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs"
 import type { Duplex } from "node:stream"
 import { Client, type ClientChannel, type ConnectConfig } from "ssh2"
-import { fingerprintOf, type HostKeyState } from "./KnownHosts.ts"
+import { fingerprintOf, hostEntryName, type HostKeyState } from "./KnownHosts.ts"
 import { type Hop, hopName } from "./SshHops.ts"
 import { TunnelSocket } from "./TunnelSocket.ts"
 
@@ -70,7 +70,7 @@ const changedText = (connection: string, hop: Hop, presented: string, state: Ext
     ? `the SSH host ${hopName(hop)} of '${connection}' presented a key marked revoked in ${state.file} (${presented}); dbdesk refuses it`
     : `WARNING: the key of the SSH host ${hopName(hop)} of '${connection}' has changed: it was ${state.known.join(", ")} (in ${state.file}) and is now ${presented}. ` +
       `Someone could be intercepting the connection, or the host was reinstalled. dbdesk refuses it. If the change is expected, check the new fingerprint with the host's administrator, ` +
-      `then accept it with: dbdesk connection trust-host "${connection}" --fingerprint ${presented}`
+      `then remove the old key with: ssh-keygen -R '${hostEntryName(hop.host, hop.port)}' -f ${state.file}, and accept the new one when dbdesk asks`
 
 export const makeTunnel = (options: TunnelOptions): Tunnel => {
   const { hops, connection } = options

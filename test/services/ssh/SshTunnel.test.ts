@@ -169,7 +169,7 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
     expect(denied.message).toMatch(/you did not accept it/)
     const nobody = await tunnelWith({ files: known }).open().then(() => undefined, (error: unknown) => error) as TunnelFailure
     expect(nobody.stage).toBe("hostKey")
-    expect(nobody.message).toMatch(/nothing is open to ask you about it: .*dbdesk connection trust-host "Prod" --fingerprint SHA256:/)
+    expect(nobody.message).toMatch(new RegExp(`nothing is open to ask you about it: .*connect once with OpenSSH \\(ssh -p ${bastion.port} 127\\.0\\.0\\.1\\), which asks about SHA256:`))
     expect(bastion.log()).not.toMatch(new RegExp(`Accepted publickey.*\\n(?![\\s\\S]*Accepted)`)) // no sign-in after the refusals is required
   })
 
@@ -198,7 +198,7 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
     expect(failure.stage).toBe("hostKey")
     expect(failure.message).toContain(oldFingerprint)
     expect(failure.message).toContain(newFingerprint)
-    expect(failure.message).toContain(`dbdesk connection trust-host "Prod" --fingerprint ${newFingerprint}`)
+    expect(failure.message).toContain(`ssh-keygen -R '[127.0.0.1]:${bastion.port}' -f ${known.knownHosts}`)
     expect(bastion.log()).not.toContain("Accepted publickey")
   })
 })
