@@ -4,7 +4,8 @@
 // refuses, a sign-in that fails, a host key that changes — each a tool error naming the connection and the SSH host,
 // the process still serving, no database session left behind, and the next call answering.
 import { randomUUID } from "node:crypto"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest"
@@ -24,19 +25,21 @@ describeTunnels("SQL connections through an SSH jump host and bastion, over MCP"
   let mariadb: MariadbServer
   let jump: SshServer
   let bastion: SshServer
+  let fresh: SshServer
   let key: KeyPair
   let server: TestServer
   const asked: Array<PendingApproval> = []
   let answer: (approval: PendingApproval) => ApprovalDecision | "never" = () => "approved"
-  const ids = { pg: randomUUID(), maria: randomUUID(), badJump: randomUUID(), badKey: randomUUID() }
+  const ids = { pg: randomUUID(), maria: randomUUID(), badJump: randomUUID(), badKey: randomUUID(), fresh: randomUUID() }
   const saved: Record<string, string | undefined> = {}
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), "dbdesk-ssh-mcp-"))
     key = makeKey(dir, "ed25519")
-    ;[postgres, mariadb, jump, bastion] = await Promise.all([
+    ;[postgres, mariadb, jump, bastion, fresh] = await Promise.all([
       startPostgres(),
       startMariadb(),
+      startSshd({ authorizedKeys: [key.publicLine] }),
       startSshd({ authorizedKeys: [key.publicLine] }),
       startSshd({ authorizedKeys: [key.publicLine] })
     ])
@@ -71,6 +74,7 @@ describeTunnels("SQL connections through an SSH jump host and bastion, over MCP"
         { id: ids.pg, name: "Orders PG", type: "postgresql", host: "127.0.0.1", port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, sslMode: "disable", ssh: { host: "db-bastion" }, ...access },
         { id: ids.maria, name: "Shop Maria", type: "mysql", host: "127.0.0.1", port: mariadb.port, database: mariadb.database, user: mariadb.user, password: mariadb.password, sslMode: "disabled", ssh: { host: "db-bastion" }, ...access },
         { id: ids.badJump, name: "Behind a dead jump", type: "postgresql", host: "127.0.0.1", port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, sslMode: "disable", ssh: { host: "db-bastion", jumps: ["root@127.0.0.1:1"] }, ...access },
+        { id: ids.fresh, name: "New host", type: "postgresql", host: "127.0.0.1", port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, sslMode: "disable", ssh: { host: "127.0.0.1", port: fresh.port, user: "root", auth: "key", keyFile: key.privateFile }, ...access },
         { id: ids.badKey, name: "Wrong key", type: "postgresql", host: "127.0.0.1", port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, sslMode: "disable", ssh: { host: "db-bastion", auth: "key", keyFile: makeKey(dir, "ed25519").privateFile }, ...access }
       ]
     }), { mode: 0o600 })
@@ -88,7 +92,7 @@ describeTunnels("SQL connections through an SSH jump host and bastion, over MCP"
       if (value === undefined) delete process.env[name]
       else process.env[name] = value
     }
-    await Promise.all([postgres?.stop(), mariadb?.stop(), jump?.stop(), bastion?.stop()])
+    await Promise.all([postgres?.stop(), mariadb?.stop(), jump?.stop(), bastion?.stop(), fresh?.stop()])
   }, 60_000)
 
   beforeEach(() => {
@@ -164,6 +168,26 @@ describeTunnels("SQL connections through an SSH jump host and bastion, over MCP"
     while ((await runningStatements(mariadb, "ssh_cancel")) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50))
     expect(await runningStatements(mariadb, "ssh_cancel")).toBe(0)
     await mariaRow()
+  })
+
+  it("an unknown host key is asked about in the app's dialog with its SHA256 fingerprint: refused, the call fails; accepted, it is remembered and not asked again", async () => {
+    const fingerprint = execFileSync("ssh-keygen", ["-lf", "-", "-E", "sha256"], { input: fresh.hostKeyLine, encoding: "utf8" }).split(" ")[1]!
+    answer = (approval) => (approval.kind === "host_key" ? "denied" : "approved")
+    const refused = toolError(await call(ids.fresh, "execute_query", { query: "SELECT 1" }))
+    expect(refused).toContain("'New host'")
+    expect(refused).toContain(`you did not accept it`)
+    expect(asked.map((approval) => [approval.kind, approval.connectionName])).toEqual([["host_key", "New host"]])
+    expect(asked[0]!.message).toContain(fingerprint)
+    expect(fresh.log()).not.toContain("Accepted publickey")
+    asked.length = 0
+    answer = () => "approved"
+    expect((await ok(ids.fresh, "execute_query", { query: "SELECT 7 AS n" })).rows).toEqual([[7]])
+    expect(asked.filter((approval) => approval.kind === "host_key")).toHaveLength(1)
+    fresh.kill()
+    await fresh.restart()
+    expect((await ok(ids.fresh, "execute_query", { query: "SELECT 8 AS n" })).rows).toEqual([[8]])
+    expect(asked.filter((approval) => approval.kind === "host_key")).toHaveLength(1)
+    expect(readFileSync(join(server.home, "known_hosts"), "utf8")).toContain(fresh.knownHostsLine())
   })
 
   it("fault: the SSH server killed mid-query fails the call naming the connection and the SSH host; nothing left; the next call reconnects", async () => {
