@@ -108,7 +108,10 @@ export const add = (spec: ConnectionTypeSpec) =>
 export const test = (options: { readonly home: Home; readonly json: boolean; readonly connection: string }) =>
   failingPlainly(Effect.gen(function*() {
     const connection = yield* resolveOne(options.home, options.connection)
-    const [result] = yield* probeConnections([connection])
+    // On a terminal an unknown SSH host key is asked about here; otherwise it is refused with how to accept it.
+    const { HostKeyQuestions, terminalHostKeyQuestions } = yield* Effect.promise(() => import("../../services/ssh/HostKeys.ts"))
+    const questions = process.stdin.isTTY ? terminalHostKeyQuestions() : HostKeyQuestions.nobody
+    const [result] = yield* probeConnections([connection]).pipe(Effect.provide(Layer.merge(questions, SupportPaths.layer(Option.getOrUndefined(options.home)))))
     if (options.json) yield* printJson(result)
     else yield* Console.log(`${result!.ok ? "ok" : "failed"}: ${connection.name} (${connection.type}): ${result!.message}`)
     if (!result!.ok) process.exitCode = 1

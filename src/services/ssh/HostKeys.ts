@@ -4,6 +4,7 @@
 // accepted, written to dbdesk's own file. When nothing can ask, the key is refused with how to accept it.
 import { Context, Effect, Layer } from "effect"
 import { join } from "node:path"
+import { createInterface } from "node:readline"
 import { hostKeyState, trustHostKey } from "./KnownHosts.ts"
 import { hopName, type SshFiles } from "./SshHops.ts"
 import type { HostKeyPolicy, UnknownHostKey } from "./Tunnel.ts"
@@ -79,3 +80,19 @@ export const makeHostKeyPolicy = (options: {
     }
   }
 }
+
+/** `connection test` on a terminal: the question on stderr, anything but y/yes refuses. */
+export const terminalHostKeyQuestions = (input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stderr) =>
+  Layer.succeed(HostKeyQuestions, {
+    ask: (question) =>
+      Effect.async<HostKeyAnswer>((resume) => {
+        const readline = createInterface({ input, output, terminal: false })
+        output.write(`\n${question.message}\n`)
+        readline.question("Accept this key? [y/N] ", (answer) => {
+          resume(Effect.succeed(/^\s*y(es)?\s*$/i.test(answer) ? "approved" : "denied"))
+          readline.close()
+        })
+        readline.once("close", () => resume(Effect.succeed("denied")))
+        return Effect.sync(() => readline.close())
+      })
+  })
