@@ -37,3 +37,31 @@ export const parseSshAddress = (value: string): { readonly host: string; readonl
   const port = match?.[2] === undefined ? undefined : Number(match[2])
   return { host, ...(port === undefined ? {} : { port }), ...(user === undefined ? {} : { user }) }
 }
+
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** The tunnel as the UI sees it: whether its password or passphrase is set, never the value. */
+export const UiSsh = Schema.Struct({
+  host: Schema.String,
+  port: optional(Schema.Int),
+  user: optional(Schema.String),
+  auth: optional(SshAuth),
+  keyFile: optional(Schema.String),
+  jumps: optional(Schema.Array(Schema.String)),
+  hasPassword: Schema.Boolean,
+  hasPassphrase: Schema.Boolean
+})
+export type UiSsh = typeof UiSsh.Type
+
+/** The form's SSH section; on edit an absent password/passphrase keeps the stored one; null removes the tunnel. */
+export const UiSshInput = Schema.Struct({
+  host: Schema.String,
+  port: optional(Schema.Int),
+  user: optional(Schema.String),
+  auth: optional(SshAuth),
+  keyFile: optional(Schema.String),
+  password: optional(Schema.String),
+  passphrase: optional(Schema.String),
+  jumps: optional(Schema.Array(Schema.String))
+})
+export type UiSshInput = typeof UiSshInput.Type

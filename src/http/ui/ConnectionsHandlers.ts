@@ -6,6 +6,7 @@ import { UiApi } from "../../domain/UiApi.ts"
 import { type UiConnection, type UiConnectionInput, UiError } from "../../domain/UiSchemas.ts"
 import { Connections, type NewConnection } from "../../services/Connections.ts"
 import { DriverRegistry } from "../../services/DriverRegistry.ts"
+import { sshFromUi, toUiSsh } from "./SshUi.ts"
 import { forUi, notFound } from "./UiErrors.ts"
 import { UiSessions } from "./UiSessions.ts"
 
@@ -32,6 +33,7 @@ export const toUiConnection = (connection: Connection): UiConnection => {
         database: connection.database,
         user: connection.user,
         sslMode: connection.sslMode,
+        ...toUiSsh(connection.ssh),
         hasPassword: connection.password !== undefined,
         hasApiKey: false
       }
@@ -43,6 +45,7 @@ export const toUiConnection = (connection: Connection): UiConnection => {
         ...(connection.database === undefined ? {} : { database: connection.database }),
         user: connection.user,
         sslMode: connection.sslMode,
+        ...toUiSsh(connection.ssh),
         hasPassword: connection.password !== undefined,
         hasApiKey: false
       }
@@ -109,7 +112,8 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
           database: yield* required(input.database, "Enter the database name."),
           user: yield* required(input.user, "Enter the user name."),
           ...(input.password === undefined || input.password === "" ? {} : { password: input.password }),
-          ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "prefer" })
+          ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "prefer" }),
+          ...sshFromUi(input.ssh, undefined)
         }
       case "mysql":
         return {
@@ -120,7 +124,8 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
           ...(input.database === undefined || input.database.trim() === "" ? {} : { database: input.database.trim() }),
           user: yield* required(input.user, "Enter the user name."),
           ...(input.password === undefined || input.password === "" ? {} : { password: input.password }),
-          ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "preferred" })
+          ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "preferred" }),
+          ...sshFromUi(input.ssh, undefined)
         }
       case "search": {
         const apiKey = input.apiKey === undefined || input.apiKey === ""
@@ -159,7 +164,10 @@ export const ConnectionsHandlers = HttpApiBuilder.group(UiApi, "connections", (h
           if (existing === undefined) return yield* notFound("This connection")
           if (existing.type !== payload.type) return yield* new UiError({ message: "The type of a saved connection cannot change; add a new connection instead." })
           const fields = yield* connectionFields(payload, true)
-          return toUiConnection(yield* connections.update(path.id, fields as Partial<NewConnection>))
+          // An SSH password or passphrase left empty keeps the stored one.
+          const stored = existing.type === "postgresql" || existing.type === "mysql" ? existing.ssh : undefined
+          const ssh = payload.ssh === undefined ? {} : sshFromUi(payload.ssh, stored)
+          return toUiConnection(yield* connections.update(path.id, { ...fields, ...ssh } as Partial<NewConnection>))
         })))
       .handle("remove", ({ path }) => forUi(Effect.asVoid(connections.remove(path.id))))
       .handle("test", ({ path }) =>
