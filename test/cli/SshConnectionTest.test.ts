@@ -74,6 +74,21 @@ describeWhenInstalled(sshdAvailable && postgresAvailable, "sshd and PostgreSQL a
     expect(noDatabase.code).toBe(1)
     expect(noDatabase.stdout).toContain(`the SSH host 127.0.0.1:${sshd.port} of 'Tunnelled' could not open a connection to the database at 127.0.0.1:1`)
   })
+
+  it("doctor lists the tunnel with each SSH host's key state: known is ok, unknown is a warning saying how to accept it", async () => {
+    knownHosts([sshd.knownHostsLine()])
+    const tunnelLine = async () => {
+      const run = await runInProcess("doctor", "--home", homeWith(viaKey()), "--json")
+      return JSON.parse(run.stdout).checks.find((check: any) => check.id.startsWith("tunnel:"))
+    }
+    const fingerprint = execFileSync("ssh-keygen", ["-lf", "-", "-E", "sha256"], { input: sshd.hostKeyLine, encoding: "utf8" }).split(" ")[1]!
+    expect(await tunnelLine()).toMatchObject({ title: 'SSH tunnel of "Tunnelled"', status: "ok", detail: `through 127.0.0.1:${sshd.port}; 127.0.0.1:${sshd.port}: key known (${fingerprint})` })
+    knownHosts([])
+    const unknown = await tunnelLine()
+    expect(unknown.status).toBe("warn")
+    expect(unknown.detail).toContain(`127.0.0.1:${sshd.port}: key not known yet (${fingerprint})`)
+    expect(unknown.fix).toMatch(/^run dbdesk connection test \S+ in a terminal/)
+  }, 60_000)
 })
 
 describe("the terminal's host-key question", () => {

@@ -50,6 +50,8 @@ export interface Tunnel {
   readonly close: () => void
   /** "through jump → bastion", for messages and doctor. */
   readonly path: string
+  /** Tells `listener` each host key checked and what the files said (doctor's report). */
+  readonly onHostKey: (listener: (hop: Hop, key: Buffer, state: HostKeyState) => void) => void
 }
 
 const KEEPALIVE_MS = 5_000
@@ -77,6 +79,7 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
   let session: Promise<ReadonlyArray<Client>> | undefined
   const open = new Set<TunnelSocket>()
   let closed = false
+  const listeners: Array<(hop: Hop, key: Buffer, state: HostKeyState) => void> = []
 
   const authOf = (hop: Hop): Partial<ConnectConfig> => {
     switch (hop.auth) {
@@ -136,6 +139,7 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
           // Every key is checked: the files decide, an unknown key is asked about before a new handshake.
           hostVerifier: (key: Buffer): boolean => {
             const state = options.hostKeys.check(hop, key)
+            for (const listener of listeners) listener(hop, key, state)
             if (state.kind === "known") return true
             if (state.kind === "unknown") unknown = { hop, key, fingerprint: fingerprintOf(key) }
             else refusal = new TunnelFailure("hostKey", name, changedText(connection, hop, fingerprintOf(key), state))
@@ -237,6 +241,7 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
       void which?.then((clients) => clients.forEach((client) => client.end()), () => undefined)
       for (const made of open) made.destroy()
     },
-    path: hops.map(hopName).join(" → ")
+    path: hops.map(hopName).join(" → "),
+    onHostKey: (listener) => void listeners.push(listener)
   }
 }

@@ -23,7 +23,12 @@ describe("SSH host keys are always checked", () => {
     expect(text.match(/new Client\(\)/g)).toHaveLength(1)
     const connects = [...text.matchAll(/client\.connect\(\{([\s\S]*?)\n {8}\}\)/g)]
     expect(connects).toHaveLength(1)
-    expect(connects[0]![1]).toMatch(/hostVerifier: \(key: Buffer\): boolean => \{\s*const state = options\.hostKeys\.check\(hop, key\)\s*if \(state\.kind === "known"\) return true/)
+    const verifier = /hostVerifier: \(key: Buffer\): boolean => \{([\s\S]*?)\n {10}\},/.exec(connects[0]![1]!)?.[1] ?? ""
+    expect(verifier).toMatch(/^\s*const state = options\.hostKeys\.check\(hop, key\)/)
+    // The one way to say yes: the files list this key.
+    expect(verifier.match(/return true/g)).toHaveLength(1)
+    expect(verifier).toContain('if (state.kind === "known") return true')
+    expect(verifier.trim().endsWith("return false")).toBe(true)
     expect(text).not.toMatch(/hostVerifier: \(\) => true|hostHash/)
   })
 
