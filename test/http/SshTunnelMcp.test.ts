@@ -212,6 +212,27 @@ describeTunnels("SQL connections through an SSH jump host and bastion, over MCP"
     await mariaRow()
   })
 
+  it("fault: the SSH server killed mid-result (rows already arriving) fails both calls naming the SSH host; nothing left; the next call reconnects", async () => {
+    await pgRow()
+    await mariaRow()
+    const pgCall = call(ids.pg, "execute_query", { query: "SELECT g, repeat('x', 20000) AS pad, pg_sleep(0.05) /* ssh_midresult */ FROM generate_series(1, 200) g", timeout_seconds: 120, max_rows: 500 })
+    const mariaCall = call(ids.maria, "execute_query", { query: "SELECT seq, REPEAT('x', 20000) AS pad, SLEEP(0.05) /* ssh_midresult */ FROM seq_1_to_200", timeout_seconds: 120, max_rows: 500 })
+    await eventually(async () => (await postgres.sql("SELECT 1 FROM pg_stat_activity WHERE query LIKE '%ssh_midresult */%'")).length > 0 && (await runningStatements(mariadb, "ssh_midresult")) > 0, "both streaming")
+    await new Promise((resolve) => setTimeout(resolve, 1500)) // rows are on their way (each row is flushed: 20 kB)
+    bastion.kill()
+    for (const [response, name] of [[await pgCall, "Orders PG"], [await mariaCall, "Shop Maria"]] as const) {
+      const text = toolError(response)
+      expect(text).toContain(`'${name}'`)
+      expect(text).toContain(bastionName())
+    }
+    await expectServing(server.url)
+    expect(await backendsSettle(postgres, 2)).toEqual([])
+    await eventually(async () => (await runningStatements(mariadb, "ssh_midresult")) === 0, "MariaDB's statement ended")
+    await bastion.restart()
+    await pgRow()
+    await mariaRow()
+  })
+
   it("fault: a stalled SSH session is given up by its keepalives; the next call opens a new one", async () => {
     await pgRow()
     const pgCall = call(ids.pg, "execute_query", { query: "SELECT pg_sleep(60) /* ssh_stalled */", timeout_seconds: 120 })
