@@ -6,7 +6,8 @@ import { Context, Effect, Layer } from "effect"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { hostKeyState, trustHostKey } from "./KnownHosts.ts"
-import { hopName, type SshFiles } from "./SshHops.ts"
+import { hopName } from "./Hop.ts"
+import type { SshFiles } from "./SshHops.ts"
 import type { HostKeyPolicy, UnknownHostKey } from "./Tunnel.ts"
 
 export interface HostKeyQuestion {

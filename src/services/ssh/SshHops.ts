@@ -6,18 +6,9 @@ import { homedir, userInfo } from "node:os"
 import { join } from "node:path"
 import SSHConfig from "ssh-config"
 import { parseSshAddress, type SshAuth, type SshTunnel } from "../../domain/SshTunnel.ts"
+import type { Hop } from "./Hop.ts"
 
-export interface Hop {
-  /** What the user wrote (an alias or an address), for messages. */
-  readonly label: string
-  readonly host: string
-  readonly port: number
-  readonly user: string
-  readonly auth: SshAuth
-  readonly keyFile?: string
-  readonly passphrase?: string
-  readonly password?: string
-}
+export type { Hop } from "./Hop.ts"
 
 /** Where the SSH config, the user's known_hosts and the agent are; tests point them at throwaway files. */
 export interface SshFiles {
@@ -99,4 +90,4 @@ export const resolveHops = (
   return [...hops, bastion]
 }
 
-export const hopName = (hop: Hop): string => (hop.label === hop.host ? `${hop.host}:${hop.port}` : `${hop.label} (${hop.host}:${hop.port})`)
+export { hopName } from "./Hop.ts"
