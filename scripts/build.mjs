@@ -50,6 +50,8 @@ const LIBRARY_ENTRIES = { index: "src/index.ts", domain: "src/domain/index.ts", 
 
 /** Native or optional at run time: never bundled (better-sqlite3 finds its .node file from its own package). */
 const NATIVE = ["better-sqlite3"]
+/** ssh2's optional native speed-ups (unbuilt here): required inside try/catch, so left out and the pure-JS paths run. */
+const OPTIONAL_NATIVE = ["cpu-features", "*.node"]
 
 /**
  * @effect/cli imports three CommonJS parsers (yaml, toml, ini: 230 KB, about a seventh of what `serve` loads) for
@@ -140,7 +142,7 @@ const buildInto = async (name, builds) => {
 const parts = {
   app: () => {
     const bundled = {
-      external: NATIVE,
+      external: [...NATIVE, ...OPTIONAL_NATIVE],
       plugins: [unusedCliFileParsers, unusedFastCheck],
       // Bundled CommonJS dependencies call require() for node: built-ins.
       banner: { js: "import { createRequire as __dbdeskCreateRequire } from \"node:module\"; const require = __dbdeskCreateRequire(import.meta.url);" }

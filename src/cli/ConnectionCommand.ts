@@ -3,6 +3,7 @@ import { described, homeOption as home, jsonOption as json } from "./CliSupport.
 import { connectionFlagHelp, fieldWords } from "./ConnectionFlagHelp.ts"
 import { CONNECTION_TYPES, type ConnectionTypeSpec, type FieldSpec } from "./ConnectionFields.ts"
 import { lazyHandler } from "./Lazy.ts"
+import { sshOptions } from "./SshFlags.ts"
 
 const handlers = () => import("./handlers/Connection.ts")
 const connection = Args.text({ name: "connection" }).pipe(Args.withDescription("the connection's id or exact name (dbdesk connection list)"))
@@ -76,7 +77,8 @@ const addType = (spec: ConnectionTypeSpec) => {
     url: takesUrl ? urlOption : Options.none,
     fields: Options.all(Object.fromEntries(plain.map(({ field, urlCanGive }) => [field.name, fieldOption(spec, field, urlCanGive)]))),
     secrets: secrets.length === 0 ? Options.none : Options.all(Object.fromEntries(secrets.map((field) => [field.name, secretOptions(field)]))),
-    rules: spec.fields.some((field) => field.kind === "rules") ? rulesOptions : Options.none
+    rules: spec.fields.some((field) => field.kind === "rules") ? rulesOptions : Options.none,
+    ssh: spec.type === "postgresql" || spec.type === "mysql" ? sshOptions : Options.none
   }
   return Command.make(spec.type, config, lazyHandler(handlers, (m) => m.add(spec))).pipe(Command.withDescription(described(
     `Add a ${spec.type} connection. Secrets come from a prompt, --…-stdin or --…-env, never from the command line.`,

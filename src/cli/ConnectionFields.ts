@@ -66,7 +66,8 @@ const typeSpec = (member: Schema.Schema.AnyNoContext): ConnectionTypeSpec => {
   const type = typeField === undefined ? undefined : literalsOf(typeField.type)?.[0]
   if (type === undefined) throw new Error("every connection type has a literal `type` field")
   const fields = decoded.propertySignatures
-    .filter((field) => field.name !== "id" && field.name !== "type")
+    // The SSH tunnel is one nested field with flags of its own (SshFlags.ts).
+    .filter((field) => field.name !== "id" && field.name !== "type" && field.name !== "ssh")
     .map((field): FieldSpec => {
       const name = String(field.name)
       const stored = encoded.propertySignatures.find((candidate) => candidate.name === field.name)
@@ -98,6 +99,10 @@ export const publicView = (connection: Connection): Record<string, unknown> => {
     view[key] = value
   }
   for (const secret of secretFields(connection.type)) view[`has${secret[0]!.toUpperCase()}${secret.slice(1)}`] = encoded[secret] !== undefined
+  if (typeof view["ssh"] === "object" && view["ssh"] !== null) {
+    const { password, passphrase, ...ssh } = view["ssh"] as Record<string, unknown>
+    view["ssh"] = { ...ssh, hasPassword: password !== undefined, hasPassphrase: passphrase !== undefined }
+  }
   return view
 }
 

@@ -2,7 +2,8 @@ import { Schema } from "effect"
 import { ApprovalPreview } from "./ApprovalPreview.ts"
 
 /** What the app's own dialog shows (product-decisions §3.2 "The app dialog" and "Connection access dialog"). */
-export const ApprovalKind = Schema.Literal("statement", "connection_access")
+/** `host_key`: an SSH host presented a key dbdesk does not know; accepting it trusts that key for good. */
+export const ApprovalKind = Schema.Literal("statement", "connection_access", "host_key")
 export type ApprovalKind = typeof ApprovalKind.Type
 
 export const PendingApproval = Schema.Struct({
@@ -41,7 +42,7 @@ export type PendingApproval = typeof PendingApproval.Type
 export interface ApprovalRequest {
   /** Unique per dialog; the `approval.answered` event names it. */
   readonly id: string
-  /** `statement`: a call waits for approval of what it runs; `connection_access`: AI policy askEachTime asks before a client first uses a connection. */
+  /** `statement`: a call waits for approval of what it runs; `connection_access`: AI policy askEachTime asks before a client first uses a connection; `host_key`: an SSH host's unknown key (the fingerprint is in the message). */
   readonly kind: ApprovalKind
   /** The question, e.g. "Allow UPDATE on 'Orders'?", with a plain-words warning such as "This deletes every row of orders." */
   readonly message: string

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { maskingRulesField, SecretCatalogs } from "./MaskingRules.ts"
 import { SearchClusterFields, SearchSslMode } from "./SearchConnection.ts"
+import { SshTunnel } from "./SshTunnel.ts"
 
 /** product-decisions §2: the three access settings of every connection, defaults first. */
 export const ExternalAccess = Schema.Literal("readOnly", "readWrite", "blocked")
@@ -56,7 +57,9 @@ export const PostgresConnection = Schema.Struct({
   user: Schema.String.pipe(Schema.nonEmptyString()),
   password: Schema.optionalWith(Schema.Redacted(Schema.String), { exact: true }),
   sslMode: Schema.optionalWith(PostgresSslMode, { default: () => "prefer" as const }),
-  ...TlsFileFields
+  ...TlsFileFields,
+  /** Reached through an SSH tunnel: host and port are then as the last SSH host sees them. */
+  ssh: Schema.optionalWith(SshTunnel, { exact: true })
 })
 export type PostgresConnection = typeof PostgresConnection.Type
 
@@ -74,7 +77,9 @@ export const MysqlConnection = Schema.Struct({
   password: Schema.optionalWith(Schema.Redacted(Schema.String).annotations({ description: "Account password (a secret: stored, never shown back)" }), { exact: true }),
   database: Schema.optionalWith(Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Default database (optional; tools take a database argument)" }), { exact: true }),
   sslMode: Schema.optionalWith(MysqlSslMode, { default: () => "preferred" as const }),
-  ...TlsFileFields
+  ...TlsFileFields,
+  /** Reached through an SSH tunnel: host and port are then as the last SSH host sees them. */
+  ssh: Schema.optionalWith(SshTunnel, { exact: true })
 })
 export type MysqlConnection = typeof MysqlConnection.Type
 

@@ -3,6 +3,7 @@ import { CellValue } from "./ResultSet.ts"
 import { PendingApproval, ApprovalDecision } from "./Approval.ts"
 import { AiPolicy, ConfirmQueries, ExternalAccess } from "./Connection.ts"
 import { MaskingAction, SecretCatalogs } from "./MaskingRules.ts"
+import { UiSsh, UiSshInput } from "./SshTunnel.ts"
 import { AccessLevel } from "./Token.ts"
 
 /** A failure the UI shows as is: written for a person, never holding a secret (product-decisions §9). */
@@ -54,6 +55,7 @@ export const UiConnection = Schema.Struct({
   ...uiTlsFiles,
   skipTlsVerification: optional(Schema.Boolean),
   ...clusterFields,
+  ssh: optional(UiSsh),
   hasPassword: Schema.Boolean,
   hasApiKey: Schema.Boolean,
   /** Whether the client key's passphrase is stored (never its value). */
@@ -82,7 +84,8 @@ export const UiConnectionInput = Schema.Struct({
   ...uiTlsFiles,
   sslKeyPassphrase: optional(Schema.String),
   skipTlsVerification: optional(Schema.Boolean),
-  ...clusterFields
+  ...clusterFields,
+  ssh: optional(Schema.NullOr(UiSshInput))
 })
 export type UiConnectionInput = typeof UiConnectionInput.Type
 

@@ -28,7 +28,7 @@ export const connectionSecrets = (connection: Connection): ReadonlyArray<string>
       return []
     case "postgresql":
     case "mysql":
-      return [connection.password, connection.sslKeyPassphrase].flatMap((secret) => (secret === undefined ? [] : [Redacted.value(secret)]))
+      return [connection.password, connection.sslKeyPassphrase, connection.ssh?.password, connection.ssh?.passphrase].flatMap((secret) => (secret === undefined ? [] : [Redacted.value(secret)]))
     case "search":
       return [Redacted.value(connection.apiKey)]
   }

@@ -4,6 +4,9 @@ import { toolFailure } from "../domain/ToolErrors.ts"
 import { Connections, connectionSecrets, tlsFilesOf } from "./Connections.ts"
 import type { DatabaseDriver } from "./drivers/Driver.ts"
 import { makeSqliteDriver } from "./drivers/SqliteDriver.ts"
+import { Approvals } from "./Approvals.ts"
+import { HostKeyQuestions } from "./ssh/HostKeys.ts"
+import { SupportPaths } from "./SupportPaths.ts"
 
 /**
  * One lazily opened driver per SQL connection, closed when the connection changes or is removed
@@ -14,6 +17,21 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
     const connections = yield* Connections
     const open = new Map<string, DatabaseDriver>()
     const lock = yield* Effect.makeSemaphore(1)
+    // What an SSH tunnel asks and remembers host keys with; ssh2 itself loads with the first tunnelled connection.
+    const tunnelServices = {
+      paths: yield* Effect.serviceOption(SupportPaths),
+      questions: yield* Effect.serviceOption(HostKeyQuestions),
+      approvals: yield* Effect.serviceOption(Approvals)
+    }
+    const tunnelFor = (connection: Extract<Connection, { type: "postgresql" | "mysql" }>) =>
+      connection.ssh === undefined
+        ? Effect.succeed(undefined)
+        : Effect.promise(() => import("./ssh/ConnectionTunnel.ts")).pipe(
+          Effect.map(({ tunnelEnvironment, tunnelOf }) => tunnelOf(connection, tunnelEnvironment(tunnelServices)))
+        )
+    /** The driver closes its tunnel after its sessions. */
+    const withTunnel = (driver: DatabaseDriver, tunnel: { readonly close: () => void } | undefined): DatabaseDriver =>
+      tunnel === undefined ? driver : { ...driver, close: () => Effect.ensuring(driver.close(), Effect.sync(() => tunnel.close())) }
 
     const drop = (id: string) =>
       Effect.suspend(() => {
@@ -44,7 +62,8 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
           case "postgresql": {
             // Loaded on the first PostgreSQL connection: `serve` starts without the PostgreSQL client (issue 23).
             const { makePostgresDriver } = yield* Effect.promise(() => import("./drivers/PostgresDriver.ts"))
-            const driver = yield* makePostgresDriver({
+            const tunnel = yield* tunnelFor(connection)
+            const driver = withTunnel(yield* makePostgresDriver({
               name: connection.name,
               host: connection.host,
               port: connection.port,
@@ -53,15 +72,17 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
               ...(connection.password === undefined ? {} : { password: Redacted.value(connection.password) }),
               sslMode: connection.sslMode,
               tls: tlsFilesOf(connection),
-              secrets: connectionSecrets(connection)
-            })
+              secrets: connectionSecrets(connection),
+              ...(tunnel === undefined ? {} : { tunnel })
+            }), tunnel)
             open.set(connection.id, driver)
             return driver
           }
           case "mysql": {
             // Loaded on the first MySQL/MariaDB connection, like PostgreSQL: `serve` starts without mysql2 (issue 23).
             const { makeMysqlDriver } = yield* Effect.promise(() => import("./drivers/MysqlDriver.ts"))
-            const driver = yield* makeMysqlDriver({
+            const tunnel = yield* tunnelFor(connection)
+            const driver = withTunnel(yield* makeMysqlDriver({
               name: connection.name,
               host: connection.host,
               port: connection.port,
@@ -70,8 +91,9 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
               ...(connection.database === undefined ? {} : { database: connection.database }),
               sslMode: connection.sslMode,
               tls: tlsFilesOf(connection),
-              secrets: connectionSecrets(connection)
-            })
+              secrets: connectionSecrets(connection),
+              ...(tunnel === undefined ? {} : { tunnel })
+            }), tunnel)
             open.set(connection.id, driver)
             return driver
           }

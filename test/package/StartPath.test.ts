@@ -20,7 +20,7 @@ const startPath = async (): Promise<ReadonlySet<string>> => {
     write: false,
     metafile: true,
     logLevel: "silent",
-    external: ["better-sqlite3", "yaml", "toml", "ini"]
+    external: ["better-sqlite3", "yaml", "toml", "ini", "cpu-features", "*.node"]
   })
   const outputs = metafile.outputs
   const entry = (pattern: RegExp) => Object.keys(outputs).find((key) => pattern.test(key))!
@@ -36,11 +36,11 @@ const startPath = async (): Promise<ReadonlySet<string>> => {
 }
 
 describe("what dbdesk serve loads at start (issue 23 item 2)", () => {
-  it("the serve handler and the MCP pipeline, but not the UI server, the search client, pg, mysql2 or the chain verifier", async () => {
+  it("the serve handler and the MCP pipeline, but not the UI server, the search client, pg, mysql2, ssh2, ssh-config or the chain verifier", async () => {
     const loaded = [...await startPath()]
     expect(loaded).toContain("src/cli/handlers/Serve.ts")
     expect(loaded).toContain("src/http/Server.ts")
-    const deferred = [/node_modules\/undici\//, /node_modules\/pg\//, /node_modules\/mysql2\//, /^src\/search\/SearchClient\.ts$/, /^src\/http\/ui\/UiApp\.ts$/, /^src\/services\/activity\/ChainVerifier\.ts$/, /^src\/services\/drivers\/(Postgres|Mysql|Search)Driver\.ts$/]
+    const deferred = [/node_modules\/undici\//, /node_modules\/pg\//, /node_modules\/mysql2\//, /node_modules\/ssh2\//, /node_modules\/ssh-config\//, /^src\/search\/SearchClient\.ts$/, /^src\/http\/ui\/UiApp\.ts$/, /^src\/services\/activity\/ChainVerifier\.ts$/, /^src\/services\/drivers\/(Postgres|Mysql|Search)Driver\.ts$/]
     expect(deferred.flatMap((pattern) => loaded.filter((input) => pattern.test(input)))).toEqual([])
   }, 60_000)
 })

@@ -10,6 +10,7 @@ import { probeConnections } from "../ConnectionProbe.ts"
 import { type ConnectionTypeSpec, type FieldSpec, publicView, where } from "../ConnectionFields.ts"
 import { connectionChoices, filesOf, findConnection, liveServer, readConnections } from "../SupportFiles.ts"
 import { failingPlainly, printJson, table } from "./Output.ts"
+import { type SshFlags, sshFromFlags } from "../SshFlags.ts"
 
 type Home = Option.Option<string>
 
@@ -81,7 +82,7 @@ const flagProblems = (spec: ConnectionTypeSpec, error: ParseResult.ParseError) =
 
 /** `dbdesk connection add <type>` (issue 29): the type's fields from its flags, secrets from a prompt, stdin or an env var. */
 export const add = (spec: ConnectionTypeSpec) =>
-(options: { readonly home: Home; readonly json: boolean; readonly url: unknown; readonly fields: unknown; readonly secrets: unknown; readonly rules: unknown }) =>
+(options: { readonly home: Home; readonly json: boolean; readonly url: unknown; readonly fields: unknown; readonly secrets: unknown; readonly rules: unknown; readonly ssh?: unknown }) =>
   failingPlainly(Effect.gen(function*() {
     const input: Record<string, unknown> = { type: spec.type, ...(yield* fromUrl(spec, options.url)) }
     const urlPassword = input["password"]
@@ -105,6 +106,8 @@ export const add = (spec: ConnectionTypeSpec) =>
       const value = yield* readSecret(spec, field, (options.secrets as Record<string, SecretSource>)[field.name]!, name, prompt)
       if (value !== undefined) input[field.name] = value
     }
+    const ssh = typeof options.ssh === "object" && options.ssh !== null ? yield* sshFromFlags(options.ssh as SshFlags) : undefined
+    if (ssh !== undefined) input["ssh"] = ssh
     const checked = Schema.decodeUnknownEither(Connection)({ ...input, id: "new" })
     if (Either.isLeft(checked)) return yield* Effect.fail(new Error(`This ${spec.type} connection is not valid: ${flagProblems(spec, checked.left)}`))
     yield* refuseWhileServing(options.home)
@@ -142,7 +145,10 @@ export const url = (options: { readonly home: Home; readonly connection: string 
 export const test = (options: { readonly home: Home; readonly json: boolean; readonly connection: string }) =>
   failingPlainly(Effect.gen(function*() {
     const connection = yield* resolveOne(options.home, options.connection)
-    const [result] = yield* probeConnections([connection])
+    // On a terminal an unknown SSH host key is asked about here; otherwise it is refused with how to accept it.
+    const { HostKeyQuestions, terminalHostKeyQuestions } = yield* Effect.promise(() => import("../../services/ssh/HostKeys.ts"))
+    const questions = process.stdin.isTTY ? terminalHostKeyQuestions() : HostKeyQuestions.nobody
+    const [result] = yield* probeConnections([connection]).pipe(Effect.provide(Layer.merge(questions, SupportPaths.layer(Option.getOrUndefined(options.home)))))
     if (options.json) yield* printJson(result)
     else yield* Console.log(`${result!.ok ? "ok" : "failed"}: ${connection.name} (${connection.type}): ${result!.message}`)
     if (!result!.ok) process.exitCode = 1

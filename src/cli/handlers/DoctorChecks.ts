@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Either, Layer } from "effect"
 import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as path from "node:path"
@@ -8,10 +8,12 @@ import { TokenFile } from "../../domain/Token.ts"
 import { readFileIfExists } from "../../services/AtomicFile.ts"
 import { type HandshakeFile, isPidAlive, readHandshake } from "../../services/Handshake.ts"
 import type { SupportFiles } from "../../services/SupportDirectory.ts"
+import { SupportPaths } from "../../services/SupportPaths.ts"
 import { packageRoot } from "../../services/PackageInfo.ts"
 import { clientPlatform, userDirectories } from "../../services/BridgeLaunch.ts"
 import { probeConnections } from "../ConnectionProbe.ts"
 import { decodeJsonFile, readConnections } from "../SupportFiles.ts"
+import { tunnelChecks } from "./DoctorTunnels.ts"
 
 export type CheckStatus = "ok" | "warn" | "fail"
 
@@ -189,14 +191,16 @@ export const connectionChecks = (files: SupportFiles) =>
     if (Either.isLeft(all)) return [check("connections", "Connections", "fail", all.left.message, `fix ${files.connections}, or move it away to start again with the sample connection`)]
     if (all.right === undefined) return [check("connections", "Connections", "ok", "none yet: dbdesk serve creates the sample SQLite connection at its first start")]
     if (all.right.length === 0) return [check("connections", "Connections", "warn", "no connections", "add one with dbdesk connection add")]
-    const results = yield* probeConnections(all.right)
-    return results.map((result) => {
+    // dbdesk's own known_hosts (in the support directory) counts for tunnelled connections, as under serve.
+    const results = yield* probeConnections(all.right).pipe(Effect.provide(Layer.succeed(SupportPaths, files)))
+    const tunnels = yield* tunnelChecks(all.right, files)
+    return [...results.map((result) => {
       const detail = `${result.type} at ${result.where}: ${result.message}`
       if (result.ok) return check(`connection:${result.id}`, `Connection "${result.name}"`, "ok", detail)
       const what = result.type === "sqlite" ? "that the file exists and you may read it" : "that its server runs and that its host, port and credentials are right"
       return check(`connection:${result.id}`, `Connection "${result.name}"`, "fail", detail,
         `check ${what} (dbdesk connection list shows its settings; dbdesk connection test ${result.id} tries again)`)
-    })
+    }), ...tunnels]
   })
 
 const onPath = (command: string) =>

@@ -6,6 +6,7 @@ import { UiApi } from "../../domain/UiApi.ts"
 import { type UiConnection, type UiConnectionInput, UiError } from "../../domain/UiSchemas.ts"
 import { Connections, type NewConnection } from "../../services/Connections.ts"
 import { DriverRegistry } from "../../services/DriverRegistry.ts"
+import { sshFromUi, toUiSsh } from "./SshUi.ts"
 import { forUi, notFound } from "./UiErrors.ts"
 import { UiSessions } from "./UiSessions.ts"
 
@@ -33,6 +34,7 @@ export const toUiConnection = (connection: Connection): UiConnection => {
         user: connection.user,
         sslMode: connection.sslMode,
         ...uiTls(connection),
+        ...toUiSsh(connection.ssh),
         hasPassword: connection.password !== undefined,
         hasApiKey: false
       }
@@ -45,6 +47,7 @@ export const toUiConnection = (connection: Connection): UiConnection => {
         user: connection.user,
         sslMode: connection.sslMode,
         ...uiTls(connection),
+        ...toUiSsh(connection.ssh),
         hasPassword: connection.password !== undefined,
         hasApiKey: false
       }
@@ -132,7 +135,8 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
           user: yield* required(input.user, "Enter the user name."),
           ...(input.password === undefined || input.password === "" ? {} : { password: input.password }),
           ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "prefer" }),
-          ...tlsInput(input)
+          ...tlsInput(input),
+          ...sshFromUi(input.ssh, undefined)
         }
       case "mysql":
         return {
@@ -144,7 +148,8 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
           user: yield* required(input.user, "Enter the user name."),
           ...(input.password === undefined || input.password === "" ? {} : { password: input.password }),
           ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "preferred" }),
-          ...tlsInput(input)
+          ...tlsInput(input),
+          ...sshFromUi(input.ssh, undefined)
         }
       case "search": {
         const apiKey = input.apiKey === undefined || input.apiKey === ""
@@ -183,7 +188,10 @@ export const ConnectionsHandlers = HttpApiBuilder.group(UiApi, "connections", (h
           if (existing === undefined) return yield* notFound("This connection")
           if (existing.type !== payload.type) return yield* new UiError({ message: "The type of a saved connection cannot change; add a new connection instead." })
           const fields = yield* connectionFields(payload, true)
-          return toUiConnection(yield* connections.update(path.id, fields as Partial<NewConnection>))
+          // An SSH password or passphrase left empty keeps the stored one.
+          const stored = existing.type === "postgresql" || existing.type === "mysql" ? existing.ssh : undefined
+          const ssh = payload.ssh === undefined ? {} : sshFromUi(payload.ssh, stored)
+          return toUiConnection(yield* connections.update(path.id, { ...fields, ...ssh } as Partial<NewConnection>))
         })))
       .handle("remove", ({ path }) => forUi(Effect.asVoid(connections.remove(path.id))))
       .handle("test", ({ path }) =>

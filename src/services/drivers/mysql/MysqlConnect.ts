@@ -4,6 +4,7 @@ import mysql from "mysql2"
 import { isIP } from "node:net"
 import { checkServerIdentity, type TLSSocket } from "node:tls"
 import { describeTlsFailure, readTlsFiles, type TlsFiles } from "../TlsFiles.ts"
+import type { Tunnel } from "../../ssh/Tunnel.ts"
 
 export type MysqlSslMode = "disabled" | "preferred" | "required" | "verify-ca" | "verify-full"
 
@@ -21,6 +22,8 @@ export interface MysqlSettings {
   readonly tls?: TlsFiles
   /** Secrets of the connection to redact from every error text (C7.2-b). */
   readonly secrets?: ReadonlyArray<string>
+  /** Every session (and the KILL QUERY session) goes through this SSH tunnel; host and port as its last host sees them. */
+  readonly tunnel?: Tunnel
 }
 
 /** MariaDB and MySQL differ in their statement backstop variable and a few catalog columns. */
@@ -68,7 +71,9 @@ export const connectionOptions = (settings: MysqlSettings, useTls: boolean): mys
     // Issue 34 item 1: a server must not read the user's files; without the capability it cannot even ask.
     flags: ["-LOCAL_FILES"],
     multipleStatements: false,
-    connectTimeout: 10_000,
+    // Through a tunnel the first session may wait for the SSH handshake and a host-key question.
+    connectTimeout: settings.tunnel === undefined ? 10_000 : 150_000,
+    ...(settings.tunnel === undefined ? {} : { stream: settings.tunnel.socket }),
     // Exact values: BIGINT beyond 2^53 and DECIMAL as text, dates and JSON as the server writes them.
     supportBigNumbers: true,
     bigNumberStrings: false,

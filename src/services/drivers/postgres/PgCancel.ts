@@ -1,4 +1,5 @@
 import { connect } from "node:net"
+import type { Duplex } from "node:stream"
 
 /** How long a cancel request may take before the session it targets is given up instead. */
 export const CANCEL_TIMEOUT_MS = 5000
@@ -11,7 +12,7 @@ const CANCEL_REQUEST_CODE = 80877102
  * after `CANCEL_TIMEOUT_MS`; never rejects. Only after `true` may the session run another statement: a cancel still
  * on its way could otherwise end that one.
  */
-export const sendCancel = (host: string, port: number, processId: number, secretKey: number): Promise<boolean> =>
+export const sendCancel = (host: string, port: number, processId: number, secretKey: number, open?: () => Duplex): Promise<boolean> =>
   new Promise((resolve) => {
     const message = Buffer.alloc(16)
     message.writeInt32BE(16, 0)
@@ -19,7 +20,8 @@ export const sendCancel = (host: string, port: number, processId: number, secret
     message.writeInt32BE(processId, 8)
     message.writeInt32BE(secretKey, 12)
     // A host that is a directory names the server's Unix socket, as libpq reads it.
-    const socket = host.startsWith("/") ? connect({ path: `${host}/.s.PGSQL.${port}` }) : connect({ host, port })
+    // Through an SSH tunnel the request goes on a channel of its own, like any session.
+    const socket = open !== undefined ? open() : host.startsWith("/") ? connect({ path: `${host}/.s.PGSQL.${port}` }) : connect({ host, port })
     let answered = false
     const finish = (delivered: boolean) => {
       if (answered) return
@@ -31,5 +33,5 @@ export const sendCancel = (host: string, port: number, processId: number, secret
     const timer = setTimeout(() => finish(false), CANCEL_TIMEOUT_MS)
     socket.on("connect", () => socket.end(message))
     socket.on("error", () => finish(false))
-    socket.on("close", (hadError) => finish(!hadError))
+    socket.on("close", (hadError?: boolean) => finish(hadError !== true))
   })

@@ -50,7 +50,7 @@ export class Lease {
   tainted = false
   private submitted = 0
 
-  constructor(readonly client: PooledClient, private readonly server: { readonly host: string; readonly port: number }) {}
+  constructor(readonly client: PooledClient, private readonly server: { readonly host: string; readonly port: number; readonly tunnel?: { readonly socket: () => import("node:stream").Duplex } }) {}
 
   submit(steps: ReadonlyArray<Step>): Promise<PipelineResult> {
     if (this.stopped) return Promise.reject(new Stopped())
@@ -79,7 +79,7 @@ export class Lease {
 
   /** Sends the protocol cancel request for the statement running now (once per call). */
   cancelRunning(): void {
-    this.cancel ??= sendCancel(this.server.host, this.server.port, this.client.processID, this.client.secretKey)
+    this.cancel ??= sendCancel(this.server.host, this.server.port, this.client.processID, this.client.secretKey, this.server.tunnel?.socket)
   }
 
   /** Cancels the running statement; a session that does not answer within SETTLE_MS after the cancel is destroyed. */

@@ -4,6 +4,7 @@
 // session starts with dbdesk's backstops as startup parameters, so RESET/DISCARD ALL keep them (issue 32 item 2).
 import pg from "pg"
 import { describeTlsFailure, readTlsFiles, type TlsFiles } from "../TlsFiles.ts"
+import type { Tunnel } from "../../ssh/Tunnel.ts"
 
 export interface PoolSettings {
   readonly host: string
@@ -15,6 +16,8 @@ export interface PoolSettings {
   readonly sslMode: "disable" | "prefer" | "require" | "verify-ca" | "verify-full"
   /** CA certificate, client certificate and key files (read when a pool opens). */
   readonly tls?: TlsFiles
+  /** Every session (and cancel request) goes through this SSH tunnel; host and port are as its last host sees them. */
+  readonly tunnel?: Tunnel
 }
 
 /** Sessions of the connection's own database, and of each other database. */
@@ -24,6 +27,8 @@ export const OTHER_POOL_SIZE = 2
 export const OTHER_DATABASES = 4
 const IDLE_CLOSE_MS = 60_000
 const CONNECT_TIMEOUT_MS = 10_000
+/** Through a tunnel the first session may wait for the SSH handshake and a host-key question. */
+export const TUNNEL_CONNECT_TIMEOUT_MS = 150_000
 const CLOSE_GRACE_MS = 5_000
 /** Backstop: the server ends a session left idle inside a transaction this long (dbdesk never leaves one). */
 export const IDLE_IN_TRANSACTION_MS = 10_000
@@ -74,7 +79,7 @@ class DbdeskClient extends pg.Client {
   uses = 0
   constructor(config?: pg.ClientConfig) {
     // pg-pool hides the password as a non-enumerable property: inherit it rather than spread it away.
-    super(Object.assign(Object.create(config ?? null) as pg.ClientConfig, { connectionTimeoutMillis: CONNECT_TIMEOUT_MS }))
+    super(Object.assign(Object.create(config ?? null) as pg.ClientConfig, { connectionTimeoutMillis: config?.stream === undefined ? CONNECT_TIMEOUT_MS : TUNNEL_CONNECT_TIMEOUT_MS }))
     this.on("error", (error) => {
       this.lost ??= error
     })
@@ -128,6 +133,7 @@ export const makePools = (settings: PoolSettings): Pools => {
       ssl: sslOf(settings, startup),
       application_name: "dbdesk",
       keepAlive: true,
+      ...(settings.tunnel === undefined ? {} : { stream: settings.tunnel.socket }),
       ...(startup.backstops ? { idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS, options } : {}),
       max: database === settings.database ? OWN_POOL_SIZE : OTHER_POOL_SIZE,
       idleTimeoutMillis: IDLE_CLOSE_MS

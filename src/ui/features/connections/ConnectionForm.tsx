@@ -6,6 +6,7 @@ import { parseConnectionUrl } from "../../../domain/ConnectionUrl.ts"
 import { ClusterOptions } from "./ClusterOptions.tsx"
 import { CopyAsUrl } from "./CopyAsUrl.tsx"
 import { TlsFields } from "./TlsFields.tsx"
+import { SshFields } from "./SshFields.tsx"
 
 type Form = { -readonly [K in keyof UiConnectionInput]: UiConnectionInput[K] }
 
@@ -162,6 +163,7 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
             <Text label="API key" type="password" value={form.apiKey} onChange={(apiKey) => set({ apiKey })} {...(secretHint === undefined ? {} : { placeholder: secretHint })} />
             <Choice label="SSL mode" value={form.sslMode ?? "Disabled"} options={["Disabled", "Preferred", "Required", "VerifyCA", "VerifyIdentity"].map((m) => [m, m] as const)} onChange={(sslMode) => set({ sslMode })} />
           </>}
+          {(form.type === "postgresql" || form.type === "mysql") && <SshFields saved={connection?.ssh} value={form.ssh} onChange={(ssh) => set({ ssh })} />}
           <Choice label="External access" value={form.externalAccess} options={[["readOnly", "Read only"], ["readWrite", "Read and write"], ["blocked", "Blocked"]]} onChange={(v) => set({ externalAccess: v as Form["externalAccess"] })} />
           <Choice label="AI policy" value={form.aiPolicy} options={[["askEachTime", "Ask each time"], ["alwaysAllow", "Always allow"], ["never", "Never"]]} onChange={(v) => set({ aiPolicy: v as Form["aiPolicy"] })} />
           <Choice label="Confirm queries" value={form.confirmQueries} options={[["writes", "Writes"], ["all", "All statements"]]} onChange={(v) => set({ confirmQueries: v as Form["confirmQueries"] })} />

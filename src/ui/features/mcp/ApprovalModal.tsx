@@ -55,13 +55,13 @@ export const ApprovalModal = () => {
     <div className="modal-back" onKeyDown={(e) => e.key === "Escape" && answer("denied")}>
       <div className="modal" role="dialog" aria-modal="true" aria-labelledby="approval-title">
         <h2 id="approval-title">{current.message}</h2>
-        <p>
+        {current.kind === "host_key" ? <p>dbdesk is connecting to <strong>{current.connectionName}</strong> through SSH. Accept the key only if its fingerprint matches the host's; a wrong key can mean someone is intercepting the connection.</p> : <p>
           <strong>{current.client ?? "An MCP client"}</strong> using token <strong>{current.principal}</strong> on <strong>{current.connectionName}</strong>
           {queue.length > 1 && <span className="badge warn" style={{ marginLeft: 8 }}>{queue.length - 1} more waiting</span>}
-        </p>
+        </p>}
         {current.statement !== undefined
           ? <pre className="block" aria-label="Statement">{current.statement}</pre>
-          : <p>It asks to use this connection. Allowing it is remembered as set in MCP › Settings.</p>}
+          : current.kind === "host_key" ? null : <p>It asks to use this connection. Allowing it is remembered as set in MCP › Settings.</p>}
         {current.preview !== undefined && <PreviewBlock preview={current.preview} />}
         <p className="note">Requested {new Date(current.requestedAt).toLocaleTimeString()}. Closing this dialog denies the request.</p>
         {error !== undefined && <div className="error">{error}</div>}
