@@ -36,10 +36,32 @@ export interface DataGridProps {
   /** For "copy as SQL INSERT". */
   readonly sql?: { readonly dialect: SqlDialect; readonly table: string }
   readonly height?: number | string
+  /** A new value (another page, sort or filter) scrolls back to the first row. */
+  readonly scrollKey?: string
+  /** Rows shown above the read rows (new rows): when it grows, the selection moves with the records it was on. */
+  readonly topRows?: number
+  /** A new `n` moves the focus (and the keyboard) to row `r`, column `c` — e.g. onto a row just added. */
+  readonly focusRequest?: { readonly r: number; readonly c: number; readonly n: number }
 }
 
 const HEADER_HEIGHT = 40
-const widthOf = (column: GridColumn, kind: CellKind) => Math.min(320, Math.max(kind === "number" || kind === "boolean" ? 90 : 140, column.name.length * 9 + 40))
+/** Average advance of the grid's monospace cell text and of the header's bold name, in pixels. */
+const CELL_CHAR = 7.9
+const NAME_CHAR = 8.6
+const TYPE_CHAR = 6.2
+/**
+ * A column as wide as its content: the longest of its name (with room for the sort arrow), its type hint and the
+ * first rows' values, between 60 and 480 pixels. Double-clicking a header's edge sets it back to this width.
+ */
+export const widthOf = (column: GridColumn, kind: CellKind, rows: ReadonlyArray<Row>, index: number): number => {
+  let longest = 0
+  for (let r = 0; r < Math.min(rows.length, 200); r++) {
+    const text = displayText(rows[r]?.[index] ?? null, kind)
+    if (text.length > longest) longest = text.length
+  }
+  const content = Math.max(column.name.length * NAME_CHAR + 28, column.type.length * TYPE_CHAR, longest * CELL_CHAR) + 18
+  return Math.round(Math.min(480, Math.max(60, content)))
+}
 
 /**
  * The data grid of SQL tables, search collections and console results (issue 27, ui-anchors §3): TanStack Table for
@@ -52,7 +74,7 @@ export const DataGrid = (props: DataGridProps) => {
   const { columns, rows } = props
   const kinds = useMemo(() => columns.map((column, i) => kindOfType(column.type) ?? kindOfValues(rows, i)), [columns, rows])
   const columnDefs = useMemo(
-    () => columns.map((column, i) => ({ id: `c${i}`, accessorFn: (row: Row) => row[i], header: column.name, size: widthOf(column, kinds[i] ?? "text"), minSize: 48, maxSize: 2000 })),
+    () => columns.map((column, i) => ({ id: `c${i}`, accessorFn: (row: Row) => row[i], header: column.name, size: widthOf(column, kinds[i] ?? "text", rows, i), minSize: 48, maxSize: 2000 })),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [columns]
   )
@@ -78,7 +100,32 @@ export const DataGrid = (props: DataGridProps) => {
   const [copied, setCopied] = useState<string>()
   const dragging = useRef(false)
   const range: Range = rangeOf(anchor, focus)
-  const { onSelectRows } = props
+  const { onSelectRows, scrollKey, topRows = 0, focusRequest } = props
+  // a new page, sort or filter starts at the first row, not where the previous one was scrolled to
+  useEffect(() => {
+    if (scrollKey === undefined) return
+    if (scrollRef.current !== null) scrollRef.current.scrollTop = 0
+    setFocus((f) => ({ r: 0, c: f.c }))
+    setAnchor((a) => ({ r: 0, c: a.c }))
+  }, [scrollKey])
+  // rows added above (or removed from above) move the selection with the records it was on
+  const previousTop = useRef(topRows)
+  useEffect(() => {
+    const delta = topRows - previousTop.current
+    previousTop.current = topRows
+    if (delta === 0) return
+    setFocus((f) => ({ r: Math.max(0, f.r + delta), c: f.c }))
+    setAnchor((a) => ({ r: Math.max(0, a.r + delta), c: a.c }))
+  }, [topRows])
+  useEffect(() => {
+    if (focusRequest === undefined) return
+    const pos = { r: focusRequest.r, c: focusRequest.c }
+    setFocus(pos)
+    setAnchor(pos)
+    rowV.scrollToIndex(pos.r)
+    scrollRef.current?.focus({ preventScroll: true })
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [focusRequest?.n])
   useEffect(() => {
     onSelectRows?.(Array.from({ length: range.r1 - range.r0 + 1 }, (_, i) => range.r0 + i).filter((r) => r < rows.length))
   }, [range.r0, range.r1, rows.length, onSelectRows])
@@ -158,7 +205,7 @@ export const DataGrid = (props: DataGridProps) => {
   const sortOf = (name: string) => props.sort?.find((s) => s.column === name)
 
   return (
-    <div className="datagrid">
+    <div className={`datagrid${props.height === undefined ? " fill" : ""}`}>
       <div
         ref={scrollRef}
         className="grid-scroll"
@@ -169,7 +216,7 @@ export const DataGrid = (props: DataGridProps) => {
         aria-multiselectable="true"
         tabIndex={0}
         onKeyDown={onKeyDown}
-        style={{ height: props.height ?? "calc(100vh - 330px)" }}
+        style={props.height === undefined ? undefined : { height: props.height }}
       >
         <div style={{ width: totalWidth, height: rowV.getTotalSize(), position: "relative" }}>
           <div role="row" aria-rowindex={1} className="grid-header" style={{ width: totalWidth, height: HEADER_HEIGHT }}>
@@ -202,7 +249,7 @@ export const DataGrid = (props: DataGridProps) => {
             const r = item.index
             const state = props.rowState?.(r)
             return (
-              <div key={item.key} role="row" aria-rowindex={r + 2} className={`grid-tr${state === undefined ? "" : ` ${state}`}`} style={{ transform: `translateY(${item.start}px)`, height: rowHeight, width: totalWidth }}>
+              <div key={item.key} role="row" aria-rowindex={r + 2} className={`grid-tr${state === undefined ? "" : ` ${state}`}${editing?.r === r ? " editing" : ""}`} style={{ transform: `translateY(${item.start}px)`, height: rowHeight, width: totalWidth }}>
                 {virtualCols.map((col) => {
                   const original = order[col.index] ?? col.index
                   const value = rows[r]?.[original] ?? null
