@@ -162,16 +162,6 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
     <div className="data-tab">
       <FilterBar columns={columns} search={search} value={filter} onChange={setFilter} onApply={() => leaving(() => setView((v) => ({ ...v, applied: v.filter, offset: 0 })))} />
       <Toolbar>
-        <PageControls
-          offset={offset}
-          pageSize={pageSize}
-          shown={page?.rows.length}
-          total={knownTotal ?? null}
-          loading={loading}
-          onOffset={setOffset}
-          onPageSize={(size) => leaving(() => setView((v) => ({ ...v, pageSize: size, offset: 0 })))}
-          onCount={knownTotal === undefined && !view.countAlways ? () => setCountNow((n) => n + 1) : undefined}
-        />
         <button onClick={() => leaving(() => setTick((n) => n + 1))} disabled={loading} title="Read the page again">Refresh</button>
         {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} request={request} onOpen={onOpenInConsole} />}
         {loading && <span className="progress" role="progressbar" aria-label="Loading rows">Loading rows…</span>}
@@ -184,7 +174,6 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
         </>}
         {page?.editable === false && <span className="note">Read-only: {page.readOnlyReason ?? "this grid cannot be edited."}</span>}
       </Toolbar>
-      {page?.order !== undefined && <p className="note order-note">{page.order}</p>}
       {saved !== undefined && pending.count === 0 && <p className="note" role="status">{saved}</p>}
       {error !== undefined && <div className="error" role="alert">{error}</div>}
       {page !== undefined && page.notes.map((note) => <p className="note" key={note}>{note}</p>)}
@@ -206,6 +195,19 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
           {...(dialect === undefined ? {} : { sql: { dialect, table } })}
         />
       )}
+      <div className="row pager" role="group" aria-label="Pages">
+        <PageControls
+          offset={offset}
+          pageSize={pageSize}
+          shown={page?.rows.length}
+          total={knownTotal ?? null}
+          loading={loading}
+          onOffset={setOffset}
+          onPageSize={(size) => leaving(() => setView((v) => ({ ...v, pageSize: size, offset: 0 })))}
+          onCount={knownTotal === undefined && !view.countAlways ? () => setCountNow((n) => n + 1) : undefined}
+        />
+        {page?.order !== undefined && <span className="note order-note">{page.order}</span>}
+      </div>
       {review !== undefined && (
         <SaveDialog
           statements={review}
