@@ -151,6 +151,21 @@ describe("a grid you can trust", () => {
     expect(Math.round((await header.boundingBox())!.width)).toBe(Math.round(fitted))
   })
 
+  it("a console result over the row cap says so in plain words, without the MCP settings' names (B2)", async () => {
+    const { page } = ui
+    await page.getByRole("tab", { name: "Console", exact: true }).click()
+    const editor = page.getByLabel("SQL").filter({ visible: true })
+    await editor.click()
+    await page.keyboard.press("Control+a")
+    await page.keyboard.press("Delete")
+    await editor.fill("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100005) SELECT x FROM c")
+    await page.getByRole("button", { name: "Run", exact: true }).click()
+    const summary = page.getByRole("status").filter({ visible: true, hasText: "100,000 rows" })
+    await summary.waitFor({ timeout: 60_000 })
+    expect(await summary.textContent()).toContain("Showing the first 100,000 rows: add a WHERE or a LIMIT to the query to see the others.")
+    expect(await summary.textContent()).not.toMatch(/limits\.|max_rows|OFFSET/)
+  })
+
   it("the grid fills the window at 1440×900 and 1024×700", async () => {
     const { page } = ui
     await openTable("order_items")
