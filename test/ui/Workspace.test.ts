@@ -153,6 +153,27 @@ describe("the workspace", () => {
     await page.keyboard.press("Escape")
   })
 
+  it("tabs reorder by dragging with the mouse; filters, sort and page survive a reload", async () => {
+    const { page } = ui
+    const tabNames = () => page.getByRole("tablist", { name: "Open tabs" }).getByRole("tab").allTextContents()
+    await nav().getByRole("button", { name: "Sample (SQLite)", exact: true }).click()
+    const before = await tabNames()
+    expect(before.slice(0, 3)).toEqual(["Console", "orders", "customers"])
+    await page.getByRole("tab", { name: "customers" }).dragTo(page.getByRole("tab", { name: "Console", exact: true }))
+    await expect.poll(tabNames).toEqual(["customers", "Console", "orders", ...before.slice(3)])
+    await page.getByRole("tab", { name: "orders" }).click()
+    await page.getByRole("button", { name: "Add filter" }).filter({ visible: true }).click()
+    await page.getByLabel("Filter column").filter({ visible: true }).selectOption("status")
+    await page.getByLabel("Filter value").filter({ visible: true }).fill("cancelled")
+    await page.getByRole("button", { name: "Apply" }).filter({ visible: true }).click()
+    const filtered = (await status().filter({ hasText: /Rows 1–\d+ of \d+$/ }).textContent()) ?? ""
+    expect(filtered).not.toContain("1,200")
+    await page.reload()
+    await status().filter({ hasText: filtered }).waitFor()
+    expect(await page.getByLabel("Filter value").filter({ visible: true }).inputValue()).toBe("cancelled")
+    expect(await tabNames()).toEqual(["customers", "Console", "orders", ...before.slice(3)])
+  })
+
   it("a console's text and results survive switching to MCP and back (B4)", async () => {
     const { page } = ui
     await nav().getByRole("button", { name: "Sample (SQLite)", exact: true }).click()
@@ -181,8 +202,8 @@ describe("the workspace", () => {
     await page.getByLabel("Cell value").fill("pending edit")
     await page.getByLabel("Cell value").press("Enter")
     await page.getByRole("button", { name: "Save (1)" }).waitFor()
-    await tables().getByRole("button", { name: /^orders\b/ }).click()
-    await status().filter({ hasText: "of 1,200" }).waitFor()
+    await tables().getByRole("button", { name: /^customers\b/ }).click()
+    await status().filter({ hasText: "of 400" }).waitFor()
     await tables().getByRole("button", { name: /^events\b/ }).click()
     await page.getByRole("button", { name: "Save (1)" }).waitFor()
     await page.getByRole("button", { name: "MCP" }).click()
