@@ -26,7 +26,9 @@ describe("a grid you can trust", () => {
       CREATE TABLE bag (v TEXT);
       INSERT INTO bag VALUES ('b'), ('a');
       CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT, amount REAL, email TEXT);
-      CREATE TABLE "analytics_page_views_by_region_and_day" (id INTEGER PRIMARY KEY);`)
+      CREATE TABLE "analytics_page_views_by_region_and_day" (id INTEGER PRIMARY KEY);
+      CREATE TABLE huge (id INTEGER PRIMARY KEY);
+      INSERT INTO huge WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000001) SELECT x FROM c;`)
     const insert = db.prepare("INSERT INTO codes VALUES (?, ?)")
     db.transaction(() => codes.forEach((code) => insert.run(code, `label ${code}`)))()
     const event = db.prepare("INSERT INTO events VALUES (?, ?, ?, ?)")
@@ -75,6 +77,15 @@ describe("a grid you can trust", () => {
     await jump.press("Enter")
     await status().filter({ hasText: "Rows 201–300 of 3,564" }).waitFor()
     await page.getByText("of 36", { exact: false }).filter({ visible: true }).first().waitFor()
+  })
+
+  it("a table of a million rows or more is counted on demand", async () => {
+    const { page } = ui
+    await openTable("huge")
+    await status().filter({ hasText: /^Rows 1–1,000$/ }).waitFor()
+    await page.getByRole("button", { name: "Count rows" }).click()
+    await status().filter({ hasText: "Rows 1–1,000 of 1,000,001" }).waitFor()
+    expect(await page.getByRole("button", { name: "Count rows" }).count()).toBe(0)
   })
 
   it("pages of a table are ordered by its primary key, and a table without one says it is unordered (B6)", async () => {
