@@ -24,7 +24,8 @@ const useTabKeys = (active: boolean, state: OpenConnection, actions: TabActions,
   useEffect(() => {
     if (!active) return
     const onKey = (event: KeyboardEvent) => {
-      if (!isMod(event)) return
+      // a key the focused view already used (the grid's Ctrl+PageUp, a dialog's keys) is not also a tab key
+      if (!isMod(event) || event.defaultPrevented || document.querySelector(".modal-back") !== null) return
       const key = event.key.toLowerCase()
       const index = state.active === undefined ? -1 : state.tabs.indexOf(state.active)
       if (key === "t" && !event.shiftKey) {
