@@ -174,6 +174,21 @@ describe("the workspace", () => {
     expect(await tabNames()).toEqual(["customers", "Console", "orders", ...before.slice(3)])
   })
 
+  it("Open in console opens a new console tab with the page's SELECT, which a reload keeps", async () => {
+    const { page } = ui
+    await page.getByRole("tab", { name: "orders" }).click()
+    await page.getByRole("button", { name: "Open in console" }).filter({ visible: true }).click()
+    const sql = page.locator(".cm-content:visible")
+    await expect.poll(async () => (await sql.textContent()) ?? "").toMatch(/^SELECT \* FROM "orders" WHERE .* ORDER BY "id" ASC LIMIT 1000 OFFSET 0$/)
+    const text = await sql.textContent()
+    const consoleTab = page.getByRole("tab", { selected: true })
+    const name = await consoleTab.filter({ hasText: /^Console/ }).textContent()
+    expect(name).toMatch(/^Console \d+$/)
+    await page.reload()
+    await page.getByRole("tab", { name: name ?? "", selected: true }).waitFor()
+    await expect.poll(() => page.locator(".cm-content:visible").textContent()).toBe(text)
+  })
+
   it("a console's text and results survive switching to MCP and back (B4)", async () => {
     const { page } = ui
     await nav().getByRole("button", { name: "Sample (SQLite)", exact: true }).click()

@@ -3,6 +3,7 @@ import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { useLoad } from "../../api.ts"
 import { Skeleton } from "../../shell/Skeleton.tsx"
 import { type TabRef, tabOfId } from "../../workspace/route.ts"
+import { useSessionState } from "../../workspace/sessionState.ts"
 import { type OpenConnection, tabLabel } from "../../workspace/state.ts"
 import { ConsoleTab } from "../console/ConsoleTab.tsx"
 import { DashboardView } from "../search/DashboardView.tsx"
@@ -70,7 +71,8 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
   readonly setView: (id: string, view: "data" | "structure") => void
 }) => {
   const tables = useLoad((client) => client.browse.tables({ path: { id: connection.id } }), [connection.id])
-  const [consoleTexts, setConsoleTexts] = useState<Readonly<Record<string, string>>>({})
+  // the request "Open in console" handed to a console tab, kept for the session so a reload opens it with it again
+  const [consoleTexts, setConsoleTexts] = useSessionState<Readonly<Record<string, string>>>(`consoles:${connection.id}`, {})
   const [dragged, setDragged] = useState<string>()
   const isSearch = connection.type === "search"
   useTabKeys(visible, state, actions, select)
