@@ -4,7 +4,7 @@ import { type KeyboardEvent, type MouseEvent, useEffect, useMemo, useRef, useSta
 import type { SqlDialect } from "../../domain/SqlLexer.ts"
 import type { Cell } from "../../domain/UiSchemas.ts"
 import { usePrefs } from "../shell/Prefs.tsx"
-import { type CellKind, displayText, kindOfType, kindOfValues } from "./cellTypes.ts"
+import { displayText, kindOfType, kindOfValues } from "./cellTypes.ts"
 import { CellEditor } from "./CellEditor.tsx"
 import { CellViewer } from "./CellViewer.tsx"
 import { HeaderCell } from "./HeaderCell.tsx"
@@ -13,6 +13,8 @@ import type { GridColumn } from "./cellTypes.ts"
 export type { GridColumn } from "./cellTypes.ts"
 import { type CopyFormat, copyText, formatRange } from "./copyFormats.ts"
 import { GridStatus } from "./GridStatus.tsx"
+import { widthOf } from "./columnWidth.ts"
+import { useFocusFollow } from "./useFocusFollow.ts"
 import { type Pos, type Range, rangeOf, step } from "./selection.ts"
 
 const features = tableFeatures({ columnOrderingFeature, columnSizingFeature, columnResizingFeature })
@@ -45,23 +47,6 @@ export interface DataGridProps {
 }
 
 const HEADER_HEIGHT = 40
-/** Average advance of the grid's monospace cell text and of the header's bold name, in pixels. */
-const CELL_CHAR = 7.9
-const NAME_CHAR = 8.6
-const TYPE_CHAR = 7
-/**
- * A column as wide as its content: the longest of its name (with room for the sort arrow), its type hint and the
- * first rows' values, between 60 and 480 pixels. Double-clicking a header's edge sets it back to this width.
- */
-export const widthOf = (column: GridColumn, kind: CellKind, rows: ReadonlyArray<Row>, index: number): number => {
-  let longest = 0
-  for (let r = 0; r < Math.min(rows.length, 200); r++) {
-    const text = displayText(rows[r]?.[index] ?? null, kind)
-    if (text.length > longest) longest = text.length
-  }
-  const content = Math.max(column.name.length * NAME_CHAR + 28, column.type.length * TYPE_CHAR, longest * CELL_CHAR) + 20
-  return Math.round(Math.min(480, Math.max(60, content)))
-}
 
 /**
  * The data grid of SQL tables, search collections and console results (issue 27, ui-anchors §3): TanStack Table for
@@ -101,31 +86,7 @@ export const DataGrid = (props: DataGridProps) => {
   const dragging = useRef(false)
   const range: Range = rangeOf(anchor, focus)
   const { onSelectRows, scrollKey, topRows = 0, focusRequest } = props
-  // a new page, sort or filter starts at the first row, not where the previous one was scrolled to
-  useEffect(() => {
-    if (scrollKey === undefined) return
-    if (scrollRef.current !== null) scrollRef.current.scrollTop = 0
-    setFocus((f) => ({ r: 0, c: f.c }))
-    setAnchor((a) => ({ r: 0, c: a.c }))
-  }, [scrollKey])
-  // rows added above (or removed from above) move the selection with the records it was on
-  const previousTop = useRef(topRows)
-  useEffect(() => {
-    const delta = topRows - previousTop.current
-    previousTop.current = topRows
-    if (delta === 0) return
-    setFocus((f) => ({ r: Math.max(0, f.r + delta), c: f.c }))
-    setAnchor((a) => ({ r: Math.max(0, a.r + delta), c: a.c }))
-  }, [topRows])
-  useEffect(() => {
-    if (focusRequest === undefined) return
-    const pos = { r: focusRequest.r, c: focusRequest.c }
-    setFocus(pos)
-    setAnchor(pos)
-    rowV.scrollToIndex(pos.r)
-    scrollRef.current?.focus({ preventScroll: true })
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [focusRequest?.n])
+  useFocusFollow({ scrollKey, topRows, focusRequest, scrollRef, rowV, setFocus, setAnchor })
   useEffect(() => {
     onSelectRows?.(Array.from({ length: range.r1 - range.r0 + 1 }, (_, i) => range.r0 + i).filter((r) => r < rows.length))
   }, [range.r0, range.r1, rows.length, onSelectRows])
