@@ -149,7 +149,9 @@ export const UiBrowseRequest = Schema.Struct({
   caseSensitive: Schema.Boolean,
   sort: Schema.Array(Schema.Struct({ column: Schema.String, direction: Schema.Literal("asc", "desc") })),
   offset: Schema.Int.pipe(Schema.nonNegative()),
-  limit: Schema.Int.pipe(Schema.between(1, 1000))
+  limit: Schema.Int.pipe(Schema.between(1, 1000)),
+  /** false: skip counting the rows (the grid already knows the total, or the table is large and counts on demand). */
+  count: optional(Schema.Boolean)
 })
 export type UiBrowseRequest = typeof UiBrowseRequest.Type
 
@@ -161,7 +163,9 @@ export const UiPage = Schema.Struct({
   notes: Schema.Array(Schema.String),
   editable: Schema.Boolean,
   /** Why the grid is read-only, when it is (issue 27). */
-  readOnlyReason: optional(Schema.String)
+  readOnlyReason: optional(Schema.String),
+  /** How the rows are ordered, in plain words ("Ordered by the primary key (id)."). */
+  order: optional(Schema.String)
 })
 export type UiPage = typeof UiPage.Type
 

@@ -1,7 +1,7 @@
 import type { Locator, Page } from "playwright-core"
 
 /** Reading the UI's data grid (role="grid", virtualized) the way assistive technology does: by ARIA row and column index. */
-export const grid = (page: Page, name: string): Locator => page.locator(`[role="grid"][aria-label="${name}"]`)
+export const grid = (page: Page, name: string): Locator => page.locator(`[role="grid"][aria-label="${name}"]:visible`)
 
 /** The aria-colindex of a column, by the name in its header. */
 export const columnIndex = async (table: Locator, column: string): Promise<number> => {

@@ -48,7 +48,7 @@ describe("UI on a search connection", () => {
     const sidebar = page.getByRole("complementary", { name: "Collections" })
     await sidebar.getByRole("button", { name: /magazines\s*0/ }).waitFor()
     await sidebar.getByRole("button", { name: /books\s*1,500/ }).click()
-    await page.getByLabel("Page status").filter({ hasText: "Rows 1–1000 of 1,500" }).waitFor()
+    await page.getByLabel("Page status").filter({ hasText: "Rows 1–1,000 of 1,500" }).waitFor()
     const rows = grid(page, "Rows")
     const header = (name: string) => rows.getByRole("columnheader").filter({ has: page.locator(".th-name", { hasText: new RegExp(`^${name}( [▲▼])?$`) }) })
     const title = header("title")

@@ -12,6 +12,7 @@ import { runConsoleRequest } from "../../search/SearchConsole.ts"
 import { changedCells, deleteDocument, insertDocument, updateDocument } from "../../search/SearchEdits.ts"
 import { listCollections } from "../../search/SearchServer.ts"
 import { uiMessage } from "./UiErrors.ts"
+import { plainNotes } from "./PlainNotes.ts"
 
 const sortNote = (column: SearchColumn): string | null =>
   column.isSortable
@@ -85,7 +86,7 @@ export const searchPage = (client: SearchClient, collection: string, request: Ui
       rows: budget.rows,
       total: page.found,
       notes: [
-        ...(capNote === undefined ? [] : [capNote]),
+        ...plainNotes(capNote),
         ...page.droppedSorts.map((dropped) =>
           dropped.reason === "too_many_sorts"
             ? `Sort on ${dropped.column} dropped: Typesense sorts by at most three fields.`

@@ -7,6 +7,7 @@ import { classifyStatement } from "../../domain/StatementClassifier.ts"
 import type { UiBrowseRequest, UiColumn, UiConsoleResult, UiPage, UiStructure, UiTableList } from "../../domain/UiSchemas.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
 import type { DatabaseDriver } from "../../services/drivers/Driver.ts"
+import { plainConsoleNote, plainNotes } from "./PlainNotes.ts"
 
 const sqlOperators = new Set<string>(SqlOperator.literals)
 
@@ -70,38 +71,63 @@ const sqlFilters = (request: UiBrowseRequest) =>
     return Effect.succeed(filter)
   })
 
-/** The grid's state as a `browse_table` query; the grid reads it and "Open in console" writes it (issue 28 item 2). */
-const browseQuery = (request: UiBrowseRequest) =>
+/**
+ * The order every page is read in: the user's sorts, then the primary key (so rows equal on the sorted columns keep
+ * a fixed order between pages); without sorts, the primary key alone. A table without a key has no order the database
+ * keeps, and the grid says so instead of pretending.
+ */
+export const pageOrder = (request: UiBrowseRequest, columns: ReadonlyArray<UiColumn>) => {
+  const keys = columns.filter((column) => column.isPrimaryKey && column.sortable).map((column) => column.name)
+  const sorted = new Set(request.sort.map((s) => s.column))
+  const sort = [...request.sort, ...keys.filter((key) => !sorted.has(key)).map((column) => ({ column, direction: "asc" as const }))]
+  const names = (list: ReadonlyArray<string>) => list.join(", ")
+  const order = request.sort.length > 0
+    ? keys.length === 0
+      ? `Sorted by ${names(request.sort.map((s) => s.column))}; rows that are equal there have no fixed order (the table has no primary key).`
+      : `Sorted by ${names(request.sort.map((s) => s.column))}, then by the primary key.`
+    : keys.length === 0
+    ? "Unordered: this table has no primary key, so the database returns rows in no fixed order and a row can move between pages. Click a column header to sort."
+    : `Ordered by the primary key (${names(keys)}).`
+  return { sort, order }
+}
+
+/** The grid's state as a `browse_table` query; the grid reads it and "Open in console" writes it. */
+const browseQuery = (request: UiBrowseRequest, columns: ReadonlyArray<UiColumn>) =>
   Effect.gen(function*() {
     if (request.raw !== undefined && request.raw.trim() !== "") {
       return yield* new UiError({ message: "The raw filter is available for search collections only; for SQL tables write the WHERE clause in the Console tab." })
     }
     const filters = yield* sqlFilters(request)
-    const query: BrowseQuery = { filters, logic: request.logic, sort: request.sort, limit: request.limit, offset: request.offset }
+    const query: BrowseQuery = { filters, logic: request.logic, sort: pageOrder(request, columns).sort, limit: request.limit, offset: request.offset }
     return query
   })
 
-/** Issue 28 item 2: the statement that gives exactly the grid's rows, for the console. */
+/** The statement that gives exactly the grid's rows, for the console. */
 export const sqlPageText = (driver: DatabaseDriver, table: string, request: UiBrowseRequest) =>
-  Effect.flatMap(browseQuery(request), (query) => driver.browseText(table, query))
+  Effect.gen(function*() {
+    const structure = yield* sqlStructure(driver, table)
+    const query = yield* browseQuery(request, structure.columns)
+    return yield* driver.browseText(table, query)
+  })
 
 export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits) =>
   Effect.gen(function*() {
-    const query = yield* browseQuery(request)
     const structure = yield* sqlStructure(driver, table)
+    const query = yield* browseQuery(request, structure.columns)
     const [result, count] = yield* Effect.all([
       driver.browse(table, query, undefined, limits),
-      driver.count(table, query.filters ?? [], request.logic)
+      request.count === false ? Effect.succeed(undefined) : driver.count(table, query.filters ?? [], request.logic)
     ], { concurrency: 2 })
     const byName = new Map(structure.columns.map((column) => [column.name, column]))
     const page: UiPage = {
       columns: result.columns.map((name) => byName.get(name) ?? { name, type: "", isPrimaryKey: false, isReadOnly: true, nullable: true, sortable: true, sortNote: null }),
       rows: result.rows,
-      total: count.row_count,
+      total: count?.row_count ?? null,
       notes: [
-        ...(count.is_approximate ? ["The total is approximate."] : []),
-        ...(result.status_message === undefined ? [] : [result.status_message])
+        ...(count?.is_approximate === true ? ["The total is approximate."] : []),
+        ...plainNotes(result.status_message)
       ],
+      order: pageOrder(request, structure.columns).order,
       ...editability(table, structure.columns)
     }
     return page
@@ -138,7 +164,7 @@ export const sqlConsole = (
       rows: set.rows,
       rowsAffected: set.rows_affected,
       timeMs: set.execution_time_ms || Date.now() - started,
-      message: set.status_message ?? (set.is_truncated ? `Showing the first ${set.row_count} rows.` : null)
+      message: plainConsoleNote(set.status_message, set.row_count, set.is_truncated)
     }
     return result
   })

@@ -4,7 +4,7 @@ import { type KeyboardEvent, type MouseEvent, useEffect, useMemo, useRef, useSta
 import type { SqlDialect } from "../../domain/SqlLexer.ts"
 import type { Cell } from "../../domain/UiSchemas.ts"
 import { usePrefs } from "../shell/Prefs.tsx"
-import { type CellKind, displayText, kindOfType, kindOfValues } from "./cellTypes.ts"
+import { displayText, kindOfType, kindOfValues } from "./cellTypes.ts"
 import { CellEditor } from "./CellEditor.tsx"
 import { CellViewer } from "./CellViewer.tsx"
 import { HeaderCell } from "./HeaderCell.tsx"
@@ -13,6 +13,8 @@ import type { GridColumn } from "./cellTypes.ts"
 export type { GridColumn } from "./cellTypes.ts"
 import { type CopyFormat, copyText, formatRange } from "./copyFormats.ts"
 import { GridStatus } from "./GridStatus.tsx"
+import { widthOf } from "./columnWidth.ts"
+import { useFocusFollow } from "./useFocusFollow.ts"
 import { type Pos, type Range, rangeOf, step } from "./selection.ts"
 
 const features = tableFeatures({ columnOrderingFeature, columnSizingFeature, columnResizingFeature })
@@ -36,10 +38,15 @@ export interface DataGridProps {
   /** For "copy as SQL INSERT". */
   readonly sql?: { readonly dialect: SqlDialect; readonly table: string }
   readonly height?: number | string
+  /** A new value (another page, sort or filter) scrolls back to the first row. */
+  readonly scrollKey?: string
+  /** Rows shown above the read rows (new rows): when it grows, the selection moves with the records it was on. */
+  readonly topRows?: number
+  /** A new `n` moves the focus (and the keyboard) to row `r`, column `c` — e.g. onto a row just added. */
+  readonly focusRequest?: { readonly r: number; readonly c: number; readonly n: number }
 }
 
 const HEADER_HEIGHT = 40
-const widthOf = (column: GridColumn, kind: CellKind) => Math.min(320, Math.max(kind === "number" || kind === "boolean" ? 90 : 140, column.name.length * 9 + 40))
 
 /**
  * The data grid of SQL tables, search collections and console results (issue 27, ui-anchors §3): TanStack Table for
@@ -52,7 +59,7 @@ export const DataGrid = (props: DataGridProps) => {
   const { columns, rows } = props
   const kinds = useMemo(() => columns.map((column, i) => kindOfType(column.type) ?? kindOfValues(rows, i)), [columns, rows])
   const columnDefs = useMemo(
-    () => columns.map((column, i) => ({ id: `c${i}`, accessorFn: (row: Row) => row[i], header: column.name, size: widthOf(column, kinds[i] ?? "text"), minSize: 48, maxSize: 2000 })),
+    () => columns.map((column, i) => ({ id: `c${i}`, accessorFn: (row: Row) => row[i], header: column.name, size: widthOf(column, kinds[i] ?? "text", rows, i), minSize: 48, maxSize: 2000 })),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [columns]
   )
@@ -78,7 +85,8 @@ export const DataGrid = (props: DataGridProps) => {
   const [copied, setCopied] = useState<string>()
   const dragging = useRef(false)
   const range: Range = rangeOf(anchor, focus)
-  const { onSelectRows } = props
+  const { onSelectRows, scrollKey, topRows = 0, focusRequest } = props
+  useFocusFollow({ scrollKey, topRows, focusRequest, scrollRef, rowV, setFocus, setAnchor })
   useEffect(() => {
     onSelectRows?.(Array.from({ length: range.r1 - range.r0 + 1 }, (_, i) => range.r0 + i).filter((r) => r < rows.length))
   }, [range.r0, range.r1, rows.length, onSelectRows])
@@ -158,7 +166,7 @@ export const DataGrid = (props: DataGridProps) => {
   const sortOf = (name: string) => props.sort?.find((s) => s.column === name)
 
   return (
-    <div className="datagrid">
+    <div className={`datagrid${props.height === undefined ? " fill" : ""}`}>
       <div
         ref={scrollRef}
         className="grid-scroll"
@@ -169,7 +177,7 @@ export const DataGrid = (props: DataGridProps) => {
         aria-multiselectable="true"
         tabIndex={0}
         onKeyDown={onKeyDown}
-        style={{ height: props.height ?? "calc(100vh - 330px)" }}
+        style={props.height === undefined ? undefined : { height: props.height }}
       >
         <div style={{ width: totalWidth, height: rowV.getTotalSize(), position: "relative" }}>
           <div role="row" aria-rowindex={1} className="grid-header" style={{ width: totalWidth, height: HEADER_HEIGHT }}>
@@ -202,7 +210,7 @@ export const DataGrid = (props: DataGridProps) => {
             const r = item.index
             const state = props.rowState?.(r)
             return (
-              <div key={item.key} role="row" aria-rowindex={r + 2} className={`grid-tr${state === undefined ? "" : ` ${state}`}`} style={{ transform: `translateY(${item.start}px)`, height: rowHeight, width: totalWidth }}>
+              <div key={item.key} role="row" aria-rowindex={r + 2} className={`grid-tr${state === undefined ? "" : ` ${state}`}${editing?.r === r ? " editing" : ""}`} style={{ transform: `translateY(${item.start}px)`, height: rowHeight, width: totalWidth }}>
                 {virtualCols.map((col) => {
                   const original = order[col.index] ?? col.index
                   const value = rows[r]?.[original] ?? null

@@ -3,7 +3,7 @@ import { Dialog } from "./Dialog.tsx"
 
 const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ["Cmd/Ctrl+Enter", "Run the selection or the statement under the cursor (Console)"],
-  ["Cmd/Ctrl+S", "Save the pending changes of the grid (shows the statements first)"],
+  ["Cmd/Ctrl+S", "Save the pending changes of the grid shown (shows the statements first)"],
   ["Esc", "Cancel the cell being edited; close a dialog"],
   ["Enter or F2", "Edit the focused cell (or view it when it cannot be edited)"],
   ["Double-click", "Edit a cell, or view a read-only one"],
@@ -12,6 +12,12 @@ const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ["Cmd/Ctrl+C", "Copy the selection as TSV (CSV, JSON and SQL INSERT under the grid)"],
   ["Cmd/Ctrl+A", "Select every cell of the grid"],
   ["Shift+Enter", "View the focused cell whole"],
+  ["Cmd/Ctrl+T (or Alt+T)", "Open a new console tab on the connection shown"],
+  ["Cmd/Ctrl+W (or Alt+W)", "Close the tab shown (asks first when it has unsaved changes)"],
+  ["Cmd/Ctrl+1…8 (or Alt+1…8)", "Show the first… eighth tab; 9 shows the last one"],
+  ["Cmd/Ctrl+PageUp/PageDown", "Show the previous or next tab; with Shift, move the tab left or right"],
+  ["Middle-click a tab", "Close it; drag a tab to reorder the tabs"],
+  ["Enter in Page", "Jump to the page typed"],
   ["?", "Show this list"]
 ]
 

@@ -1,31 +1,91 @@
-import { useState } from "react"
+import { useEffect, useState } from "react"
 import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { useLoad } from "../../api.ts"
+import { Skeleton } from "../../shell/Skeleton.tsx"
+import { type TabRef, tabOfId } from "../../workspace/route.ts"
+import { useSessionState } from "../../workspace/sessionState.ts"
+import { type OpenConnection, tabLabel } from "../../workspace/state.ts"
+import { ConsoleTab } from "../console/ConsoleTab.tsx"
 import { DashboardView } from "../search/DashboardView.tsx"
 import { UsersRolesView } from "../search/UsersRolesView.tsx"
-import { Skeleton } from "../../shell/Skeleton.tsx"
-import { ConsoleTab } from "../console/ConsoleTab.tsx"
 import { DataTab } from "./DataTab.tsx"
 import { StructureTab } from "./StructureTab.tsx"
 
-type Tab = "data" | "structure" | "console" | "users" | "dashboard"
+export interface TabActions {
+  readonly open: (tab: TabRef) => void
+  readonly close: (id: string) => void
+  readonly newConsole: (initialText?: string) => void
+  readonly move: (id: string, to: number) => void
+}
 
-/** Browse (product-decisions §9 point 2): the sidebar with row counts and the tabs of the chosen table or collection. */
-export const BrowseView = ({ connection }: { readonly connection: UiConnection }) => {
+const isMod = (event: KeyboardEvent) => event.ctrlKey || event.metaKey || event.altKey
+
+/** Tab keys (product-decisions §9): Ctrl/Cmd+T new console, +W close, +1…9 switch, +PageUp/PageDown previous/next, with Shift move. */
+const useTabKeys = (active: boolean, state: OpenConnection, actions: TabActions, select: (id: string) => void) => {
+  useEffect(() => {
+    if (!active) return
+    const onKey = (event: KeyboardEvent) => {
+      // a key the focused view already used (the grid's Ctrl+PageUp, a dialog's keys) is not also a tab key
+      if (!isMod(event) || event.defaultPrevented || document.querySelector(".modal-back") !== null) return
+      const key = event.key.toLowerCase()
+      const index = state.active === undefined ? -1 : state.tabs.indexOf(state.active)
+      if (key === "t" && !event.shiftKey) {
+        event.preventDefault()
+        actions.newConsole()
+      } else if (key === "w" && !event.shiftKey && state.active !== undefined) {
+        event.preventDefault()
+        actions.close(state.active)
+      } else if (/^[1-9]$/.test(event.key) && !event.shiftKey) {
+        const id = event.key === "9" ? state.tabs[state.tabs.length - 1] : state.tabs[Number(event.key) - 1]
+        if (id !== undefined) {
+          event.preventDefault()
+          select(id)
+        }
+      } else if ((key === "pageup" || key === "pagedown") && state.active !== undefined && index >= 0) {
+        event.preventDefault()
+        const to = key === "pageup" ? index - 1 : index + 1
+        if (event.shiftKey) actions.move(state.active, Math.max(0, to))
+        else {
+          const id = state.tabs[(to + state.tabs.length) % state.tabs.length]
+          if (id !== undefined) select(id)
+        }
+      }
+    }
+    document.addEventListener("keydown", onKey)
+    return () => document.removeEventListener("keydown", onKey)
+  }, [active, state, actions, select])
+}
+
+/**
+ * One open connection's workspace (product-decisions §9 point 2): the sidebar of tables with row counts and the
+ * connection's own tabs (a tab per table with its Data and Structure views, consoles, and the search admin views).
+ * Every open tab stays mounted while hidden, so switching tabs or connections keeps its rows, filters, pending edits
+ * and console without asking the server again.
+ */
+export const BrowseView = ({ connection, state, visible, actions, select, setView }: {
+  readonly connection: UiConnection
+  readonly state: OpenConnection
+  readonly visible: boolean
+  readonly actions: TabActions
+  readonly select: (id: string) => void
+  readonly setView: (id: string, view: "data" | "structure") => void
+}) => {
   const tables = useLoad((client) => client.browse.tables({ path: { id: connection.id } }), [connection.id])
-  const [table, setTable] = useState<string>()
-  const [tab, setTab] = useState<Tab>("data")
-  /** Issue 28 item 2: the request "Open in console" hands over; a new one remounts the console with it. */
-  const [opened, setOpened] = useState<{ readonly text: string; readonly count: number }>()
+  // the request "Open in console" handed to a console tab, kept for the session so a reload opens it with it again
+  const [consoleTexts, setConsoleTexts] = useSessionState<Readonly<Record<string, string>>>(`consoles:${connection.id}`, {})
+  const [dragged, setDragged] = useState<string>()
   const isSearch = connection.type === "search"
-  const tabs: ReadonlyArray<readonly [Tab, string, boolean]> = [
-    ["data", "Data", table !== undefined],
-    ["structure", "Structure", table !== undefined],
-    ["console", "Console", true],
-    ...(isSearch ? [["users", "Users & Roles", true] as const, ["dashboard", "Server Dashboard", true] as const] : [])
-  ]
+  useTabKeys(visible, state, actions, select)
+  const activeTable = state.active !== undefined && tabOfId(state.active).kind === "table" ? tabOfId(state.active).name : undefined
+
+  const openConsole = (text: string) => {
+    const id = `console:${state.consoles + 1}`
+    setConsoleTexts((texts) => ({ ...texts, [id]: text }))
+    actions.newConsole(text)
+  }
+
   return (
-    <div className="browse">
+    <div className="browse" hidden={!visible}>
       <aside className="sidebar" aria-label={isSearch ? "Collections" : "Tables"}>
         <div className="row" style={{ justifyContent: "space-between", padding: "2px 6px" }}>
           <strong>{isSearch ? "Collections" : "Tables"}</strong>
@@ -35,29 +95,83 @@ export const BrowseView = ({ connection }: { readonly connection: UiConnection }
         {tables.error !== undefined && <div className="error">{tables.error}</div>}
         {tables.data?.note != null && <p className="note">{tables.data.note}</p>}
         {(tables.data?.tables ?? []).map((t) => (
-          <button key={t.name} aria-current={t.name === table} onClick={() => { setTable(t.name); if (tab !== "data" && tab !== "structure") setTab("data") }}>
-            <span>{t.name}</span><span className="muted">{t.rowCount?.toLocaleString() ?? ""}</span>
+          <button key={t.name} className="table-link" title={t.name} aria-current={t.name === activeTable} onClick={() => actions.open({ kind: "table", name: t.name })}>
+            <span className="table-name">{t.name}</span><span className="muted table-count">{t.rowCount?.toLocaleString() ?? ""}</span>
           </button>
         ))}
       </aside>
-      <section>
-        <div className="tabs" role="tablist">
-          {tabs.map(([id, label, enabled]) => (
-            <button key={id} role="tab" aria-selected={tab === id} disabled={!enabled} onClick={() => setTab(id)}>{label}</button>
+      <section className="workspace-pane">
+        <div className="tabs doc-tabs" role="tablist" aria-label="Open tabs">
+          {state.tabs.map((id, index) => (
+            <span
+              key={id}
+              className={`doc-tab${dragged === id ? " dragging" : ""}`}
+              draggable
+              onDragStart={(event) => { setDragged(id); event.dataTransfer.setData("text/x-dbdesk-tab", id) }}
+              onDragEnd={() => setDragged(undefined)}
+              onDragOver={(event) => { if (dragged !== undefined) event.preventDefault() }}
+              onDrop={(event) => { event.preventDefault(); if (dragged !== undefined) actions.move(dragged, index); setDragged(undefined) }}
+            >
+              <button role="tab" aria-selected={state.active === id} title={index < 9 ? `Ctrl/Cmd+${index + 1}` : undefined} onClick={() => select(id)} onAuxClick={(event) => { if (event.button === 1) actions.close(id) }}>
+                {tabLabel(id)}
+              </button>
+              <button className="tab-close" title={`Close ${tabLabel(id)} (Ctrl/Cmd+W)`} onClick={() => actions.close(id)}>×</button>
+            </span>
           ))}
+          <button className="tab-new" aria-label="New console" title="New console (Ctrl/Cmd+T)" onClick={() => actions.newConsole()}>+</button>
         </div>
-        {table === undefined && (tab === "data" || tab === "structure") && <p className="muted">Choose a {isSearch ? "collection" : "table"} in the sidebar.</p>}
-        {table !== undefined && tab === "data" && (
-          <DataTab key={table} connection={connection} table={table} onOpenInConsole={(text) => {
-            setOpened({ text, count: (opened?.count ?? 0) + 1 })
-            setTab("console")
-          }} />
-        )}
-        {table !== undefined && tab === "structure" && <StructureTab connection={connection} table={table} />}
-        {tab === "console" && <ConsoleTab key={opened?.count ?? 0} connection={connection} table={table} {...(opened === undefined ? {} : { initialText: opened.text })} />}
-        {tab === "users" && <UsersRolesView connection={connection} />}
-        {tab === "dashboard" && <DashboardView connection={connection} />}
+        {state.active === undefined && <p className="muted">Choose a {isSearch ? "collection" : "table"} in the sidebar, or open a console with +.</p>}
+        {state.tabs.map((id) => {
+          const tab = tabOfId(id)
+          const shown = visible && state.active === id
+          return (
+            <div key={id} className="tab-pane" hidden={!shown} role="tabpanel" aria-label={tabLabel(id)}>
+              {tab.kind === "table" && tab.name !== undefined && (
+                <TableTab
+                  connection={connection}
+                  table={tab.name}
+                  active={shown}
+                  view={state.views?.[id] ?? "data"}
+                  setView={(view) => setView(id, view)}
+                  rowCount={tables.data?.tables.find((t) => t.name === tab.name)?.rowCount ?? null}
+                  onOpenInConsole={openConsole}
+                />
+              )}
+              {tab.kind === "console" && (
+                <ConsoleTab connection={connection} table={activeTable} {...(consoleTexts[id] === undefined ? {} : { initialText: consoleTexts[id] })} />
+              )}
+              {tab.kind === "users" && <UsersRolesView connection={connection} />}
+              {tab.kind === "dashboard" && <DashboardView connection={connection} />}
+            </div>
+          )
+        })}
       </section>
     </div>
+  )
+}
+
+/** A table's tab: its Data view and its Structure view, the Structure loaded when first shown. */
+const TableTab = ({ connection, table, active, view, setView, rowCount, onOpenInConsole }: {
+  readonly connection: UiConnection
+  readonly table: string
+  readonly active: boolean
+  readonly view: "data" | "structure"
+  readonly setView: (view: "data" | "structure") => void
+  readonly rowCount: number | null
+  readonly onOpenInConsole: (text: string) => void
+}) => {
+  const [structureSeen, setStructureSeen] = useState(view === "structure")
+  useEffect(() => { if (view === "structure") setStructureSeen(true) }, [view])
+  return (
+    <>
+      <div className="tabs view-tabs" role="tablist" aria-label="View">
+        <button role="tab" aria-selected={view === "data"} onClick={() => setView("data")}>Data</button>
+        <button role="tab" aria-selected={view === "structure"} onClick={() => setView("structure")}>Structure</button>
+      </div>
+      <div className="tab-body" hidden={view !== "data"}>
+        <DataTab connection={connection} table={table} active={active && view === "data"} rowCount={rowCount} onOpenInConsole={onOpenInConsole} />
+      </div>
+      {structureSeen && <div hidden={view !== "structure"}><StructureTab connection={connection} table={table} /></div>}
+    </>
   )
 }

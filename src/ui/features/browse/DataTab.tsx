@@ -4,12 +4,16 @@ import type { Cell, UiBrowseRequest, UiConnection, UiPage } from "../../../domai
 import { call } from "../../api.ts"
 import { DataGrid, type GridColumn } from "../../grid/DataGrid.tsx"
 import { Skeleton } from "../../shell/Skeleton.tsx"
+import { useDirty, useLeaveGuard } from "../../workspace/LeaveGuard.tsx"
+import { useSessionState } from "../../workspace/sessionState.ts"
 import { emptyFilter, FilterBar, type FilterState } from "./FilterBar.tsx"
 import { OpenInConsole } from "./OpenInConsole.tsx"
 import { searchRequests, usePendingEdits } from "./pendingEdits.ts"
+import { PageControls } from "./PageControls.tsx"
 import { SaveDialog } from "./SaveDialog.tsx"
 
-const PAGE = 1000
+/** From this many rows (the sidebar's count), the total is counted when asked, not on every filter. */
+const LARGE = 1_000_000
 type Sort = ReadonlyArray<{ readonly column: string; readonly direction: "asc" | "desc" }>
 
 export const cellText = (cell: Cell | undefined): string => (cell === null || cell === undefined ? "NULL" : String(cell))
@@ -20,29 +24,43 @@ const Toolbar = ({ children }: { readonly children: React.ReactNode }) => <div c
 /**
  * Data tab (product-decisions §9 point 2, issue 27): 1,000-row pages in the data grid, header-click sort, the filter
  * bar, and editing with pending changes saved through a dialog of the exact statements: SQL tables with a primary key
- * in one transaction, search documents one request each.
+ * in one transaction, search documents one request each. The filters, sort, page and pending edits are kept for the
+ * session (a reload restores them), and a page, sort or filter change with pending edits asks first.
  */
-export const DataTab = ({ connection, table, onOpenInConsole }: {
+export const DataTab = ({ connection, table, onOpenInConsole, active = true, rowCount = null }: {
   readonly connection: UiConnection
   readonly table: string
   /** Issue 28 item 2: opens the console with the request of the page shown. */
   readonly onOpenInConsole?: (text: string) => void
+  /** Whether this tab is the one on screen (Ctrl/Cmd+S saves the shown grid only). */
+  readonly active?: boolean
+  /** The sidebar's row count: a large table counts its rows on demand only. */
+  readonly rowCount?: number | null
 }) => {
   const search = connection.type === "search"
   const dialect = connection.type === "search" ? undefined : connection.type
-  const [filter, setFilter] = useState<FilterState>(emptyFilter)
-  const [applied, setApplied] = useState<FilterState>(emptyFilter)
-  const [sort, setSort] = useState<Sort>([])
-  const [offset, setOffset] = useState(0)
+  const storage = `grid:${connection.id}:${table}`
+  const [view, setView] = useSessionState(`${storage}:view`, {
+    filter: emptyFilter as FilterState,
+    applied: emptyFilter as FilterState,
+    sort: [] as Sort,
+    offset: 0,
+    pageSize: 1000,
+    countAlways: rowCount === null || rowCount < LARGE
+  })
+  const { filter, applied, sort, offset, pageSize } = view
+  const setFilter = (next: FilterState) => setView((v) => ({ ...v, filter: next }))
   const [page, setPage] = useState<UiPage>()
+  const [total, setTotal] = useState<{ readonly key: string; readonly value: number | null }>()
   const [error, setError] = useState<string>()
   const [loading, setLoading] = useState(false)
   const [tick, setTick] = useState(0)
   const [saved, setSaved] = useState<string>()
   const [selection, setSelection] = useState<ReadonlyArray<number>>([])
   const [review, setReview] = useState<ReadonlyArray<string>>()
-  const pending = usePendingEdits(page)
-  const { discard } = pending
+  const [focusRequest, setFocusRequest] = useState<{ readonly r: number; readonly c: number; readonly n: number }>()
+  const pending = usePendingEdits(page, storage)
+  const guard = useLeaveGuard()
 
   const request: UiBrowseRequest = {
     filters: applied.rows.filter((row) => row.enabled).map(({ enabled: _, ...row }) => row),
@@ -51,19 +69,37 @@ export const DataTab = ({ connection, table, onOpenInConsole }: {
     caseSensitive: false,
     sort,
     offset,
-    limit: PAGE
+    limit: pageSize
   }
+  // the total depends on the filters (and a re-read or save): paging and sorting reuse it; a large table counts when asked
+  const countKey = JSON.stringify([request.filters, request.logic, request.raw ?? "", tick])
+  const knownTotal = total?.key === countKey ? total.value : undefined
+  const [countNow, setCountNow] = useState(0)
 
   useEffect(() => {
     let live = true
     setLoading(true)
     setError(undefined)
-    call((client) => client.browse.rows({ path: { id: connection.id, table }, payload: request })).then(
-      (result) => { if (live) { setPage(result); setLoading(false); discard() } },
+    const count = knownTotal === undefined && (view.countAlways || countNow > 0)
+    call((client) => client.browse.rows({ path: { id: connection.id, table }, payload: { ...request, count } })).then(
+      (result) => {
+        if (!live) return
+        setPage(result)
+        setLoading(false)
+        if (count) setTotal({ key: countKey, value: result.total })
+      },
       (e: Error) => { if (live) { setError(e.message); setLoading(false) } }
     )
     return () => { live = false }
-  }, [connection.id, table, applied, sort, offset, tick, discard])
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [connection.id, table, applied, sort, offset, pageSize, tick, countNow])
+
+  /** A change of page, sort, filters or a re-read drops pending edits: ask first when there are some. */
+  const leaving = (then: () => void) => {
+    if (pending.count === 0) return then()
+    void guard.confirmLeave(`${connection.id}/table:${table}`, () => undefined).then((ok) => { if (ok) then() })
+  }
+  const setOffset = (next: number) => leaving(() => setView((v) => ({ ...v, offset: Math.max(0, next) })))
 
   const columns = page?.columns ?? []
   const gridColumns = useMemo((): ReadonlyArray<GridColumn> =>
@@ -71,8 +107,8 @@ export const DataTab = ({ connection, table, onOpenInConsole }: {
 
   const clickHeader = (column: GridColumn) => {
     const current = sort.find((s) => s.column === column.name)
-    setSort(current === undefined ? [{ column: column.name, direction: "asc" }] : current.direction === "asc" ? [{ column: column.name, direction: "desc" }] : [])
-    setOffset(0)
+    const next: Sort = current === undefined ? [{ column: column.name, direction: "asc" }] : current.direction === "asc" ? [{ column: column.name, direction: "desc" }] : []
+    leaving(() => setView((v) => ({ ...v, sort: next, offset: 0 })))
   }
 
   const startSave = useCallback(() => {
@@ -85,7 +121,11 @@ export const DataTab = ({ connection, table, onOpenInConsole }: {
     )
   }, [pending, search, table, connection.id])
 
+  const dirty = useMemo(() => (pending.count === 0 ? undefined : { label: table, count: pending.count, save: startSave, discard: pending.discard }), [pending.count, pending.discard, startSave, table])
+  useDirty(`${connection.id}/table:${table}`, dirty)
+
   useEffect(() => {
+    if (!active) return
     const onKey = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
         event.preventDefault()
@@ -94,8 +134,7 @@ export const DataTab = ({ connection, table, onOpenInConsole }: {
     }
     document.addEventListener("keydown", onKey)
     return () => document.removeEventListener("keydown", onKey)
-  }, [startSave])
-
+  }, [startSave, active])
   const apply = async () => {
     if (search) {
       const result = await call((client) => client.browse.save({ path: { id: connection.id, table }, payload: pending.searchEdits() }))
@@ -120,25 +159,22 @@ export const DataTab = ({ connection, table, onOpenInConsole }: {
   }
 
   return (
-    <div>
-      <FilterBar columns={columns} search={search} value={filter} onChange={setFilter} onApply={() => { setApplied(filter); setOffset(0) }} />
+    <div className="data-tab">
+      <FilterBar columns={columns} search={search} value={filter} onChange={setFilter} onApply={() => leaving(() => setView((v) => ({ ...v, applied: v.filter, offset: 0 })))} />
       <Toolbar>
-        <button disabled={offset === 0 || loading} onClick={() => setOffset(Math.max(0, offset - PAGE))}>◀ Previous</button>
-        <span aria-label="Page status">{page === undefined ? "" : `Rows ${page.rows.length === 0 ? 0 : offset + 1}–${offset + page.rows.length}${page.total === null ? "" : ` of ${page.total.toLocaleString()}`}`}</span>
-        <button disabled={loading || page === undefined || page.rows.length < PAGE} onClick={() => setOffset(offset + PAGE)}>Next ▶</button>
-        <button onClick={() => setTick((n) => n + 1)} disabled={loading} title="Read the page again">Refresh</button>
+        <button onClick={() => leaving(() => setTick((n) => n + 1))} disabled={loading} title="Read the page again">Refresh</button>
         {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} request={request} onOpen={onOpenInConsole} />}
         {loading && <span className="progress" role="progressbar" aria-label="Loading rows">Loading rows…</span>}
         {page?.editable === true && <>
-          <button onClick={pending.addRow}>Add row</button>
-          <button disabled={selection.length === 0} onClick={() => pending.duplicate(selection)}>Duplicate</button>
+          <button onClick={() => { pending.addRow(); setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 })) }}>Add row</button>
+          <button disabled={selection.length === 0} onClick={() => { pending.duplicate(selection); setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 })) }}>Duplicate</button>
           <button disabled={selection.length === 0} onClick={() => pending.toggleDelete(selection)} title="Marks the selected rows; they are deleted at Save">Delete rows</button>
           <button className="primary" disabled={pending.count === 0} onClick={startSave} title="Ctrl/Cmd+S">Save{pending.count > 0 ? ` (${pending.count})` : ""}</button>
           <button disabled={pending.count === 0} onClick={pending.discard}>Discard</button>
         </>}
         {page?.editable === false && <span className="note">Read-only: {page.readOnlyReason ?? "this grid cannot be edited."}</span>}
       </Toolbar>
-      {saved !== undefined && <p className="note" role="status">{saved}</p>}
+      {saved !== undefined && pending.count === 0 && <p className="note" role="status">{saved}</p>}
       {error !== undefined && <div className="error" role="alert">{error}</div>}
       {page !== undefined && page.notes.map((note) => <p className="note" key={note}>{note}</p>)}
       {page === undefined && loading ? <Skeleton rows={12} /> : (
@@ -153,9 +189,25 @@ export const DataTab = ({ connection, table, onOpenInConsole }: {
           canEdit={canEdit}
           onEdit={pending.edit}
           onSelectRows={setSelection}
+          scrollKey={`${offset}|${pageSize}|${JSON.stringify(sort)}|${JSON.stringify(applied)}|${tick}`}
+          topRows={pending.insertCount}
+          {...(focusRequest === undefined ? {} : { focusRequest })}
           {...(dialect === undefined ? {} : { sql: { dialect, table } })}
         />
       )}
+      <div className="row pager" role="group" aria-label="Pages">
+        <PageControls
+          offset={offset}
+          pageSize={pageSize}
+          shown={page?.rows.length}
+          total={knownTotal ?? null}
+          loading={loading}
+          onOffset={setOffset}
+          onPageSize={(size) => leaving(() => setView((v) => ({ ...v, pageSize: size, offset: 0 })))}
+          onCount={knownTotal === undefined && !view.countAlways ? () => setCountNow((n) => n + 1) : undefined}
+        />
+        {page?.order !== undefined && <span className="note order-note">{page.order}</span>}
+      </div>
       {review !== undefined && (
         <SaveDialog
           statements={review}
@@ -163,7 +215,7 @@ export const DataTab = ({ connection, table, onOpenInConsole }: {
           onApply={apply}
           onClose={(done) => {
             setReview(undefined)
-            if (done) { setSaved(`Saved ${review.length} change${review.length === 1 ? "" : "s"}.`); setTick((n) => n + 1) }
+            if (done) { setSaved(`Saved ${review.length} change${review.length === 1 ? "" : "s"}.`); pending.discard(); setTick((n) => n + 1) }
           }}
         />
       )}

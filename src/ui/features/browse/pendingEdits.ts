@@ -1,20 +1,65 @@
-import { useCallback, useMemo, useState } from "react"
+import { useCallback, useEffect, useMemo, useState } from "react"
 import type { Cell, UiColumn, UiEditRequest, UiPage } from "../../../domain/UiSchemas.ts"
 import type { UiSqlEdits } from "../../../domain/UiWorkSchemas.ts"
 import type { RowState } from "../../grid/DataGrid.tsx"
+import { readSession, writeSession } from "../../workspace/sessionState.ts"
 
 type Values = Readonly<Record<string, Cell>>
+
+/** Pending edits as kept for the session: existing rows by their key values, so a re-read page finds them again. */
+interface Stored {
+  readonly inserts: ReadonlyArray<Values>
+  readonly edits: ReadonlyArray<readonly [string, Values]>
+  readonly deleted: ReadonlyArray<string>
+}
+
+const rowKey = (page: UiPage, index: number): string | undefined => {
+  const keys = page.columns.flatMap((column, i) => (column.isPrimaryKey ? [i] : []))
+  const row = page.rows[index]
+  return keys.length === 0 || row === undefined ? undefined : JSON.stringify(keys.map((i) => row[i] ?? null))
+}
 
 /**
  * The grid's pending changes (issue 27), the same model for SQL rows and search documents: edited cells by page row,
  * deleted rows, and new rows shown first. A value set back to the original is no longer pending.
  */
-export const usePendingEdits = (page: UiPage | undefined) => {
+export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) => {
   const [edits, setEdits] = useState<Readonly<Record<number, Values>>>({})
   const [deleted, setDeleted] = useState<ReadonlySet<number>>(new Set())
   const [inserts, setInserts] = useState<ReadonlyArray<Values>>([])
+  const [restore, setRestore] = useState(() => (storageKey === undefined ? undefined : readSession<Stored>(`${storageKey}:edits`)))
   const columns = page?.columns ?? []
   const pageRows = page?.rows ?? []
+
+  // the first page read after a reload gets back the edits of the rows it holds (found by key, not by position)
+  useEffect(() => {
+    if (page === undefined || restore === undefined) return
+    const byKey = new Map(page.rows.map((_, index) => [rowKey(page, index), index] as const))
+    setInserts(restore.inserts)
+    setEdits(Object.fromEntries(restore.edits.flatMap(([key, values]) => {
+      const index = byKey.get(key)
+      return index === undefined ? [] : [[index, values]]
+    })))
+    setDeleted(new Set(restore.deleted.flatMap((key) => {
+      const index = byKey.get(key)
+      return index === undefined ? [] : [index]
+    })))
+    setRestore(undefined)
+  }, [page, restore])
+
+  useEffect(() => {
+    if (storageKey === undefined || restore !== undefined || page === undefined) return
+    const empty = inserts.length === 0 && deleted.size === 0 && Object.keys(edits).length === 0
+    const stored: Stored = {
+      inserts,
+      edits: Object.entries(edits).flatMap(([index, values]) => {
+        const key = rowKey(page, Number(index))
+        return key === undefined ? [] : [[key, values] as const]
+      }),
+      deleted: [...deleted].flatMap((index) => rowKey(page, index) ?? [])
+    }
+    writeSession(`${storageKey}:edits`, empty ? undefined : stored)
+  }, [storageKey, restore, page, inserts, edits, deleted])
 
   const rows = useMemo(() => [
     ...inserts.map((values) => columns.map((column) => values[column.name] ?? null)),
