@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { CellValue } from "./ResultSet.ts"
 import { PendingApproval, ApprovalDecision } from "./Approval.ts"
+import { ApprovalPreview } from "./ApprovalPreview.ts"
 import { AiPolicy, ConfirmQueries, ExternalAccess } from "./Connection.ts"
 import { MaskingAction, SecretCatalogs } from "./MaskingRules.ts"
 import { AccessLevel } from "./Token.ts"
@@ -72,6 +73,10 @@ export const UiConnectionInput = Schema.Struct({
   ...clusterFields
 })
 export type UiConnectionInput = typeof UiConnectionInput.Type
+
+/** The form's fields tested before they are saved; `id` names the saved connection being edited (its secrets are kept). */
+export const UiConnectionProbe = Schema.Struct({ connection: UiConnectionInput, id: optional(Schema.String) })
+export type UiConnectionProbe = typeof UiConnectionProbe.Type
 
 export const UiDriver = Schema.Struct({
   type: ConnectionKind,
@@ -177,10 +182,13 @@ export const UiConsoleResult = Schema.Union(
     rows: Schema.Array(Schema.Array(Cell)),
     rowsAffected: Schema.Number,
     timeMs: Schema.Number,
-    message: Schema.NullOr(Schema.String)
+    message: Schema.NullOr(Schema.String),
+    /** The statement created, altered, dropped or renamed something: the sidebar's table list is stale. */
+    schemaChanged: optional(Schema.Boolean)
   }),
   Schema.TaggedStruct("Json", { text: Schema.String, timeMs: Schema.Number }),
-  Schema.TaggedStruct("NeedsConfirmation", { tier: Schema.Literal("write", "destructive"), reason: Schema.String })
+  /** Asked before a write runs: the database has already checked the statement, and `preview` is its rolled-back dry run. */
+  Schema.TaggedStruct("NeedsConfirmation", { tier: Schema.Literal("write", "destructive"), reason: Schema.String, preview: optional(ApprovalPreview) })
 )
 export type UiConsoleResult = typeof UiConsoleResult.Type
 

@@ -73,9 +73,10 @@ describe("UI on the sample SQLite connection", () => {
     await screenshot(page, "console")
     await page.getByLabel("SQL").fill("DELETE FROM order_items")
     await page.getByRole("button", { name: "Run", exact: true }).click()
-    await page.getByRole("alert").filter({ hasText: /This (deletes|changes) data/ }).waitFor()
-    await page.getByRole("alert").filter({ hasText: /This (deletes|changes) data/ }).getByRole("button", { name: "Cancel" }).click()
-    await page.getByRole("alert").filter({ hasText: /This (deletes|changes) data/ }).waitFor({ state: "detached" })
+    const question = page.getByRole("alertdialog", { name: "Confirm the statement" })
+    await question.getByLabel("Preview").filter({ hasText: /will delete [\d,]+ rows from order_items/ }).waitFor()
+    await question.getByRole("button", { name: "Don't run" }).click()
+    await question.waitFor({ state: "detached" })
   })
 
   it("MCP: status names the endpoint; a new token's value is shown once; settings and activity load", async () => {

@@ -1,11 +1,13 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
-import type { Connection, SearchConnection } from "../../domain/Connection.ts"
+import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { Connection, type SearchConnection } from "../../domain/Connection.ts"
 import { nodeOrigin } from "../../domain/SearchConnection.ts"
 import { UiApi } from "../../domain/UiApi.ts"
 import { type UiConnection, type UiConnectionInput, UiError } from "../../domain/UiSchemas.ts"
 import { Connections, type NewConnection } from "../../services/Connections.ts"
 import { DriverRegistry } from "../../services/DriverRegistry.ts"
+import { Drivers } from "../../services/Drivers.ts"
 import { forUi, notFound } from "./UiErrors.ts"
 import { UiSessions } from "./UiSessions.ts"
 
@@ -145,6 +147,7 @@ export const ConnectionsHandlers = HttpApiBuilder.group(UiApi, "connections", (h
     const connections = yield* Connections
     const registry = yield* DriverRegistry
     const sessions = yield* UiSessions
+    const drivers = yield* Drivers
     return handlers
       .handle("list", () => Effect.map(connections.list, (all) => all.map(toUiConnection)))
       .handle("add", ({ payload }) =>
@@ -167,6 +170,22 @@ export const ConnectionsHandlers = HttpApiBuilder.group(UiApi, "connections", (h
           const connection = yield* sessions.connection(path.id)
           const status = yield* sessions.status(connection)
           return status
+        })))
+      .handle("testInput", ({ payload }) =>
+        forUi(Effect.gen(function*() {
+          const existing = payload.id === undefined ? undefined : yield* connections.get(payload.id)
+          if (payload.connection.type === "search") {
+            if (existing !== undefined) return yield* sessions.status(existing)
+            return { ok: false, message: "Save the Typesense connection first, then Test it from the list." }
+          }
+          const fields = yield* connectionFields(payload.connection, existing !== undefined)
+          // the form's fields over the saved ones (a password left empty keeps the saved one), under an id of its own
+          const probe = yield* Schema.decodeUnknown(Connection)({
+            ...(existing === undefined ? {} : Schema.encodeSync(Connection)(existing)),
+            ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+            id: `probe-${randomUUID()}`
+          })
+          return yield* sessions.status(probe).pipe(Effect.ensuring(drivers.release(probe.id)))
         })))
       .handle("drivers", () => registry.list)
       .handle("enableDriver", ({ path }) =>

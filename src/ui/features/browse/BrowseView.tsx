@@ -1,10 +1,11 @@
-import { useState } from "react"
+import { useEffect, useState } from "react"
 import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { useLoad } from "../../api.ts"
 import { DashboardView } from "../search/DashboardView.tsx"
 import { UsersRolesView } from "../search/UsersRolesView.tsx"
 import { Skeleton } from "../../shell/Skeleton.tsx"
 import { ConsoleTab } from "../console/ConsoleTab.tsx"
+import { onSchemaChanged } from "../console/consoleStore.ts"
 import { DataTab } from "./DataTab.tsx"
 import { StructureTab } from "./StructureTab.tsx"
 
@@ -14,6 +15,8 @@ type Tab = "data" | "structure" | "console" | "users" | "dashboard"
 export const BrowseView = ({ connection }: { readonly connection: UiConnection }) => {
   const tables = useLoad((client) => client.browse.tables({ path: { id: connection.id } }), [connection.id])
   const [table, setTable] = useState<string>()
+  // a CREATE, ALTER, DROP or RENAME run in the console reloads the table list
+  useEffect(() => onSchemaChanged(connection.id, tables.reload), [connection.id, tables.reload])
   const [tab, setTab] = useState<Tab>("data")
   /** Issue 28 item 2: the request "Open in console" hands over; a new one remounts the console with it. */
   const [opened, setOpened] = useState<{ readonly text: string; readonly count: number }>()
