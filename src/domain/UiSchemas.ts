@@ -48,7 +48,11 @@ export const UiConnection = Schema.Struct({
   skipTlsVerification: optional(Schema.Boolean),
   ...clusterFields,
   hasPassword: Schema.Boolean,
-  hasApiKey: Schema.Boolean
+  hasApiKey: Schema.Boolean,
+  /** `#rrggbb` when the user chose a colour for the connection; its tabs and its row show it. */
+  color: optional(Schema.String),
+  /** The user marked it as a production database: its tabs and its row say so. */
+  production: optional(Schema.Boolean)
 })
 export type UiConnection = typeof UiConnection.Type
 
@@ -70,7 +74,10 @@ export const UiConnectionInput = Schema.Struct({
   apiKey: optional(Schema.String),
   sslMode: optional(Schema.String),
   skipTlsVerification: optional(Schema.Boolean),
-  ...clusterFields
+  ...clusterFields,
+  /** An empty string clears the colour. */
+  color: optional(Schema.String),
+  production: optional(Schema.Boolean)
 })
 export type UiConnectionInput = typeof UiConnectionInput.Type
 

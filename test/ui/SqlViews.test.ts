@@ -16,7 +16,7 @@ describe("UI on the sample SQLite connection", () => {
     expect(new URL(page.url()).search).toBe("")
     const row = page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Sample \(SQLite\)/ })
     await row.waitFor()
-    expect(await row.textContent()).toContain("readWrite")
+    expect(await row.textContent()).toContain("Read and write")
     await screenshot(page, "connections")
     await page.getByRole("button", { name: "New connection" }).click()
     await page.getByRole("button", { name: "Choose PostgreSQL" }).click()

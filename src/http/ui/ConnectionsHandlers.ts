@@ -21,7 +21,9 @@ export const toUiConnection = (connection: Connection): UiConnection => {
     aiPolicy: connection.aiPolicy,
     confirmQueries: connection.confirmQueries,
     secretCatalogs: connection.secretCatalogs,
-    maskingRules: connection.maskingRules.map((rule) => ({ ...rule }))
+    maskingRules: connection.maskingRules.map((rule) => ({ ...rule })),
+    ...(connection.color === undefined ? {} : { color: connection.color }),
+    production: connection.production ?? false
   }
   switch (connection.type) {
     case "sqlite":
@@ -97,7 +99,10 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
       aiPolicy: input.aiPolicy,
       confirmQueries: input.confirmQueries,
       ...(input.secretCatalogs === undefined ? {} : { secretCatalogs: input.secretCatalogs }),
-      ...(input.maskingRules === undefined ? {} : { maskingRules: input.maskingRules.map((rule) => ({ pattern: rule.pattern.trim(), action: rule.action })) })
+      ...(input.maskingRules === undefined ? {} : { maskingRules: input.maskingRules.map((rule) => ({ pattern: rule.pattern.trim(), action: rule.action })) }),
+      // an empty colour is undefined, so an edit removes it (Connections drops undefined keys)
+      ...(input.color === undefined ? {} : { color: input.color.trim() === "" ? undefined : input.color.trim() }),
+      ...(input.production === undefined ? {} : { production: input.production })
     }
     switch (input.type) {
       case "sqlite":
