@@ -38,6 +38,7 @@ import {
   UiPairingApproval,
   UiPairingCode,
   UiSavedQuery,
+  UiActivityRow,
   UiConsoleTabs,
   UiSqlApply,
   UiSqlApplyResult,
@@ -104,7 +105,7 @@ const mcp = HttpApiGroup.make("mcp")
       since: Schema.optional(Schema.String),
       until: Schema.optional(Schema.String),
       limit: Schema.optional(Schema.NumberFromString)
-    })).addSuccess(Schema.Array(ActivityEntry))
+    })).addSuccess(Schema.Array(UiActivityRow))
   )
   .add(HttpApiEndpoint.get("approvals", "/approvals").addSuccess(Schema.Array(PendingApproval)))
   .add(HttpApiEndpoint.post("answer", "/approvals/:id").setPath(IdPath).setPayload(UiAnswer).addSuccess(Schema.Struct({ answered: Schema.Boolean })))

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ActivityEntry } from "./Activity.ts"
 import { CellValue } from "./ResultSet.ts"
 import { AccessLevel } from "./Token.ts"
 
@@ -114,3 +115,14 @@ export const UiConsoleTabs = Schema.Struct({
   active: Schema.NullOr(Schema.String)
 })
 export type UiConsoleTabs = typeof UiConsoleTabs.Type
+
+/**
+ * An activity row as the MCP panel shows it: the connection by name, and the statement whose digest the row keeps
+ * when the query history still has it (MCP statements are kept there while "Keep MCP statements" is on).
+ */
+export const UiActivityRow = Schema.Struct({
+  ...ActivityEntry.fields,
+  connectionName: Schema.optionalWith(Schema.String, { exact: true }),
+  statement: Schema.optionalWith(Schema.String, { exact: true })
+})
+export type UiActivityRow = typeof UiActivityRow.Type

@@ -106,7 +106,7 @@ describe("UI on the sample SQLite connection", () => {
     await page.getByRole("table", { name: "Activity" }).getByRole("row", { name: /token\.created/ }).first().waitFor()
     await screenshot(page, "mcp-activity")
     await page.getByRole("tab", { name: "Settings" }).click()
-    await page.getByLabel("maxRows").waitFor()
+    await page.getByLabel("Most rows an AI client may ask for").waitFor()
     await screenshot(page, "mcp-settings")
   })
 
