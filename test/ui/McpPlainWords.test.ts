@@ -74,4 +74,27 @@ describe("the MCP panel in plain words", () => {
     await page.keyboard.press("Escape")
     await detail.waitFor({ state: "detached" })
   })
+
+  it("every activity row of an approved write names the client the same way (name, and version apart)", async () => {
+    const { page, server } = ui
+    const [sample] = await Effect.runPromise(Context.get(server.context, Connections).list)
+    const meta = { "io.modelcontextprotocol/clientInfo": { name: "plain-words-script", version: "2.0.0" } }
+    const call = postMcp(server.url, modernRequest("tools/call", {
+      name: "execute_query",
+      arguments: { connection_id: sample!.id, query: "UPDATE customers SET first_name = first_name WHERE id = 1" },
+      _meta: meta
+    }), { authorization: `Bearer ${server.token}` })
+    for (let answered = 0; answered < 2; answered++) {
+      const approve = page.getByRole("dialog").getByRole("button", { name: "Approve" })
+      const settled = await Promise.race([approve.waitFor({ timeout: 30_000 }).then(() => "dialog"), call.then(() => "done")])
+      if (settled === "done") break
+      await approve.click()
+      await page.waitForTimeout(300)
+    }
+    expect((await call).json.result.isError).not.toBe(true)
+    const rows = (await (await page.request.get(`${ui.ui.origin}/api/activity?limit=200`)).json()) as Array<{ action: string; clientName: string | null; clientVersion: string | null }>
+    const mine = rows.filter((row) => row.clientName?.startsWith("plain-words-script"))
+    expect(mine.map((row) => row.action)).toEqual(expect.arrayContaining(["tool.call", "approval.asked", "approval.preview", "approval.approved"]))
+    expect(new Set(mine.map((row) => `${row.clientName}|${row.clientVersion}`))).toEqual(new Set(["plain-words-script|2.0.0"]))
+  })
 })
