@@ -74,6 +74,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
   const run = useCallback(async (queue: ReadonlyArray<string>, confirmed: boolean) => {
     const statements = queue.filter((statement) => statement.trim() !== "")
     if (statements.length === 0) return
+    editor.current?.closePopups()
     setConfirm(undefined)
     stopped.current = false
     for (const [index, statement] of statements.entries()) {

@@ -1,4 +1,4 @@
-import { autocompletion, closeBrackets, type CompletionContext, type CompletionSource, completionKeymap } from "@codemirror/autocomplete"
+import { autocompletion, closeBrackets, closeCompletion, type CompletionContext, type CompletionSource, completionKeymap } from "@codemirror/autocomplete"
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands"
 import { keywordCompletionSource, MySQL, PostgreSQL, schemaCompletionSource, sql, SQLite } from "@codemirror/lang-sql"
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting, syntaxTree } from "@codemirror/language"
@@ -18,6 +18,8 @@ export interface SqlEditorApi {
   readonly setText: (text: string) => void
   readonly text: () => string
   readonly focus: () => void
+  /** Closes the completion list (a run starts: it would cover the editor). */
+  readonly closePopups: () => void
 }
 
 const DIALECTS = { sqlite: SQLite, postgresql: PostgreSQL, mysql: MySQL } as const
@@ -156,7 +158,8 @@ const SqlEditor = ({ initial, dialect, schema, onRun, onRunAll, onChange, onRead
       },
       setText: (text) => editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } }),
       text: () => editor.state.doc.toString(),
-      focus: () => editor.focus()
+      focus: () => editor.focus(),
+      closePopups: () => { closeCompletion(editor) }
     })
     return () => editor.destroy()
     // the editor is created once; the schema is swapped in below
