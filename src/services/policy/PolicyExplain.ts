@@ -23,10 +23,10 @@ export const GATE_WORDS: Record<GateId | "authentication", { readonly checks: st
     changeIn: "Connections › Edit › AI policy, and MCP › Settings › Connection approval",
     rule: ""
   },
-  classifier: { checks: "whether the statement only reads, changes data or destroys data", changeIn: "nothing: it depends on the statement itself", rule: "" },
+  classifier: { checks: "whether the statement only reads, changes data or destroys data", changeIn: "the statement itself (there is no setting for it)", rule: "" },
   destructive_tool: {
     checks: "that a statement which drops or empties a table comes through the tool made for it, which always asks you",
-    changeIn: "nothing: the AI client picks the tool",
+    changeIn: "the AI client's choice of tool (there is no setting for it)",
     rule: ""
   },
   write_scope: { checks: "that the token may change data", changeIn: "MCP › Tokens (a Read and write or Full access token)", rule: "C5-e" },
