@@ -29,7 +29,9 @@ export const PendingApproval = Schema.Struct({
   /** The statement destroys data (`confirm_destructive_operation`). */
   destructive: Schema.optionalWith(Schema.Boolean, { exact: true }),
   /** What the statement would change, from a dry run that was rolled back, or why there is none (issue 28 item 1). */
-  preview: Schema.optionalWith(ApprovalPreview, { exact: true })
+  preview: Schema.optionalWith(ApprovalPreview, { exact: true }),
+  /** The access dialog: what the client will run once it may use the connection (the UI shows it; hosts are not sent it). */
+  wants: Schema.optionalWith(Schema.String, { exact: true })
 })
 export type PendingApproval = typeof PendingApproval.Type
 

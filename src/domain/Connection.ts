@@ -11,6 +11,9 @@ export type AiPolicy = typeof AiPolicy.Type
 export const ConfirmQueries = Schema.Literal("writes", "all")
 export type ConfirmQueries = typeof ConfirmQueries.Type
 
+/** A connection's colour in the UI, `#rrggbb`. */
+export const ConnectionColor = Schema.String.pipe(Schema.pattern(/^#[0-9a-f]{6}$/i, { message: () => "A connection colour is #rrggbb." }))
+
 export const ConnectionId = Schema.String.pipe(Schema.nonEmptyString(), Schema.brand("ConnectionId"))
 export type ConnectionId = typeof ConnectionId.Type
 
@@ -21,7 +24,10 @@ const common = {
   aiPolicy: Schema.optionalWith(AiPolicy, { default: () => "askEachTime" as const }),
   confirmQueries: Schema.optionalWith(ConfirmQueries, { default: () => "writes" as const }),
   /** Issue 35: AI settings that guard what MCP callers read (the UI shows everything). */
-  secretCatalogs: Schema.optionalWith(SecretCatalogs, { default: () => "closed" as const })
+  secretCatalogs: Schema.optionalWith(SecretCatalogs, { default: () => "closed" as const }),
+  /** How the UI marks the connection and every tab of it: a colour, and whether it is a production database. */
+  color: Schema.optionalWith(ConnectionColor, { exact: true }),
+  production: Schema.optionalWith(Schema.Boolean, { exact: true })
 }
 const sql = { ...common, maskingRules: maskingRulesField("sql") }
 

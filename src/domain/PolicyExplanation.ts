@@ -1,11 +1,15 @@
 import { Schema } from "effect"
 
-/** What the policy explainer says about one statement from one token (issue 28 item 3), for the CLI, UI and tests. */
+/** What the policy explainer says about one statement from one token, for the CLI, UI and tests. */
 export const ExplainedStep = Schema.Struct({
   gate: Schema.String,
   title: Schema.String,
-  /** The rule the gate enforces (contract or product-decisions section). */
-  section: Schema.String,
+  /** For tooling (`--json`): the id of the rule the gate enforces (`C5-h`), or "" when it is a product decision. */
+  rule: Schema.String,
+  /** In plain words: what the gate checks. */
+  checks: Schema.String,
+  /** In plain words: where the user changes what it decides. */
+  changeIn: Schema.String,
   verdict: Schema.Literal("pass", "ask", "skip", "refuse"),
   detail: Schema.String
 })
@@ -42,13 +46,30 @@ export type PolicyExplainRequest = typeof PolicyExplainRequest.Type
 
 const MARK: Record<ExplainedStep["verdict"], string> = { pass: "pass ", ask: "ask  ", skip: "skip ", refuse: "STOP " }
 
-/** The explanation as text: one line per gate in order, then the outcome. */
+const WORDS: Record<string, string> = {
+  readOnly: "read only",
+  readWrite: "read and write",
+  fullAccess: "full access",
+  askEachTime: "ask each time",
+  alwaysAllow: "always allow",
+  oncePerConnection: "once per connection",
+  everyTime: "every time",
+  alwaysApprove: "never ask",
+  secretCatalogs: "Secret catalogs",
+  maskingRules: "Masking rules"
+}
+
+/** A gate's detail in the words the UI's forms use for settings (`readWrite` is "read and write"). */
+export const plainWords = (text: string): string => text.replace(/\b(readOnly|readWrite|fullAccess|askEachTime|alwaysAllow|oncePerConnection|everyTime|alwaysApprove|secretCatalogs|maskingRules)\b/g, (word) => WORDS[word] ?? word)
+
+/** The explanation as text: one line per gate in order (what it checks and where to change it under it), then the outcome. */
 export const explanationText = (explanation: PolicyExplanation): string => {
   const lines = [
     `${explanation.tool} on '${explanation.connection.name}' (${explanation.connection.type}) from token '${explanation.token.name}' (${explanation.token.access}), client ${explanation.elicitation ? "with" : "without"} form elicitation:`
   ]
   explanation.steps.forEach((step, index) => {
-    lines.push(`  ${index + 1}. ${MARK[step.verdict]} ${step.title} [${step.section}]: ${step.detail}`)
+    lines.push(`  ${index + 1}. ${MARK[step.verdict]} ${step.title}: ${plainWords(step.detail)}`)
+    lines.push(`${" ".repeat(String(index + 1).length + 10)}checks ${step.checks}; change it in ${step.changeIn}`)
   })
   lines.push(`Outcome: ${explanation.outcome.summary}`)
   return lines.join("\n")

@@ -28,6 +28,7 @@ import {
   UiTableList,
   UiToken
 } from "./UiSchemas.ts"
+import { UiConnectionProbe } from "./UiSchemas.ts"
 import {
   UiBridgeTest,
   UiChainCheck,
@@ -37,6 +38,8 @@ import {
   UiPairingApproval,
   UiPairingCode,
   UiSavedQuery,
+  UiActivityRow,
+  UiConsoleTabs,
   UiSqlApply,
   UiSqlApplyResult,
   UiSqlEdits,
@@ -57,6 +60,7 @@ const connections = HttpApiGroup.make("connections")
   .add(HttpApiEndpoint.put("update", "/connections/:id").setPath(IdPath).setPayload(UiConnectionInput).addSuccess(UiConnection))
   .add(HttpApiEndpoint.del("remove", "/connections/:id").setPath(IdPath))
   .add(HttpApiEndpoint.get("test", "/connections/:id/status").setPath(IdPath).addSuccess(Schema.Struct({ ok: Schema.Boolean, message: Schema.String })))
+  .add(HttpApiEndpoint.post("testInput", "/connections/test").setPayload(UiConnectionProbe).addSuccess(Schema.Struct({ ok: Schema.Boolean, message: Schema.String })))
   .add(HttpApiEndpoint.get("drivers", "/drivers").addSuccess(Schema.Array(UiDriver)))
   .add(HttpApiEndpoint.post("enableDriver", "/drivers/:type/enable").setPath(Schema.Struct({ type: Schema.String })).addSuccess(Schema.Array(UiDriver)))
 
@@ -101,7 +105,7 @@ const mcp = HttpApiGroup.make("mcp")
       since: Schema.optional(Schema.String),
       until: Schema.optional(Schema.String),
       limit: Schema.optional(Schema.NumberFromString)
-    })).addSuccess(Schema.Array(ActivityEntry))
+    })).addSuccess(Schema.Array(UiActivityRow))
   )
   .add(HttpApiEndpoint.get("approvals", "/approvals").addSuccess(Schema.Array(PendingApproval)))
   .add(HttpApiEndpoint.post("answer", "/approvals/:id").setPath(IdPath).setPayload(UiAnswer).addSuccess(Schema.Struct({ answered: Schema.Boolean })))
@@ -116,6 +120,8 @@ const work = HttpApiGroup.make("work")
   .add(HttpApiEndpoint.post("approvePairing", "/pairing/approve").setPayload(UiPairingApproval).addSuccess(UiPairingCode))
   .add(HttpApiEndpoint.post("disableDriver", "/drivers/:type/disable").setPath(Schema.Struct({ type: Schema.String })).addSuccess(Schema.Array(UiDriver)))
   .add(HttpApiEndpoint.post("verifyChain", "/activity/verify").addSuccess(UiChainCheck))
+  .add(HttpApiEndpoint.get("consoleTabs", "/connections/:id/console-tabs").setPath(IdPath).addSuccess(UiConsoleTabs))
+  .add(HttpApiEndpoint.put("saveConsoleTabs", "/connections/:id/console-tabs").setPath(IdPath).setPayload(UiConsoleTabs))
 
 /** Issue 28: the policy explainer (item 3), a grid page as its console request (item 2), a cluster's node health (item 4). */
 const insight = HttpApiGroup.make("insight")

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { CellValue } from "./ResultSet.ts"
 import { PendingApproval, ApprovalDecision } from "./Approval.ts"
+import { ApprovalPreview } from "./ApprovalPreview.ts"
 import { AiPolicy, ConfirmQueries, ExternalAccess } from "./Connection.ts"
 import { MaskingAction, SecretCatalogs } from "./MaskingRules.ts"
 import { UiSsh, UiSshInput } from "./SshTunnel.ts"
@@ -59,7 +60,11 @@ export const UiConnection = Schema.Struct({
   hasPassword: Schema.Boolean,
   hasApiKey: Schema.Boolean,
   /** Whether the client key's passphrase is stored (never its value). */
-  hasSslKeyPassphrase: optional(Schema.Boolean)
+  hasSslKeyPassphrase: optional(Schema.Boolean),
+  /** `#rrggbb` when the user chose a colour for the connection; its tabs and its row show it. */
+  color: optional(Schema.String),
+  /** The user marked it as a production database: its tabs and its row say so. */
+  production: optional(Schema.Boolean)
 })
 export type UiConnection = typeof UiConnection.Type
 
@@ -85,9 +90,16 @@ export const UiConnectionInput = Schema.Struct({
   sslKeyPassphrase: optional(Schema.String),
   skipTlsVerification: optional(Schema.Boolean),
   ...clusterFields,
-  ssh: optional(Schema.NullOr(UiSshInput))
+  ssh: optional(Schema.NullOr(UiSshInput)),
+  /** An empty string clears the colour. */
+  color: optional(Schema.String),
+  production: optional(Schema.Boolean)
 })
 export type UiConnectionInput = typeof UiConnectionInput.Type
+
+/** The form's fields tested before they are saved; `id` names the saved connection being edited (its secrets are kept). */
+export const UiConnectionProbe = Schema.Struct({ connection: UiConnectionInput, id: optional(Schema.String) })
+export type UiConnectionProbe = typeof UiConnectionProbe.Type
 
 export const UiDriver = Schema.Struct({
   type: ConnectionKind,
@@ -197,10 +209,13 @@ export const UiConsoleResult = Schema.Union(
     rows: Schema.Array(Schema.Array(Cell)),
     rowsAffected: Schema.Number,
     timeMs: Schema.Number,
-    message: Schema.NullOr(Schema.String)
+    message: Schema.NullOr(Schema.String),
+    /** The statement created, altered, dropped or renamed something: the sidebar's table list is stale. */
+    schemaChanged: optional(Schema.Boolean)
   }),
   Schema.TaggedStruct("Json", { text: Schema.String, timeMs: Schema.Number }),
-  Schema.TaggedStruct("NeedsConfirmation", { tier: Schema.Literal("write", "destructive"), reason: Schema.String })
+  /** Asked before a write runs: the database has already checked the statement, and `preview` is its rolled-back dry run. */
+  Schema.TaggedStruct("NeedsConfirmation", { tier: Schema.Literal("write", "destructive"), reason: Schema.String, preview: optional(ApprovalPreview) })
 )
 export type UiConsoleResult = typeof UiConsoleResult.Type
 

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ActivityEntry } from "./Activity.ts"
 import { CellValue } from "./ResultSet.ts"
 import { AccessLevel } from "./Token.ts"
 
@@ -95,3 +96,33 @@ export type UiPairingApproval = typeof UiPairingApproval.Type
 export const UiPairingCode = Schema.Struct({ code: Schema.String, expiresAt: Schema.String, redirectTo: Schema.NullOr(Schema.String) })
 
 export const UiPairingExchange = Schema.Struct({ code: Schema.String, code_verifier: Schema.String })
+
+/** Console text kept for a connection between runs of `serve`: at most this many tabs… */
+export const CONSOLE_TABS_MAX = 20
+/** …and this many characters of text over all of them (256 KiB of typing; a pasted dump does not belong here). */
+export const CONSOLE_TEXT_MAX_CHARS = 262_144
+
+/** One console tab of a connection: its id (chosen by the UI), its name and the editor's text. */
+export const UiConsoleTab = Schema.Struct({
+  id: Schema.String.pipe(Schema.pattern(/^[\w-]{1,64}$/)),
+  title: Schema.String.pipe(Schema.maxLength(200)),
+  text: Schema.String
+})
+export type UiConsoleTab = typeof UiConsoleTab.Type
+
+export const UiConsoleTabs = Schema.Struct({
+  tabs: Schema.Array(UiConsoleTab).pipe(Schema.maxItems(CONSOLE_TABS_MAX)),
+  active: Schema.NullOr(Schema.String)
+})
+export type UiConsoleTabs = typeof UiConsoleTabs.Type
+
+/**
+ * An activity row as the MCP panel shows it: the connection by name, and the statement whose digest the row keeps
+ * when the query history still has it (MCP statements are kept there while "Keep MCP statements" is on).
+ */
+export const UiActivityRow = Schema.Struct({
+  ...ActivityEntry.fields,
+  connectionName: Schema.optionalWith(Schema.String, { exact: true }),
+  statement: Schema.optionalWith(Schema.String, { exact: true })
+})
+export type UiActivityRow = typeof UiActivityRow.Type

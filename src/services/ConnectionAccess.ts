@@ -54,7 +54,7 @@ export class ConnectionAccess extends Effect.Service<ConnectionAccess>()("dbdesk
       )
       for (const step of decision.steps) {
         if (step.verdict.kind === "refuse") return yield* step.verdict.error
-        if (step.id === "access_dialog" && step.verdict.kind === "ask") yield* grants.ensure(context.principal, connection, context.clientInfo?.name)
+        if (step.id === "access_dialog" && step.verdict.kind === "ask") yield* grants.ensure(context.principal, connection, context.clientInfo?.name, text)
       }
       return { connection, decision } as const
     })

@@ -59,7 +59,8 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
     })
 
     // Untraced: this runs on every call, where a traced Effect.fn costs ~13 µs (bench/README.md "Where a request's time goes").
-    const ensure = Effect.fnUntraced(function*(principal: Principal, connection: Connection, client: string | undefined) {
+    /** `wants`: the statement the client will run once allowed, shown in the dialog. */
+    const ensure = Effect.fnUntraced(function*(principal: Principal, connection: Connection, client: string | undefined, wants?: string) {
       const { grant, mode } = yield* snapshot(principal, connection)
       const verdict = accessDialogVerdict(connection, mode, grant)
       if (verdict.kind === "refuse") return yield* verdict.error
@@ -73,7 +74,8 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
         connectionName: connection.name,
         principal: principal.tokenName ?? principal.kind,
         access: principal.access,
-        ...(client === undefined ? {} : { client, clientName: client })
+        ...(client === undefined ? {} : { client, clientName: client }),
+        ...(wants === undefined ? {} : { wants })
       }).pipe(Effect.timeoutFail({
         duration: DIALOG_DEADLINE,
         onTimeout: () => ProtocolError.of(-33003, "Nobody answered the access dialog before the 330 s deadline", { deadline: "handler", seconds: 330 })

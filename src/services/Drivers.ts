@@ -103,6 +103,9 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
       }))
     })
 
-    return { forConnection } as const
+    /** Closes and forgets the driver opened for `id` (a connection tested before it was saved). */
+    const release = (id: string) => lock.withPermits(1)(drop(id))
+
+    return { forConnection, release } as const
   })
 }) {}

@@ -90,6 +90,7 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
           tokenId: context.principal.tokenId ?? null,
           tokenName: context.principal.tokenName ?? context.principal.kind,
           clientName: context.clientInfo?.name ?? null,
+          clientVersion: context.clientInfo?.version ?? null,
           digest: sha256Hex(subject.statement),
           durationMs: finished - started
         })

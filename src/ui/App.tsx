@@ -11,6 +11,8 @@ import { LeaveGuardProvider, useLeaveGuard } from "./workspace/LeaveGuard.tsx"
 import { formatRoute, parseRoute, type Route } from "./workspace/route.ts"
 import { useSessionState } from "./workspace/sessionState.ts"
 import { applyRoute, closeTab, moveTab, type OpenConnections, routeOfTab } from "./workspace/state.ts"
+import { forgetConsoleTab } from "./features/console/consoleStore.ts"
+import { ConnectionMark } from "./features/connections/ConnectionMark.tsx"
 import "./styles.css"
 
 /** The address is the source of truth for what is shown; a new view is a history entry, so Back and Forward work. */
@@ -86,6 +88,8 @@ const Shell = () => {
       close: async (tab) => {
         if (!await guard.confirmLeave(`${id}/${tab}`, () => select(tab))) return
         const next = closeTab(open, id, tab)
+        // a closed console's text is not kept for the next start
+        if (tab.startsWith("console:")) forgetConsoleTab(id, tab)
         setOpen(next.open)
         const after = next.open.find((c) => c.id === id)
         go(next.active === undefined ? { view: "connection", connectionId: id } : routeOfTab(id, next.active, after), true)
@@ -113,7 +117,7 @@ const Shell = () => {
           <button aria-current={!pairing && route.view === "connections" ? "page" : undefined} onClick={() => navigate({ view: "connections" })}>Connections</button>
           {openKnown.map(({ connection }) => (
             <span key={connection.id} className="nav-connection">
-              <button aria-current={shownConnection === connection.id ? "page" : undefined} onClick={() => openConnection(connection.id)}>{connection.name}</button>
+              <button aria-current={shownConnection === connection.id ? "page" : undefined} onClick={() => openConnection(connection.id)}><ConnectionMark connection={connection} />{connection.name}</button>
               <button className="nav-close" title={`Close ${connection.name}`} onClick={() => void closeConnection(connection.id)}>×</button>
             </span>
           ))}

@@ -23,10 +23,10 @@ export const errorText = (error: unknown): string => {
   return String(error)
 }
 
-/** Runs one API call; the promise rejects with an Error whose message is ready to show. */
-export const call = async <A>(f: (client: Client) => Effect.Effect<A, unknown>): Promise<A> => {
+/** Runs one API call; the promise rejects with an Error whose message is ready to show. `signal` abandons it. */
+export const call = async <A>(f: (client: Client) => Effect.Effect<A, unknown>, signal?: AbortSignal): Promise<A> => {
   const client = await clientPromise
-  const result = await Effect.runPromise(Effect.either(f(client)))
+  const result = await Effect.runPromise(Effect.either(f(client)), signal === undefined ? undefined : { signal })
   if (result._tag === "Left") throw new Error(errorText(result.left))
   return result.right
 }

@@ -42,8 +42,8 @@ describe("the SQL console (issue 27)", () => {
     await page.keyboard.press("Control+Home")
     await page.keyboard.press("Control+Enter")
     await grid(page, "Results").getByRole("columnheader").filter({ hasText: "first_one" }).waitFor()
-    expect(await page.getByRole("tablist", { name: "Results" }).getByRole("tab").allTextContents()).toEqual(["Result 2", "Result 1"])
-    await page.getByRole("tab", { name: "Result 1" }).click()
+    expect(await page.getByRole("tablist", { name: "Results" }).getByRole("tab").allTextContents()).toEqual(["SELECT 1 AS first_one", "SELECT 2 AS second_one"])
+    await page.getByRole("tab", { name: "SELECT 2 AS second_one" }).click()
     await grid(page, "Results").getByRole("columnheader").filter({ hasText: "second_one" }).waitFor()
   })
 
@@ -72,7 +72,10 @@ describe("the SQL console (issue 27)", () => {
     await screenshot(page, "console-running")
     const started = Date.now()
     await page.getByRole("button", { name: "Cancel", exact: true }).click()
-    await page.getByRole("alert").filter({ hasText: "Cancelled: the statement was stopped on the database." }).waitFor()
+    // a cancellation the user asked for is a status, not an error, and its tab is not marked failed
+    await page.getByRole("status").filter({ hasText: "Cancelled: the statement was stopped on the database." }).waitFor()
+    expect(await page.getByRole("tab", { name: /WITH RECURSIVE/ }).first().textContent()).not.toContain("⚠")
+    expect(await page.locator(".result-tab.failed").count()).toBe(0)
     expect(Date.now() - started).toBeLessThan(20_000)
     await timer.waitFor({ state: "detached" })
     const history = page.getByRole("list", { name: "History" })

@@ -55,16 +55,16 @@ describe("issue 28 in the UI", () => {
     await page.getByRole("button", { name: "MCP" }).click()
     await page.getByRole("tab", { name: "Settings" }).click()
     const panel = page.getByRole("region", { name: "Policy explainer" })
-    await panel.getByLabel("Token").selectOption({ label: "test readOnly (readOnly)" })
+    await panel.getByLabel("Token").selectOption({ label: "test readOnly (read only)" })
     await panel.getByLabel("Statement to explain").fill("DELETE FROM orders WHERE id = 3")
     await panel.getByRole("button", { name: "Explain" }).click()
     const outcome = panel.getByRole("status", { name: "Outcome" })
     await outcome.waitFor()
-    expect(await outcome.textContent()).toBe("Outcome: refused with JSON-RPC error -33007 (HTTP 403): This statement changes data, which needs the tools:write scope {\"requiredScopes\":[\"tools:read\",\"tools:write\"]}")
+    expect(await outcome.textContent()).toBe("Outcome: Refused at “Write scope”: This statement changes data, which needs the tools:write scope.")
     const gates = await panel.getByRole("list", { name: "Gates" }).locator("li").allTextContents()
-    expect(gates.map((gate) => gate.split(" (")[0])).toEqual([
-      "pass Tool scope", "pass External access", "pass AI policy", "pass Token allowlist", "pass Access dialog",
-      "pass Classifier verdict", "pass Destructive-tool requirement", "stops Write scope"
+    expect(gates.map((gate) => gate.split(":")[0])).toEqual([
+      "✔ passes Tool scope", "✔ passes External access", "✔ passes AI policy", "✔ passes Token allowlist", "✔ passes Access dialog",
+      "✔ passes Classifier verdict", "✔ passes Destructive-tool requirement", "✖ stops here Write scope"
     ])
     await screenshot(page, "policy-explainer")
   })

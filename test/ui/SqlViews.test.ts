@@ -16,7 +16,7 @@ describe("UI on the sample SQLite connection", () => {
     expect(new URL(page.url()).search).toBe("")
     const row = page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Sample \(SQLite\)/ })
     await row.waitFor()
-    expect(await row.textContent()).toContain("readWrite")
+    expect(await row.textContent()).toContain("Read and write")
     await screenshot(page, "connections")
     await page.getByRole("button", { name: "New connection" }).click()
     await page.getByRole("button", { name: "Choose PostgreSQL" }).click()
@@ -73,9 +73,10 @@ describe("UI on the sample SQLite connection", () => {
     await screenshot(page, "console")
     await page.getByLabel("SQL").fill("DELETE FROM order_items")
     await page.getByRole("button", { name: "Run", exact: true }).click()
-    await page.getByRole("alert").filter({ hasText: /This (deletes|changes) data/ }).waitFor()
-    await page.getByRole("alert").filter({ hasText: /This (deletes|changes) data/ }).getByRole("button", { name: "Cancel" }).click()
-    await page.getByRole("alert").filter({ hasText: /This (deletes|changes) data/ }).waitFor({ state: "detached" })
+    const question = page.getByRole("alertdialog", { name: "Confirm the statement" })
+    await question.getByLabel("Preview").filter({ hasText: /will delete [\d,]+ rows from order_items/ }).waitFor()
+    await question.getByRole("button", { name: "Don't run" }).click()
+    await question.waitFor({ state: "detached" })
   })
 
   it("MCP: status names the endpoint; a new token's value is shown once; settings and activity load", async () => {
@@ -105,7 +106,7 @@ describe("UI on the sample SQLite connection", () => {
     await page.getByRole("table", { name: "Activity" }).getByRole("row", { name: /token\.created/ }).first().waitFor()
     await screenshot(page, "mcp-activity")
     await page.getByRole("tab", { name: "Settings" }).click()
-    await page.getByLabel("maxRows").waitFor()
+    await page.getByLabel("Most rows an AI client may ask for").waitFor()
     await screenshot(page, "mcp-settings")
   })
 

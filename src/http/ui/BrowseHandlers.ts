@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { UiApi } from "../../domain/UiApi.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
 import type { SearchClient } from "../../search/SearchClient.ts"
+import { ApprovalPreflight } from "../../services/ApprovalPreflight.ts"
 import type { DatabaseDriver } from "../../services/drivers/Driver.ts"
 import { HISTORY_LIMIT, type HistoryOutcome, QueryHistory } from "../../services/QueryHistory.ts"
 import { RequestRegistry } from "../../services/RequestRegistry.ts"
@@ -29,6 +30,7 @@ export const BrowseHandlers = HttpApiBuilder.group(UiApi, "browse", (handlers) =
     const history = yield* QueryHistory
     const settings = yield* SettingsStore
     const registry = yield* RequestRegistry
+    const preflight = yield* ApprovalPreflight
 
     /** Runs `sql` or `search` with the connection's own session. */
     const onConnection = <A>(
@@ -62,8 +64,13 @@ export const BrowseHandlers = HttpApiBuilder.group(UiApi, "browse", (handlers) =
         Effect.gen(function*() {
           const { limits } = yield* settings.current
           const started = Date.now()
+          // the user's own writes get the database's check and the rolled-back dry run an MCP write gets
+          const checks = Effect.map(Effect.orElseSucceed(sessions.connection(path.id), () => undefined), (connection) =>
+            connection === undefined || connection.type === "search" ? undefined : preflight.sql(connection, payload.text, "readwrite"))
           const run = onConnection(path.id, {
-            sql: (driver) => sqlConsole(driver, payload.text, payload.confirmed, { maxRows: Math.max(limits.maxRows, UI_CONSOLE_ROWS), timeoutSeconds: limits.queryTimeoutSeconds, answer: limits }),
+            sql: (driver) =>
+              Effect.flatMap(checks, (checked) =>
+                sqlConsole(driver, payload.text, payload.confirmed, { maxRows: Math.max(limits.maxRows, UI_CONSOLE_ROWS), timeoutSeconds: limits.queryTimeoutSeconds, answer: limits }, checked)),
             search: (client) => searchConsole(client, payload.text, payload.confirmed, limits)
           })
           // the UI console records its statements in the query history with source "ui" (product-decisions §5)

@@ -1,12 +1,14 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
-import type { Connection, SearchConnection } from "../../domain/Connection.ts"
+import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { Connection, type SearchConnection } from "../../domain/Connection.ts"
 import { nodeOrigin } from "../../domain/SearchConnection.ts"
 import { UiApi } from "../../domain/UiApi.ts"
 import { type UiConnection, type UiConnectionInput, UiError } from "../../domain/UiSchemas.ts"
 import { Connections, type NewConnection } from "../../services/Connections.ts"
 import { DriverRegistry } from "../../services/DriverRegistry.ts"
 import { sshFromUi, toUiSsh } from "./SshUi.ts"
+import { Drivers } from "../../services/Drivers.ts"
 import { forUi, notFound } from "./UiErrors.ts"
 import { UiSessions } from "./UiSessions.ts"
 
@@ -20,7 +22,9 @@ export const toUiConnection = (connection: Connection): UiConnection => {
     aiPolicy: connection.aiPolicy,
     confirmQueries: connection.confirmQueries,
     secretCatalogs: connection.secretCatalogs,
-    maskingRules: connection.maskingRules.map((rule) => ({ ...rule }))
+    maskingRules: connection.maskingRules.map((rule) => ({ ...rule })),
+    ...(connection.color === undefined ? {} : { color: connection.color }),
+    production: connection.production ?? false
   }
   switch (connection.type) {
     case "sqlite":
@@ -120,7 +124,10 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
       aiPolicy: input.aiPolicy,
       confirmQueries: input.confirmQueries,
       ...(input.secretCatalogs === undefined ? {} : { secretCatalogs: input.secretCatalogs }),
-      ...(input.maskingRules === undefined ? {} : { maskingRules: input.maskingRules.map((rule) => ({ pattern: rule.pattern.trim(), action: rule.action })) })
+      ...(input.maskingRules === undefined ? {} : { maskingRules: input.maskingRules.map((rule) => ({ pattern: rule.pattern.trim(), action: rule.action })) }),
+      // an empty colour is undefined, so an edit removes it (Connections drops undefined keys)
+      ...(input.color === undefined ? {} : { color: input.color.trim() === "" ? undefined : input.color.trim() }),
+      ...(input.production === undefined ? {} : { production: input.production })
     }
     switch (input.type) {
       case "sqlite":
@@ -174,6 +181,7 @@ export const ConnectionsHandlers = HttpApiBuilder.group(UiApi, "connections", (h
     const connections = yield* Connections
     const registry = yield* DriverRegistry
     const sessions = yield* UiSessions
+    const drivers = yield* Drivers
     return handlers
       .handle("list", () => Effect.map(connections.list, (all) => all.map(toUiConnection)))
       .handle("add", ({ payload }) =>
@@ -199,6 +207,22 @@ export const ConnectionsHandlers = HttpApiBuilder.group(UiApi, "connections", (h
           const connection = yield* sessions.connection(path.id)
           const status = yield* sessions.status(connection)
           return status
+        })))
+      .handle("testInput", ({ payload }) =>
+        forUi(Effect.gen(function*() {
+          const existing = payload.id === undefined ? undefined : yield* connections.get(payload.id)
+          if (payload.connection.type === "search") {
+            if (existing !== undefined) return yield* sessions.status(existing)
+            return { ok: false, message: "Save the Typesense connection first, then Test it from the list." }
+          }
+          const fields = yield* connectionFields(payload.connection, existing !== undefined)
+          // the form's fields over the saved ones (a password left empty keeps the saved one), under an id of its own
+          const probe = yield* Schema.decodeUnknown(Connection)({
+            ...(existing === undefined ? {} : Schema.encodeSync(Connection)(existing)),
+            ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+            id: `probe-${randomUUID()}`
+          })
+          return yield* sessions.status(probe).pipe(Effect.ensuring(drivers.release(probe.id)))
         })))
       .handle("drivers", () => registry.list)
       .handle("enableDriver", ({ path }) =>

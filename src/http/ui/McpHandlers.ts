@@ -6,12 +6,18 @@ import { type TokenSummary, tokenState } from "../../domain/Token.ts"
 import { UiApi } from "../../domain/UiApi.ts"
 import { UiError, type UiToken } from "../../domain/UiSchemas.ts"
 import { ActivityLog } from "../../services/ActivityLog.ts"
+import { sha256Hex } from "../../services/activity/ActivityChain.ts"
 import { Approvals } from "../../services/Approvals.ts"
 import { ConnectedClients } from "../../services/ConnectedClients.ts"
+import { Connections } from "../../services/Connections.ts"
+import { HISTORY_LIMIT, QueryHistory } from "../../services/QueryHistory.ts"
 import { Tokens } from "../../services/Tokens.ts"
+import type { UiActivityRow } from "../../domain/UiWorkSchemas.ts"
 import { forUi } from "./UiErrors.ts"
 
 const DAY_MS = 86_400_000
+/** Connections whose history is read to show the statements of activity rows, at most per request. */
+const STATEMENT_LOOKUP_CONNECTIONS = 20
 
 export const toUiToken = (token: TokenSummary, now: number): UiToken => ({
   id: token.id,
@@ -52,6 +58,8 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
     const clients = yield* ConnectedClients
     const activity = yield* ActivityLog
     const approvals = yield* Approvals
+    const connections = yield* Connections
+    const history = yield* QueryHistory
     return handlers
       .handle("tokens", ({ urlParams }) =>
         forUi(Effect.gen(function*() {
@@ -78,7 +86,24 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
       .handle("revokeToken", ({ path }) => forUi(Effect.asVoid(tokens.revoke(path.id))))
       .handle("clients", () => clients.list)
       .handle("disconnect", ({ path }) => forUi(Effect.asVoid(clients.disconnect(path.id))))
-      .handle("activity", ({ urlParams }) => forUi(Effect.zipRight(activity.flush, activity.list(activityQuery(urlParams)))))
+      .handle("activity", ({ urlParams }) =>
+        forUi(Effect.gen(function*() {
+          yield* activity.flush
+          const entries = yield* activity.list(activityQuery(urlParams))
+          const names = new Map((yield* connections.list).map((connection) => [connection.id as string, connection.name]))
+          // a row keeps its statement as a digest; the query history of its connection may still hold the text
+          const wanted = [...new Set(entries.filter((entry) => entry.digest !== null && entry.connectionId !== null).map((entry) => entry.connectionId!))]
+          const texts = new Map<string, string>()
+          for (const connectionId of wanted.slice(0, STATEMENT_LOOKUP_CONNECTIONS)) {
+            const recent = yield* Effect.orElseSucceed(history.recent(connectionId, HISTORY_LIMIT.max), () => [])
+            for (const entry of recent) if (entry.source === "mcp") texts.set(sha256Hex(entry.text), entry.text)
+          }
+          return entries.map((entry): UiActivityRow => {
+            const connectionName = entry.connectionId === null ? undefined : names.get(entry.connectionId)
+            const statement = entry.digest === null ? undefined : texts.get(entry.digest)
+            return { ...entry, ...(connectionName === undefined ? {} : { connectionName }), ...(statement === undefined ? {} : { statement }) }
+          })
+        })))
       .handle("approvals", () => approvals.list)
       .handle("answer", ({ path, payload }) => Effect.map(approvals.answer(path.id, payload.decision), (answered) => ({ answered })))
   }))

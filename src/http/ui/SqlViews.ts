@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
+import type { ApprovalPreview } from "../../domain/ApprovalPreview.ts"
 import type { BrowseFilter, BrowseQuery, FilterOperator } from "../../domain/SqlBrowse.ts"
 import { FilterOperator as SqlOperator } from "../../domain/SqlBrowse.ts"
 import { readOnlyReason } from "../../domain/SqlEdits.ts"
@@ -8,6 +9,8 @@ import type { UiBrowseRequest, UiColumn, UiConsoleResult, UiPage, UiStructure, U
 import { UiError } from "../../domain/UiSchemas.ts"
 import type { DatabaseDriver } from "../../services/drivers/Driver.ts"
 import { plainConsoleNote, plainNotes } from "./PlainNotes.ts"
+import { changesSchema } from "../../services/StatementRecorder.ts"
+import { uiMessage } from "./UiErrors.ts"
 
 const sqlOperators = new Set<string>(SqlOperator.literals)
 
@@ -133,21 +136,39 @@ export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowse
     return page
   })
 
-/** The SQL console: a write or destructive statement waits for the user's confirmation in the UI first. */
+/** The database's check of a statement before the console asks about it: its own refusal, in plain words. */
+export interface ConsolePreflight {
+  readonly check: Effect.Effect<void, unknown>
+  readonly preview: Effect.Effect<ApprovalPreview>
+}
+
+const CHECK_SUFFIX = / \(checked by the database before asking for approval; nothing ran\)$/
+
+/**
+ * The SQL console: a statement that is not a plain read is first checked by the database (so a typo is a syntax error
+ * at once, not a question), then dry-run and rolled back as an MCP write is, and waits for the user's confirmation.
+ */
 export const sqlConsole = (
   driver: DatabaseDriver,
   text: string,
   confirmed: boolean,
-  limits: { readonly maxRows: number; readonly timeoutSeconds: number; readonly answer?: AnswerLimits }
+  limits: { readonly maxRows: number; readonly timeoutSeconds: number; readonly answer?: AnswerLimits },
+  preflight?: ConsolePreflight
 ) =>
   Effect.gen(function*() {
     if (text.trim() === "") return yield* new UiError({ message: "Type a statement first." })
     const verdict = classifyStatement(text, driver.dialect)
     if (verdict.tier !== "safe" && !confirmed) {
+      const preview = preflight === undefined ? undefined : yield* Effect.zipRight(
+        Effect.mapError(preflight.check, (error) => new UiError({ message: `${uiMessage(error).replace(CHECK_SUFFIX, "")} (checked by the database; nothing ran)` })),
+        preflight.preview
+      )
+      const reason = verdict.approvalHint ?? verdict.reason ?? (verdict.tier === "destructive" ? "This statement drops or deletes data" : "This statement changes data")
       const result: UiConsoleResult = {
         _tag: "NeedsConfirmation",
         tier: verdict.tier,
-        reason: verdict.approvalHint ?? verdict.reason ?? (verdict.tier === "destructive" ? "This statement drops or deletes data." : "This statement changes data.")
+        reason: reason.replace(/[.\s]+$/, ""),
+        ...(preview === undefined ? {} : { preview })
       }
       return result
     }
@@ -164,7 +185,8 @@ export const sqlConsole = (
       rows: set.rows,
       rowsAffected: set.rows_affected,
       timeMs: set.execution_time_ms || Date.now() - started,
-      message: plainConsoleNote(set.status_message, set.row_count, set.is_truncated)
+      message: plainConsoleNote(set.status_message, set.row_count, set.is_truncated),
+      ...(changesSchema(text) ? { schemaChanged: true } : {})
     }
     return result
   })

@@ -6,6 +6,7 @@ import type { UiEvent } from "../../domain/UiSchemas.ts"
 import { ActivityLog } from "../../services/ActivityLog.ts"
 import { type ActivityExportFormat, formatActivity } from "../../services/activity/ActivityExport.ts"
 import { Pairing } from "../../services/Pairing.ts"
+import { ConsoleTabs } from "../../services/ConsoleTabs.ts"
 import { SavedQueries } from "../../services/SavedQueries.ts"
 import { Approvals } from "../../services/Approvals.ts"
 import { BrowseHandlers } from "./BrowseHandlers.ts"
@@ -72,7 +73,7 @@ const PairingExchangeRoute = HttpLayerRouter.add("POST", "/api/pairing/exchange"
 
 const ApiRoutes = HttpLayerRouter.addHttpApi(UiApi).pipe(
   Layer.provide([ServerHandlers, ConnectionsHandlers, BrowseHandlers, SearchAdminHandlers, McpHandlers, WorkHandlers, InsightHandlers]),
-  Layer.provide([UiSessions.Default, SavedQueries.Default]),
+  Layer.provide([UiSessions.Default, SavedQueries.Default, ConsoleTabs.Default]),
   Layer.provide(NodeHttpServer.layerContext)
 )
 

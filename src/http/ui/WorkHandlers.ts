@@ -2,10 +2,12 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { UiApi } from "../../domain/UiApi.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
+import { CONSOLE_TEXT_MAX_CHARS } from "../../domain/UiWorkSchemas.ts"
 import { ActivityLog } from "../../services/ActivityLog.ts"
 import { Connections } from "../../services/Connections.ts"
 import { DriverRegistry } from "../../services/DriverRegistry.ts"
 import { Pairing } from "../../services/Pairing.ts"
+import { ConsoleTabs } from "../../services/ConsoleTabs.ts"
 import { SavedQueries } from "../../services/SavedQueries.ts"
 import { SupportPaths } from "../../services/SupportPaths.ts"
 import { McpServerAddress } from "../NodeMcpServer.ts"
@@ -22,6 +24,7 @@ export const WorkHandlers = HttpApiBuilder.group(UiApi, "work", (handlers) =>
     const registry = yield* DriverRegistry
     const connections = yield* Connections
     const activity = yield* ActivityLog
+    const consoleTabs = yield* ConsoleTabs
     return handlers
       .handle("savedQueries", () => forUi(saved.list))
       .handle("saveQuery", ({ payload }) =>
@@ -32,6 +35,15 @@ export const WorkHandlers = HttpApiBuilder.group(UiApi, "work", (handlers) =>
           return yield* saved.save({ ...payload, name })
         })))
       .handle("deleteQuery", ({ path }) => forUi(saved.remove(path.id)))
+      .handle("consoleTabs", ({ path }) => consoleTabs.get(path.id))
+      .handle("saveConsoleTabs", ({ path, payload }) =>
+        forUi(Effect.gen(function*() {
+          if ((yield* connections.get(path.id)) === undefined) return yield* new UiError({ message: "This connection no longer exists. Reload the page." })
+          yield* consoleTabs.put(path.id, payload).pipe(
+            Effect.catchTag("ConsoleTextTooLarge", () =>
+              Effect.fail(new UiError({ message: `The console tabs of this connection hold more than ${CONSOLE_TEXT_MAX_CHARS / 1024} KB of text, too much to keep; close a tab or save a long script as a file.` })))
+          )
+        })))
       .handle("clientSetup", () => Effect.sync(() => clientSetup(paths.directory, address.url)))
       .handle("testBridge", () => testBridge(paths.directory))
       .handle("approvePairing", ({ payload }) => Effect.mapError(pairing.approve(payload), (message) => new UiError({ message })))

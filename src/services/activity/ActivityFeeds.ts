@@ -42,7 +42,9 @@ export const ApprovalActivity = Layer.scopedDiscard(Effect.gen(function*() {
       subject: approval.kind,
       connectionId: approval.connectionId,
       tokenName: approval.principal,
-      clientName: approval.client ?? null,
+      // the client as every other row names it: its name, and its version apart
+      clientName: approval.clientName ?? approval.client ?? null,
+      clientVersion: approval.clientVersion ?? null,
       digest: approval.statement === undefined ? null : sha256Hex(approval.statement)
     })
   yield* Effect.forkScoped(Stream.runForEach(approvals.events, (event) => {

@@ -8,7 +8,38 @@ import { decideStatement, type GateId, type GrantState, type PolicyDecision, typ
 
 const ASKED: Partial<Record<GateId, string>> = { access_dialog: "allows access in the access dialog", approval: "approves the statement" }
 
-/** The decision as the explainer shows it (issue 28 item 3): each gate in order and the outcome in one line. */
+/**
+ * Each gate in plain words for the person reading the explanation: what it checks, where they change it, and for
+ * tooling only the id of the rule it enforces (rules.md; "" for a product decision).
+ */
+export const GATE_WORDS: Record<GateId | "authentication", { readonly checks: string; readonly changeIn: string; readonly rule: string }> = {
+  authentication: { checks: "that the token is known, not revoked and not expired", changeIn: "MCP › Tokens (create a new token)", rule: "C5-c" },
+  scope: { checks: "that the token's access level allows this tool", changeIn: "MCP › Tokens (the token's access level)", rule: "C4.3-a" },
+  external_access: { checks: "that the connection lets AI clients in at all", changeIn: "Connections › Edit › External access", rule: "C5-h" },
+  ai_policy: { checks: "that AI clients may use this connection", changeIn: "Connections › Edit › AI policy", rule: "C5-h" },
+  allowlist: { checks: "that the token may use this connection", changeIn: "MCP › Tokens (the token's connections)", rule: "C5-h" },
+  access_dialog: {
+    checks: "whether you are asked before a client first uses this connection",
+    changeIn: "Connections › Edit › AI policy, and MCP › Settings › Connection approval",
+    rule: ""
+  },
+  classifier: { checks: "whether the statement only reads, changes data or destroys data", changeIn: "the statement itself (there is no setting for it)", rule: "" },
+  destructive_tool: {
+    checks: "that a statement which drops or empties a table comes through the tool made for it, which always asks you",
+    changeIn: "the AI client's choice of tool (there is no setting for it)",
+    rule: ""
+  },
+  write_scope: { checks: "that the token may change data", changeIn: "MCP › Tokens (a Read and write or Full access token)", rule: "C5-e" },
+  write_access: { checks: "that the connection lets AI clients change data", changeIn: "Connections › Edit › External access (Read and write)", rule: "C5-h" },
+  ai_settings: {
+    checks: "that the statement reads no stored credentials, and which columns of the answer are masked",
+    changeIn: "Connections › Edit › Secret catalogs and Masking rules",
+    rule: ""
+  },
+  approval: { checks: "whether you are asked to approve the statement before it runs", changeIn: "Connections › Edit › Confirm queries", rule: "C3.1-a" }
+}
+
+/** The decision as the explainer shows it: each gate in order and the outcome in one line. */
 export const explainDecision = (
   input: PolicyInput & { readonly token: { readonly id: string; readonly name: string } },
   decision: PolicyDecision
@@ -28,7 +59,7 @@ export const explainDecision = (
     token: { id: input.token.id, name: input.token.name, access: input.principal.access },
     connection: { id: input.connection.id, name: input.connection.name, type: input.connection.type },
     elicitation: input.elicitation,
-    steps: decision.steps.map((step) => ({ gate: step.id, title: step.title, section: step.section, verdict: step.verdict.kind, detail: step.verdict.detail })),
+    steps: decision.steps.map((step) => ({ gate: step.id, title: step.title, ...GATE_WORDS[step.id], verdict: step.verdict.kind, detail: step.verdict.detail })),
     outcome: {
       kind: outcome.kind,
       summary,
@@ -49,9 +80,8 @@ export interface ExplainOptions {
 }
 
 /**
- * `dbdesk policy explain` and the MCP settings panel (issue 28 item 3): a revoked or expired token stops at
- * authentication (wire contract §5 points 3–4) as the server's authenticator answers; otherwise the statement policy
- * the tools enact decides.
+ * `dbdesk policy explain` and the MCP settings panel: a revoked or expired token stops at authentication (C5-c, C5-d)
+ * as the server's authenticator answers; otherwise the statement policy the tools enact decides.
  */
 export const explainStatement = (token: TokenSummary, connection: Connection, options: ExplainOptions): PolicyExplanation => {
   const input: PolicyInput & { readonly token: TokenSummary } = {
@@ -69,5 +99,6 @@ export const explainStatement = (token: TokenSummary, connection: Connection, op
   const error = state === "expired" ? expiredToken() : invalidToken()
   const step = { id: "scope" as const, title: "Authentication", section: "wire contract §5 points 3–4", verdict: { kind: "refuse" as const, detail: `the token is ${state}`, error } }
   const explained = explainDecision(input, { steps: [step], facts: {}, outcome: { kind: "refused", error } })
-  return { ...explained, steps: explained.steps.map((shown) => ({ ...shown, gate: "authentication" })) }
+  const words = { ...GATE_WORDS.authentication, ...(state === "expired" ? { rule: "C5-d" } : {}) }
+  return { ...explained, steps: explained.steps.map((shown) => ({ ...shown, ...words, gate: "authentication" })) }
 }

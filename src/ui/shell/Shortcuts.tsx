@@ -3,6 +3,8 @@ import { Dialog } from "./Dialog.tsx"
 
 const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ["Cmd/Ctrl+Enter", "Run the selection or the statement under the cursor (Console)"],
+  ["Cmd/Ctrl+Shift+Enter", "Run every statement of the console, each into its own result tab"],
+  ["Up/Down on the editor's split bar", "Make the console editor shorter or taller"],
   ["Cmd/Ctrl+S", "Save the pending changes of the grid shown (shows the statements first)"],
   ["Esc", "Cancel the cell being edited; close a dialog"],
   ["Enter or F2", "Edit the focused cell (or view it when it cannot be edited)"],

@@ -8,6 +8,8 @@ import { type OpenConnection, tabLabel } from "../../workspace/state.ts"
 import { ConsoleTab } from "../console/ConsoleTab.tsx"
 import { DashboardView } from "../search/DashboardView.tsx"
 import { UsersRolesView } from "../search/UsersRolesView.tsx"
+import { onSchemaChanged } from "../console/consoleStore.ts"
+import { ConnectionMark } from "../connections/ConnectionMark.tsx"
 import { DataTab } from "./DataTab.tsx"
 import { StructureTab } from "./StructureTab.tsx"
 
@@ -74,6 +76,8 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
   // the request "Open in console" handed to a console tab, kept for the session so a reload opens it with it again
   const [consoleTexts, setConsoleTexts] = useSessionState<Readonly<Record<string, string>>>(`consoles:${connection.id}`, {})
   const [dragged, setDragged] = useState<string>()
+  // a CREATE, ALTER, DROP or RENAME run in the console reloads the table list
+  useEffect(() => onSchemaChanged(connection.id, tables.reload), [connection.id, tables.reload])
   const isSearch = connection.type === "search"
   useTabKeys(visible, state, actions, select)
   const activeTable = state.active !== undefined && tabOfId(state.active).kind === "table" ? tabOfId(state.active).name : undefined
@@ -113,7 +117,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
               onDrop={(event) => { event.preventDefault(); if (dragged !== undefined) actions.move(dragged, index); setDragged(undefined) }}
             >
               <button role="tab" aria-selected={state.active === id} title={index < 9 ? `Ctrl/Cmd+${index + 1}` : undefined} onClick={() => select(id)} onAuxClick={(event) => { if (event.button === 1) actions.close(id) }}>
-                {tabLabel(id)}
+                <ConnectionMark connection={connection} />{tabLabel(id)}
               </button>
               <button className="tab-close" title={`Close ${tabLabel(id)} (Ctrl/Cmd+W)`} onClick={() => actions.close(id)}>×</button>
             </span>
@@ -138,7 +142,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
                 />
               )}
               {tab.kind === "console" && (
-                <ConsoleTab connection={connection} table={activeTable} {...(consoleTexts[id] === undefined ? {} : { initialText: consoleTexts[id] })} />
+                <ConsoleTab connection={connection} table={activeTable} tabId={id} {...(consoleTexts[id] === undefined ? {} : { initialText: consoleTexts[id] })} />
               )}
               {tab.kind === "users" && <UsersRolesView connection={connection} />}
               {tab.kind === "dashboard" && <DashboardView connection={connection} />}

@@ -7,6 +7,8 @@ import { ClusterOptions } from "./ClusterOptions.tsx"
 import { CopyAsUrl } from "./CopyAsUrl.tsx"
 import { TlsFields } from "./TlsFields.tsx"
 import { SshFields } from "./SshFields.tsx"
+import { AI_POLICY, COLORS, CONFIRM_QUERIES, EXTERNAL_ACCESS } from "./labels.ts"
+import { TestResult, type TestState } from "./TestResult.tsx"
 
 type Form = { -readonly [K in keyof UiConnectionInput]: UiConnectionInput[K] }
 
@@ -17,6 +19,8 @@ const initial = (connection: UiConnection | undefined, type: ConnectionKind): Fo
   aiPolicy: connection?.aiPolicy ?? "askEachTime",
   confirmQueries: connection?.confirmQueries ?? "writes",
   secretCatalogs: connection?.secretCatalogs ?? "closed",
+  color: connection?.color ?? "",
+  production: connection?.production ?? false,
   ...(connection?.path === undefined ? {} : { path: connection.path }),
   ...(connection?.host === undefined ? {} : { host: connection.host }),
   ...(connection?.port === undefined ? {} : { port: connection.port }),
@@ -88,7 +92,9 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
   const [url, setUrl] = useState("")
   const [note, setNote] = useState<string>()
   const [rules, setRules] = useState((connection?.maskingRules ?? []).map(ruleLine).join("\n"))
-  const set = (patch: Partial<Form>) => setForm((f) => (f === undefined ? f : { ...f, ...patch }))
+  const [tested, setTested] = useState<TestState & { readonly saving?: boolean }>()
+  const [testing, setTesting] = useState<AbortController>()
+  const set = (patch: Partial<Form>) => { setTested(undefined); setForm((f) => (f === undefined ? f : { ...f, ...patch })) }
 
   if (form === undefined) {
     const install = () => {
@@ -117,16 +123,53 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
     )
   }
 
-  const save = () => {
+  const payloadOf = (): UiConnectionInput | undefined => {
     setError(undefined)
     const maskingRules = parseRules(rules)
-    if (typeof maskingRules === "string") return setError(maskingRules)
+    if (typeof maskingRules === "string") {
+      setError(maskingRules)
+      return undefined
+    }
+    return { ...form, maskingRules }
+  }
+  const store = (payload: UiConnectionInput) => {
     setBusy("Saving…")
-    const payload: UiConnectionInput = { ...form, maskingRules }
     const request = connection === undefined
       ? call((client) => client.connections.add({ payload }))
       : call((client) => client.connections.update({ path: { id: connection.id }, payload }))
     request.then(() => { setBusy(undefined); onDone() }, (e: Error) => { setBusy(undefined); setError(e.message) })
+  }
+  /** Tests the form's fields as they are (a saved password is kept when the field is empty); `then` runs on success. */
+  const test = (payload: UiConnectionInput, then?: () => void) => {
+    const controller = new AbortController()
+    setTesting(controller)
+    setTested({ kind: "testing" })
+    const probe = { connection: payload, ...(connection === undefined ? {} : { id: connection.id }) }
+    call((client) => client.connections.testInput({ payload: probe }), controller.signal).then(
+      (result) => {
+        if (controller.signal.aborted) return
+        setTested({ kind: result.ok ? "ok" : "failed", message: result.message, ...(then === undefined ? {} : { saving: true }) })
+        if (result.ok) then?.()
+      },
+      // a refusal of the fields themselves (a missing name) is the form's error, not the connection's
+      (e: Error) => { if (!controller.signal.aborted) { setTested(undefined); setError(e.message) } }
+    ).finally(() => setTesting((current) => (current === controller ? undefined : current)))
+  }
+  const cancelTest = () => {
+    testing?.abort()
+    setTesting(undefined)
+    setTested({ kind: "cancelled", message: "Test cancelled; nothing was saved." })
+  }
+  /** Save tests first; a failed test offers "Save anyway". A Typesense connection is tested from the list once saved. */
+  const save = () => {
+    const payload = payloadOf()
+    if (payload === undefined) return
+    if (form.type === "search") return store(payload)
+    test(payload, () => store(payload))
+  }
+  const testOnly = () => {
+    const payload = payloadOf()
+    if (payload !== undefined) test(payload)
   }
   const port = (v: string) => set(v === "" ? { port: undefined as never } : { port: Number(v) })
   const secretHint = connection === undefined ? undefined : "leave empty to keep the saved one"
@@ -164,9 +207,9 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
             <Choice label="SSL mode" value={form.sslMode ?? "Disabled"} options={["Disabled", "Preferred", "Required", "VerifyCA", "VerifyIdentity"].map((m) => [m, m] as const)} onChange={(sslMode) => set({ sslMode })} />
           </>}
           {(form.type === "postgresql" || form.type === "mysql") && <SshFields saved={connection?.ssh} value={form.ssh} onChange={(ssh) => set({ ssh })} />}
-          <Choice label="External access" value={form.externalAccess} options={[["readOnly", "Read only"], ["readWrite", "Read and write"], ["blocked", "Blocked"]]} onChange={(v) => set({ externalAccess: v as Form["externalAccess"] })} />
-          <Choice label="AI policy" value={form.aiPolicy} options={[["askEachTime", "Ask each time"], ["alwaysAllow", "Always allow"], ["never", "Never"]]} onChange={(v) => set({ aiPolicy: v as Form["aiPolicy"] })} />
-          <Choice label="Confirm queries" value={form.confirmQueries} options={[["writes", "Writes"], ["all", "All statements"]]} onChange={(v) => set({ confirmQueries: v as Form["confirmQueries"] })} />
+          <Choice label="External access" value={form.externalAccess} options={EXTERNAL_ACCESS} onChange={(v) => set({ externalAccess: v as Form["externalAccess"] })} />
+          <Choice label="AI policy" value={form.aiPolicy} options={AI_POLICY} onChange={(v) => set({ aiPolicy: v as Form["aiPolicy"] })} />
+          <Choice label="Confirm queries" value={form.confirmQueries} options={CONFIRM_QUERIES} onChange={(v) => set({ confirmQueries: v as Form["confirmQueries"] })} />
           {(form.type === "postgresql" || form.type === "mysql") && (
             <Choice label="Secret catalogs" value={form.secretCatalogs ?? "closed"} options={[["closed", "Closed to AI clients"], ["open", "Open to AI clients"]]} onChange={(v) => set({ secretCatalogs: v as "closed" | "open" })} />
           )}
@@ -174,6 +217,21 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
             <textarea aria-label="Masking rules" rows={3} value={rules} placeholder={form.type === "search" ? "mask users.api_key\nhide *.ssn" : "mask users.password_hash\nhide *.ssn"} onChange={(e) => setRules(e.target.value)} />
           </label>
         </div>
+      )}
+      {/* More field groups (SSH tunnel, TLS files) go here, each a <fieldset className="form-section"> of its own. */}
+      {tab === "general" && (
+        <fieldset className="form-section">
+          <legend>Appearance</legend>
+          <div className="color-choices" role="radiogroup" aria-label="Colour">
+            {COLORS.map(([value, name]) => (
+              <label key={name} title={name}>
+                <input type="radio" name="connection-color" aria-label={name} checked={(form.color ?? "") === value} onChange={() => set({ color: value })} />
+                {value === "" ? name : <span className="connection-dot" style={{ background: value }} />}
+              </label>
+            ))}
+          </div>
+          <label className="row"><input type="checkbox" checked={form.production ?? false} onChange={(e) => set({ production: e.target.checked })} /> Production database (every tab of it says so)</label>
+        </fieldset>
       )}
       {tab === "options" && form.type === "search" && (
         <>
@@ -193,8 +251,16 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
       {form.type === "search" && <p className="note">Typesense connections have no SSH, tunnel or URL import: reach private nodes through a reverse proxy.</p>}
       {error !== undefined && <div className="error" role="alert">{error}</div>}
       {busy !== undefined && <p className="progress">{busy}</p>}
+      {tested !== undefined && (
+        <TestResult state={tested} label="Connection test" onCancel={cancelTest}>
+          {tested.kind === "failed" && tested.saving === true && (
+            <button className="danger" onClick={() => { const payload = payloadOf(); if (payload !== undefined) store(payload) }}>Save anyway</button>
+          )}
+        </TestResult>
+      )}
       <div className="row" style={{ marginTop: 8 }}>
-        <button className="primary" onClick={save} disabled={busy !== undefined}>Save</button>
+        <button className="primary" onClick={save} disabled={busy !== undefined || testing !== undefined} title="Tests the connection, then saves it">Save</button>
+        {form.type !== "search" && <button onClick={testOnly} disabled={busy !== undefined || testing !== undefined}>Test</button>}
         <button onClick={onDone}>Cancel</button>
       </div>
     </section>

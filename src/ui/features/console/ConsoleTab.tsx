@@ -2,43 +2,61 @@ import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react"
 import type { UiConnection, UiConsoleResult } from "../../../domain/UiSchemas.ts"
 import { call } from "../../api.ts"
 import { Skeleton } from "../../shell/Skeleton.tsx"
+import { PreviewBlock } from "../mcp/PreviewBlock.tsx"
+import { announceSchemaChanged, loadConsoleText, saveConsoleText } from "./consoleStore.ts"
 import { HistoryPanel } from "./HistoryPanel.tsx"
-import { ResultView } from "./ResultView.tsx"
+import { ResultTabs, type ResultTab } from "./ResultTabs.tsx"
+import { SplitHandle } from "./SplitHandle.tsx"
 import type { SqlEditorApi } from "./SqlEditor.tsx"
 import { useSchemaNames } from "./useSchemaNames.ts"
 
 const SqlEditor = lazy(() => import("./SqlEditor.tsx"))
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const
 const MAX_TABS = 8
-
-interface ResultTab {
-  readonly id: number
-  readonly text: string
-  readonly result?: UiConsoleResult
-  readonly error?: string
-}
+const CANCELLED = "Cancelled: the statement was stopped on the database."
+type Confirm = { readonly text: string; readonly reason: string; readonly preview?: Extract<UiConsoleResult, { _tag: "NeedsConfirmation" }>["preview"]; readonly rest: ReadonlyArray<string> }
 
 /**
- * Console (product-decisions §9 point 3, issue 27): the SQL editor (or method + path + body for search), Run for the
- * selection or the statement under the cursor, Cancel that stops it on the database (the MCP cancellation path),
- * an elapsed timer, one result tab per run, the history and saved queries.
+ * The console (product-decisions §9 point 3): the SQL editor (or method + path + body for search); Run the statement
+ * under the cursor (tinted), the selection, or every statement; a write is checked by the database and dry-run
+ * (rolled back) before the user confirms it; Cancel stops it on the database; one result tab per statement, named
+ * after it. The editor's text is kept per connection and `tabId` by the server, across restarts of `serve`.
  */
-export const ConsoleTab = ({ connection, table, initialText }: { readonly connection: UiConnection; readonly table: string | undefined; readonly initialText?: string }) => {
+export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
+  readonly connection: UiConnection
+  readonly table?: string | undefined
+  readonly initialText?: string
+  readonly tabId?: string
+}) => {
   const search = connection.type === "search"
   const dialect = connection.type === "search" ? undefined : connection.type
   const editor = useRef<SqlEditorApi>(undefined)
-  // Issue 28 item 2: "Open in console" starts the console with a grid page's request.
   const [head = "", ...rest] = (initialText ?? "").split("\n")
   const [method, setMethod] = useState<string>(initialText === undefined ? "GET" : head.split(" ")[0] ?? "GET")
   const [path, setPath] = useState(initialText === undefined ? (table === undefined ? "/collections" : `/collections/${encodeURIComponent(table)}/documents/search?q=*`) : head.split(" ").slice(1).join(" "))
   const [body, setBody] = useState(rest.join("\n"))
+  const [text, setText] = useState<string>()
+  const [saveError, setSaveError] = useState("")
   const [tabs, setTabs] = useState<ReadonlyArray<ResultTab>>([])
   const [active, setActive] = useState<number>()
   const [running, setRunning] = useState<{ readonly runId: string; readonly started: number }>()
   const [elapsed, setElapsed] = useState(0)
-  const [confirm, setConfirm] = useState<{ readonly text: string; readonly reason: string }>()
+  const [confirm, setConfirm] = useState<Confirm>()
   const [tick, setTick] = useState(0)
+  const [height, setHeight] = useState(200)
+  const [sideOpen, setSideOpen] = useState(true)
   const schema = useSchemaNames(connection, !search)
+  const stopped = useRef(false)
+
+  useEffect(() => {
+    if (search) return
+    let live = true
+    const fallback = initialText ?? (table === undefined ? "SELECT 1" : `SELECT * FROM ${table} LIMIT 100`)
+    void loadConsoleText(connection.id, tabId).then((saved) => live && setText(initialText ?? saved ?? fallback))
+    return () => { live = false }
+    // the text is read once per console tab
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [connection.id, tabId])
 
   useEffect(() => {
     if (running === undefined) return
@@ -47,32 +65,54 @@ export const ConsoleTab = ({ connection, table, initialText }: { readonly connec
   }, [running])
 
   const addTab = (tab: Omit<ResultTab, "id">) => {
-    const id = Date.now()
+    const id = Date.now() + Math.random()
     setTabs((list) => [{ ...tab, id }, ...list].slice(0, MAX_TABS))
     setActive(id)
   }
 
-  const run = useCallback((text: string, confirmed: boolean) => {
-    if (text.trim() === "") return
-    const runId = crypto.randomUUID()
+  /** Runs the statements one after another, each into its own tab; a write stops the queue to ask first. */
+  const run = useCallback(async (queue: ReadonlyArray<string>, confirmed: boolean) => {
+    const statements = queue.filter((statement) => statement.trim() !== "")
+    if (statements.length === 0) return
+    editor.current?.closePopups()
     setConfirm(undefined)
-    setElapsed(0)
-    setRunning({ runId, started: performance.now() })
-    call((client) => client.browse.console({ path: { id: connection.id }, payload: { text, confirmed, runId } })).then(
-      (result) => (result._tag === "NeedsConfirmation" ? setConfirm({ text, reason: result.reason }) : addTab({ text, result })),
-      (e: Error) => addTab({ text, error: e.message })
-    ).finally(() => { setRunning(undefined); setTick((n) => n + 1) })
+    stopped.current = false
+    for (const [index, statement] of statements.entries()) {
+      if (stopped.current) break
+      const runId = crypto.randomUUID()
+      setElapsed(0)
+      setRunning({ runId, started: performance.now() })
+      try {
+        const result = await call((client) => client.browse.console({ path: { id: connection.id }, payload: { text: statement, confirmed: confirmed && index === 0, runId } }))
+        if (result._tag === "NeedsConfirmation") {
+          setConfirm({ text: statement, reason: result.reason, rest: statements.slice(index + 1), ...(result.preview === undefined ? {} : { preview: result.preview }) })
+          break
+        }
+        addTab({ text: statement, result })
+        if (result._tag === "Grid" && result.schemaChanged === true) announceSchemaChanged(connection.id)
+      } catch (e) {
+        const message = (e as Error).message
+        addTab(message === CANCELLED ? { text: statement, cancelled: message } : { text: statement, error: message })
+        break
+      } finally {
+        setRunning(undefined)
+        setTick((n) => n + 1)
+      }
+    }
   }, [connection.id])
 
-  const runText = () => (search ? `${method} ${path}${body.trim() === "" ? "" : `\n${body}`}` : editor.current?.runText() ?? "")
+  const runCurrent = () => void run([search ? `${method} ${path}${body.trim() === "" ? "" : `\n${body}`}` : editor.current?.runText() ?? ""], false)
+  const runSelection = () => { const selected = editor.current?.selection() ?? ""; if (selected !== "") void run([selected], false) }
+  const runAll = () => void run(editor.current?.statements() ?? [], false)
   const cancel = () => {
+    stopped.current = true
     if (running !== undefined) void call((client) => client.browse.cancelConsole({ path: { id: connection.id, runId: running.runId } }))
   }
-  const current = tabs.find((tab) => tab.id === active) ?? tabs[0]
+  const changed = (next: string) => saveConsoleText(connection.id, tabId, next, setSaveError)
 
   return (
-    <div className={search ? "" : "console"}>
-      <div>
+    <div className={search ? "" : `console${sideOpen ? "" : " side-closed"}`}>
+      <div className="console-main">
         {search
           ? (
             <div>
@@ -84,46 +124,49 @@ export const ConsoleTab = ({ connection, table, initialText }: { readonly connec
             </div>
           )
           : (
-            <Suspense fallback={<Skeleton rows={4} />}>
-              <SqlEditor
-                initial={initialText ?? (table === undefined ? "SELECT 1" : `SELECT * FROM ${table} LIMIT 100`)}
-                dialect={dialect ?? "sqlite"}
-                schema={schema}
-                onRun={() => run(runText(), false)}
-                onReady={(api) => (editor.current = api)}
-              />
-            </Suspense>
+            <div className="editor-pane" style={{ height }}>
+              {text === undefined ? <Skeleton rows={4} /> : (
+                <Suspense fallback={<Skeleton rows={4} />}>
+                  <SqlEditor
+                    initial={text}
+                    dialect={dialect ?? "sqlite"}
+                    schema={schema}
+                    onRun={runCurrent}
+                    onRunAll={runAll}
+                    onChange={changed}
+                    onReady={(api) => (editor.current = api)}
+                  />
+                </Suspense>
+              )}
+            </div>
           )}
+        {!search && <SplitHandle height={height} onHeight={setHeight} />}
         <div className="row toolbar">
-          <button className="primary" onClick={() => run(runText(), false)} disabled={running !== undefined} title="Cmd/Ctrl+Enter">Run</button>
+          <button className="primary" onClick={runCurrent} disabled={running !== undefined} title="Runs the statement under the cursor, or the selection (Cmd/Ctrl+Enter)">Run</button>
+          {!search && <button onClick={runSelection} disabled={running !== undefined} title="Runs only the selected text">Run selection</button>}
+          {!search && <button onClick={runAll} disabled={running !== undefined} title="Runs every statement in order, each into its own result tab (Cmd/Ctrl+Shift+Enter)">Run all</button>}
           <button onClick={cancel} disabled={running === undefined} title="Stops the statement on the database">Cancel</button>
           {running !== undefined && <span className="progress" role="timer" aria-label="Elapsed">Running… {(elapsed / 1000).toFixed(1)} s</span>}
+          {!search && (
+            <button className="side-toggle" aria-expanded={sideOpen} aria-controls="console-side" onClick={() => setSideOpen(!sideOpen)}>
+              {sideOpen ? "Hide history" : "Show history"}
+            </button>
+          )}
         </div>
+        {saveError !== "" && <div className="error" role="alert">The console text could not be kept: {saveError}</div>}
         {confirm !== undefined && (
-          <div className="error" role="alert">
-            {confirm.reason} This changes data, so confirm first.
+          <div className="confirm card" role="alertdialog" aria-label="Confirm the statement">
+            <p><strong>{confirm.reason}.</strong> Run it?</p>
+            {confirm.preview !== undefined && <PreviewBlock preview={confirm.preview} />}
             <div className="row" style={{ marginTop: 6 }}>
-              <button className="danger" onClick={() => run(confirm.text, true)}>Run anyway</button>
-              <button onClick={() => setConfirm(undefined)}>Cancel</button>
+              <button className="danger" onClick={() => void run([confirm.text, ...confirm.rest], true)}>Run it</button>
+              <button autoFocus onClick={() => setConfirm(undefined)}>Don't run</button>
             </div>
           </div>
         )}
-        {tabs.length > 0 && (
-          <div className="tabs result-tabs" role="tablist" aria-label="Results">
-            {tabs.map((tab, index) => (
-              <span key={tab.id} className="result-tab">
-                <button role="tab" aria-selected={tab.id === current?.id} onClick={() => setActive(tab.id)} title={tab.text}>
-                  {tab.error === undefined ? `Result ${tabs.length - index}` : `Error ${tabs.length - index}`}
-                </button>
-                <button aria-label={`Close result ${tabs.length - index}`} onClick={() => setTabs(tabs.filter((t) => t.id !== tab.id))}>✕</button>
-              </span>
-            ))}
-          </div>
-        )}
-        {current?.error !== undefined && <div className="error" role="alert">{current.error}</div>}
-        {current?.result !== undefined && <ResultView key={current.id} result={current.result} dialect={dialect} />}
+        <ResultTabs tabs={tabs} active={active} onActive={setActive} onClose={(id) => setTabs((list) => list.filter((t) => t.id !== id))} dialect={dialect} />
       </div>
-      {!search && <HistoryPanel connection={connection} tick={tick} currentText={() => editor.current?.text() ?? ""} onPick={(text) => editor.current?.setText(text)} />}
+      {!search && sideOpen && <HistoryPanel connection={connection} tick={tick} currentText={() => editor.current?.text() ?? ""} onPick={(picked) => editor.current?.setText(picked)} />}
     </div>
   )
 }

@@ -24,7 +24,7 @@ export const HistoryPanel = ({ connection, tick, currentText, onPick }: {
   const remove = (id: string) => call((client) => client.work.deleteQuery({ path: { id } })).then(saved.reload, (e: Error) => setError(e.message))
   const mine = (saved.data ?? []).filter((query) => query.connectionId === null || query.connectionId === connection.id)
   return (
-    <aside className="console-side" aria-label="History and saved queries">
+    <aside id="console-side" className="console-side" aria-label="History and saved queries">
       <h3>Saved queries</h3>
       <div className="row">
         <input aria-label="Query name" placeholder="Name" value={name} onChange={(e) => setName(e.target.value)} />

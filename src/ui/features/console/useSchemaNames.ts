@@ -1,13 +1,16 @@
 import { useEffect, useState } from "react"
 import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { call } from "../../api.ts"
+import { onSchemaChanged } from "./consoleStore.ts"
 
 /** Tables read for completion at most; larger databases complete the first ones' columns and every table name. */
 const MAX_DESCRIBED = 100
 
-/** Table and column names for the editor's completion, read once per connection in the background (issue 27). */
+/** Table and column names for the editor's completion, read in the background once per connection and again after the console changed the schema. */
 export const useSchemaNames = (connection: UiConnection, enabled: boolean): Readonly<Record<string, ReadonlyArray<string>>> => {
   const [schema, setSchema] = useState<Readonly<Record<string, ReadonlyArray<string>>>>({})
+  const [version, setVersion] = useState(0)
+  useEffect(() => onSchemaChanged(connection.id, () => setVersion((n) => n + 1)), [connection.id])
   useEffect(() => {
     if (!enabled) return
     let live = true
@@ -22,6 +25,6 @@ export const useSchemaNames = (connection: UiConnection, enabled: boolean): Read
       if (live) setSchema({ ...names })
     })().catch(() => undefined)
     return () => { live = false }
-  }, [connection.id, enabled])
+  }, [connection.id, enabled, version])
   return schema
 }

@@ -1,10 +1,43 @@
 import { useState } from "react"
+import type { UiActivityRow } from "../../../domain/UiWorkSchemas.ts"
 import { call, useLoad } from "../../api.ts"
+import { Dialog } from "../../shell/Dialog.tsx"
 
 const CATEGORIES = ["", "auth", "token", "server", "tool", "resource", "approval"]
 
+const clip = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text)
+
+/** One row whole: every field, the statement as a block, and why a call failed. */
+const ActivityDetail = ({ entry, onClose }: { readonly entry: UiActivityRow; readonly onClose: () => void }) => {
+  const fields: ReadonlyArray<readonly [string, string | number | null | undefined]> = [
+    ["Time", new Date(entry.at).toLocaleString()],
+    ["What", `${entry.category} · ${entry.action}`],
+    ["Outcome", entry.outcome],
+    ["Connection", entry.connectionName ?? entry.connectionId],
+    ["Token", entry.tokenName],
+    ["Client", [entry.clientName, entry.clientVersion].filter((part) => part !== null).join(" ")],
+    ["From", entry.address],
+    ["Subject", entry.subject],
+    ["Duration", entry.durationMs === null ? null : `${Math.round(entry.durationMs).toLocaleString()} ms`],
+    ["Details", entry.details],
+    ["Statement digest", entry.digest],
+    ["Row", `#${entry.seq}`]
+  ]
+  return (
+    <Dialog title={`Activity #${entry.seq}`} onClose={onClose} wide>
+      {entry.statement !== undefined && <pre className="block" aria-label="Statement">{entry.statement}</pre>}
+      {entry.statement === undefined && entry.digest !== null && <p className="note">The statement is kept as its digest only (the query history no longer holds its text).</p>}
+      <table className="list" aria-label="Activity detail"><tbody>
+        {fields.filter(([, value]) => value !== null && value !== undefined && value !== "").map(([name, value]) => <tr key={name}><th>{name}</th><td className={name === "Statement digest" ? "mono" : ""}>{value}</td></tr>)}
+      </tbody></table>
+      <div className="row" style={{ justifyContent: "flex-end" }}><button onClick={onClose}>Close</button></div>
+    </Dialog>
+  )
+}
+
 /** Activity log (product-decisions §6): filters by time, category, token and client, CSV and JSONL export, and the hash-chain check. */
 export const ActivityPanel = () => {
+  const [open, setOpen] = useState<UiActivityRow>()
   const [category, setCategory] = useState("")
   const [client, setClient] = useState("")
   const [tokenId, setTokenId] = useState("")
@@ -37,14 +70,19 @@ export const ActivityPanel = () => {
       {entries.error !== undefined && <div className="error">{entries.error}</div>}
       {entries.loading && <p className="progress">Loading…</p>}
       <table className="list" aria-label="Activity">
-        <thead><tr><th>Time</th><th>Category</th><th>Action</th><th>Outcome</th><th>Token</th><th>Client</th><th>Subject</th><th>ms</th></tr></thead>
+        <thead><tr><th>Time</th><th>Action</th><th>Outcome</th><th>Client</th><th>Connection</th><th>Statement</th><th>ms</th><th></th></tr></thead>
         <tbody>{(entries.data ?? []).map((e) => (
           <tr key={e.seq}>
-            <td>{new Date(e.at).toLocaleString()}</td><td>{e.category}</td><td>{e.action}</td><td>{e.outcome ?? ""}</td>
-            <td>{e.tokenName ?? ""}</td><td>{e.clientName ?? ""} {e.clientVersion ?? ""}</td><td>{e.subject ?? ""}</td><td>{e.durationMs ?? ""}</td>
+            <td>{new Date(e.at).toLocaleString()}</td><td>{e.action}</td><td>{e.outcome ?? ""}</td>
+            <td>{e.clientName ?? ""}{e.tokenName === null ? "" : ` (${e.tokenName})`}</td>
+            <td>{e.connectionName ?? e.connectionId ?? ""}</td>
+            <td className="mono" title={e.statement ?? e.subject ?? ""}>{e.statement === undefined ? e.subject ?? "" : clip(e.statement, 80)}</td>
+            <td>{e.durationMs ?? ""}</td>
+            <td><button onClick={() => setOpen(e)} aria-label={`Details of activity #${e.seq}`}>Details</button></td>
           </tr>
         ))}</tbody>
       </table>
+      {open !== undefined && <ActivityDetail entry={open} onClose={() => setOpen(undefined)} />}
       {entries.data?.length === 0 && <p className="muted">Nothing matches these filters.</p>}
     </section>
   )

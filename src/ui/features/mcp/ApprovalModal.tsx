@@ -61,7 +61,16 @@ export const ApprovalModal = () => {
         </p>}
         {current.statement !== undefined
           ? <pre className="block" aria-label="Statement">{current.statement}</pre>
-          : current.kind === "host_key" ? null : <p>It asks to use this connection. Allowing it is remembered as set in MCP › Settings.</p>}
+          : current.kind === "host_key" ? null : (
+            <>
+              <p>It asks to use this connection{current.wants === undefined ? "." : ", to run:"}</p>
+              {current.wants !== undefined && <pre className="block" aria-label="What it wants to run">{current.wants}</pre>}
+              <p className="note">
+                Allowing it lets this client use '{current.connectionName}'; whether you are asked again is set in MCP › Settings › Connection approval. A
+                statement that changes data is still asked about on its own.
+              </p>
+            </>
+          )}
         {current.preview !== undefined && <PreviewBlock preview={current.preview} />}
         <p className="note">Requested {new Date(current.requestedAt).toLocaleTimeString()}. Closing this dialog denies the request.</p>
         {error !== undefined && <div className="error">{error}</div>}

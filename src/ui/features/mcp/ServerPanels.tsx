@@ -49,6 +49,15 @@ export const ClientsPanel = () => {
   )
 }
 
+/** The limits as people read them: a label with its unit, and what it limits. */
+const LIMITS: Partial<Record<keyof Settings["limits"], { readonly label: string; readonly help: string }>> = {
+  defaultRows: { label: "Rows an AI client gets by default", help: "when it does not ask for a number of rows" },
+  maxRows: { label: "Most rows an AI client may ask for", help: "rows in one answer, at most" },
+  queryTimeoutSeconds: { label: "Statement time limit (seconds)", help: "a longer statement is stopped, in the console too" },
+  requestsPerMinute: { label: "Requests per minute, per client", help: "more are refused until the minute is over" },
+  concurrentPerCaller: { label: "Requests at once, per client", help: "more wait their turn" }
+}
+
 export const SettingsPanel = () => {
   const loaded = useLoad((client) => client.server.settings(), [])
   const [draft, setDraft] = useState<Settings>()
@@ -57,7 +66,7 @@ export const SettingsPanel = () => {
   if (loaded.error !== undefined) return <div className="error">{loaded.error}</div>
   if (draft === undefined) return <p className="progress">Loading…</p>
   const num = (group: "limits", key: keyof Settings["limits"]) => (
-    <label className="field">{key}<input aria-label={key} type="number" value={draft[group][key]} onChange={(e) => setDraft({ ...draft, [group]: { ...draft[group], [key]: Number(e.target.value) } })} /></label>
+    <label className="field" title={LIMITS[key]?.help}>{LIMITS[key]?.label ?? key}<input aria-label={LIMITS[key]?.label ?? key} type="number" value={draft[group][key]} onChange={(e) => setDraft({ ...draft, [group]: { ...draft[group], [key]: Number(e.target.value) } })} /><span className="note">{LIMITS[key]?.help}</span></label>
   )
   const save = () => {
     setMessage("Saving…")
