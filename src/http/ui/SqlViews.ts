@@ -55,8 +55,8 @@ export const sqlStructure = (driver: DatabaseDriver, table: string) =>
 
 /**
  * The structure view: `sqlStructure` plus CHECK constraints, triggers and the foreign keys pointing at the table. Like
- * the rest of the UI API it reads as the connection's own user, without the MCP side's secret-catalog gates (the UI is
- * the user's own view). A part the engine refuses to list becomes a note rather than failing the whole view.
+ * the rest of the UI API it reads as the connection's own user, without the MCP side's secret-catalog gates (D-64: the UI
+ * is the user's own client). A part the engine refuses to list becomes a note rather than failing the whole view.
  */
 export const sqlStructureView = (driver: DatabaseDriver, table: string) =>
   Effect.gen(function*() {

@@ -25,7 +25,7 @@ const keysOf = (s: UiStructure, column: string, primary: ReadonlyArray<string>):
   return [...new Set(keys)]
 }
 
-const None = () => <p className="muted">None.</p>
+const None = ({ read = true }: { readonly read?: boolean }) => <p className="muted">{read ? "None." : "Not read (see the note above)."}</p>
 
 /** Copies the DDL; a button, so Tab reaches it and Enter or Space copies. */
 const CopyButton = ({ text }: { readonly text: string }) => {
@@ -98,7 +98,7 @@ const TableStructure = ({ s, dialect }: { readonly s: UiStructure; readonly dial
         </table>
       )}
       <h3>Referenced by</h3>
-      {incoming.length === 0 ? <None /> : (
+      {incoming.length === 0 ? <None read={s.referencedBy !== undefined} /> : (
         <table className="list" aria-label="Referenced by">
           <thead><tr><th>Table</th><th>Columns</th><th>Referenced columns</th></tr></thead>
           <tbody>{incoming.map((r) => (
@@ -107,14 +107,14 @@ const TableStructure = ({ s, dialect }: { readonly s: UiStructure; readonly dial
         </table>
       )}
       <h3>Checks</h3>
-      {checks.length === 0 ? <None /> : (
+      {checks.length === 0 ? <None read={s.checks !== undefined} /> : (
         <table className="list" aria-label="Checks">
           <thead><tr><th>Name</th><th>Condition</th></tr></thead>
           <tbody>{checks.map((c, i) => <tr key={`${c.name ?? ""}${i}`}><td>{c.name ?? <span className="muted">(unnamed)</span>}</td><td><code>{c.expression}</code></td></tr>)}</tbody>
         </table>
       )}
       <h3>Triggers</h3>
-      {triggers.length === 0 ? <None /> : (
+      {triggers.length === 0 ? <None read={s.triggers !== undefined} /> : (
         <table className="list" aria-label="Triggers">
           <thead><tr><th>Name</th><th>Timing</th><th>Event</th><th>Definition</th></tr></thead>
           <tbody>{triggers.map((t) => (
