@@ -34,6 +34,8 @@ export type IncomingReference = typeof IncomingReference.Type
 export const StructureDetails = Schema.Struct({
   checks: Schema.Array(CheckDescription),
   triggers: Schema.Array(TriggerDescription),
-  referenced_by: Schema.Array(IncomingReference)
+  referenced_by: Schema.Array(IncomingReference),
+  /** Statements the table's DDL text leaves out (PostgreSQL's comments, triggers outside SQLite), each ending in `;`. */
+  ddl_additions: Schema.Array(Schema.String)
 })
 export type StructureDetails = typeof StructureDetails.Type

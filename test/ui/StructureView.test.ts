@@ -90,6 +90,7 @@ const checkPage = async (ui: UiSession, connection: string, shot?: string) => {
   const copied = await page.evaluate(() => navigator.clipboard.readText())
   expect(copied).toMatch(/CREATE TABLE/i)
   expect(copied).toContain("credit ok")
+  expect(copied).toMatch(/CREATE TRIGGER .touch ""?it""?./i)
   if (shot !== undefined) await screenshot(page, shot)
   await page.getByRole("complementary", { name: "Tables" }).getByRole("button", { name: /^Order Lines/ }).click()
   const fk = page.getByRole("table", { name: "Foreign keys" })
@@ -162,6 +163,9 @@ describePostgres("structure view on PostgreSQL", () => {
     expect(accounts.triggers[0]).toMatchObject({ timing: "BEFORE", event: "INSERT OR UPDATE" })
     expect(accounts.triggers[0].definition).toContain("EXECUTE FUNCTION keep_credit()")
     expect(accounts.referencedBy[0].name).toBe("lines to account")
+    // the DDL text is complete: the comment and the trigger follow the CREATE TABLE
+    expect(accounts.definition).toContain(`COMMENT ON COLUMN "public"."Customer Accounts"."e""mail" IS 'where receipts go';`)
+    expect(accounts.definition).toContain(`CREATE TRIGGER "touch ""it""" BEFORE INSERT OR UPDATE ON "Customer Accounts" FOR EACH ROW EXECUTE FUNCTION keep_credit();`)
     expectLines(await opened.structure("Order Lines"))
   })
 
@@ -199,6 +203,8 @@ describeMariadb("structure view on MariaDB", () => {
     expect(accounts.triggers[0]).toMatchObject({ timing: "BEFORE", event: "UPDATE" })
     expect(accounts.triggers[0].definition).toContain("GREATEST(NEW.credit, 0)")
     expect(accounts.referencedBy[0].name).toBe("lines to account")
+    // SHOW CREATE TABLE, closed with a semicolon, then the trigger it leaves out
+    expect(accounts.definition).toMatch(/^CREATE TABLE `Customer Accounts`[\s\S]*\) ENGINE=[^\n]*;\nCREATE TRIGGER `touch "it"` BEFORE UPDATE ON `Customer Accounts` FOR EACH ROW\nSET NEW\.credit = GREATEST\(NEW\.credit, 0\);$/)
     expectLines(await opened.structure("Order Lines"))
   })
 

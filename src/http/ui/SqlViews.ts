@@ -67,8 +67,12 @@ export const sqlStructureView = (driver: DatabaseDriver, table: string) =>
       const reason = "message" in details.left && typeof details.left.message === "string" ? details.left.message : details.left._tag
       return { ...structure, notes: [`Checks, triggers and references could not be read: ${reason}`] } satisfies UiStructure
     }
+    const additions = details.right.ddl_additions.filter((statement) => !structure.definition.includes(statement))
     const view: UiStructure = {
       ...structure,
+      // SHOW CREATE TABLE ends without a semicolon; the statements after it need one
+      definition: [additions.length > 0 ? structure.definition.replace(/(?<=[^;\s])\s*$/, ";") : structure.definition, ...additions]
+        .filter((text) => text !== "").join("\n"),
       checks: details.right.checks,
       triggers: details.right.triggers,
       referencedBy: details.right.referenced_by.map((reference) => ({

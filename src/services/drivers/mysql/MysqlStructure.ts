@@ -59,8 +59,13 @@ const incoming = async (session: Session, table: ResolvedTable): Promise<Array<I
   return [...byKey.values()]
 }
 
-export const structureDetails = async (session: Session, table: ResolvedTable): Promise<StructureDetails> => ({
-  checks: await checks(session, table),
-  triggers: await triggers(session, table),
-  referenced_by: await incoming(session, table)
-})
+/** SHOW CREATE TABLE has the comments and leaves the triggers out: they complete the DDL text. */
+export const structureDetails = async (session: Session, table: ResolvedTable): Promise<StructureDetails> => {
+  const found = await triggers(session, table)
+  return {
+    checks: await checks(session, table),
+    triggers: found,
+    referenced_by: await incoming(session, table),
+    ddl_additions: found.map((trigger) => `${trigger.definition};`)
+  }
+}

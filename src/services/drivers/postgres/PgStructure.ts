@@ -1,6 +1,6 @@
 // The structure view's CHECK constraints, triggers and incoming references on PostgreSQL, from the catalogs.
 import type { IncomingReference, StructureDetails, TriggerDescription } from "../../../domain/TableStructure.ts"
-import { displayName, type ResolvedTable } from "./PostgresCatalog.ts"
+import { displayName, qualifiedName, type ResolvedTable } from "./PostgresCatalog.ts"
 import type { Db } from "./PostgresRunner.ts"
 
 /** pg_trigger.tgtype bits (src/include/catalog/pg_trigger.h). */
@@ -33,7 +33,18 @@ export const structureDetails = async (db: Db, table: ResolvedTable): Promise<St
       WHERE k.confrelid = $1 AND k.contype = 'f' ORDER BY n.nspname, c.relname, k.conname`,
     [table.oid]
   )
+  // the literals are quoted by the server (format's %I and %L), as pg_dump writes them
+  const comments = await db.rows<{ statement: string }>(
+    `SELECT format('COMMENT ON TABLE %s IS %L;', $2::text, d.description) AS statement
+       FROM pg_description d WHERE d.objoid = $1 AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
+     UNION ALL
+     SELECT * FROM (SELECT format('COMMENT ON COLUMN %s.%I IS %L;', $2::text, a.attname, d.description)
+       FROM pg_description d JOIN pg_attribute a ON a.attrelid = d.objoid AND a.attnum = d.objsubid
+      WHERE d.objoid = $1 AND d.classoid = 'pg_class'::regclass AND d.objsubid > 0 ORDER BY a.attnum) c`,
+    [table.oid, qualifiedName(table)]
+  )
   return {
+    ddl_additions: [...comments.map((row) => row.statement), ...triggers.map((row) => `${row.definition};`)],
     checks: checks.map((row) => ({ name: row.name, expression: checkExpression(row.definition) })),
     triggers: triggers.map((row): TriggerDescription => ({
       name: row.name,

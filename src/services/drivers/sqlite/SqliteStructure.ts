@@ -122,6 +122,8 @@ export const structureDetails = (db: Database.Database, name: string): Structure
   return {
     checks: table.type === "table" ? checksOf(table.sql ?? "") : [],
     triggers: triggers(db, table.name),
-    referenced_by: table.type === "table" ? incoming(db, table.name) : []
+    referenced_by: table.type === "table" ? incoming(db, table.name) : [],
+    // the DDL (SqliteCatalog.ddlOf) already has the triggers, and SQLite has no comments
+    ddl_additions: []
   }
 }
