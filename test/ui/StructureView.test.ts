@@ -91,7 +91,11 @@ const checkPage = async (ui: UiSession, connection: string, shot?: string) => {
   expect(copied).toMatch(/CREATE TABLE/i)
   expect(copied).toContain("credit ok")
   expect(copied).toMatch(/CREATE TRIGGER .touch ""?it""?./i)
-  if (shot !== undefined) await screenshot(page, shot)
+  if (shot !== undefined) {
+    await screenshot(page, shot)
+    await ddl.scrollIntoViewIfNeeded()
+    await screenshot(page, `${shot}-ddl`)
+  }
   await page.getByRole("complementary", { name: "Tables" }).getByRole("button", { name: /^Order Lines/ }).click()
   const fk = page.getByRole("table", { name: "Foreign keys" })
   await fk.waitFor()

@@ -43,7 +43,7 @@ const CopyButton = ({ text }: { readonly text: string }) => {
   )
 }
 
-/** A search collection's structure, as before (doc 2 §8): fields and the collection schema. */
+/** A search collection's structure, as before (S8-b, S4-c: read-only): fields and the collection schema. */
 const CollectionStructure = ({ s }: { readonly s: UiStructure }) => (
   <>
     <table className="list" aria-label="Columns">
@@ -133,7 +133,7 @@ const TableStructure = ({ s, dialect }: { readonly s: UiStructure; readonly dial
   )
 }
 
-/** Structure: read-only (doc 2 §8 for search; editing a SQL table's structure is not built). */
+/** Structure: read-only (S8-b for search; editing a SQL table's structure is not built). */
 export const StructureTab = ({ connection, table }: { readonly connection: UiConnection; readonly table: string }) => {
   const structure = useLoad((client) => client.browse.structure({ path: { id: connection.id, table } }), [connection.id, table])
   if (structure.error !== undefined) return <div className="error">{structure.error}</div>
