@@ -131,10 +131,44 @@ export const UiColumn = Schema.Struct({
 })
 export type UiColumn = typeof UiColumn.Type
 
+/** A column's default (as the engine writes it back) and comment, for the structure view. */
+export const UiColumnDetail = Schema.Struct({ name: Schema.String, defaultValue: Schema.NullOr(Schema.String), comment: Schema.NullOr(Schema.String) })
+export type UiColumnDetail = typeof UiColumnDetail.Type
+
+/**
+ * A foreign key out of the table: `columns[i]` points at `referencedColumns[i]` of `referencedTable` (a name the
+ * UI API's table paths accept), so the grid can open the referenced row; `references` is the display text.
+ */
+export const UiForeignKey = Schema.Struct({
+  columns: Schema.Array(Schema.String),
+  references: Schema.String,
+  referencedTable: Schema.String,
+  referencedColumns: Schema.Array(Schema.String),
+  onUpdate: Schema.NullOr(Schema.String),
+  onDelete: Schema.NullOr(Schema.String)
+})
+export type UiForeignKey = typeof UiForeignKey.Type
+
+/** A foreign key of another table (or this one) pointing here: `table.columns[i]` → this table's `referencedColumns[i]`. */
+export const UiIncomingReference = Schema.Struct({
+  name: Schema.NullOr(Schema.String),
+  table: Schema.String,
+  columns: Schema.Array(Schema.String),
+  referencedColumns: Schema.Array(Schema.String)
+})
+export type UiIncomingReference = typeof UiIncomingReference.Type
+
 export const UiStructure = Schema.Struct({
   columns: Schema.Array(UiColumn),
   indexes: Schema.Array(Schema.Struct({ name: Schema.String, columns: Schema.Array(Schema.String), unique: Schema.Boolean })),
-  foreignKeys: Schema.Array(Schema.Struct({ columns: Schema.Array(Schema.String), references: Schema.String })),
+  foreignKeys: Schema.Array(UiForeignKey),
+  /** The parts below are read for SQL tables by the structure view only (a grid page leaves them out). */
+  columnDetails: optional(Schema.Array(UiColumnDetail)),
+  referencedBy: optional(Schema.Array(UiIncomingReference)),
+  checks: optional(Schema.Array(Schema.Struct({ name: Schema.NullOr(Schema.String), expression: Schema.String }))),
+  triggers: optional(Schema.Array(Schema.Struct({ name: Schema.String, timing: Schema.String, event: Schema.String, definition: Schema.String }))),
+  /** Why a part is missing (the engine refused to list it). */
+  notes: optional(Schema.Array(Schema.String)),
   /** DDL for SQL tables, the collection schema JSON for search collections. */
   definition: Schema.String,
   readOnly: Schema.Boolean

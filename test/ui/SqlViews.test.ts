@@ -62,7 +62,7 @@ describe("UI on the sample SQLite connection", () => {
     await page.getByRole("tab", { name: "Structure" }).click()
     const columns = page.getByRole("table", { name: "Columns" })
     await columns.getByRole("row", { name: /customer_id/ }).waitFor()
-    expect(await page.locator("pre.json").textContent()).toContain("CREATE TABLE")
+    expect(await page.getByLabel("DDL", { exact: true }).textContent()).toContain("CREATE TABLE")
     await screenshot(page, "structure")
     await page.getByRole("tab", { name: "Console" }).click()
     await page.getByLabel("SQL").fill("SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status")

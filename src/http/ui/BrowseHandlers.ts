@@ -10,7 +10,7 @@ import { RequestRegistry } from "../../services/RequestRegistry.ts"
 import { SettingsStore } from "../../services/Settings.ts"
 import { searchConsole, searchPage, searchSave, searchStructure, searchTables } from "./SearchViews.ts"
 import { sqlApply, sqlPreview } from "./SqlEditViews.ts"
-import { sqlConsole, sqlPage, sqlStructure, sqlTables } from "./SqlViews.ts"
+import { sqlConsole, sqlPage, sqlStructureView, sqlTables } from "./SqlViews.ts"
 import { forUi } from "./UiErrors.ts"
 import { UiSessions } from "./UiSessions.ts"
 
@@ -48,7 +48,7 @@ export const BrowseHandlers = HttpApiBuilder.group(UiApi, "browse", (handlers) =
     return handlers
       .handle("tables", ({ path }) => onConnection(path.id, { sql: sqlTables, search: searchTables }))
       .handle("structure", ({ path }) =>
-        onConnection(path.id, { sql: (driver) => sqlStructure(driver, path.table), search: (client) => searchStructure(client, path.table) }))
+        onConnection(path.id, { sql: (driver) => sqlStructureView(driver, path.table), search: (client) => searchStructure(client, path.table) }))
       .handle("rows", ({ path, payload }) =>
         Effect.flatMap(settings.current, ({ limits }) =>
           onConnection(path.id, {

@@ -44,12 +44,49 @@ export const sqlStructure = (driver: DatabaseDriver, table: string) =>
       indexes: description.indexes.map((index) => ({ name: index.name, columns: index.columns, unique: index.is_unique })),
       foreignKeys: description.foreign_keys.map((key) => ({
         columns: key.columns,
-        references: `${key.referenced_table}(${key.referenced_columns.join(", ")})`
+        references: `${key.referenced_table}(${key.referenced_columns.join(", ")})`,
+        referencedTable: key.referenced_table,
+        referencedColumns: key.referenced_columns,
+        onUpdate: key.on_update ?? null,
+        onDelete: key.on_delete ?? null
       })),
+      columnDetails: description.columns.map((column) => ({ name: column.name, defaultValue: column.default_value ?? null, comment: column.comment ?? null })),
       definition: ddl,
       readOnly: true
     }
     return structure
+  })
+
+/**
+ * The structure view: `sqlStructure` plus CHECK constraints, triggers and the foreign keys pointing at the table. Like
+ * the rest of the UI API it reads as the connection's own user, without the MCP side's secret-catalog gates (D-64: the UI
+ * is the user's own client). A part the engine refuses to list becomes a note rather than failing the whole view.
+ */
+export const sqlStructureView = (driver: DatabaseDriver, table: string) =>
+  Effect.gen(function*() {
+    const structure = yield* sqlStructure(driver, table)
+    const details = yield* Effect.either(driver.structureDetails(table))
+    if (details._tag === "Left") {
+      if (details.left._tag === "TableNotFound") return yield* details.left
+      const reason = "message" in details.left && typeof details.left.message === "string" ? details.left.message : details.left._tag
+      return { ...structure, notes: [`Checks, triggers and references could not be read: ${reason}`] } satisfies UiStructure
+    }
+    const additions = details.right.ddl_additions.filter((statement) => !structure.definition.includes(statement))
+    const view: UiStructure = {
+      ...structure,
+      // SHOW CREATE TABLE ends without a semicolon; the statements after it need one
+      definition: [additions.length > 0 ? structure.definition.replace(/(?<=[^;\s])\s*$/, ";") : structure.definition, ...additions]
+        .filter((text) => text !== "").join("\n"),
+      checks: details.right.checks,
+      triggers: details.right.triggers,
+      referencedBy: details.right.referenced_by.map((reference) => ({
+        name: reference.name,
+        table: reference.table,
+        columns: reference.columns,
+        referencedColumns: reference.referenced_columns
+      }))
+    }
+    return view
   })
 
 const splitList = (value: string) => value.split(",").map((item) => item.trim()).filter((item) => item !== "")

@@ -10,6 +10,7 @@ import type { GuardPolicy } from "../../domain/ColumnGuard.ts"
 import type { PreviewPlan } from "../../domain/PreviewPlan.ts"
 import type { StatementFacts } from "../../domain/StatementGate.ts"
 import type { ResolvedRelation } from "../../domain/TableReference.ts"
+import type { StructureDetails } from "../../domain/TableStructure.ts"
 
 /** A failure reported by the database; `message` has already been through the connection's redactor (C7.2-b). */
 export class DriverError extends Data.TaggedError("DriverError")<{ readonly message: string }> {}
@@ -150,6 +151,8 @@ export interface DatabaseDriver {
   readonly resolveTable: (table: string, namespace?: Namespace) => Effect.Effect<ResolvedRelation, ReachFailure | TableNotFound>
   readonly describeTable: (table: string, namespace?: Namespace) => Effect.Effect<TableDescription, ReachFailure | TableNotFound>
   readonly tableDdl: (table: string, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
+  /** CHECK constraints, triggers and incoming foreign keys, for the UI's structure view (never an MCP answer). */
+  readonly structureDetails: (table: string, namespace?: Namespace) => Effect.Effect<StructureDetails, ReachFailure | TableNotFound>
   readonly searchSchema: (
     term: string,
     limit: number,

@@ -27,6 +27,7 @@ import {
 import * as Catalog from "./mysql/MysqlCatalog.ts"
 import { mysqlGuard } from "./mysql/MysqlGuard.ts"
 import { dryRunStatement } from "./mysql/MysqlPreview.ts"
+import { structureDetails } from "./mysql/MysqlStructure.ts"
 import { makeRunner, type MysqlSettings, type RunFailure, type Session, type StreamOutcome } from "./mysql/MysqlRunner.ts"
 import type { FieldOrigin } from "./mysql/MysqlSession.ts"
 import { makeRedactor } from "./Redactor.ts"
@@ -236,6 +237,8 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
         onTable(table, namespace, "readonly", async (_, found) => ({ schema: found.database, name: found.name })).pipe(Effect.withSpan("MysqlDriver.resolveTable")),
       describeTable: (table, namespace) =>
         onTable(table, namespace, "readonly", (session, found, database) => Catalog.describeTable(session, found, database)).pipe(Effect.withSpan("MysqlDriver.describeTable")),
+      structureDetails: (table, namespace) =>
+        onTable(table, namespace, "readonly", (session, found) => structureDetails(session, found)).pipe(Effect.withSpan("MysqlDriver.structureDetails")),
       tableDdl: (table, namespace) => onTable(table, namespace, "readonly", Catalog.tableDdl).pipe(Effect.withSpan("MysqlDriver.tableDdl")),
       searchSchema: (term, limit, namespace) => read(namespace, (session, database) => Catalog.searchSchema(session, term, limit, database)).pipe(Effect.withSpan("MysqlDriver.searchSchema")),
       browse: (table, query, namespace, limits, guard) =>

@@ -31,6 +31,7 @@ import { guardedFailure, PgGuardLookup } from "./postgres/PgGuard.ts"
 import type { PipelineResult } from "./postgres/PgPipeline.ts"
 import { checkStatement, dryRunStatement } from "./postgres/PgPreview.ts"
 import { ResultCollector } from "./postgres/PgResults.ts"
+import { structureDetails } from "./postgres/PgStructure.ts"
 import { rowRejection } from "./postgres/PostgresErrors.ts"
 import { type Db, makeRunner, type PostgresSettings, type RunFailure } from "./postgres/PostgresRunner.ts"
 import { makeRedactor } from "./Redactor.ts"
@@ -199,6 +200,10 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       describeTable: (table, namespace) =>
         read(async (db) => Catalog.describeTable(db, await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)), namespace).pipe(
           Effect.withSpan("PostgresDriver.describeTable")
+        ),
+      structureDetails: (table, namespace) =>
+        read(async (db) => structureDetails(db, await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)), namespace).pipe(
+          Effect.withSpan("PostgresDriver.structureDetails")
         ),
       tableDdl: (table, namespace) =>
         read(async (db) => Catalog.tableDdl(db, await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)), namespace).pipe(

@@ -7,6 +7,7 @@ import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import type { ResolvedRelation } from "../../domain/TableReference.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../domain/SqlTable.ts"
+import type { StructureDetails } from "../../domain/TableStructure.ts"
 import {
   type ConnectionStatus,
   type DatabaseDriver,
@@ -258,6 +259,10 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       describeTable: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)
         return yield* send<TableDescription>({ op: "describeTable", table: exactly(table, namespace) }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
+      }),
+      structureDetails: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
+        yield* mainOnly(namespace)
+        return yield* send<StructureDetails>({ op: "structureDetails", table: exactly(table, namespace) }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
       }),
       tableDdl: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)

@@ -10,6 +10,7 @@ export type ChildRequest =
   | { readonly op: "resolveTable"; readonly table: string }
   | { readonly op: "describeTable"; readonly table: string }
   | { readonly op: "tableDdl"; readonly table: string }
+  | { readonly op: "structureDetails"; readonly table: string }
   | { readonly op: "searchSchema"; readonly term: string; readonly limit: number }
   | { readonly op: "browse"; readonly table: string; readonly query: BrowseQuery; readonly limits?: AnswerLimits; readonly guard?: AnswerGuard }
   | { readonly op: "browseText"; readonly table: string; readonly query: BrowseQuery }

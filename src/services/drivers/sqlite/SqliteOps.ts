@@ -2,6 +2,7 @@ import type Database from "better-sqlite3"
 import { type AnswerHints, AnswerBudget, type AnswerLimits, BROWSE_HINTS, DEFAULT_ANSWER_LIMITS, SQL_HINTS } from "../../../domain/AnswerBudget.ts"
 import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../../domain/SqlTable.ts"
+import type { StructureDetails } from "../../../domain/TableStructure.ts"
 import { type BuildResult, buildBrowse, buildBrowseText, buildCount, quoteIdentifier } from "../BrowseSql.ts"
 import { keptNames, projectRow, withheldError, withheldRows } from "../../../domain/AnswerGate.ts"
 import { maskedCell } from "../../../domain/ColumnGuard.ts"
@@ -10,6 +11,7 @@ import { rowCountMismatch } from "../RowCountMismatch.ts"
 import * as Catalog from "./SqliteCatalog.ts"
 import { OpFailure } from "./SqliteCatalog.ts"
 import { SqliteGuard } from "./SqliteGuard.ts"
+import { structureDetails } from "./SqliteStructure.ts"
 
 export { OpFailure } from "./SqliteCatalog.ts"
 
@@ -41,6 +43,10 @@ export class SqliteOps {
 
   describeTable(name: string): TableDescription {
     return Catalog.describeTable(this.handles.readonly(), name)
+  }
+
+  structureDetails(name: string): StructureDetails {
+    return structureDetails(this.handles.readonly(), name)
   }
 
   searchSchema(term: string, limit: number): Array<SchemaMatch> {

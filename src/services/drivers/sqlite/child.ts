@@ -39,6 +39,8 @@ const run = (request: ChildRequest): unknown => {
       return { schema: "main", name: ops.resolveTable(request.table) }
     case "describeTable":
       return ops.describeTable(request.table)
+    case "structureDetails":
+      return ops.structureDetails(request.table)
     case "tableDdl":
       return ops.describeTable(request.table).ddl ?? ""
     case "searchSchema":
