@@ -4,7 +4,7 @@ import { Schema } from "effect"
 export const ExplainedStep = Schema.Struct({
   gate: Schema.String,
   title: Schema.String,
-  /** For tooling (`--json`): the id of the rule the gate enforces (`C5-h`), or "" when it is a product decision. */
+  /** For tooling (`--json`): the id of the rule the gate enforces (`C5-h`, docs/contract.md) or of the product decision (`D-29`, docs/decisions.md). */
   rule: Schema.String,
   /** In plain words: what the gate checks. */
   checks: Schema.String,

@@ -50,7 +50,7 @@ describe("dbdesk policy explain", () => {
       "destructive_tool:pass", "write_scope:pass", "write_access:pass", "ai_settings:skip", "approval:ask"
     ])
     expect(explanation.outcome).toEqual({ kind: "runs", summary: "runs on a read-write handle once the user approves the statement", asks: ["approval"] })
-    expect(explanation.steps.map((step: { rule: string }) => step.rule)).toEqual(["C4.3-a", "C5-h", "C5-h", "C5-h", "", "", "", "C5-e", "C5-h", "", "C3.1-a"])
+    expect(explanation.steps.map((step: { rule: string }) => step.rule)).toEqual(["C4.3-a", "C5-h", "C5-h", "C5-h", "D-29", "D-22", "D-24", "C5-e", "C5-h", "D-64", "C3.1-a"])
     expect(explanation.steps[10].detail).toBe("a write statement: the database checks it first and a dry run is shown; asked through the elicitation form, then the app's own dialog (confirmed twice)")
   })
 

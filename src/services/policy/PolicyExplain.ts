@@ -10,7 +10,7 @@ const ASKED: Partial<Record<GateId, string>> = { access_dialog: "allows access i
 
 /**
  * Each gate in plain words for the person reading the explanation: what it checks, where they change it, and for
- * tooling only the id of the rule it enforces (rules.md; "" for a product decision).
+ * tooling only the id of the rule it enforces (docs/contract.md) or of the product decision (docs/decisions.md).
  */
 export const GATE_WORDS: Record<GateId | "authentication", { readonly checks: string; readonly changeIn: string; readonly rule: string }> = {
   authentication: { checks: "that the token is known, not revoked and not expired", changeIn: "MCP › Tokens (create a new token)", rule: "C5-c" },
@@ -21,20 +21,20 @@ export const GATE_WORDS: Record<GateId | "authentication", { readonly checks: st
   access_dialog: {
     checks: "whether you are asked before a client first uses this connection",
     changeIn: "Connections › Edit › AI policy, and MCP › Settings › Connection approval",
-    rule: ""
+    rule: "D-29"
   },
-  classifier: { checks: "whether the statement only reads, changes data or destroys data", changeIn: "the statement itself (there is no setting for it)", rule: "" },
+  classifier: { checks: "whether the statement only reads, changes data or destroys data", changeIn: "the statement itself (there is no setting for it)", rule: "D-22" },
   destructive_tool: {
     checks: "that a statement which drops or empties a table comes through the tool made for it, which always asks you",
     changeIn: "the AI client's choice of tool (there is no setting for it)",
-    rule: ""
+    rule: "D-24"
   },
   write_scope: { checks: "that the token may change data", changeIn: "MCP › Tokens (a Read and write or Full access token)", rule: "C5-e" },
   write_access: { checks: "that the connection lets AI clients change data", changeIn: "Connections › Edit › External access (Read and write)", rule: "C5-h" },
   ai_settings: {
     checks: "that the statement reads no stored credentials, and which columns of the answer are masked",
     changeIn: "Connections › Edit › Secret catalogs and Masking rules",
-    rule: ""
+    rule: "D-64"
   },
   approval: { checks: "whether you are asked to approve the statement before it runs", changeIn: "Connections › Edit › Confirm queries", rule: "C3.1-a" }
 }
@@ -97,7 +97,7 @@ export const explainStatement = (token: TokenSummary, connection: Connection, op
   const state = tokenState({ ...token, hash: "", salt: "" }, options.now)
   if (state === "active") return explainDecision(input, decideStatement(input))
   const error = state === "expired" ? expiredToken() : invalidToken()
-  const step = { id: "scope" as const, title: "Authentication", section: "wire contract §5 points 3–4", verdict: { kind: "refuse" as const, detail: `the token is ${state}`, error } }
+  const step = { id: "scope" as const, title: "Authentication", verdict: { kind: "refuse" as const, detail: `the token is ${state}`, error } }
   const explained = explainDecision(input, { steps: [step], facts: {}, outcome: { kind: "refused", error } })
   const words = { ...GATE_WORDS.authentication, ...(state === "expired" ? { rule: "C5-d" } : {}) }
   return { ...explained, steps: explained.steps.map((shown) => ({ ...shown, ...words, gate: "authentication" })) }

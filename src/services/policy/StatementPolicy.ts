@@ -65,15 +65,12 @@ export type GateId =
 export interface StatementGate {
   readonly id: GateId
   readonly title: string
-  /** The rule it enforces, for the explainer. */
-  readonly section: string
   readonly decide: (input: PolicyInput, facts: PolicyFacts) => GateVerdict
 }
 
 export interface GateStep {
   readonly id: GateId
   readonly title: string
-  readonly section: string
   readonly verdict: GateVerdict
 }
 
@@ -166,7 +163,6 @@ export const STATEMENT_GATES: ReadonlyArray<StatementGate> = [
   {
     id: "scope",
     title: "Tool scope",
-    section: "wire contract §4.3, §5 point 5",
     decide: (input) => {
       const refusal = toolScopeRefusal(input.tool, TOOL_SCOPES[input.tool], input.principal.scopes)
       return refusal === undefined ? pass(`holds ${["tools:read", ...TOOL_SCOPES[input.tool]].join(", ")}`) : refuse(refusal)
@@ -175,37 +171,31 @@ export const STATEMENT_GATES: ReadonlyArray<StatementGate> = [
   {
     id: "external_access",
     title: "External access",
-    section: "wire contract §5 point 8; product-decisions §2",
     decide: (input) => input.connection.externalAccess === "blocked" ? refuse(hiddenRefusal("external_access_blocked", input.connection.id)) : pass(`external access ${input.connection.externalAccess}`)
   },
   {
     id: "ai_policy",
     title: "AI policy",
-    section: "wire contract §5 point 8; product-decisions §2",
     decide: (input) => input.connection.aiPolicy === "never" ? refuse(hiddenRefusal("ai_policy_never", input.connection.id)) : pass(`AI policy ${input.connection.aiPolicy}`)
   },
   {
     id: "allowlist",
     title: "Token allowlist",
-    section: "wire contract §5 point 8",
     decide: (input) => hiddenReason(input.principal, input.connection) === "token_allowlist" ? refuse(hiddenRefusal("token_allowlist", input.connection.id)) : pass(input.principal.connections === "all" ? "the token may use every connection" : "the connection is on the token's list")
   },
   {
     id: "access_dialog",
     title: "Access dialog",
-    section: "product-decisions §3.2 (connection access dialog)",
     decide: (input) => accessDialogVerdict(input.connection, input.connectionApproval, input.grant)
   },
   {
     id: "classifier",
     title: "Classifier verdict",
-    section: "product-decisions §3.1",
     decide: (input, facts) => classifierVerdict(input.statement, input.connection, facts)
   },
   {
     id: "destructive_tool",
     title: "Destructive-tool requirement",
-    section: "product-decisions §3, §3.1",
     decide: (input, facts) => {
       const destructive = tierOf(facts) === "destructive"
       if (input.tool === "execute_query") {
@@ -217,7 +207,6 @@ export const STATEMENT_GATES: ReadonlyArray<StatementGate> = [
   {
     id: "write_scope",
     title: "Write scope",
-    section: "wire contract §5 point 5; product-decisions §4 (scopes by level)",
     decide: (input, facts) => {
       if (tierOf(facts) === "safe") return { kind: "skip", detail: "a read needs no write scope" }
       return input.principal.scopes.includes("tools:write")
@@ -228,7 +217,6 @@ export const STATEMENT_GATES: ReadonlyArray<StatementGate> = [
   {
     id: "write_access",
     title: "External access for writes",
-    section: "wire contract §5 point 8; product-decisions §2",
     decide: (input, facts) => {
       if (tierOf(facts) === "safe") return { kind: "skip", detail: "a read is allowed on readOnly and readWrite connections" }
       return input.connection.externalAccess === "readWrite"
@@ -239,7 +227,6 @@ export const STATEMENT_GATES: ReadonlyArray<StatementGate> = [
   {
     id: "ai_settings",
     title: "AI settings (secret catalogs, masking rules)",
-    section: "issue 35; README \"What AI clients may read of a connection\"",
     decide: (input, facts) => {
       // A search connection's rules apply to the fields of its answer (SearchGuard), not to the request text.
       if (input.connection.type === "search") return { kind: "skip", detail: "a search request is checked field by field as its answer is built" }
@@ -255,7 +242,6 @@ export const STATEMENT_GATES: ReadonlyArray<StatementGate> = [
   {
     id: "approval",
     title: "Approval mode",
-    section: "wire contract §3.1; product-decisions §3.2",
     decide: (input, facts) => {
       const tier = tierOf(facts)
       const needed = input.tool === "confirm_destructive_operation" || tier !== "safe" || input.connection.confirmQueries === "all"
@@ -277,7 +263,7 @@ export const decideStatement = (input: PolicyInput, gates: ReadonlyArray<Stateme
   const steps: Array<GateStep> = []
   for (const gate of gates) {
     const verdict = gate.decide(input, facts)
-    steps.push({ id: gate.id, title: gate.title, section: gate.section, verdict })
+    steps.push({ id: gate.id, title: gate.title, verdict })
     if (verdict.kind === "refuse") return { steps, facts, outcome: { kind: "refused", error: verdict.error } }
   }
   return { steps, facts, outcome: { kind: "runs", tier: tierOf(facts), asks: steps.filter((step) => step.verdict.kind === "ask").map((step) => step.id) } }
