@@ -20,7 +20,9 @@ export const TokenRecord = Schema.Struct({
   lastUsedAt: Schema.NullOr(Schema.String),
   expiresAt: Schema.optionalWith(Schema.String, { exact: true }),
   revokedAt: Schema.optionalWith(Schema.String, { exact: true }),
-  bridge: Schema.Boolean
+  bridge: Schema.Boolean,
+  /** The toolset: tool names (built-in or curated) or the preset "lean"; absent, every tool. */
+  tools: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
 })
 export type TokenRecord = typeof TokenRecord.Type
 

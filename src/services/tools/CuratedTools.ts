@@ -1,0 +1,113 @@
+import { Effect, Either } from "effect"
+import { bindPlaceholders, scanPlaceholders } from "../../domain/CuratedSql.ts"
+import { auditedArguments, curatedInputSchema, type CuratedToolDefinition, decodeCuratedArguments } from "../../domain/CuratedTool.ts"
+import type { Connection } from "../../domain/Connection.ts"
+import type { Classification } from "../../domain/StatementClassifier.ts"
+import { toolFailure } from "../../domain/ToolErrors.ts"
+import { ActivityLog } from "../ActivityLog.ts"
+import { ApprovalPreflight } from "../ApprovalPreflight.ts"
+import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { Connections } from "../Connections.ts"
+import { Drivers } from "../Drivers.ts"
+import type { MethodContext } from "../MethodContext.ts"
+import { dialectOf } from "../policy/StatementPolicy.ts"
+import { SettingsStore } from "../Settings.ts"
+import { StatementApproval } from "../StatementApproval.ts"
+import { StatementRecorder } from "../StatementRecorder.ts"
+import { mapDriverFailure } from "./DriverFailures.ts"
+import { guardedResult } from "./Guards.ts"
+import { statementVerb } from "./StatementGates.ts"
+import type { AnyTool } from "./Tool.ts"
+
+/** The connection a definition names, by id first, then by name. */
+export const findConnection = (all: ReadonlyArray<Connection>, idOrName: string): Connection | undefined =>
+  all.find((connection) => connection.id === idOrName) ?? all.find((connection) => connection.name === idOrName)
+
+/** The statement with the arguments bound for the connection's driver, or why it cannot be. */
+export const bindCurated = (definition: CuratedToolDefinition, connection: Connection, values: Readonly<Record<string, unknown>>) => {
+  const dialect = dialectOf(connection)
+  const placeholders = scanPlaceholders(definition.sql, dialect)
+  if (Either.isLeft(placeholders)) return Either.left(placeholders.left)
+  const declared = new Set((definition.parameters ?? []).map((parameter) => parameter.name))
+  const undeclared = placeholders.right.find((placeholder) => !declared.has(placeholder.name))
+  if (undeclared !== undefined) return Either.left(`the statement uses :${undeclared.name}, which is not a declared parameter`)
+  const unused = [...declared].find((name) => !placeholders.right.some((placeholder) => placeholder.name === name))
+  if (unused !== undefined) return Either.left(`the parameter ${unused} does not appear in the statement as :${unused}`)
+  return Either.right(bindPlaceholders(definition.sql, dialect, placeholders.right, values))
+}
+
+/**
+ * A saved statement exposed as a tool: typed arguments bound by the driver (never written into the text), the same
+ * statement policy as execute_query at each call (scope, external access, AI policy, token allowlist, access dialog,
+ * classifier, write gates, AI settings, approval), and one activity row naming the tool and its arguments.
+ */
+export const CuratedToolFactory = Effect.gen(function*() {
+  const access = yield* ConnectionAccess
+  const connections = yield* Connections
+  const drivers = yield* Drivers
+  const settings = yield* SettingsStore
+  const approval = yield* StatementApproval
+  const preflight = yield* ApprovalPreflight
+  const recorder = yield* StatementRecorder
+  const activity = yield* ActivityLog
+
+  const prepare = (definition: CuratedToolDefinition, rawArguments: unknown, context: MethodContext) =>
+    Effect.gen(function*() {
+      const raw = (typeof rawArguments === "object" && rawArguments !== null ? rawArguments : {}) as Record<string, unknown>
+      const decoded = decodeCuratedArguments(definition, raw)
+      if (Either.isLeft(decoded)) return yield* toolFailure("invalid_argument", decoded.left)
+      const named = findConnection(yield* connections.list, definition.connection)
+      if (named === undefined) return yield* toolFailure("not_found", `the connection ${JSON.stringify(definition.connection)} of ${definition.name} no longer exists`)
+      if (named.type === "search") return yield* toolFailure("invalid_argument", `${definition.name} names a search connection; curated tools run SQL statements`)
+      const bound = bindCurated(definition, named, decoded.right)
+      if (Either.isLeft(bound)) return yield* toolFailure("invalid_argument", `${definition.name} cannot run: ${bound.left}`)
+      const { limits } = yield* settings.current
+      // Classified again at each call, with the arguments as bound parameters: the same gates as execute_query.
+      const { connection, decision } = yield* access.statement(context, named.id, "execute_query", bound.right.sql)
+      const classification: Classification = decision.facts.classification ?? { tier: "write", reachesFilesOrCode: false, statementCount: 1 }
+      const handle = classification.tier === "safe" ? "readonly" : "readwrite"
+      const asks = decision.outcome.kind === "runs" && decision.outcome.asks.includes("approval")
+      const approvedInAdvance = asks && definition.approvedInAdvance === true
+      const gate = asks && !approvedInAdvance
+        ? yield* approval.gate(context, {
+          connection,
+          what: `${statementVerb(definition.sql)} (${definition.name})`,
+          statement: `${definition.sql}\n-- arguments: ${JSON.stringify(auditedArguments(definition, decoded.right))}`,
+          preflight: { ...preflight.sql(connection, bound.right.sql, handle), preview: Effect.succeed({ _tag: "NoPreview", reason: "the statement takes bound arguments; its dry run is not shown" }) },
+          ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint })
+        })
+        : undefined
+      if (gate?.kind === "input_required") return Effect.succeed(gate.result)
+      yield* activity.record({
+        category: "tool",
+        action: "tool.curated",
+        subject: definition.name,
+        connectionId: connection.id,
+        tokenId: context.principal.tokenId ?? null,
+        tokenName: context.principal.tokenName ?? null,
+        details: JSON.stringify({ arguments: auditedArguments(definition, decoded.right), tier: classification.tier, ...(approvedInAdvance ? { approvedInAdvance: true } : {}) })
+      })
+      const run = mapDriverFailure(Effect.gen(function*() {
+        if (gate !== undefined) yield* gate.askApp
+        const driver = yield* drivers.forConnection(connection)
+        return yield* driver.execute(bound.right.sql, {
+          maxRows: limits.defaultRows,
+          timeoutSeconds: limits.queryTimeoutSeconds,
+          access: handle,
+          params: bound.right.params,
+          limits,
+          guard: decision.facts.guard
+        })
+      }))
+      return Effect.map(recorder.observe(connection.id, bound.right.sql, run), guardedResult)
+    })
+
+  const make = (definition: CuratedToolDefinition): AnyTool => ({
+    name: definition.name,
+    scopes: [],
+    listing: { name: definition.name, description: definition.description, inputSchema: curatedInputSchema(definition) },
+    prepare: (rawArguments, context) => prepare(definition, rawArguments, context)
+  })
+
+  return { make } as const
+})
