@@ -14,12 +14,33 @@ const toolLine = (text: string, name: string | undefined): number => {
   return tools < 0 ? 1 : lineAt(text, tools)
 }
 
-/** Where JSON.parse stopped, from its message ("at position N" or "line L column C"). */
-const syntaxLine = (text: string, message: string): number => {
-  const line = /line (\d+)/.exec(message)
-  if (line !== null) return Number(line[1])
-  const position = /position (\d+)/.exec(message)
-  return position === null ? lineAt(text, text.length) : lineAt(text, Number(position[1]))
+/** Whether JSON.parse fails on the prefix for a reason other than the text ending early. */
+const failsBeforeEnd = (prefix: string): boolean => {
+  try {
+    JSON.parse(prefix)
+    return false
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    if (/end of JSON input/i.test(message)) return false
+    const position = /position (\d+)/.exec(message)
+    return position === null || Number(position[1]) < prefix.trimEnd().length
+  }
+}
+
+/**
+ * Where JSON.parse stopped: not every engine's message says, so the shortest prefix that fails for a reason other
+ * than ending early is found by bisection (a prefix that holds the fault fails, and so does every longer one).
+ */
+const syntaxLine = (text: string): number => {
+  let low = 1
+  let high = text.length
+  if (!failsBeforeEnd(text)) return lineAt(text, text.length)
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2)
+    if (failsBeforeEnd(text.slice(0, middle))) high = middle
+    else low = middle + 1
+  }
+  return lineAt(text, low - 1)
 }
 
 /**
@@ -33,7 +54,7 @@ export const parseCuratedToolsFile = (text: string, reservedNames: ReadonlyArray
     json = JSON.parse(text)
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
-    return Either.left(`line ${syntaxLine(text, message)}: the file is not valid JSON (${message})`)
+    return Either.left(`line ${syntaxLine(text)}: the file is not valid JSON (${message})`)
   }
   const decoded = Schema.decodeUnknownEither(CuratedToolsFile, { onExcessProperty: "error", errors: "all" })(json)
   if (Either.isLeft(decoded)) {

@@ -76,3 +76,9 @@ export const parseConnectionList = (text: string | undefined): "all" | ReadonlyA
   if (text === undefined || text.trim() === "" || text.trim() === "all") return "all"
   return [...new Set(text.split(",").map((id) => id.trim()).filter((id) => id !== ""))]
 }
+
+/** `--tools name,name` or `lean`; absent, empty or `all`: every tool. Unknown names grant nothing (a curated tool may come later). */
+export const parseToolset = (text: string | undefined): ReadonlyArray<string> | undefined => {
+  if (text === undefined || text.trim() === "" || text.trim() === "all") return undefined
+  return [...new Set(text.split(",").map((name) => name.trim()).filter((name) => name !== ""))]
+}
