@@ -1,5 +1,6 @@
 import { Either, Schema } from "effect"
-import type { JsonObject, Json } from "./Json.ts"
+import type { Json, JsonObject } from "./Json.ts"
+import { FilterLogic, FilterOperator, SortKey } from "./SqlBrowse.ts"
 
 /** The types a curated tool's parameter may take; each becomes a JSON type of the tool's input schema. */
 export const ParameterType = Schema.Literal("text", "integer", "number", "boolean", "date", "timestamp", "enum")
@@ -27,12 +28,36 @@ export const CuratedParameter = Schema.Struct({
 })
 export type CuratedParameter = typeof CuratedParameter.Type
 
+/** A filter of a search-engine tool: a `value` written `:name` is the argument of that parameter, placed typed. */
+export const CuratedSearchFilter = Schema.Struct({
+  column: Schema.String,
+  operator: FilterOperator,
+  value: optional(Scalar),
+  second_value: optional(Scalar)
+})
+export type CuratedSearchFilter = typeof CuratedSearchFilter.Type
+
+/** A search-engine tool: a collection browsed with filters the filter compiler turns into `filter_by`. */
+export const CuratedSearch = Schema.Struct({
+  collection: Schema.String,
+  filters: optional(Schema.Array(CuratedSearchFilter)),
+  logic: optional(FilterLogic),
+  sort: optional(Schema.Array(SortKey)),
+  limit: optional(Schema.Int.pipe(Schema.between(1, 250)))
+})
+export type CuratedSearch = typeof CuratedSearch.Type
+
+/** `:name` as a whole filter value names a parameter. */
+export const PARAMETER_REFERENCE = /^:([A-Za-z_][A-Za-z0-9_]*)$/
+
 export const CuratedToolDefinition = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
   /** A connection id or name. */
   connection: Schema.String,
-  sql: Schema.String,
+  /** A SQL connection's statement; a search-engine connection's tool has `search` instead. */
+  sql: optional(Schema.String),
+  search: optional(CuratedSearch),
   parameters: optional(Schema.Array(CuratedParameter)),
   /** A tool that changes data runs without the approval dialog; each run says so in the activity log. */
   approvedInAdvance: optional(Schema.Boolean),
@@ -104,7 +129,17 @@ export const definitionProblems = (definition: CuratedToolDefinition): ReadonlyA
   const problems: Array<string> = []
   if (!TOOL_NAME.test(definition.name)) problems.push(`the name ${JSON.stringify(definition.name)} must be 1 to 128 letters, digits, _, - or .`)
   if (definition.description.trim() === "") problems.push("the description must say what the tool does")
-  if (definition.sql.trim() === "") problems.push("the statement is empty")
+  if ((definition.sql === undefined) === (definition.search === undefined)) problems.push("a tool has either sql (a SQL connection) or search (a search-engine connection)")
+  if (definition.sql !== undefined && definition.sql.trim() === "") problems.push("the statement is empty")
+  if (definition.search !== undefined) {
+    const referenced = new Set((definition.search.filters ?? []).flatMap((filter) => [filter.value, filter.second_value]).flatMap((value) => {
+      const match = typeof value === "string" ? PARAMETER_REFERENCE.exec(value) : null
+      return match === null ? [] : [match[1]!]
+    }))
+    const declared = new Set((definition.parameters ?? []).map((parameter) => parameter.name))
+    for (const name of referenced) if (!declared.has(name)) problems.push(`the filter value :${name} is not a declared parameter`)
+    for (const name of declared) if (!referenced.has(name)) problems.push(`the parameter ${name} is not used as a filter value :${name}`)
+  }
   const seen = new Set<string>()
   for (const parameter of definition.parameters ?? []) {
     const where = `parameter ${parameter.name}`

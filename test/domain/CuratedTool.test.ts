@@ -113,5 +113,13 @@ describe("curated tools: tools.json is checked as a whole, an error names the li
     expect(Either.isLeft(parseCuratedToolsFile(file([orders, orders]), []))).toBe(true)
     expect(Either.isLeft(parseCuratedToolsFile(file([{ ...orders, name: "has space" }]), []))).toBe(true)
     expect(Either.isLeft(parseCuratedToolsFile(file([{ ...orders, parameters: [{ name: "limit", type: "integer", default: "ten" }] }]), []))).toBe(true)
+    // A tool has either a statement or a search, and a search's filter values name declared parameters only.
+    const search = { collection: "books", filters: [{ column: "title", operator: "=", value: ":title" }] }
+    expect(Either.isLeft(parseCuratedToolsFile(file([{ ...orders, search }]), []))).toBe(true)
+    const { sql: _sql, ...noSql } = orders
+    expect(Either.isLeft(parseCuratedToolsFile(file([noSql]), []))).toBe(true)
+    expect(Either.isRight(parseCuratedToolsFile(file([{ ...noSql, search, parameters: [{ name: "title", type: "text" }] }]), []))).toBe(true)
+    const unused = parseCuratedToolsFile(file([{ ...noSql, search, parameters: [{ name: "title", type: "text" }, { name: "other", type: "text" }] }]), [])
+    expect(Either.isLeft(unused) && unused.left).toContain("other is not used")
   })
 })

@@ -151,6 +151,7 @@ export const test = (options: { readonly home: Option.Option<string>; readonly n
       if (at < 0 || parameter === undefined) return yield* problem(`--arg ${JSON.stringify(text)}: write name=value for one of ${(definition.parameters ?? []).map((own) => own.name).join(", ") || "(no parameters)"}`)
       raw[name] = typedValue(parameter, text.slice(at + 1))
     }
+    if (definition.search !== undefined) return yield* problem(`${definition.name} searches a search-engine collection; tools test runs SQL tools, so call it from an AI client`)
     const values = decodeCuratedArguments(definition, raw)
     if (Either.isLeft(values)) return yield* problem(values.left.replace(" The input schema is in tools/list.", ""))
     const { tier } = yield* classify(definition, connection)

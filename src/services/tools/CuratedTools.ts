@@ -1,6 +1,15 @@
 import { Effect, Either } from "effect"
 import { bindPlaceholders, scanPlaceholders } from "../../domain/CuratedSql.ts"
-import { auditedArguments, curatedInputSchema, type CuratedToolDefinition, decodeCuratedArguments } from "../../domain/CuratedTool.ts"
+import {
+  auditedArguments,
+  curatedInputSchema,
+  type CuratedSearch,
+  type CuratedToolDefinition,
+  decodeCuratedArguments,
+  PARAMETER_REFERENCE
+} from "../../domain/CuratedTool.ts"
+import type { Json } from "../../domain/Json.ts"
+import type { BrowseFilter, BrowseQuery, ScalarValue } from "../../domain/SqlBrowse.ts"
 import type { Connection } from "../../domain/Connection.ts"
 import type { Classification } from "../../domain/StatementClassifier.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
@@ -16,8 +25,31 @@ import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
 import { guardedResult } from "./Guards.ts"
+import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { statementVerb } from "./StatementGates.ts"
 import type { AnyTool } from "./Tool.ts"
+
+/**
+ * A search-engine tool's browse: each filter value written `:name` replaced by the argument, typed, for the filter
+ * compiler to place in `filter_by` (it quotes or refuses a value, never splices it); a filter whose optional argument
+ * was left out is dropped.
+ */
+export const searchQuery = (spec: CuratedSearch, values: Readonly<Record<string, unknown>>): BrowseQuery => {
+  const resolve = (value: unknown): { readonly value: ScalarValue } | undefined => {
+    const match = typeof value === "string" ? PARAMETER_REFERENCE.exec(value) : null
+    if (match === null) return { value: value as ScalarValue }
+    const given = values[match[1]!]
+    return given === null || given === undefined ? undefined : { value: given as ScalarValue }
+  }
+  const filters: Array<BrowseFilter> = []
+  for (const filter of spec.filters ?? []) {
+    const value = filter.value === undefined ? undefined : resolve(filter.value)
+    const second = filter.second_value === undefined ? undefined : resolve(filter.second_value)
+    if ((filter.value !== undefined && value === undefined) || (filter.second_value !== undefined && second === undefined)) continue
+    filters.push({ column: filter.column, operator: filter.operator, ...(value === undefined ? {} : { value: value.value }), ...(second === undefined ? {} : { second_value: second.value }) })
+  }
+  return { filters, ...(spec.logic === undefined ? {} : { logic: spec.logic }), ...(spec.sort === undefined ? {} : { sort: spec.sort }), ...(spec.limit === undefined ? {} : { limit: spec.limit }) }
+}
 
 /** The connection a definition names, by id first, then by name. */
 export const findConnection = (all: ReadonlyArray<Connection>, idOrName: string): Connection | undefined =>
@@ -26,6 +58,7 @@ export const findConnection = (all: ReadonlyArray<Connection>, idOrName: string)
 /** The statement with the arguments bound for the connection's driver, or why it cannot be. */
 export const bindCurated = (definition: CuratedToolDefinition, connection: Connection, values: Readonly<Record<string, unknown>>) => {
   const dialect = dialectOf(connection)
+  if (definition.sql === undefined) return Either.left("it has no SQL statement")
   const placeholders = scanPlaceholders(definition.sql, dialect)
   if (Either.isLeft(placeholders)) return Either.left(placeholders.left)
   const declared = new Set((definition.parameters ?? []).map((parameter) => parameter.name))
@@ -50,6 +83,19 @@ export const CuratedToolFactory = Effect.gen(function*() {
   const preflight = yield* ApprovalPreflight
   const recorder = yield* StatementRecorder
   const activity = yield* ActivityLog
+  const search = yield* SearchToolRoutes
+
+  /** The activity row of a run: the tool, its arguments (secret ones redacted), the tier, an advance approval. */
+  const recordRun = (definition: CuratedToolDefinition, connectionId: string, context: MethodContext, values: Readonly<Record<string, Json>>, tier: string, approvedInAdvance: boolean) =>
+    activity.record({
+      category: "tool",
+      action: "tool.curated",
+      subject: definition.name,
+      connectionId,
+      tokenId: context.principal.tokenId ?? null,
+      tokenName: context.principal.tokenName ?? null,
+      details: JSON.stringify({ arguments: auditedArguments(definition, values), tier, ...(approvedInAdvance ? { approvedInAdvance: true } : {}) })
+    })
 
   const prepare = (definition: CuratedToolDefinition, rawArguments: unknown, context: MethodContext) =>
     Effect.gen(function*() {
@@ -58,7 +104,17 @@ export const CuratedToolFactory = Effect.gen(function*() {
       if (Either.isLeft(decoded)) return yield* toolFailure("invalid_argument", decoded.left)
       const named = findConnection(yield* connections.list, definition.connection)
       if (named === undefined) return yield* toolFailure("not_found", `the connection ${JSON.stringify(definition.connection)} of ${definition.name} no longer exists`)
-      if (named.type === "search") return yield* toolFailure("invalid_argument", `${definition.name} names a search connection; curated tools run SQL statements`)
+      if (named.type === "search" || definition.search !== undefined) {
+        if (named.type !== "search" || definition.search === undefined) {
+          return yield* toolFailure("invalid_argument", `${definition.name} cannot run: ${named.type === "search" ? "a search-engine connection takes a search, not sql" : "a search runs on a search-engine connection"}`)
+        }
+        const connection = yield* access.resolve(context.principal, named.id, context.clientInfo?.name)
+        if (connection.type !== "search") return yield* toolFailure("invalid_argument", `${definition.name} cannot run on ${connection.name}`)
+        yield* recordRun(definition, connection.id, context, decoded.right, "safe", false)
+        const { limits } = yield* settings.current
+        return search.browse(connection, definition.search.collection, searchQuery(definition.search, decoded.right), limits.defaultRows, context)
+      }
+      const sql = definition.sql ?? ""
       const bound = bindCurated(definition, named, decoded.right)
       if (Either.isLeft(bound)) return yield* toolFailure("invalid_argument", `${definition.name} cannot run: ${bound.left}`)
       const { limits } = yield* settings.current
@@ -71,22 +127,14 @@ export const CuratedToolFactory = Effect.gen(function*() {
       const gate = asks && !approvedInAdvance
         ? yield* approval.gate(context, {
           connection,
-          what: `${statementVerb(definition.sql)} (${definition.name})`,
-          statement: `${definition.sql}\n-- arguments: ${JSON.stringify(auditedArguments(definition, decoded.right))}`,
+          what: `${statementVerb(sql)} (${definition.name})`,
+          statement: `${sql}\n-- arguments: ${JSON.stringify(auditedArguments(definition, decoded.right))}`,
           preflight: { ...preflight.sql(connection, bound.right.sql, handle), preview: Effect.succeed({ _tag: "NoPreview", reason: "the statement takes bound arguments; its dry run is not shown" }) },
           ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint })
         })
         : undefined
       if (gate?.kind === "input_required") return Effect.succeed(gate.result)
-      yield* activity.record({
-        category: "tool",
-        action: "tool.curated",
-        subject: definition.name,
-        connectionId: connection.id,
-        tokenId: context.principal.tokenId ?? null,
-        tokenName: context.principal.tokenName ?? null,
-        details: JSON.stringify({ arguments: auditedArguments(definition, decoded.right), tier: classification.tier, ...(approvedInAdvance ? { approvedInAdvance: true } : {}) })
-      })
+      yield* recordRun(definition, connection.id, context, decoded.right, classification.tier, approvedInAdvance)
       const run = mapDriverFailure(Effect.gen(function*() {
         if (gate !== undefined) yield* gate.askApp
         const driver = yield* drivers.forConnection(connection)
