@@ -69,9 +69,16 @@ beforeAll(async () => {
   db.close()
   writeFileSync(join(home, "connections.json"), JSON.stringify({
     version: 1,
-    connections: [{ id: "shop", name: "Shop", type: "sqlite", path, externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes" }]
+    connections: [
+      { id: "shop", name: "Shop", type: "sqlite", path, externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes" },
+      { id: "masked", name: "Masked shop", type: "sqlite", path, externalAccess: "readOnly", aiPolicy: "alwaysAllow", maskingRules: [{ pattern: "orders.placed_at", action: "mask" }] }
+    ]
   }), { mode: 0o600 })
-  writeTools([ORDERS, ECHO, RENAME, { ...RENAME, name: "rename_region_approved", approvedInAdvance: true }, { ...ORDERS, name: "switched_off", disabled: true }])
+  writeTools([
+    ORDERS, ECHO, RENAME, { ...RENAME, name: "rename_region_approved", approvedInAdvance: true }, { ...ORDERS, name: "switched_off", disabled: true },
+    { ...ORDERS, name: "masked_orders", connection: "masked", sql: "SELECT id, placed_at FROM orders WHERE region = :region AND placed_at >= :since" },
+    { ...RENAME, name: "rename_on_read_only", connection: "masked" }
+  ])
   server = await startTestServer({
     home,
     ui: false,
@@ -107,6 +114,15 @@ describe("curated tools over MCP", () => {
     const row = (await activity()).findLast((entry) => entry.action === "tool.curated")
     expect(row).toMatchObject({ subject: "orders_by_region", connectionId: "shop" })
     expect(JSON.parse(row!.details!)).toEqual({ arguments: { region: "north", since: "2026-01-01T00:00:00Z" }, tier: "safe" })
+  })
+
+  it("a curated tool never reaches what the connection's AI settings close: masking rules apply, a read-only connection refuses its write", async () => {
+    const masked = await call("masked_orders", { region: "north", since: "2000-01-01T00:00:00Z" })
+    expect(masked.json.result.isError, masked.text).toBe(false)
+    expect(masked.text).not.toContain("2026-01-05T10:00:00Z")
+    expect(rowsOf(masked).map((row) => row[0])).toEqual([1, 2])
+    const write = await call("rename_on_read_only", { from: "north", to: "west" })
+    expect(write.json.error?.code, write.text).toBe(-33007)
   })
 
   it("wrong arguments are an invalid_argument naming each one", async () => {
