@@ -108,6 +108,15 @@ describe("UI server and API", () => {
     expect(missing.status).toBe(400)
   })
 
+  it("tokens: a toolset chosen at creation is stored and listed (the lean preset or tool names)", async () => {
+    const created = await json("/api/tokens", { method: "POST", body: JSON.stringify({ name: "lean api", access: "readOnly", connections: "all", expiresInDays: null, tools: ["lean"] }) })
+    expect(created.token.tools).toEqual(["lean"])
+    const listed = (await json("/api/tokens")) as Array<{ id: string; tools?: ReadonlyArray<string> }>
+    expect(listed.find((token) => token.id === created.token.id)?.tools).toEqual(["lean"])
+    const every = await json("/api/tokens", { method: "POST", body: JSON.stringify({ name: "every tool", access: "readOnly", connections: "all", expiresInDays: null, tools: [] }) })
+    expect(every.token.tools).toBeUndefined()
+  })
+
   it("tokens: the value comes back once at creation and never in the list; revoke marks it revoked", async () => {
     const created = await json("/api/tokens", { method: "POST", body: JSON.stringify({ name: "api test", access: "readOnly", connections: "all", expiresInDays: 7 }) })
     expect(created.value).toMatch(/^dbd_/)

@@ -23,7 +23,8 @@ export const toUiToken = (token: TokenSummary, now: number): UiToken => ({
   lastUsedAt: token.lastUsedAt,
   expiresAt: token.expiresAt ?? null,
   state: tokenState({ ...token, hash: "", salt: "" }, now),
-  bridge: token.bridge
+  bridge: token.bridge,
+  ...(token.tools === undefined ? {} : { tools: token.tools })
 })
 
 const isCategory = (value: string): value is ActivityCategory => (ActivityCategory.literals as ReadonlyArray<string>).includes(value)
@@ -71,7 +72,8 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
             name,
             access: payload.access,
             connections: payload.connections,
-            expiresAt: payload.expiresInDays === null ? undefined : new Date(now + payload.expiresInDays * DAY_MS)
+            expiresAt: payload.expiresInDays === null ? undefined : new Date(now + payload.expiresInDays * DAY_MS),
+            ...(payload.tools === undefined || payload.tools.length === 0 ? {} : { tools: payload.tools })
           })
           return { token: toUiToken(created.token, now), value: created.value }
         })))
