@@ -54,7 +54,8 @@ describe("dbdesk tools list|add|test|remove", () => {
       [["--name", "t", "--sql", "SELECT 1; SELECT 2"], "one statement"],
       [["--name", "t", "--sql", "SELECT :a", "--param", "a:decimal"], "the type is one of"],
       [["--name", "t", "--sql", "SELECT ? , :a", "--param", "a:text"], "parameter marker of the driver"],
-      [["--name", "t", "--sql", "SELECT :a", "--param", "a:integer=ten"], "the default does not fit"]
+      [["--name", "t", "--sql", "SELECT :a", "--param", "a:integer=ten"], "the default does not fit"],
+      [["--name", "t", "--sql", "DROP TABLE orders"], "cannot drop or truncate"]
     ]
     for (const [args, message] of cases) {
       const result = await tools(home, "add", "--connection", "Shop", "--description", "d", ...args)

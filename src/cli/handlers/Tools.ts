@@ -68,6 +68,8 @@ const classify = (definition: CuratedToolDefinition, connection: Connection) =>
     const facts: PolicyFacts = {}
     const verdict = sqlVerdict(bound.right.sql, dialectOf(connection), facts)
     if (verdict.kind === "refuse") return yield* problem(`--sql: ${verdict.error.message}`)
+    // A curated tool runs under execute_query's policy, which sends DROP and TRUNCATE to the confirmation tool.
+    if ((facts.tier ?? facts.classification?.tier) === "destructive") return yield* problem("--sql: a curated tool cannot drop or truncate data")
     return { bound: bound.right, tier: facts.tier ?? facts.classification?.tier ?? "write" }
   })
 
