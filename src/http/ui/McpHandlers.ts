@@ -9,6 +9,7 @@ import { ActivityLog } from "../../services/ActivityLog.ts"
 import { Approvals } from "../../services/Approvals.ts"
 import { ConnectedClients } from "../../services/ConnectedClients.ts"
 import { Tokens } from "../../services/Tokens.ts"
+import { CuratedToolsFileAccess } from "./CuratedToolsFileAccess.ts"
 import { forUi } from "./UiErrors.ts"
 
 const DAY_MS = 86_400_000
@@ -53,6 +54,7 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
     const clients = yield* ConnectedClients
     const activity = yield* ActivityLog
     const approvals = yield* Approvals
+    const curated = yield* CuratedToolsFileAccess
     return handlers
       .handle("tokens", ({ urlParams }) =>
         forUi(Effect.gen(function*() {
@@ -83,4 +85,6 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
       .handle("activity", ({ urlParams }) => forUi(Effect.zipRight(activity.flush, activity.list(activityQuery(urlParams)))))
       .handle("approvals", () => approvals.list)
       .handle("answer", ({ path, payload }) => Effect.map(approvals.answer(path.id, payload.decision), (answered) => ({ answered })))
+      .handle("curatedTools", () => forUi(curated.list))
+      .handle("setCuratedToolDisabled", ({ path, payload }) => forUi(curated.setDisabled(path.name, payload.disabled)))
   }))
