@@ -94,8 +94,11 @@ afterAll(async () => {
 
 describe("curated tools over MCP", () => {
   it("a saved statement is listed with an input schema generated from its parameters' types; a disabled one is not", async () => {
-    const tools = (await list()).json.result.tools as ReadonlyArray<{ name: string; inputSchema: unknown }>
+    const tools = (await list()).json.result.tools as ReadonlyArray<{ name: string; inputSchema: unknown; annotations?: unknown }>
     const orders = tools.find((tool) => tool.name === "orders_by_region")
+    // A reading tool carries MCP's read-only hint; a writing one keeps the defaults.
+    expect(orders?.annotations).toEqual({ readOnlyHint: true })
+    expect(tools.find((tool) => tool.name === "rename_region")?.annotations).toBeUndefined()
     expect(orders?.inputSchema).toEqual({
       type: "object",
       properties: { region: { type: "string" }, since: { type: "string", format: "date-time" } },

@@ -23,7 +23,7 @@ export const ToolsListMethod = Effect.gen(function*() {
     // and on the version of the curated set in force.
     answerKey: (context) =>
       context.params["cursor"] === undefined
-        ? `${[...context.principal.scopes].sort().join(" ")}|${context.principal.tools?.join(",") ?? "*"}|${curatedNow()?.version ?? 0}`
+        ? `${[...context.principal.scopes].sort().join(" ")}|${context.principal.tools === undefined ? "*" : JSON.stringify(context.principal.tools)}|${curatedNow()?.version ?? 0}`
         : undefined,
     prepare: (context) =>
       Effect.gen(function*() {

@@ -19,7 +19,7 @@ import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Connections } from "../Connections.ts"
 import { Drivers } from "../Drivers.ts"
 import type { MethodContext } from "../MethodContext.ts"
-import { dialectOf } from "../policy/StatementPolicy.ts"
+import { dialectOf, type PolicyFacts, sqlVerdict } from "../policy/StatementPolicy.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
@@ -49,6 +49,20 @@ export const searchQuery = (spec: CuratedSearch, values: Readonly<Record<string,
     filters.push({ column: filter.column, operator: filter.operator, ...(value === undefined ? {} : { value: value.value }), ...(second === undefined ? {} : { second_value: second.value }) })
   }
   return { filters, ...(spec.logic === undefined ? {} : { logic: spec.logic }), ...(spec.sort === undefined ? {} : { sort: spec.sort }), ...(spec.limit === undefined ? {} : { limit: spec.limit }) }
+}
+
+/** Whether the tool only reads under every SQL dialect (its connection's is known at call time only); a search reads. */
+export const readsOnly = (definition: CuratedToolDefinition): boolean => {
+  if (definition.search !== undefined) return true
+  const sql = definition.sql
+  if (sql === undefined) return false
+  return (["sqlite", "postgresql", "mysql"] as const).every((dialect) => {
+    const placeholders = scanPlaceholders(sql, dialect)
+    if (Either.isLeft(placeholders)) return false
+    const facts: PolicyFacts = {}
+    const verdict = sqlVerdict(bindPlaceholders(sql, dialect, placeholders.right, {}).sql, dialect, facts)
+    return verdict.kind !== "refuse" && (facts.tier ?? facts.classification?.tier) === "safe"
+  })
 }
 
 /** The connection a definition names, by id first, then by name. */
@@ -153,7 +167,13 @@ export const CuratedToolFactory = Effect.gen(function*() {
   const make = (definition: CuratedToolDefinition): AnyTool => ({
     name: definition.name,
     scopes: [],
-    listing: { name: definition.name, description: definition.description, inputSchema: curatedInputSchema(definition) },
+    listing: {
+      name: definition.name,
+      description: definition.description,
+      inputSchema: curatedInputSchema(definition),
+      // MCP's defaults (readOnlyHint false) describe a tool that writes; the hint is only a hint, each call is classified.
+      ...(readsOnly(definition) ? { annotations: { readOnlyHint: true } } : {})
+    },
     prepare: (rawArguments, context) => prepare(definition, rawArguments, context)
   })
 
