@@ -1,6 +1,6 @@
 import { Console, Effect, Either, Layer, Option } from "effect"
 import type { Connection } from "../../domain/Connection.ts"
-import { type CuratedParameter, type CuratedToolDefinition, type CuratedToolsFile, decodeCuratedArguments, ParameterType } from "../../domain/CuratedTool.ts"
+import { type CuratedParameter, type CuratedToolDefinition, type CuratedToolsFile, ParameterType } from "../../domain/CuratedTool.ts"
 import { parseCuratedToolsFile } from "../../domain/CuratedToolsFile.ts"
 import { uiMessage } from "../../http/ui/UiErrors.ts"
 import { readFileIfExists, writeJsonAtomic } from "../../services/AtomicFile.ts"
@@ -8,6 +8,7 @@ import { Connections } from "../../services/Connections.ts"
 import { Drivers } from "../../services/Drivers.ts"
 import { dialectOf, sqlVerdict, type PolicyFacts } from "../../services/policy/StatementPolicy.ts"
 import { bindCurated } from "../../services/tools/CuratedTools.ts"
+import { trialRun } from "../../services/tools/CuratedTrial.ts"
 import { curatedToolsPath } from "../../services/tools/CuratedToolSet.ts"
 import { BUILT_IN_TOOL_NAMES, LEAN_PRESET } from "../../services/tools/Toolsets.ts"
 import { connectionChoices, filesOf, findConnection, readConnections } from "../SupportFiles.ts"
@@ -153,19 +154,13 @@ export const test = (options: { readonly home: Option.Option<string>; readonly n
       if (at < 0 || parameter === undefined) return yield* problem(`--arg ${JSON.stringify(text)}: write name=value for one of ${(definition.parameters ?? []).map((own) => own.name).join(", ") || "(no parameters)"}`)
       raw[name] = typedValue(parameter, text.slice(at + 1))
     }
-    if (definition.search !== undefined) return yield* problem(`${definition.name} searches a search-engine collection; tools test runs SQL tools, so call it from an AI client`)
-    const values = decodeCuratedArguments(definition, raw)
-    if (Either.isLeft(values)) return yield* problem(values.left.replace(" The input schema is in tools/list.", ""))
-    const { tier } = yield* classify(definition, connection)
-    if (tier !== "safe") return yield* Console.log(`${definition.name} changes data, so tools test does not run it; its statement and arguments are valid.`)
-    const bound = bindCurated(definition, connection, values.right)
-    if (Either.isLeft(bound)) return yield* problem(bound.left)
     const services = Drivers.Default.pipe(Layer.provide(Layer.effect(Connections, Connections.make(all, () => Effect.void))))
-    const result = yield* Effect.flatMap(Drivers, (drivers) => drivers.forConnection(connection)).pipe(
-      Effect.flatMap((driver) => driver.execute(bound.right.sql, { maxRows: 20, timeoutSeconds: 30, access: "readonly", params: bound.right.params })),
-      Effect.mapError((error) => new CommandProblem(`${definition.name} failed: ${uiMessage(error)}`)),
+    const trial = yield* trialRun(definition, connection, raw).pipe(
+      Effect.mapError((error) => new CommandProblem(typeof error === "string" ? error : `${definition.name} failed: ${uiMessage(error)}`)),
       Effect.provide(services),
       Effect.scoped
     )
+    if (trial.kind === "changes_data") return yield* Console.log(`${definition.name} changes data, so tools test does not run it; its statement and arguments are valid.`)
+    const result = trial.result
     yield* Console.log(JSON.stringify({ columns: result.columns, rows: result.rows, row_count: result.row_count }, null, 2))
   }))
