@@ -115,6 +115,11 @@ const mcp = HttpApiGroup.make("mcp")
     HttpApiEndpoint.post("setCuratedToolDisabled", "/curated-tools/:name/disabled")
       .setPath(Schema.Struct({ name: Schema.String })).setPayload(Schema.Struct({ disabled: Schema.Boolean }))
   )
+  .add(
+    HttpApiEndpoint.post("testCuratedTool", "/curated-tools/:name/test")
+      .setPath(Schema.Struct({ name: Schema.String })).setPayload(Schema.Struct({ arguments: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
+      .addSuccess(Schema.Struct({ columns: Schema.Array(Schema.String), rows: Schema.Array(Schema.Array(Schema.Unknown)), note: Schema.NullOr(Schema.String) }))
+  )
 
 /** Saved console queries, the "Connect a client" tab, pairing, plugins and the chain check (issue 27). */
 const work = HttpApiGroup.make("work")

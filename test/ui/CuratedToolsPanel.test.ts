@@ -21,11 +21,18 @@ describe("MCP panel: curated tools and toolsets", () => {
   }, 120_000)
   afterAll(() => ui?.close())
 
-  it("the Curated tools tab lists a tool with its parameters; Disable takes it out of tools/list", async () => {
+  it("the Curated tools tab lists a tool with its parameters; Test runs it with a sample argument bound; Disable takes it out of tools/list", async () => {
     const { page, server } = ui
     await page.getByRole("tab", { name: "Curated tools" }).click()
     const row = page.getByRole("table", { name: "Curated tools" }).getByRole("row").filter({ hasText: "one_row" })
     await row.filter({ hasText: "n: integer" }).waitFor()
+    await row.getByRole("button", { name: "Test" }).click()
+    await page.getByLabel("Sample n").fill("41")
+    await page.getByRole("button", { name: "Run test" }).click()
+    await page.getByRole("table", { name: "Test result" }).getByRole("cell", { name: "41" }).waitFor()
+    await page.getByLabel("Sample n").fill("1; DROP TABLE x")
+    await page.getByRole("button", { name: "Run test" }).click()
+    await page.getByRole("alert").filter({ hasText: "n: expected a whole number" }).waitFor()
     const listed = async () => ((await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${token}` })).json.result.tools as ReadonlyArray<{ name: string }>).map((tool) => tool.name)
     expect(await listed()).toContain("one_row")
     await row.getByRole("button", { name: "Disable" }).click()
