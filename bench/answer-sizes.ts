@@ -4,7 +4,8 @@
  * against the JSON of its structuredContent, as both travel in the HTTP body). Part of `npm run bench`; on its own:
  * `npm run build -- app && npx tsx bench/answer-sizes.ts` (starts the built dbdesk on the sample, prints the table).
  */
-import { pathToFileURL } from "node:url"
+import { spawnSync } from "node:child_process"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { requestBody, requestHeaders, responseOf, send, type RequestSpec } from "./mcp.ts"
 import { startDbdesk } from "./servers/dbdesk.ts"
 
@@ -23,9 +24,14 @@ const ask = async (url: string, token: string, spec: RequestSpec) => {
   return { bytes: Buffer.byteLength(reply.body), result }
 }
 
-export const measureAnswerSizes = async (url: string, token: string, connectionId: string): Promise<ReadonlyArray<AnswerSize>> => {
+/** `leanToken`: a token limited to the lean preset (no curated tools in the bench's support directory). */
+export const measureAnswerSizes = async (url: string, token: string, connectionId: string, leanToken?: string): Promise<ReadonlyArray<AnswerSize>> => {
   const listed = await ask(url, token, { method: "tools/list", id: 1 })
   const sizes: Array<AnswerSize> = [{ answer: `tools/list (${(listed.result["tools"] as Array<unknown>).length} tools for this token)`, bytes: listed.bytes }]
+  if (leanToken !== undefined) {
+    const lean = await ask(url, leanToken, { method: "tools/list", id: 1 })
+    sizes.push({ answer: `tools/list, lean preset (${(lean.result["tools"] as Array<unknown>).length} tools)`, bytes: lean.bytes })
+  }
   for (const rows of [1, 100, 1000]) {
     const { bytes, result } = await ask(url, token, { method: "tools/call", name: "execute_query", arguments: { connection_id: connectionId, query: `SELECT * FROM orders LIMIT ${rows}` }, id: 2 })
     const text = String(result["content"][0].text)
@@ -44,7 +50,9 @@ export const answerSizeLines = (sizes: ReadonlyArray<AnswerSize>): ReadonlyArray
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const dbdesk = await startDbdesk()
   try {
-    for (const line of answerSizeLines(await measureAnswerSizes(dbdesk.url, dbdesk.token, dbdesk.connectionId))) process.stdout.write(`${line}\n`)
+    const created = spawnSync(process.execPath, [fileURLToPath(new URL("../bin/dbdesk.mjs", import.meta.url)), "token", "create", "--name", "lean bench", "--access", "readOnly", "--tools", "lean", "--home", dbdesk.home], { encoding: "utf8" })
+    const leanToken = /^(dbd_\S+)$/m.exec(created.stdout)?.[1]
+    for (const line of answerSizeLines(await measureAnswerSizes(dbdesk.url, dbdesk.token, dbdesk.connectionId, leanToken))) process.stdout.write(`${line}\n`)
   } finally {
     await dbdesk.stop()
   }

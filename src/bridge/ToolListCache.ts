@@ -25,8 +25,8 @@ interface Entry {
  * Wire contract §4.4 and interop §6: a `tools/list` result is fresh for its `ttlMs` (300 s, `private`: per token),
  * and a client may answer from it without a request, as the official 2.4.0 client does. The bridge is that client for
  * its stdio host: one entry, tied to the upstream it came from (a re-read handshake, a new instance or a rotated token
- * start afresh), dropped on any authentication failure. dbdesk's tool list is fixed for a server's lifetime and scope
- * set, so the entry is never stale; a host sees the answer in a fraction of an upstream round trip.
+ * start afresh), dropped on any authentication failure. The built-in tools are fixed for a server's lifetime and scope
+ * set; a changed curated set (D-91) reaches the host when the entry expires, as it reaches any client within the hint.
  */
 export class ToolListCache {
   private entry: Entry | undefined

@@ -14,6 +14,7 @@ import { policyCommand } from "./PolicyCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"
 import { type CommandNode, explainUsage } from "./Suggestions.ts"
 import { tokenCommand } from "./TokenCommand.ts"
+import { toolsCommand } from "./ToolsCommand.ts"
 
 const PROGRAM = "dbdesk"
 const SHELLS = ["bash", "zsh", "fish"] as const
@@ -42,7 +43,7 @@ const dbdesk = Command.make(PROGRAM).pipe(
     "dbdesk doctor                         check the installation",
     "dbdesk <command> --help               help for one command"
   ])),
-  Command.withSubcommands([serveCommand, doctorCommand, clientsCommand, connectionCommand, tokenCommand, policyCommand, activityCommand, bridgeCommand, completions])
+  Command.withSubcommands([serveCommand, doctorCommand, clientsCommand, connectionCommand, tokenCommand, toolsCommand, policyCommand, activityCommand, bridgeCommand, completions])
 )
 
 completionRoot = dbdesk

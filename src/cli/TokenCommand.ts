@@ -11,7 +11,8 @@ const create = Command.make("create", {
   name: Options.text("name").pipe(Options.withDescription("a name you will recognise in token list and the activity log")),
   access: Options.choice("access", ["readOnly", "readWrite", "fullAccess"]).pipe(Options.withDescription("what the token may do: readOnly (read), readWrite (also write) or fullAccess (also destructive statements such as DROP)")),
   connections: Options.text("connections").pipe(Options.withDescription("comma-separated ids or names of the connections the token may use (default: all)"), Options.optional),
-  expires: Options.text("expires").pipe(Options.withDescription("30d, a date such as 2027-01-31 (valid through that day, UTC), or never (default)"), Options.optional)
+  expires: Options.text("expires").pipe(Options.withDescription("30d, a date such as 2027-01-31 (valid through that day, UTC), or never (default)"), Options.optional),
+  tools: Options.text("tools").pipe(Options.withDescription("comma-separated tools the token may list and call (built-in or curated), or lean (default: all)"), Options.optional)
 }, lazyHandler(handlers, (m) => m.create)).pipe(Command.withDescription(described("Create an MCP access token and print its value once.", [
   "dbdesk token create --name laptop --access readOnly",
   "dbdesk token create --name ci --access readWrite --connections \"Sample (SQLite)\" --expires 30d",

@@ -26,6 +26,8 @@ export interface Principal {
   readonly tokenName?: string
   /** `"all"` or the connection ids the token may reach. */
   readonly connections: "all" | ReadonlyArray<string>
+  /** The tools the token may list and call (built-in and curated names, or the preset "lean"); absent: every tool. */
+  readonly tools?: ReadonlyArray<string>
 }
 
 export const anonymousPrincipal = (address: string): Principal => ({
@@ -36,7 +38,7 @@ export const anonymousPrincipal = (address: string): Principal => ({
   connections: "all"
 })
 
-export const tokenPrincipal = (token: Pick<TokenRecord, "id" | "name" | "access" | "connections" | "bridge">): Principal => ({
+export const tokenPrincipal = (token: Pick<TokenRecord, "id" | "name" | "access" | "connections" | "bridge" | "tools">): Principal => ({
   // Product-decisions §4 "Bridge token": rotation is not revocation, so every bridge value is one caller.
   key: token.bridge ? "bridge" : `token:${token.id}`,
   kind: "token",
@@ -44,5 +46,6 @@ export const tokenPrincipal = (token: Pick<TokenRecord, "id" | "name" | "access"
   scopes: scopesForLevel(token.access),
   tokenId: token.id,
   tokenName: token.name,
-  connections: token.connections
+  connections: token.connections,
+  ...(token.tools === undefined ? {} : { tools: token.tools })
 })

@@ -122,7 +122,8 @@ const executableOpening = (sql: string, i: number): number => {
   return match === null ? 0 : match[0].length
 }
 
-export const tokenize = (sql: string, reading: LexicalReading): Array<SqlToken> => {
+/** `offsets`, when given, receives each token's start in `sql` (the curated tools' placeholder scanner). */
+export const tokenize = (sql: string, reading: LexicalReading, offsets?: Array<number>): Array<SqlToken> => {
   const tokens: Array<SqlToken> = []
   const mysql = reading.mysql
   /** Inside an executable comment whose text is code: its closing `*\/` ends it. */
@@ -130,6 +131,8 @@ export const tokenize = (sql: string, reading: LexicalReading): Array<SqlToken> 
   let i = 0
   while (i < sql.length) {
     const c = sql[i]!
+    // Overwritten until a token is pushed: the entry of each token is where its iteration began.
+    if (offsets !== undefined) offsets[tokens.length] = i
     if (/\s/.test(c)) {
       i++
     } else if (mysql !== undefined && inExecutable && sql.startsWith("*/", i)) {

@@ -20,7 +20,9 @@ export const TokenRecord = Schema.Struct({
   lastUsedAt: Schema.NullOr(Schema.String),
   expiresAt: Schema.optionalWith(Schema.String, { exact: true }),
   revokedAt: Schema.optionalWith(Schema.String, { exact: true }),
-  bridge: Schema.Boolean
+  bridge: Schema.Boolean,
+  /** The toolset: tool names (built-in or curated) or the preset "lean"; absent, every tool. */
+  tools: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
 })
 export type TokenRecord = typeof TokenRecord.Type
 
@@ -73,4 +75,10 @@ export const parseExpiry = (text: string | undefined, nowMillis: number): Either
 export const parseConnectionList = (text: string | undefined): "all" | ReadonlyArray<string> => {
   if (text === undefined || text.trim() === "" || text.trim() === "all") return "all"
   return [...new Set(text.split(",").map((id) => id.trim()).filter((id) => id !== ""))]
+}
+
+/** `--tools name,name` or `lean`; absent, empty or `all`: every tool. Unknown names grant nothing (a curated tool may come later). */
+export const parseToolset = (text: string | undefined): ReadonlyArray<string> | undefined => {
+  if (text === undefined || text.trim() === "" || text.trim() === "all") return undefined
+  return [...new Set(text.split(",").map((name) => name.trim()).filter((name) => name !== ""))]
 }

@@ -2,6 +2,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { ActivityEntry, ConnectedClient } from "./Activity.ts"
 import { PendingApproval } from "./Approval.ts"
+import { CuratedToolDefinition } from "./CuratedTool.ts"
 import { PolicyExplainRequest, PolicyExplanation } from "./PolicyExplanation.ts"
 import { SearchDashboard, SearchKeyRecord, NewSearchKey } from "./SearchAdmin.ts"
 import { Settings } from "./Settings.ts"
@@ -109,6 +110,20 @@ const mcp = HttpApiGroup.make("mcp")
   )
   .add(HttpApiEndpoint.get("approvals", "/approvals").addSuccess(Schema.Array(PendingApproval)))
   .add(HttpApiEndpoint.post("answer", "/approvals/:id").setPath(IdPath).setPayload(UiAnswer).addSuccess(Schema.Struct({ answered: Schema.Boolean })))
+  // Curated tools (D-90): the tools of tools.json and why the file is not in force, if it is not; disable or enable one.
+  .add(
+    HttpApiEndpoint.get("curatedTools", "/curated-tools")
+      .addSuccess(Schema.Struct({ tools: Schema.Array(CuratedToolDefinition), problem: Schema.NullOr(Schema.String) }))
+  )
+  .add(
+    HttpApiEndpoint.post("setCuratedToolDisabled", "/curated-tools/:name/disabled")
+      .setPath(Schema.Struct({ name: Schema.String })).setPayload(Schema.Struct({ disabled: Schema.Boolean }))
+  )
+  .add(
+    HttpApiEndpoint.post("testCuratedTool", "/curated-tools/:name/test")
+      .setPath(Schema.Struct({ name: Schema.String })).setPayload(Schema.Struct({ arguments: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
+      .addSuccess(Schema.Struct({ columns: Schema.Array(Schema.String), rows: Schema.Array(Schema.Array(Schema.Unknown)), note: Schema.NullOr(Schema.String) }))
+  )
 
 /** Saved console queries, the "Connect a client" tab, pairing, plugins and the chain check (issue 27). */
 const work = HttpApiGroup.make("work")

@@ -263,7 +263,9 @@ export const UiToken = Schema.Struct({
   lastUsedAt: Schema.NullOr(Schema.String),
   expiresAt: Schema.NullOr(Schema.String),
   state: Schema.Literal("active", "revoked", "expired"),
-  bridge: Schema.Boolean
+  bridge: Schema.Boolean,
+  /** The toolset (tool names or "lean"); absent, every tool. */
+  tools: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
 })
 export type UiToken = typeof UiToken.Type
 
@@ -271,7 +273,8 @@ export const UiNewToken = Schema.Struct({
   name: Schema.String,
   access: AccessLevel,
   connections: Schema.Union(Schema.Literal("all"), Schema.Array(Schema.String)),
-  expiresInDays: Schema.NullOr(Schema.Int.pipe(Schema.between(1, 3650)))
+  expiresInDays: Schema.NullOr(Schema.Int.pipe(Schema.between(1, 3650))),
+  tools: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
 })
 export type UiNewToken = typeof UiNewToken.Type
 

@@ -18,6 +18,7 @@ import { PromptRenderer } from "../services/resources/PromptRenderer.ts"
 import { ResourceReader } from "../services/resources/ResourceReader.ts"
 import { RevocationClosesSubscriptions, Subscriptions, SubscriptionsShutdown } from "../services/Subscriptions.ts"
 import { SearchToolRoutes } from "../services/tools/SearchToolRoutes.ts"
+import { CuratedToolSet } from "../services/tools/CuratedToolSet.ts"
 import { ToolRegistry } from "../services/tools/ToolRegistry.ts"
 import type { AnyTool } from "../services/tools/Tool.ts"
 import { ApprovalPreflight } from "../services/ApprovalPreflight.ts"
@@ -161,10 +162,12 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
     Layer.provideMerge(connections),
     Layer.provideMerge(core)
   )
-  const tools = ToolRegistry.layerWith(options.extraTools ?? []).pipe(
+  const builtInTools = ToolRegistry.layerWith(options.extraTools ?? []).pipe(
     Layer.provideMerge(Layer.mergeAll(searchRoutes, ApprovalActivity.pipe(Layer.provide(approvalDialogs)), feeds)),
     Layer.provideMerge(core)
   )
+  // The curated tools of tools.json sit beside the built-in ones (a name of one of those is refused).
+  const tools = CuratedToolSet.Default.pipe(Layer.provideMerge(builtInTools))
   const hostCatalog = HostCatalog.layer(
     { prompts: options.extraPrompts ?? [], resources: options.extraResources ?? [], templates: options.extraResourceTemplates ?? [] },
     { prompts: PROMPTS.map((prompt) => prompt.name), uriPrefix: "dbdesk://" }

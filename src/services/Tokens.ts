@@ -25,6 +25,8 @@ export interface NewToken {
   readonly connections: "all" | ReadonlyArray<string>
   readonly expiresAt?: Date | undefined
   readonly bridge?: boolean
+  /** The toolset (tool names or the preset "lean"); absent, every tool. */
+  readonly tools?: ReadonlyArray<string> | undefined
 }
 
 /** The outcome of checking a presented value; `valid` carries the record, never the value. */
@@ -152,7 +154,8 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
           createdAt: new Date(now).toISOString(),
           lastUsedAt: null,
           ...(spec.expiresAt === undefined ? {} : { expiresAt: spec.expiresAt.toISOString() }),
-          bridge: spec.bridge ?? false
+          bridge: spec.bridge ?? false,
+          ...(spec.tools === undefined ? {} : { tools: [...spec.tools] })
         }
         return [record, [...list, record]]
       })

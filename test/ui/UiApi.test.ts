@@ -1,3 +1,5 @@
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { Context, Effect } from "effect"
 import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -106,6 +108,31 @@ describe("UI server and API", () => {
     expect(history[0]).toMatchObject({ text: "UPDATE products SET name = name WHERE id = 1", source: "ui", outcome: "success" })
     const missing = await api(`/api/connections/${sample.id}/tables/nope/rows`, { method: "POST", body: JSON.stringify({ filters: [], logic: "and", caseSensitive: false, sort: [], offset: 0, limit: 10 }) })
     expect(missing.status).toBe(400)
+  })
+
+  it("curated tools: the panel lists tools.json and disables or enables a tool; an invalid file is reported, not served", async () => {
+    const file = join(server.home, "tools.json")
+    const tool = { name: "one_row", description: "One row", connection: "Sample (SQLite)", sql: "SELECT :n AS n", parameters: [{ name: "n", type: "integer" }] }
+    writeFileSync(file, JSON.stringify({ version: 1, tools: [tool] }))
+    expect(await json("/api/curated-tools")).toEqual({ tools: [tool], problem: null })
+    expect((await api("/api/curated-tools/one_row/disabled", { method: "POST", body: JSON.stringify({ disabled: true }) })).status).toBe(204)
+    expect(JSON.parse(readFileSync(file, "utf8")).tools[0].disabled).toBe(true)
+    expect((await api("/api/curated-tools/one_row/disabled", { method: "POST", body: JSON.stringify({ disabled: false }) })).status).toBe(204)
+    expect(JSON.parse(readFileSync(file, "utf8")).tools[0]).toEqual(tool)
+    writeFileSync(file, "{\n  \"version\": 2\n}")
+    const broken = await json("/api/curated-tools")
+    expect(broken.problem).toMatch(/^tools.json is not in force: line \d+: /)
+    expect((await api("/api/curated-tools/one_row/disabled", { method: "POST", body: JSON.stringify({ disabled: true }) })).status).toBe(400)
+    rmSync(file)
+  })
+
+  it("tokens: a toolset chosen at creation is stored and listed (the lean preset or tool names)", async () => {
+    const created = await json("/api/tokens", { method: "POST", body: JSON.stringify({ name: "lean api", access: "readOnly", connections: "all", expiresInDays: null, tools: ["lean"] }) })
+    expect(created.token.tools).toEqual(["lean"])
+    const listed = (await json("/api/tokens")) as Array<{ id: string; tools?: ReadonlyArray<string> }>
+    expect(listed.find((token) => token.id === created.token.id)?.tools).toEqual(["lean"])
+    const every = await json("/api/tokens", { method: "POST", body: JSON.stringify({ name: "every tool", access: "readOnly", connections: "all", expiresInDays: null, tools: [] }) })
+    expect(every.token.tools).toBeUndefined()
   })
 
   it("tokens: the value comes back once at creation and never in the list; revoke marks it revoked", async () => {

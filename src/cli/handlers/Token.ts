@@ -1,5 +1,5 @@
 import { Clock, Console, Effect, Either, Layer, Option } from "effect"
-import { parseConnectionList, parseExpiry, tokenState, type TokenSummary } from "../../domain/Token.ts"
+import { parseConnectionList, parseExpiry, parseToolset, tokenState, type TokenSummary } from "../../domain/Token.ts"
 import { SupportPaths } from "../../services/SupportPaths.ts"
 import { Tokens } from "../../services/Tokens.ts"
 import { connectionChoices, filesOf, findConnection, readConnections } from "../SupportFiles.ts"
@@ -40,6 +40,7 @@ export const create = (options: {
   readonly connections: Option.Option<string>
   readonly expires: Option.Option<string>
   readonly json: boolean
+  readonly tools?: Option.Option<string>
 }) =>
   Effect.gen(function*() {
     const name = options.name.trim()
@@ -48,11 +49,12 @@ export const create = (options: {
     if (Either.isLeft(expiry)) return yield* failCommand(expiry.left)
     const connections = yield* resolveConnections(options.home, options.connections)
     if (Either.isLeft(connections)) return yield* failCommand(connections.left)
+    const tools = parseToolset(Option.getOrUndefined(options.tools ?? Option.none()))
     const tokens = yield* Tokens
-    const { token, value } = yield* tokens.create({ name, access: options.access, connections: connections.right, expiresAt: expiry.right })
+    const { token, value } = yield* tokens.create({ name, access: options.access, connections: connections.right, expiresAt: expiry.right, tools })
     // The value is printed this once, in JSON as in text; it is never stored, so no later command can show it.
     if (options.json) return yield* printJson({ ...token, state: tokenState({ ...token, hash: "", salt: "" }, yield* Clock.currentTimeMillis), value })
-    yield* Console.log(`Created token "${token.name}" (id ${token.id}, ${token.access}, connections: ${describeConnections(token.connections)}, expires: ${token.expiresAt ?? "never"}).`)
+    yield* Console.log(`Created token "${token.name}" (id ${token.id}, ${token.access}, connections: ${describeConnections(token.connections)}, ${token.tools === undefined ? "" : `tools: ${token.tools.join(",")}, `}expires: ${token.expiresAt ?? "never"}).`)
     yield* Console.log("Copy it now; it is shown only this once:")
     yield* Console.log(value)
   }).pipe(
@@ -70,7 +72,7 @@ export const list = (options: { readonly home: Option.Option<string>; readonly j
     if (options.json) return yield* printJson(rows)
     if (rows.length === 0) return yield* Console.log("No tokens. Create one with: dbdesk token create --name NAME --access readOnly")
     for (const row of rows) {
-      yield* Console.log([row.id, row.prefix + "…", row.state, row.access, `connections: ${describeConnections(row.connections)}`, `created ${row.createdAt}`, `last used ${row.lastUsedAt ?? "never"}`, `expires ${row.expiresAt ?? "never"}`, JSON.stringify(row.name)].join("  "))
+      yield* Console.log([row.id, row.prefix + "…", row.state, row.access, `connections: ${describeConnections(row.connections)}`, ...(row.tools === undefined ? [] : [`tools: ${row.tools.join(",")}`]), `created ${row.createdAt}`, `last used ${row.lastUsedAt ?? "never"}`, `expires ${row.expiresAt ?? "never"}`, JSON.stringify(row.name)].join("  "))
     }
   }).pipe(Effect.provide(tokensLayer(options.home)))
 

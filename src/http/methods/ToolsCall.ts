@@ -6,6 +6,8 @@ import { toolScopeRefusal } from "../../services/policy/StatementPolicy.ts"
 import { SettingsStore } from "../../services/Settings.ts"
 import { toolErrorResult } from "../../services/tools/Tool.ts"
 import { capToolAnswer } from "../../services/tools/ToolAnswerCaps.ts"
+import { CuratedToolSet } from "../../services/tools/CuratedToolSet.ts"
+import { outsideToolset } from "../../services/tools/Toolsets.ts"
 import { ToolRegistry } from "../../services/tools/ToolRegistry.ts"
 import type { McpMethod } from "../McpMethod.ts"
 
@@ -16,6 +18,7 @@ import type { McpMethod } from "../McpMethod.ts"
 export const ToolsCallMethod = Effect.gen(function*() {
   const registry = yield* ToolRegistry
   const settings = yield* SettingsStore
+  const curated = yield* Effect.serviceOption(CuratedToolSet)
   /** Every answer within limits.maxCellBytes / maxAnswerBytes, read at call time (issue 25). */
   const capped = (result: JsonObject) => Effect.map(settings.current, ({ limits }) => capToolAnswer(result, limits))
   return {
@@ -26,9 +29,10 @@ export const ToolsCallMethod = Effect.gen(function*() {
       Effect.gen(function*() {
         const name = context.params["name"]
         if (typeof name !== "string") return yield* ProtocolError.invalidParams("params.name must be the name of a tool from tools/list")
-        const tool = registry.get(name)
+        const builtIn = registry.get(name)
+        const tool = builtIn ?? (curated._tag === "Some" ? curated.value.now().tools.find((own) => own.name === name) : undefined)
         if (tool === undefined) return yield* ProtocolError.invalidParams(`Unknown tool ${JSON.stringify(name)}; call tools/list for the tools you can use`, { tool: name })
-        const refusal = toolScopeRefusal(name, tool.scopes, context.principal.scopes)
+        const refusal = outsideToolset(name, context.principal, builtIn === undefined) ?? toolScopeRefusal(name, tool.scopes, context.principal.scopes)
         if (refusal !== undefined) return yield* refusal
         const args = context.params["arguments"]
         if (args !== undefined && !isJsonObject(args)) return yield* ProtocolError.invalidParams("params.arguments must be an object")

@@ -13,6 +13,7 @@ import { Connections } from "../../services/Connections.ts"
 import { HISTORY_LIMIT, QueryHistory } from "../../services/QueryHistory.ts"
 import { Tokens } from "../../services/Tokens.ts"
 import type { UiActivityRow } from "../../domain/UiWorkSchemas.ts"
+import { CuratedToolsFileAccess } from "./CuratedToolsFileAccess.ts"
 import { forUi } from "./UiErrors.ts"
 
 const DAY_MS = 86_400_000
@@ -29,7 +30,8 @@ export const toUiToken = (token: TokenSummary, now: number): UiToken => ({
   lastUsedAt: token.lastUsedAt,
   expiresAt: token.expiresAt ?? null,
   state: tokenState({ ...token, hash: "", salt: "" }, now),
-  bridge: token.bridge
+  bridge: token.bridge,
+  ...(token.tools === undefined ? {} : { tools: token.tools })
 })
 
 const isCategory = (value: string): value is ActivityCategory => (ActivityCategory.literals as ReadonlyArray<string>).includes(value)
@@ -60,6 +62,7 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
     const approvals = yield* Approvals
     const connections = yield* Connections
     const history = yield* QueryHistory
+    const curated = yield* CuratedToolsFileAccess
     return handlers
       .handle("tokens", ({ urlParams }) =>
         forUi(Effect.gen(function*() {
@@ -79,7 +82,8 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
             name,
             access: payload.access,
             connections: payload.connections,
-            expiresAt: payload.expiresInDays === null ? undefined : new Date(now + payload.expiresInDays * DAY_MS)
+            expiresAt: payload.expiresInDays === null ? undefined : new Date(now + payload.expiresInDays * DAY_MS),
+            ...(payload.tools === undefined || payload.tools.length === 0 ? {} : { tools: payload.tools })
           })
           return { token: toUiToken(created.token, now), value: created.value }
         })))
@@ -106,4 +110,7 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
         })))
       .handle("approvals", () => approvals.list)
       .handle("answer", ({ path, payload }) => Effect.map(approvals.answer(path.id, payload.decision), (answered) => ({ answered })))
+      .handle("curatedTools", () => forUi(curated.list))
+      .handle("setCuratedToolDisabled", ({ path, payload }) => forUi(curated.setDisabled(path.name, payload.disabled)))
+      .handle("testCuratedTool", ({ path, payload }) => forUi(curated.test(path.name, payload.arguments)))
   }))

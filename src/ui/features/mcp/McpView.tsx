@@ -1,6 +1,7 @@
 import { type ReactNode, useState } from "react"
 import { ActivityPanel } from "./ActivityPanel.tsx"
 import { ConnectClientPanel } from "./ConnectClientPanel.tsx"
+import { CuratedToolsPanel } from "./CuratedToolsPanel.tsx"
 import { PolicyExplainerPanel } from "./PolicyExplainerPanel.tsx"
 import { ClientsPanel, SettingsPanel, StatusPanel } from "./ServerPanels.tsx"
 import { TokensPanel } from "./TokensPanel.tsx"
@@ -16,6 +17,7 @@ export const MCP_SECTIONS: ReadonlyArray<McpSection> = [
   { id: "server", label: "Server", render: () => <StatusPanel /> },
   { id: "connect", label: "Connect a client", render: () => <ConnectClientPanel /> },
   { id: "tokens", label: "Tokens", render: () => <TokensPanel /> },
+  { id: "curated", label: "Curated tools", render: () => <CuratedToolsPanel /> },
   { id: "clients", label: "Connected clients", render: () => <ClientsPanel /> },
   { id: "activity", label: "Activity", render: () => <ActivityPanel /> },
   { id: "settings", label: "Settings", render: () => <><SettingsPanel /><PolicyExplainerPanel /></> }
