@@ -14,6 +14,8 @@ const MEANINGS: Readonly<Record<string, string>> = {
   aiPolicy: "AI clients' access: askEachTime (you allow each client's first use), alwaysAllow, or never (hidden)",
   confirmQueries: "which statements need your approval: writes, or all (reads too)",
   secretCatalogs: "tables that hold password hashes and other secrets: closed (refused) or open",
+  color: "a colour for the connection's row and tabs in the UI (#rrggbb)",
+  production: "mark it as a production database: its row and tabs in the UI say so",
   path: "the SQLite database file",
   host: "host name or address of the server",
   port: "TCP port",

@@ -9,7 +9,7 @@ export const sshOptions = Options.all({
   sshKey: Options.text("ssh-key").pipe(Options.withDescription("sign in to the SSH host with this private key file (ed25519, ECDSA or RSA)"), Options.optional),
   sshAgent: Options.boolean("ssh-agent").pipe(Options.withDescription("sign in to the SSH host with the running SSH agent (SSH_AUTH_SOCK)")),
   sshPasswordEnv: Options.text("ssh-password-env").pipe(Options.withDescription("sign in to the SSH host with the password in this environment variable"), Options.optional),
-  sshPassphraseEnv: Options.text("ssh-passphrase-env").pipe(Options.withDescription("the passphrase of the --ssh-key file, from this environment variable (stored like the password)"), Options.optional),
+  sshPassphraseEnv: Options.text("ssh-passphrase-env").pipe(Options.withDescription("the passphrase of the SSH key file, from this environment variable (stored like the password)"), Options.optional),
   sshJump: Options.text("ssh-jump").pipe(Options.withDescription("a jump host before the SSH host (user@host:port or an alias; repeatable, the first is dialled first)"), Options.repeated)
 })
 export interface SshFlags {
