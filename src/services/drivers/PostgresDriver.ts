@@ -29,10 +29,11 @@ import * as Catalog from "./postgres/PostgresCatalog.ts"
 import { parameterText } from "./postgres/PgCells.ts"
 import { guardedFailure, PgGuardLookup } from "./postgres/PgGuard.ts"
 import type { PipelineResult } from "./postgres/PgPipeline.ts"
+import { openPgCursor } from "./postgres/PgCursor.ts"
 import { checkStatement, dryRunStatement } from "./postgres/PgPreview.ts"
 import { ResultCollector } from "./postgres/PgResults.ts"
 import { rowRejection } from "./postgres/PostgresErrors.ts"
-import { type Db, makeRunner, type PostgresSettings, type RunFailure } from "./postgres/PostgresRunner.ts"
+import { type Db, makeRunner, type PostgresSettings, type RunFailure, searchPathStep } from "./postgres/PostgresRunner.ts"
 import { makeRedactor } from "./Redactor.ts"
 
 export type { PostgresSettings } from "./postgres/PostgresRunner.ts"
@@ -234,6 +235,11 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
             return resultSet
           }
         }).pipe(Effect.mapError(asExecuteFailure)),
+      // fetch_more: a safe statement is read page by page from its portal, on a session held for it.
+      openCursor: (sql, options) => {
+        const prefix = options.schema === undefined ? [] : [searchPathStep(options.schema, true)]
+        return openPgCursor(runner, sql, [], prefix, options)
+      },
       // product-decisions §3: the tools allow analyze only for a safe inner statement; it still runs read-only.
       explain: (sql, analyze, limits) =>
         list((db) => statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).pipe(

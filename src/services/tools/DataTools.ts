@@ -27,7 +27,7 @@ export const DataTools = Effect.gen(function*() {
 
   const browseTable = defineTool({
     name: "browse_table",
-    description: "Reads rows without SQL (columns, filters, sort, paging). Returns a result set.",
+    description: "Reads rows without SQL. Returns a result set.",
     arguments: Schema.Struct({
       connection_id: connectionId,
       table,
@@ -60,7 +60,7 @@ export const DataTools = Effect.gen(function*() {
 
   const countRows = defineTool({
     name: "count_rows",
-    description: "Counts a table's rows, optionally filtered. Returns row_count.",
+    description: "Returns a table's row_count, optionally filtered.",
     arguments: Schema.Struct({ connection_id: connectionId, table, filters: countFilters, logic, database, schema: schemaName }),
     scopes: [],
     readOnly: true,

@@ -1,0 +1,59 @@
+// The pages of a held cursor (fetch_more): rows are pulled from the database's open cursor one page (plus one row)
+// at a time and answered under the same caps as execute_query; a row the answer could not take waits for the next
+// page, so nothing is skipped and nothing is read twice.
+import { AnswerBudget, type AnswerHints, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SQL_HINTS } from "../../domain/AnswerBudget.ts"
+import type { AppliedRule } from "../../domain/AnswerGate.ts"
+import type { GuardedResultSet } from "./Driver.ts"
+
+/** What a cut page tells its reader: the rest is one call away, on the same cursor. */
+export const CONTINUE_HINTS: AnswerHints = {
+  ...SQL_HINTS,
+  rows: "the statement is still open: call fetch_more with continuation.handle for the next rows",
+  bytes: "the statement is still open: call fetch_more with continuation.handle for the next rows, or select fewer columns"
+}
+
+/** A driver's open cursor: rows as the answer shows them (after the guard's projection). */
+export interface RowSource {
+  readonly columns: () => ReadonlyArray<string>
+  readonly applied: () => ReadonlyArray<AppliedRule>
+  /**
+   * At most `count` more rows; `done` once the statement has no more. `stopped`: the read was ended early (too many
+   * bytes read for one answer) and cannot go on; the text says why.
+   */
+  readonly pull: (count: number, limits: AnswerLimits) => Promise<{
+    readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+    readonly done: boolean
+    readonly stopped?: string
+  }>
+}
+
+export class CursorPages {
+  private pending: Array<ReadonlyArray<unknown>> = []
+  private done = false
+
+  constructor(private readonly source: RowSource) {}
+
+  /** The next page: at most `maxRows` rows within the caps; `more` while rows remain (one row is always read ahead). */
+  async page(maxRows: number, limits: AnswerLimits | undefined): Promise<{ readonly resultSet: GuardedResultSet; readonly more: boolean }> {
+    const started = performance.now()
+    const wanted = maxRows + 1 - this.pending.length
+    let stopped: string | undefined
+    if (!this.done && wanted > 0) {
+      const pulled = await this.source.pull(wanted, limits ?? DEFAULT_ANSWER_LIMITS)
+      this.pending.push(...pulled.rows)
+      this.done = pulled.done || pulled.stopped !== undefined
+      stopped = pulled.stopped
+    }
+    const budget = new AnswerBudget(maxRows, limits ?? DEFAULT_ANSWER_LIMITS, stopped === undefined ? CONTINUE_HINTS : SQL_HINTS)
+    const columns = budget.header(this.source.columns())
+    let kept = 0
+    while (kept < this.pending.length && budget.add(this.pending[kept]!)) kept++
+    // A read ended early cannot go on: the rows it read past this answer are dropped with it.
+    this.pending = stopped === undefined ? this.pending.slice(kept) : []
+    const more = this.pending.length > 0 || !this.done
+    const built = budget.resultSet(columns, { executionMs: performance.now() - started, statusMessage: stopped })
+    const resultSet = stopped === undefined ? built : { ...built, is_truncated: true }
+    const applied = this.source.applied()
+    return { resultSet: applied.length === 0 ? resultSet : { ...resultSet, applied }, more }
+  }
+}
