@@ -20,11 +20,13 @@ export interface RowSource {
    * At most `count` more rows; `done` once the statement has no more. `stopped`: the read was ended early (too many
    * bytes read for one answer) and cannot go on; the text says why.
    */
-  readonly pull: (count: number, limits: AnswerLimits) => Promise<{
-    readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
-    readonly done: boolean
-    readonly stopped?: string
-  }>
+  readonly pull: (count: number, limits: AnswerLimits) => Promise<PulledRows>
+}
+
+export interface PulledRows {
+  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+  readonly done: boolean
+  readonly stopped?: string | undefined
 }
 
 export class CursorPages {
@@ -36,10 +38,19 @@ export class CursorPages {
   /** The next page: at most `maxRows` rows within the caps; `more` while rows remain (one row is always read ahead). */
   async page(maxRows: number, limits: AnswerLimits | undefined): Promise<{ readonly resultSet: GuardedResultSet; readonly more: boolean }> {
     const started = performance.now()
-    const wanted = maxRows + 1 - this.pending.length
+    const wanted = this.wanted(maxRows)
+    return this.assemble(maxRows, limits, wanted > 0 ? await this.source.pull(wanted, limits ?? DEFAULT_ANSWER_LIMITS) : undefined, started)
+  }
+
+  /** Rows to pull for a page of `maxRows` (0: the rows read ahead suffice, or the statement has no more). */
+  wanted(maxRows: number): number {
+    return this.done ? 0 : Math.max(0, maxRows + 1 - this.pending.length)
+  }
+
+  /** The page from the rows read ahead and `pulled` (for a source read synchronously, as in the SQLite child). */
+  assemble(maxRows: number, limits: AnswerLimits | undefined, pulled: PulledRows | undefined, started = performance.now()): { readonly resultSet: GuardedResultSet; readonly more: boolean } {
     let stopped: string | undefined
-    if (!this.done && wanted > 0) {
-      const pulled = await this.source.pull(wanted, limits ?? DEFAULT_ANSWER_LIMITS)
+    if (pulled !== undefined) {
       this.pending.push(...pulled.rows)
       this.done = pulled.done || pulled.stopped !== undefined
       stopped = pulled.stopped

@@ -142,6 +142,15 @@ export interface CursorOptions extends Namespace {
   readonly timeoutSeconds: number
   readonly idleSeconds: number
   readonly guard?: AnswerGuard | undefined
+  /** The first page's size and caps. */
+  readonly maxRows: number
+  readonly limits: AnswerLimits | undefined
+}
+
+/** A held cursor and its first page; when that page is the last (`more` false) the cursor is already closed. */
+export interface OpenedCursor {
+  readonly cursor: HeldCursor
+  readonly first: { readonly resultSet: GuardedResultSet; readonly more: boolean }
 }
 
 export interface DatabaseDriver {
@@ -204,7 +213,7 @@ export interface DatabaseDriver {
    * Opens a safe statement as a held cursor (fetch_more): it runs once, read-only. Unsupported (before anything ran)
    * for a statement the driver cannot hold open; drivers without held cursors leave it out.
    */
-  readonly openCursor?: (sql: string, options: CursorOptions) => Effect.Effect<HeldCursor, ReachFailure | StatementTimeout | Unsupported>
+  readonly openCursor?: (sql: string, options: CursorOptions) => Effect.Effect<OpenedCursor, ReachFailure | StatementTimeout | Unsupported>
   /** Schemas of a database of the connection; only drivers that have schemas (PostgreSQL) implement it. */
   readonly listSchemas?: (namespace?: Namespace) => Effect.Effect<ReadonlyArray<string>, ReachFailure>
   readonly close: () => Effect.Effect<void>

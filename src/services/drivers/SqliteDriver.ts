@@ -12,7 +12,9 @@ import {
   DriverError,
   type DryRun,
   type GuardedResultSet,
+  type HeldCursor,
   type InsertResult,
+  type OpenedCursor,
   InvalidArgument,
   LockTimeout,
   type Namespace,
@@ -85,6 +87,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
     const lock = yield* Effect.makeSemaphore(1)
     let link: ChildLink | undefined
     let nextId = 1
+    let nextCursor = 1
     const named = settings.name === undefined ? "the SQLite connection" : `'${settings.name}'`
 
     const spawn = (inode: number): ChildLink => {
@@ -310,6 +313,31 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           Effect.map((outcome) => redactOutcome(outcome, redact)),
           Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
         )
+      }),
+      // fetch_more: a statement that returns rows is read page by page from an iterator the child keeps open.
+      openCursor: Effect.fnUntraced(function*(sql, options) {
+        yield* mainOnly(options)
+        const cursor = nextCursor++
+        const opened = yield* sendWithin<{ readonly unsupported: true } | { readonly page: OpenedCursor["first"] }>({
+          op: "cursorOpen",
+          cursor,
+          sql,
+          params: [],
+          maxRows: options.maxRows,
+          ...(options.limits === undefined ? {} : { limits: options.limits }),
+          ...(options.guard === undefined ? {} : { guard: options.guard })
+        }, options.timeoutSeconds).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
+        if ("unsupported" in opened) return yield* new Unsupported({ message: "this statement returns no rows to continue" })
+        // The child that holds the iterator: after it ended (killed, replaced) there is nothing to close.
+        const owner = link
+        const held: HeldCursor = {
+          page: (maxRows, limits) =>
+            sendWithin<OpenedCursor["first"]>({ op: "cursorPage", cursor, maxRows, ...(limits === undefined ? {} : { limits }) }, options.timeoutSeconds).pipe(
+              Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
+            ),
+          close: () => (link === owner && owner !== undefined ? Effect.ignore(send<null>({ op: "cursorClose", cursor })) : Effect.void)
+        }
+        return { cursor: held, first: opened.page }
       }),
       close
     }

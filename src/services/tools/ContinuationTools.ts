@@ -32,16 +32,13 @@ export const readContinued = (continuations: Continuations, driver: DatabaseDriv
   Effect.gen(function*() {
     if (driver.openCursor === undefined) return undefined
     const { caller, connectionId, maxRows, timeoutSeconds, limits, guard, ...namespace } = read
-    const cursor = yield* driver.openCursor(sql, { ...namespace, timeoutSeconds, idleSeconds, guard }).pipe(
+    const opened = yield* driver.openCursor(sql, { ...namespace, timeoutSeconds, idleSeconds, guard, maxRows, limits }).pipe(
       Effect.catchTag("Unsupported", () => Effect.succeed(undefined))
     )
-    if (cursor === undefined) return undefined
-    const page = yield* cursor.page(maxRows, limits).pipe(Effect.onError(() => cursor.close()))
-    if (!page.more) {
-      yield* cursor.close()
-      return { resultSet: page.resultSet, handle: undefined }
-    }
-    return { resultSet: page.resultSet, handle: yield* continuations.register(caller, connectionId, namespace.database, cursor, maxRows) }
+    if (opened === undefined) return undefined
+    const { cursor, first } = opened
+    if (!first.more) return { resultSet: first.resultSet, handle: undefined }
+    return { resultSet: first.resultSet, handle: yield* continuations.register(caller, connectionId, namespace.database, cursor, maxRows) }
   })
 
 export const ContinuationTools = Effect.gen(function*() {

@@ -8,7 +8,7 @@ import { type AnswerVerdict, keptNames, projectRow, withheldError } from "../../
 import type { AnswerLimits } from "../../../domain/AnswerBudget.ts"
 import { maskedCell } from "../../../domain/ColumnGuard.ts"
 import { CursorPages } from "../CursorPages.ts"
-import { type CursorOptions, DriverError, type HeldCursor, PolicyRefusal, type ReachFailure, StatementTimeout } from "../Driver.ts"
+import { type CursorOptions, DriverError, type HeldCursor, type OpenedCursor, PolicyRefusal, type ReachFailure, StatementTimeout } from "../Driver.ts"
 import type { Cell } from "../../../domain/SqlCell.ts"
 import { TRANSFER_FACTOR } from "./PgResults.ts"
 import { cellOf } from "./PgCells.ts"
@@ -93,7 +93,7 @@ export const openPgCursor = (
   values: ReadonlyArray<string | null>,
   prefix: ReadonlyArray<Step>,
   options: CursorOptions
-): Effect.Effect<HeldCursor, ReachFailure | StatementTimeout> =>
+): Effect.Effect<OpenedCursor, ReachFailure | StatementTimeout> =>
   Effect.sync(() => {
       const slot = new Slot(runner, options)
       const lookup = options.guard === undefined ? undefined : new PgGuardLookup(options.guard)
@@ -184,4 +184,10 @@ export const openPgCursor = (
         close: () => Effect.promise(() => slot.release())
       }
       return cursor
-    })
+    }).pipe(Effect.flatMap((cursor) =>
+      cursor.page(options.maxRows, options.limits).pipe(
+        Effect.tap((first) => (first.more ? Effect.void : cursor.close())),
+        Effect.onError(() => cursor.close()),
+        Effect.map((first) => ({ cursor, first }))
+      )
+    ))

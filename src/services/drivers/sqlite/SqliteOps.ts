@@ -19,7 +19,7 @@ export interface SqliteHandles {
   readonly readwrite: () => Database.Database
 }
 
-const bindValue = (value: unknown): unknown =>
+export const bindValue = (value: unknown): unknown =>
   typeof value === "boolean"
     ? (value ? 1 : 0)
     : value !== null && typeof value === "object" && !(value instanceof Uint8Array)
