@@ -5,7 +5,7 @@ import type { Client } from "@modelcontextprotocol/client"
 import { Context, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Tokens } from "../../src/services/Tokens.ts"
-import { expectNoHandle, fetchMore, handlesStayWithTheirCaller, pageOf, query, readToEnd } from "../support/Continuation.ts"
+import { browseToEnd, expectNoHandle, fetchMore, handlesStayWithTheirCaller, pageOf, query, readToEnd } from "../support/Continuation.ts"
 import { connectModernClient } from "../support/McpClients.ts"
 import { backendsSettle, busyBackends, eventually, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
 import { describePostgres } from "../support/PostgresSuite.ts"
@@ -115,6 +115,17 @@ describePostgres("fetch_more on PostgreSQL: a capped read continues on its open 
     }
     await eventually(async () => (await heldSessions(postgres)).length === 0, "every session back")
   }, 120_000)
+
+  it("browse_table: a cut page continues with fetch_more from the row after it (offset and filters kept)", async () => {
+    const { pages, rows } = await browseToEnd(client, id, { table: "numbers", limit: 10, offset: 3, sort: [{ column: "n", direction: "asc" }] })
+    expect(pages.map((page) => page.rows.length)).toEqual([10, 10, 2])
+    expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 22 }, (_, i) => i + 4))
+    const filtered = await browseToEnd(client, id, { table: "numbers", limit: 4, filters: [{ column: "n", operator: ">", value: 15 }], sort: [{ column: "n", direction: "desc" }] })
+    expect(filtered.rows.map((row) => row[0])).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16])
+    const whole = await browseToEnd(client, id, { table: "numbers", limit: 100 })
+    expect(whole.pages).toHaveLength(1)
+    expect(whole.rows).toHaveLength(25)
+  }, 60_000)
 
   it("a safe statement that is not a SELECT (SHOW ALL) continues too", async () => {
     const { pages, rows } = await readToEnd(client, id, "SHOW ALL", 100)

@@ -7,7 +7,7 @@ import { Context, Effect } from "effect"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { Connections } from "../../src/services/Connections.ts"
 import { Tokens } from "../../src/services/Tokens.ts"
-import { expectNoHandle, fetchMore, handlesStayWithTheirCaller, pageOf, query, readToEnd } from "../support/Continuation.ts"
+import { browseToEnd, expectNoHandle, fetchMore, handlesStayWithTheirCaller, pageOf, query, readToEnd } from "../support/Continuation.ts"
 import { connectModernClient } from "../support/McpClients.ts"
 import { eventually } from "../support/PostgresHarness.ts"
 import { startTestServer, type TestServer } from "../support/TestServer.ts"
@@ -63,6 +63,17 @@ it("fetch_more on SQLite: the continued read is the statement started once; rows
   for (let n = 6; n <= 25; n++) insert.run(n, `label ${n}`)
   restore.close()
 })
+
+it("fetch_more on SQLite, browse_table: a cut page continues with fetch_more from the row after it (offset and filters kept)", async () => {
+  const { pages, rows } = await browseToEnd(client, id, { table: "numbers", limit: 10, offset: 3, sort: [{ column: "n", direction: "asc" }] })
+  expect(pages.map((page) => page.rows.length)).toEqual([10, 10, 2])
+  expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 22 }, (_, i) => i + 4))
+  const filtered = await browseToEnd(client, id, { table: "numbers", limit: 4, filters: [{ column: "n", operator: ">", value: 15 }], sort: [{ column: "n", direction: "desc" }] })
+  expect(filtered.rows.map((row) => row[0])).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16])
+  const whole = await browseToEnd(client, id, { table: "numbers", limit: 100 })
+  expect(whole.pages).toHaveLength(1)
+  expect(whole.rows).toHaveLength(25)
+}, 60_000)
 
 it("fetch_more on SQLite: a page cut by max_rows of fetch_more, a spent handle, an unknown one", async () => {
   const first = await query(client, id, series(30, "x"), 10)

@@ -31,6 +31,18 @@ export const query = async (client: Client, connectionId: string, sql: string, m
 export const fetchMore = (client: Client, handle: string, maxRows?: number) =>
   client.callTool({ name: "fetch_more", arguments: { handle, ...(maxRows === undefined ? {} : { max_rows: maxRows }) } })
 
+/** browse_table's first page, then fetch_more to the end: every row read once, in order. */
+export const browseToEnd = async (client: Client, connectionId: string, args: Record<string, unknown>) => {
+  const pages: Array<Page> = [pageOf(await client.callTool({ name: "browse_table", arguments: { connection_id: connectionId, ...args } }))]
+  for (let page = pages[0]!; page.handle !== undefined;) {
+    expect(page.message).toContain("fetch_more")
+    page = pageOf(await fetchMore(client, page.handle))
+    pages.push(page)
+    expect(pages.length).toBeLessThan(1000)
+  }
+  return { pages, rows: pages.flatMap((page) => page.rows) }
+}
+
 /** Every page of `sql` from the first answer to the last (which has no handle); each cut page says how to go on. */
 export const readToEnd = async (client: Client, connectionId: string, sql: string, maxRows: number, nextRows?: number) => {
   const pages: Array<Page> = [await query(client, connectionId, sql, maxRows)]

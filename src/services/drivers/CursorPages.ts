@@ -5,12 +5,13 @@ import { AnswerBudget, type AnswerHints, type AnswerLimits, DEFAULT_ANSWER_LIMIT
 import type { AppliedRule } from "../../domain/AnswerGate.ts"
 import type { GuardedResultSet } from "./Driver.ts"
 
-/** What a cut page tells its reader: the rest is one call away, on the same cursor. */
-export const CONTINUE_HINTS: AnswerHints = {
-  ...SQL_HINTS,
+/** What a cut page tells its reader: the rest is one call away, on the same cursor (cells keep the tool's own advice). */
+export const continueHints = (base: AnswerHints): AnswerHints => ({
+  ...base,
   rows: "the statement is still open: call fetch_more with continuation.handle for the next rows",
   bytes: "the statement is still open: call fetch_more with continuation.handle for the next rows, or select fewer columns"
-}
+})
+export const CONTINUE_HINTS = continueHints(SQL_HINTS)
 
 /** A driver's open cursor: rows as the answer shows them (after the guard's projection). */
 export interface RowSource {
@@ -33,7 +34,7 @@ export class CursorPages {
   private pending: Array<ReadonlyArray<unknown>> = []
   private done = false
 
-  constructor(private readonly source: RowSource) {}
+  constructor(private readonly source: RowSource, private readonly hints: AnswerHints = SQL_HINTS) {}
 
   /** The next page: at most `maxRows` rows within the caps; `more` while rows remain (one row is always read ahead). */
   async page(maxRows: number, limits: AnswerLimits | undefined): Promise<{ readonly resultSet: GuardedResultSet; readonly more: boolean }> {
@@ -55,7 +56,7 @@ export class CursorPages {
       this.done = pulled.done || pulled.stopped !== undefined
       stopped = pulled.stopped
     }
-    const budget = new AnswerBudget(maxRows, limits ?? DEFAULT_ANSWER_LIMITS, stopped === undefined ? CONTINUE_HINTS : SQL_HINTS)
+    const budget = new AnswerBudget(maxRows, limits ?? DEFAULT_ANSWER_LIMITS, stopped === undefined ? continueHints(this.hints) : this.hints)
     const columns = budget.header(this.source.columns())
     let kept = 0
     while (kept < this.pending.length && budget.add(this.pending[kept]!)) kept++

@@ -214,6 +214,12 @@ export interface DatabaseDriver {
    * for a statement the driver cannot hold open; drivers without held cursors leave it out.
    */
   readonly openCursor?: (sql: string, options: CursorOptions) => Effect.Effect<OpenedCursor, ReachFailure | StatementTimeout | Unsupported>
+  /** browse_table's rows of `table` as a held cursor, from `query.offset` on, in pages of `query.limit` rows. */
+  readonly openBrowseCursor?: (
+    table: string,
+    query: BrowseQuery,
+    options: CursorOptions
+  ) => Effect.Effect<OpenedCursor, ReachFailure | TableNotFound | StatementTimeout>
   /** Schemas of a database of the connection; only drivers that have schemas (PostgreSQL) implement it. */
   readonly listSchemas?: (namespace?: Namespace) => Effect.Effect<ReadonlyArray<string>, ReachFailure>
   readonly close: () => Effect.Effect<void>

@@ -3,7 +3,7 @@ import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Continuations } from "../Continuations.ts"
-import type { AnswerGuard, DatabaseDriver, GuardedResultSet, Namespace } from "../drivers/Driver.ts"
+import type { AnswerGuard, DatabaseDriver, GuardedResultSet, Namespace, OpenedCursor } from "../drivers/Driver.ts"
 import { SettingsStore } from "../Settings.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
 import { guardedResult } from "./Guards.ts"
@@ -36,10 +36,22 @@ export const readContinued = (continuations: Continuations, driver: DatabaseDriv
       Effect.catchTag("Unsupported", () => Effect.succeed(undefined))
     )
     if (opened === undefined) return undefined
-    const { cursor, first } = opened
-    if (!first.more) return { resultSet: first.resultSet, handle: undefined }
-    return { resultSet: first.resultSet, handle: yield* continuations.register(caller, connectionId, namespace.database, cursor, maxRows) }
+    return yield* keepOpened(continuations, opened, { caller, connectionId, database: namespace.database, maxRows })
   })
+
+/** The first page of an opened cursor; while rows remain the cursor is kept under a new handle of the caller's. */
+export const keepOpened = (
+  continuations: Continuations,
+  { cursor, first }: OpenedCursor,
+  owner: { readonly caller: string; readonly connectionId: string; readonly database: string | undefined; readonly maxRows: number }
+): Effect.Effect<{ readonly resultSet: GuardedResultSet; readonly handle: string | undefined }> =>
+  first.more
+    ? Effect.map(continuations.register(owner.caller, owner.connectionId, owner.database, cursor, owner.maxRows), (handle) => ({ resultSet: first.resultSet, handle }))
+    : Effect.succeed({ resultSet: first.resultSet, handle: undefined })
+
+/** The answer of a first page: while rows remain, `continuation.handle` reads on with fetch_more. */
+export const withContinuation = (answer: { readonly resultSet: GuardedResultSet; readonly handle: string | undefined }): GuardedResultSet =>
+  answer.handle === undefined ? answer.resultSet : { ...answer.resultSet, continuation: { handle: answer.handle } } as GuardedResultSet
 
 export const ContinuationTools = Effect.gen(function*() {
   const continuations = yield* Continuations

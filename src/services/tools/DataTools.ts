@@ -3,13 +3,18 @@ import type { JsonObject } from "../../domain/Json.ts"
 import { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBrowse.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { Continuations } from "../Continuations.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { namespaceOf, requireName, withDriver } from "./SchemaTools.ts"
 import { gateTable, guardedResult, tableGuard } from "./Guards.ts"
+import { keepOpened, withContinuation } from "./ContinuationTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, toolResult } from "./Tool.ts"
 import { connectionId, countFilters, database, filters, integer, logic, schemaName, table } from "./ToolArguments.ts"
+
+/** browse_table takes no timeout_seconds: its reads have the drivers' catalog deadline. */
+const BROWSE_SECONDS = 30
 
 const SortArgument = Schema.Struct({ column: Schema.String, direction: Schema.String })
 const sort = Schema.Array(SortArgument).annotations({ jsonSchema: { type: "array", description: "[{column, direction: asc|desc}]" } })
@@ -24,6 +29,7 @@ export const DataTools = Effect.gen(function*() {
   const drivers = yield* Drivers
   const settings = yield* SettingsStore
   const search = yield* SearchToolRoutes
+  const continuations = yield* Continuations
 
   const browseTable = defineTool({
     name: "browse_table",
@@ -53,7 +59,14 @@ export const DataTools = Effect.gen(function*() {
         const namespace = yield* namespaceOf(args)
         const query = yield* semantic(BrowseQuery, { ...args, limit, connection_id: undefined, table: undefined, database: undefined, schema: undefined }, "browse_table arguments")
         return yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.flatMap(tableGuard(connection, args.table, namespace), (guard) => Effect.map(driver.browse(args.table, query, namespace, limits, guard), guardedResult)),
+          Effect.flatMap(tableGuard(connection, args.table, namespace), (guard) =>
+            driver.openBrowseCursor === undefined
+              ? Effect.map(driver.browse(args.table, query, namespace, limits, guard), guardedResult)
+              // A cut page keeps the table's rows open for fetch_more, from the row after it.
+              : driver.openBrowseCursor(args.table, query, { ...namespace, timeoutSeconds: BROWSE_SECONDS, idleSeconds: limits.continuationIdleSeconds, guard, maxRows: limit, limits }).pipe(
+                Effect.flatMap((opened) => keepOpened(continuations, opened, { caller: context.principal.key, connectionId: connection.id, database: namespace.database, maxRows: limit })),
+                Effect.map((answer) => guardedResult(withContinuation(answer)))
+              )),
           (connection) => search.browse(connection, args.table, query, limits.defaultRows, context))
       })
   })

@@ -5,7 +5,7 @@
 import pg from "pg"
 import { Effect } from "effect"
 import { type AnswerVerdict, keptNames, projectRow, withheldError } from "../../../domain/AnswerGate.ts"
-import type { AnswerLimits } from "../../../domain/AnswerBudget.ts"
+import type { AnswerHints, AnswerLimits } from "../../../domain/AnswerBudget.ts"
 import { maskedCell } from "../../../domain/ColumnGuard.ts"
 import { CursorPages } from "../CursorPages.ts"
 import { type CursorOptions, DriverError, type HeldCursor, type OpenedCursor, PolicyRefusal, type ReachFailure, StatementTimeout } from "../Driver.ts"
@@ -92,7 +92,8 @@ export const openPgCursor = (
   sql: string,
   values: ReadonlyArray<string | null>,
   prefix: ReadonlyArray<Step>,
-  options: CursorOptions
+  options: CursorOptions,
+  hints?: AnswerHints
 ): Effect.Effect<OpenedCursor, ReachFailure | StatementTimeout> =>
   Effect.sync(() => {
       const slot = new Slot(runner, options)
@@ -178,7 +179,7 @@ export const openPgCursor = (
         },
         applied: () => (verdict?.kind === "answer" ? verdict.applied : []),
         pull
-      })
+      }, hints)
       const cursor: HeldCursor = {
         page: (maxRows: number, limits: AnswerLimits | undefined) => onSession(slot, options.timeoutSeconds, () => pages.page(maxRows, limits)),
         close: () => Effect.promise(() => slot.release())

@@ -41,6 +41,15 @@ export type ChildRequest =
     readonly limits?: AnswerLimits
     readonly guard?: AnswerGuard
   }
+  | {
+    readonly op: "cursorBrowse"
+    readonly cursor: number
+    readonly table: string
+    readonly query: BrowseQuery
+    readonly maxRows: number
+    readonly limits?: AnswerLimits
+    readonly guard?: AnswerGuard
+  }
   | { readonly op: "cursorPage"; readonly cursor: number; readonly maxRows: number; readonly limits?: AnswerLimits }
   | { readonly op: "cursorClose"; readonly cursor: number }
   | { readonly op: "close" }

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3"
-import type { AnswerLimits } from "../../../domain/AnswerBudget.ts"
+import { type AnswerHints, type AnswerLimits, SQL_HINTS } from "../../../domain/AnswerBudget.ts"
 import { type AnswerVerdict, keptNames, projectRow, withheldError } from "../../../domain/AnswerGate.ts"
 import { maskedCell } from "../../../domain/ColumnGuard.ts"
 import { CursorPages, type PulledRows } from "../CursorPages.ts"
@@ -40,7 +40,7 @@ export class SqliteCursors {
   }
 
   /** Opens `sql` (a statement that returns rows, else `unsupported`) and answers its first page. */
-  openCursor(id: number, sql: string, params: ReadonlyArray<unknown>, maxRows: number, limits: AnswerLimits | undefined, guard: AnswerGuard | undefined) {
+  openCursor(id: number, sql: string, params: ReadonlyArray<unknown>, maxRows: number, limits: AnswerLimits | undefined, guard: AnswerGuard | undefined, hints: AnswerHints = SQL_HINTS) {
     const db = this.connection()
     try {
       const statement = db.prepare(sql).safeIntegers(true)
@@ -59,7 +59,7 @@ export class SqliteCursors {
         columns: () => (verdict === undefined ? names : keptNames(names, verdict.actions)),
         applied: () => verdict?.applied ?? [],
         pull: () => Promise.reject(new Error("the SQLite child reads its cursors synchronously"))
-      })
+      }, hints)
       this.open.set(id, { db, rows, pages, verdict, readsGuarded: guarded?.readsGuarded === true })
     } catch (error) {
       this.release(db)

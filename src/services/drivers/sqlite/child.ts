@@ -1,4 +1,5 @@
 import Database from "better-sqlite3"
+import { BROWSE_HINTS } from "../../../domain/AnswerBudget.ts"
 import type { ChildFailure, ChildRequest, ChildResponse } from "./Protocol.ts"
 import { READY } from "./Protocol.ts"
 import { OpFailure, SqliteOps } from "./SqliteOps.ts"
@@ -63,6 +64,10 @@ const run = (request: ChildRequest): unknown => {
       return ops.transaction(request.statements)
     case "cursorOpen":
       return cursors.openCursor(request.cursor, request.sql, request.params, request.maxRows, request.limits, request.guard)
+    case "cursorBrowse": {
+      const built = ops.browseStatement(request.table, request.query)
+      return cursors.openCursor(request.cursor, built.sql, built.params, request.maxRows, request.limits, request.guard, BROWSE_HINTS)
+    }
     case "cursorPage":
       return cursors.page(request.cursor, request.maxRows, request.limits)
     case "cursorClose":
