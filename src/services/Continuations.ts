@@ -61,7 +61,8 @@ export class Continuations extends Effect.Service<Continuations>()("dbdesk/servi
         !entry.busy && (now - entry.used > limits.continuationIdleSeconds * 1000 || now - entry.opened > limits.continuationMaxSeconds * 1000)
       ).map(([handle]) => handle)
     })
-    const sweep = Effect.flatMap(expired, (handles) => Effect.forEach(handles, drop, { discard: true }))
+    // A close that fails (a session already lost) never stops the sweep: the handle is gone either way.
+    const sweep = Effect.flatMap(expired, (handles) => Effect.forEach(handles, (handle) => Effect.catchAllCause(drop(handle), () => Effect.void), { discard: true }))
     yield* sweep.pipe(Effect.repeat(Schedule.spaced("1 second")), Effect.forkScoped)
     yield* Effect.addFinalizer(() => Effect.forEach([...open.keys()], drop, { discard: true }))
 
