@@ -153,7 +153,7 @@ export const openPgCursor = (
           }
         } catch (error) {
           if (verdict?.kind === "refuse") throw new PolicyRefusal({ refusal: verdict.refusal })
-          // Issue 35: an error while reading guarded rows may quote a value; only its code is told.
+          // An error while reading guarded rows may quote a value the AI settings protect: only its code is told.
           if (lookup?.readsGuarded === true && error instanceof pg.DatabaseError && !/^(08|57)/.test(error.code ?? "")) {
             throw new DriverError({ message: withheldError(error.code) })
           }

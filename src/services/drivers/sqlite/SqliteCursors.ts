@@ -91,7 +91,7 @@ export class SqliteCursors {
         rows.push(entry.verdict === undefined ? next.value : projectRow(next.value, entry.verdict.actions, maskedCell))
       }
     } catch (error) {
-      // A value may be quoted in the message (issue 35); a lock keeps its own meaning for the driver.
+      // A value the AI settings protect may be quoted in the message; a lock keeps its own meaning for the driver.
       const code = (error as { code?: unknown }).code
       if (entry.readsGuarded && code !== "SQLITE_BUSY") throw new OpFailure({ kind: "Sql", message: withheldError(typeof code === "string" ? code : undefined) })
       throw error
