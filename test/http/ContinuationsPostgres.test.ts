@@ -4,6 +4,7 @@ import { join } from "node:path"
 import type { Client } from "@modelcontextprotocol/client"
 import { Context, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Connections } from "../../src/services/Connections.ts"
 import { Tokens } from "../../src/services/Tokens.ts"
 import { browseToEnd, expectNoHandle, fetchMore, handlesStayWithTheirCaller, pageOf, query, readToEnd } from "../support/Continuation.ts"
 import { connectModernClient } from "../support/McpClients.ts"
@@ -125,6 +126,29 @@ describePostgres("fetch_more on PostgreSQL: a capped read continues on its open 
     const whole = await browseToEnd(client, id, { table: "numbers", limit: 100 })
     expect(whole.pages).toHaveLength(1)
     expect(whole.rows).toHaveLength(25)
+  }, 60_000)
+
+  it("masking rules apply to every continued page, as to the first", async () => {
+    const masked = (await Effect.runPromise(Context.get(server.context, Connections).add({
+      name: "Warehouse masked",
+      type: "postgresql",
+      host: postgres.host,
+      port: postgres.port,
+      database: postgres.database,
+      user: postgres.user,
+      password: postgres.password,
+      sslMode: "disable",
+      externalAccess: "readOnly",
+      aiPolicy: "alwaysAllow",
+      maskingRules: [{ pattern: "numbers.label", action: "mask" }]
+    } as never))).id
+    const { pages, rows } = await readToEnd(client, masked, "SELECT n, label FROM numbers ORDER BY n", 10)
+    expect(pages.length).toBe(3)
+    expect(rows).toHaveLength(25)
+    for (const row of rows) expect(String(row[1])).not.toMatch(/^label \d+$/)
+    const browsed = await browseToEnd(client, masked, { table: "numbers", limit: 7 })
+    expect(browsed.pages.length).toBe(4)
+    for (const row of browsed.rows) expect(String(row[1])).not.toMatch(/^label \d+$/)
   }, 60_000)
 
   it("a safe statement that is not a SELECT (SHOW ALL) continues too", async () => {

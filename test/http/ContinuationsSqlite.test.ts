@@ -111,3 +111,22 @@ it("fetch_more on SQLite: an idle handle expires, its read transaction ends (a c
     writer.close()
   }
 }, 30_000)
+
+it("fetch_more on SQLite: masking rules apply to every continued page, as to the first", async () => {
+  const connections = Context.get(server.context, Connections)
+  const masked = (await Effect.runPromise(connections.add({
+    name: "Numbers masked",
+    type: "sqlite",
+    path,
+    externalAccess: "readOnly",
+    aiPolicy: "alwaysAllow",
+    maskingRules: [{ pattern: "numbers.label", action: "mask" }]
+  }))).id
+  const { pages, rows } = await readToEnd(client, masked, "SELECT n, label FROM numbers ORDER BY n", 10)
+  expect(pages.length).toBe(3)
+  expect(rows).toHaveLength(25)
+  for (const row of rows) expect(String(row[1])).not.toMatch(/^label \d+$/)
+  const browsed = await browseToEnd(client, masked, { table: "numbers", limit: 7 })
+  expect(browsed.pages.length).toBe(4)
+  for (const row of browsed.rows) expect(String(row[1])).not.toMatch(/^label \d+$/)
+})
