@@ -219,8 +219,8 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
     } catch (error) {
       throw connectFailure(error, context)
     }
+    // Reads only, in a transaction, with every setting LOCAL: the ROLLBACK at release leaves the session as it was.
     const lease = new Lease(client, settings)
-    lease.tainted = true
     leases.add(lease)
     let released: Promise<void> | undefined
     return {
