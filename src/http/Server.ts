@@ -9,6 +9,7 @@ import { ConnectionAccess } from "../services/ConnectionAccess.ts"
 import { Connections } from "../services/Connections.ts"
 import { DriverRegistry } from "../services/DriverRegistry.ts"
 import { Drivers } from "../services/Drivers.ts"
+import { Continuations } from "../services/Continuations.ts"
 import { QueryHistory } from "../services/QueryHistory.ts"
 import { Completions } from "../services/resources/Completions.ts"
 import { HostCatalog, type HostPrompt, type HostResource, type HostResourceTemplate } from "../services/resources/HostCatalog.ts"
@@ -147,7 +148,7 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
   const core = Layer.mergeAll(identity, SupportedVersions.allEras, LegacySessions.Default, activity).pipe(Layer.provideMerge(base))
   const approvalDialogs = Approvals.Default.pipe(Layer.provide(options.approvalPrompt ?? ApprovalPrompt.uiOnly))
   const grants = ConnectionGrants.Default.pipe(Layer.provideMerge(approvalDialogs), Layer.provide(core))
-  const connections = Layer.mergeAll(ConnectionAccess.Default, Drivers.Default, DriverRegistry.Default).pipe(
+  const connections = Layer.mergeAll(ConnectionAccess.Default, Drivers.Default, DriverRegistry.Default, Continuations.Default).pipe(
     Layer.provideMerge(grants),
     Layer.provideMerge(options.connections ?? Connections.layerFile)
   )

@@ -78,7 +78,7 @@ const execute = (query: string) => client.callTool({ name: "execute_query", argu
 describe("startMcpServer (issue 24 item 2)", () => {
   it("serves every tool, on the host's own connections only (connections.json is never written)", async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((tool) => tool.name)).toHaveLength(15)
+    expect(tools.map((tool) => tool.name)).toHaveLength(16)
     const listed: any = await client.callTool({ name: "list_connections", arguments: {} })
     expect(listed.structuredContent.connections.map((connection: any) => connection.id)).toEqual(["orders", "archive"])
     expect(existsSync(join(home, "connections.json"))).toBe(false)

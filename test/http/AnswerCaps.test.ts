@@ -56,9 +56,11 @@ describe("answers cost what the answer costs, not what the table costs (issue 25
     expect(result.isError).toBe(false)
     expect(result.structuredContent).toMatchObject({ columns: ["id", "name", "amount", "note"], row_count: 500, is_truncated: true })
     expect(result.structuredContent.rows[499]).toEqual([500, "customer 500", 250, "x".repeat(40)])
+    // The statement stays open: the answer says how to read on, and carries the handle to do it.
     expect(result.structuredContent.status_message).toBe(
-      "showing the first 500 rows; narrow the query with WHERE, or page with LIMIT and OFFSET (max_rows allows up to limits.maxRows)"
+      "showing the first 500 rows; the statement is still open: call fetch_more with continuation.handle for the next rows"
     )
+    expect(result.structuredContent.continuation.handle).toMatch(/^c_/)
   })
 
   it("a 50 MB blob and a 5 MB text cell come back cut at limits.maxCellBytes with their full lengths", async () => {
@@ -89,7 +91,7 @@ describe("answers cost what the answer costs, not what the table costs (issue 25
     expect(content).toMatchObject({ is_truncated: true })
     expect(content.rows.at(-1)[0]).toBe(content.row_count)
     expect(content.status_message).toBe(
-      `showing the first ${content.row_count} rows: the answer reached limits.maxAnswerBytes (${DEFAULT_ANSWER_BYTES} bytes); select fewer columns, add a WHERE or a LIMIT, or page with OFFSET`
+      `showing the first ${content.row_count} rows: the answer reached limits.maxAnswerBytes (${DEFAULT_ANSWER_BYTES} bytes); the statement is still open: call fetch_more with continuation.handle for the next rows, or select fewer columns`
     )
     expect(unfence(result.content[0].text).json).toEqual(content)
   })

@@ -105,12 +105,12 @@ describe("a lean tool list (issue 35 item 5)", () => {
     await server?.stop()
   })
 
-  it("issue 35 acceptance: tools/list for a fullAccess token (all 15 tools) is at most 6,000 bytes; each description says what the tool returns", async () => {
+  it("issue 35 acceptance: tools/list for a fullAccess token (all 16 tools) is at most 6,000 bytes; each description says what the tool returns", async () => {
     const listed = await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${server.token}` })
     const tools = listed.json.result.tools as Array<{ name: string; description: string; inputSchema: { type: string } }>
     expect(tools.map((tool) => tool.name)).toEqual([
-      "browse_table", "confirm_destructive_operation", "count_rows", "describe_table", "execute_query", "explain_query", "get_connection_status",
-      "get_table_ddl", "insert_rows", "list_connections", "list_databases", "list_schemas", "list_tables", "search_documents", "search_schema"
+      "browse_table", "confirm_destructive_operation", "count_rows", "describe_table", "execute_query", "explain_query", "fetch_more",
+      "get_connection_status", "get_table_ddl", "insert_rows", "list_connections", "list_databases", "list_schemas", "list_tables", "search_documents", "search_schema"
     ])
     console.log(`issue 35: tools/list is ${Buffer.byteLength(listed.text)} bytes for ${tools.length} tools`)
     expect(Buffer.byteLength(listed.text)).toBeLessThanOrEqual(6000)

@@ -250,7 +250,7 @@ describe("the embeddable library from the tarball (issue 24)", () => {
     const stock = async () => (await run("SELECT count(*) AS n FROM products")).structuredContent.rows[0][0]
     try {
       const { tools } = await client.listTools()
-      expect(tools).toHaveLength(15)
+      expect(tools).toHaveLength(16)
       const listed: any = await client.callTool({ name: "list_connections", arguments: {} })
       expect(listed.structuredContent.connections.map((connection: any) => connection.name)).toEqual(["Inventory", "CRM"])
       expect(await stock()).toBe(3)

@@ -27,7 +27,7 @@ export interface PostgresMcp {
 /** A dbdesk connection entry for the harness server through `port`, writes allowed, approved by a scripted dialog. */
 export const pgConnection = (name: string, port: number): PgConnection => ({ id: randomUUID(), name, port })
 
-export const startPostgresMcp = async (postgres: PostgresServer, connections: ReadonlyArray<PgConnection>): Promise<PostgresMcp> => {
+export const startPostgresMcp = async (postgres: PostgresServer, connections: ReadonlyArray<PgConnection>, limits: Record<string, number> = {}): Promise<PostgresMcp> => {
   watchUncaught()
   const home = tempHome()
   writeFileSync(join(home, "connections.json"), JSON.stringify({
@@ -49,7 +49,7 @@ export const startPostgresMcp = async (postgres: PostgresServer, connections: Re
   }), { mode: 0o600 })
   const server = await startTestServer({
     home,
-    settings: { mcp: { requireAuth: false }, limits: { requestsPerMinute: 1_000_000, concurrentPerCaller: 64 } },
+    settings: { mcp: { requireAuth: false }, limits: { requestsPerMinute: 1_000_000, concurrentPerCaller: 64, ...limits } },
     approvalPrompt: ApprovalPrompt.scripted(() => "approved"),
     token: "readWrite"
   })

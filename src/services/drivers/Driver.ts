@@ -135,6 +135,31 @@ export interface RowCount {
  * The port every database driver implements. Interrupting any returned Effect really stops the work on
  * the database (product-decisions §2); none of them blocks the event loop.
  */
+/**
+ * A read kept open for fetch_more: the statement ran once, its rows are read page by page from the same cursor.
+ * `page` answers at most `maxRows` rows under the caps and says whether rows remain; `close` gives the session back.
+ */
+export interface HeldCursor {
+  readonly page: (maxRows: number, limits: AnswerLimits | undefined) => Effect.Effect<{ readonly resultSet: GuardedResultSet; readonly more: boolean }, ReachFailure | StatementTimeout>
+  readonly close: () => Effect.Effect<void>
+}
+
+/** A safe statement opened as a held cursor; `idleSeconds`: the database may end the session idle this long. */
+export interface CursorOptions extends Namespace {
+  readonly timeoutSeconds: number
+  readonly idleSeconds: number
+  readonly guard?: AnswerGuard | undefined
+  /** The first page's size and caps. */
+  readonly maxRows: number
+  readonly limits: AnswerLimits | undefined
+}
+
+/** A held cursor and its first page; when that page is the last (`more` false) the cursor is already closed. */
+export interface OpenedCursor {
+  readonly cursor: HeldCursor
+  readonly first: { readonly resultSet: GuardedResultSet; readonly more: boolean }
+}
+
 export interface DatabaseDriver {
   readonly dialect: SqlDialect
   readonly status: () => Effect.Effect<ConnectionStatus>
@@ -204,6 +229,17 @@ export interface DatabaseDriver {
   readonly check: (sql: string, options: { readonly access: StatementAccess } & Namespace) => Effect.Effect<void, ReachFailure | StatementTimeout>
   /** Issue 28 item 1: the write run inside a transaction that is always rolled back, within `seconds`. */
   readonly dryRun: (plan: RunPlan, options: { readonly seconds: number } & Namespace) => Effect.Effect<DryRun, ReachFailure | StatementTimeout | PreviewRefused>
+  /**
+   * Opens a safe statement as a held cursor (fetch_more): it runs once, read-only. Unsupported (before anything ran)
+   * for a statement the driver cannot hold open; drivers without held cursors leave it out.
+   */
+  readonly openCursor?: (sql: string, options: CursorOptions) => Effect.Effect<OpenedCursor, ReachFailure | StatementTimeout | Unsupported>
+  /** browse_table's rows of `table` as a held cursor, from `query.offset` on, in pages of `query.limit` rows. */
+  readonly openBrowseCursor?: (
+    table: string,
+    query: BrowseQuery,
+    options: CursorOptions
+  ) => Effect.Effect<OpenedCursor, ReachFailure | TableNotFound | StatementTimeout>
   /** Schemas of a database of the connection; only drivers that have schemas (PostgreSQL) implement it. */
   readonly listSchemas?: (namespace?: Namespace) => Effect.Effect<ReadonlyArray<string>, ReachFailure>
   readonly close: () => Effect.Effect<void>

@@ -29,11 +29,12 @@ import * as Catalog from "./postgres/PostgresCatalog.ts"
 import { parameterText } from "./postgres/PgCells.ts"
 import { guardedFailure, PgGuardLookup } from "./postgres/PgGuard.ts"
 import type { PipelineResult } from "./postgres/PgPipeline.ts"
+import { openPgCursor } from "./postgres/PgCursor.ts"
 import { checkStatement, dryRunStatement } from "./postgres/PgPreview.ts"
 import { ResultCollector } from "./postgres/PgResults.ts"
 import { structureDetails } from "./postgres/PgStructure.ts"
 import { rowRejection } from "./postgres/PostgresErrors.ts"
-import { type Db, makeRunner, type PostgresSettings, type RunFailure } from "./postgres/PostgresRunner.ts"
+import { type Db, makeRunner, type PostgresSettings, type RunFailure, searchPathStep } from "./postgres/PostgresRunner.ts"
 import { makeRedactor } from "./Redactor.ts"
 
 export type { PostgresSettings } from "./postgres/PostgresRunner.ts"
@@ -43,6 +44,8 @@ const TOOL_SECONDS = 30
 /** Parsing takes milliseconds; only a lock held by another session (parse analysis takes one) makes it wait. */
 const CHECK_SECONDS = 10
 const PLACEHOLDER = (position: number) => `$${position}`
+/** browse_table read as a held cursor: its LIMIT is no limit, the pages are cut by the cursor. */
+const UNBOUNDED_ROWS = 2 ** 52
 /** Stands for the table in BrowseSql's output, which quotes one identifier; replaced by the schema-qualified name. */
 const TABLE_SLOT = "\u0000dbdesk-table\u0000"
 
@@ -248,6 +251,25 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
             return resultSet
           }
         }).pipe(Effect.mapError(asExecuteFailure)),
+      // fetch_more: a safe statement is read page by page from its portal, on a session held for it.
+      openCursor: (sql, options) => {
+        const prefix = options.schema === undefined ? [] : [searchPathStep(options.schema, true)]
+        return openPgCursor(runner, sql, [], prefix, options)
+      },
+      // browse_table's rows with no LIMIT of their own (from the offset on), read page by page like a statement.
+      openBrowseCursor: (table, query, options) =>
+        Effect.flatMap(
+          read(async (db) => {
+            const found = await Catalog.findTable(db, table, options.schema)
+            const known = await Catalog.columnNames(db, found.oid)
+            return { found, ...built(buildBrowse(TABLE_SLOT, known, { ...query, limit: UNBOUNDED_ROWS }, PLACEHOLDER), found) }
+          }, options),
+          ({ found, sql, values }) =>
+            openPgCursor(runner, sql, values, [], {
+              ...options,
+              guard: options.guard === undefined ? undefined : { ...options.guard, facts: { ...options.guard.facts, names: [found.name] } }
+            }, BROWSE_HINTS)
+        ),
       // product-decisions §3: the tools allow analyze only for a safe inner statement; it still runs read-only.
       explain: (sql, analyze, limits) =>
         list((db) => statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).pipe(

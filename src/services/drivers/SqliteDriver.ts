@@ -14,7 +14,10 @@ import {
   DriverError,
   type DryRun,
   type GuardedResultSet,
+  type CursorOptions,
+  type HeldCursor,
   type InsertResult,
+  type OpenedCursor,
   InvalidArgument,
   LockTimeout,
   type Namespace,
@@ -87,6 +90,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
     const lock = yield* Effect.makeSemaphore(1)
     let link: ChildLink | undefined
     let nextId = 1
+    let nextCursor = 1
     const named = settings.name === undefined ? "the SQLite connection" : `'${settings.name}'`
 
     const spawn = (inode: number): ChildLink => {
@@ -218,6 +222,32 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         })
       )
 
+    /** Opens a held cursor in the child and answers its first page (undefined: the statement returns no rows). */
+    const openHeld = (
+      request: (cursor: number) => Extract<ChildRequest, { readonly op: "cursorOpen" | "cursorBrowse" }> extends infer R ? R extends unknown ? Omit<R, "maxRows" | "limits" | "guard"> : never : never,
+      options: CursorOptions
+    ) =>
+      Effect.gen(function*() {
+        const cursor = nextCursor++
+        const opened = yield* sendWithin<{ readonly unsupported: true } | { readonly page: OpenedCursor["first"] }>({
+          ...request(cursor),
+          maxRows: options.maxRows,
+          ...(options.limits === undefined ? {} : { limits: options.limits }),
+          ...(options.guard === undefined ? {} : { guard: options.guard })
+        } as ChildRequest, options.timeoutSeconds)
+        if ("unsupported" in opened) return undefined
+        // The child that holds the iterator: after it ended (killed, replaced) there is nothing to close.
+        const owner = link
+        const held: HeldCursor = {
+          page: (maxRows, limits) =>
+            sendWithin<OpenedCursor["first"]>({ op: "cursorPage", cursor, maxRows, ...(limits === undefined ? {} : { limits }) }, options.timeoutSeconds).pipe(
+              Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
+            ),
+          close: () => (link === owner && owner !== undefined ? Effect.ignore(send<null>({ op: "cursorClose", cursor })) : Effect.void)
+        }
+        return { cursor: held, first: opened.page }
+      })
+
     const status = (): Effect.Effect<ConnectionStatus> =>
       send<{ status: "connected"; server_version: string }>({ op: "status" }).pipe(
         Effect.catchAll((error) =>
@@ -320,6 +350,21 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           Effect.map((outcome) => redactOutcome(outcome, redact)),
           Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
         )
+      }),
+      // fetch_more: a statement that returns rows is read page by page from an iterator the child keeps open.
+      openCursor: Effect.fnUntraced(function*(sql, options) {
+        yield* mainOnly(options)
+        const opened = yield* openHeld((cursor) => ({ op: "cursorOpen", cursor, sql, params: [] }), options).pipe(
+          Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
+        )
+        if (opened === undefined) return yield* new Unsupported({ message: "this statement returns no rows to continue" })
+        return opened
+      }),
+      openBrowseCursor: Effect.fnUntraced(function*(table, query, options) {
+        yield* mainOnly(options)
+        const opened = yield* openHeld((cursor) => ({ op: "cursorBrowse", cursor, table, query }), options)
+        if (opened === undefined) return yield* new DriverError({ message: "the table's rows could not be read" })
+        return opened
       }),
       close
     }

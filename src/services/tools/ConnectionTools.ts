@@ -33,7 +33,7 @@ export const ConnectionTools = Effect.gen(function*() {
 
   const listConnections = defineTool({
     name: "list_connections",
-    description: "Start here. Returns connections[] with the id to pass as connection_id.",
+    description: "Start here. Returns connections[]; pass an id as connection_id.",
     arguments: Schema.Struct({}),
     scopes: [],
     readOnly: true,
@@ -44,7 +44,7 @@ export const ConnectionTools = Effect.gen(function*() {
 
   const getConnectionStatus = defineTool({
     name: "get_connection_status",
-    description: "Checks a connection. Returns status, server_version.",
+    description: "Returns status, server_version.",
     arguments: Schema.Struct({ connection_id: connectionId }),
     scopes: [],
     readOnly: true,
@@ -59,7 +59,7 @@ export const ConnectionTools = Effect.gen(function*() {
 
   const listDatabases = defineTool({
     name: "list_databases",
-    description: "Returns databases[] on the server, to pass as database.",
+    description: "Returns databases[], to pass as database.",
     arguments: Schema.Struct({ connection_id: connectionId }),
     scopes: [],
     readOnly: true,

@@ -2,13 +2,18 @@ import { Effect, ParseResult, Schema } from "effect"
 import { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBrowse.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { Continuations } from "../Continuations.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
 import { namespaceOf, requireName, withDriver } from "./SchemaTools.ts"
 import { countGuard, guardedResult, resolveTarget, tableGuard } from "./Guards.ts"
+import { keepOpened, withContinuation } from "./ContinuationTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, toolResult } from "./Tool.ts"
 import { connectionId, countFilters, database, filters, integer, logic, schemaName, table } from "./ToolArguments.ts"
+
+/** browse_table takes no timeout_seconds: its reads have the drivers' catalog deadline. */
+const BROWSE_SECONDS = 30
 
 const SortArgument = Schema.Struct({ column: Schema.String, direction: Schema.String })
 const sort = Schema.Array(SortArgument).annotations({ jsonSchema: { type: "array", description: "[{column, direction: asc|desc}]" } })
@@ -23,10 +28,11 @@ export const DataTools = Effect.gen(function*() {
   const drivers = yield* Drivers
   const settings = yield* SettingsStore
   const search = yield* SearchToolRoutes
+  const continuations = yield* Continuations
 
   const browseTable = defineTool({
     name: "browse_table",
-    description: "Reads rows without SQL (columns, filters, sort, paging). Returns a result set.",
+    description: "Reads rows without SQL. Returns a result set.",
     arguments: Schema.Struct({
       connection_id: connectionId,
       table,
@@ -52,14 +58,23 @@ export const DataTools = Effect.gen(function*() {
         const namespace = yield* namespaceOf(args)
         const query = yield* semantic(BrowseQuery, { ...args, limit, connection_id: undefined, table: undefined, database: undefined, schema: undefined }, "browse_table arguments")
         return yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => Effect.map(driver.browse(target.table, query, target.namespace, limits, tableGuard(connection, target)), guardedResult)),
+          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => {
+            const guard = tableGuard(connection, target)
+            return driver.openBrowseCursor === undefined
+              ? Effect.map(driver.browse(target.table, query, target.namespace, limits, guard), guardedResult)
+              // A cut page keeps the table's rows open for fetch_more, from the row after it.
+              : driver.openBrowseCursor(target.table, query, { ...target.namespace, timeoutSeconds: BROWSE_SECONDS, idleSeconds: limits.continuationIdleSeconds, guard, maxRows: limit, limits }).pipe(
+                Effect.flatMap((opened) => keepOpened(continuations, opened, { caller: context.principal.key, connectionId: connection.id, database: target.namespace?.database, maxRows: limit })),
+                Effect.map((answer) => guardedResult(withContinuation(answer)))
+              )
+          }),
           (connection) => search.browse(connection, args.table, query, limits.defaultRows, context))
       })
   })
 
   const countRows = defineTool({
     name: "count_rows",
-    description: "Counts a table's rows, optionally filtered. Returns row_count.",
+    description: "Returns a table's row_count, optionally filtered.",
     arguments: Schema.Struct({ connection_id: connectionId, table, filters: countFilters, logic, database, schema: schemaName }),
     scopes: [],
     readOnly: true,

@@ -5,6 +5,7 @@ import type { Classification } from "../../domain/StatementClassifier.ts"
 import { toolFailure, ToolFailure } from "../../domain/ToolErrors.ts"
 import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
+import { Continuations } from "../Continuations.ts"
 import { TOOL_SCOPES } from "../policy/StatementPolicy.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
@@ -14,7 +15,8 @@ import { mapDriverFailure } from "./DriverFailures.ts"
 import { gateStatement, guardedResult } from "./Guards.ts"
 import { namespaceOf } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
-import { classifyForExecution, statementVerb } from "./StatementGates.ts"
+import { readContinued } from "./ContinuationTools.ts"
+import { checkWriteGates, classifyForExecution, statementVerb } from "./StatementGates.ts"
 import { defineTool, toolResult, type ToolRun } from "./Tool.ts"
 import { connectionId, database, integer, schemaName, text } from "./ToolArguments.ts"
 
@@ -28,10 +30,11 @@ export const QueryTools = Effect.gen(function*() {
   const preflight = yield* ApprovalPreflight
   const recorder = yield* StatementRecorder
   const search = yield* SearchToolRoutes
+  const continuations = yield* Continuations
 
   const executeQuery = defineTool({
     name: "execute_query",
-    description: "Runs one SQL statement (search: METHOD /path + JSON body). Writes ask the user; DROP/TRUNCATE: confirm_destructive_operation. Returns a result set.",
+    description: "Runs one statement (search: METHOD /path JSON). Writes ask the user; DROP/TRUNCATE: confirm_destructive_operation. Returns a result set.",
     arguments: Schema.Struct({
       connection_id: connectionId,
       query: text(),
@@ -78,9 +81,13 @@ export const QueryTools = Effect.gen(function*() {
           if (gate !== undefined) yield* gate.askApp
           const driver = yield* drivers.forConnection(connection)
           yield* context.progress(0.3, "Executing")
-          const resultSet = yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: handle, ...namespace, limits, guard })
+          // A safe read is opened as a held cursor where the driver can: a capped answer then continues with fetch_more.
+          const continued = handle === "readonly"
+            ? yield* readContinued(continuations, driver, args.query, { caller: context.principal.key, connectionId: connection.id, maxRows, timeoutSeconds, limits, guard, ...namespace }, limits.continuationIdleSeconds)
+            : undefined
+          const resultSet = continued?.resultSet ?? (yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: handle, ...namespace, limits, guard }))
           yield* context.progress(1, "Done")
-          return resultSet
+          return continued?.handle === undefined ? resultSet : { ...resultSet, continuation: { handle: continued.handle } }
         }))
         return Effect.map(recorder.observe(connection.id, args.query, run), guardedResult)
       })
@@ -88,7 +95,7 @@ export const QueryTools = Effect.gen(function*() {
 
   const explainQuery = defineTool({
     name: "explain_query",
-    description: "Returns a statement's plan; analyze runs it (reads only).",
+    description: "Returns a plan; analyze runs it (reads only).",
     arguments: Schema.Struct({
       connection_id: connectionId,
       query: text(),

@@ -69,7 +69,7 @@ export const SchemaTools = Effect.gen(function*() {
 
   const describeTable = defineTool({
     name: "describe_table",
-    description: "Call before writing SQL or filters. Returns columns, indexes, foreign keys and DDL.",
+    description: "Returns columns, indexes, foreign keys, DDL. Read before writing SQL.",
     arguments: Schema.Struct({ connection_id: connectionId, table, database, schema: schemaName }),
     scopes: [],
     readOnly: true,
@@ -82,7 +82,7 @@ export const SchemaTools = Effect.gen(function*() {
 
   const getTableDdl = defineTool({
     name: "get_table_ddl",
-    description: "Returns a table's CREATE statement (search: collection schema) as ddl.",
+    description: "Returns ddl: a table's CREATE statement (search: schema).",
     arguments: Schema.Struct({ connection_id: connectionId, table, database, schema: schemaName }),
     scopes: [],
     readOnly: true,
@@ -95,7 +95,7 @@ export const SchemaTools = Effect.gen(function*() {
 
   const searchSchema = defineTool({
     name: "search_schema",
-    description: "Returns tables and columns whose names contain term, as matches[].",
+    description: "Returns matches[]: tables and columns whose names contain term.",
     arguments: Schema.Struct({
       connection_id: connectionId,
       term: text(),

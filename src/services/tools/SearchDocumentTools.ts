@@ -21,14 +21,14 @@ export const SearchDocumentTools = Effect.gen(function*() {
 
   const searchDocuments = defineTool({
     name: "search_documents",
-    description: "Text search in a search-engine collection. Returns found, hits[].",
+    description: "Searches a collection. Returns found, hits[].",
     arguments: Schema.Struct({
       connection_id: connectionId,
       collection: text(),
       q: text("* for all"),
-      query_by: optionalText("Comma-separated fields"),
-      filter_by: optionalText("e.g. year:>2000"),
-      sort_by: optionalText("e.g. year:desc"),
+      query_by: optionalText("field,field"),
+      filter_by: optionalText("year:>2000"),
+      sort_by: optionalText("year:desc"),
       per_page: optionalNumber("0-250"),
       page: optionalNumber(),
       infix: optionalText("off|always|fallback")

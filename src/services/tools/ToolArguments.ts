@@ -27,7 +27,7 @@ const FilterArgument = Schema.Struct({
   second_value: optional(ScalarValue)
 })
 const filterList = (description: string) => optional(listed(Schema.Array(FilterArgument), { type: "array", description }))
-export const filters = filterList("[{column, operator, value, second_value}]; = != > >= < <= between in not_in contains not_contains starts_with is_null is_not_null")
+export const filters = filterList("[{column, operator, value, second_value}]; = != > >= < <= between in not_in [not_]contains starts_with is_[not_]null")
 /** count_rows says where the operators are listed rather than repeating them. */
 export const countFilters = filterList("As in browse_table")
 export const logic = optional(text("and|or"))

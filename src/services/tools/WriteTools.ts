@@ -35,7 +35,7 @@ export const WriteTools = Effect.gen(function*() {
 
   const insertRows = defineTool({
     name: "insert_rows",
-    description: "Inserts 1-1,000 rows after the user approves. Returns rows_affected, failed_rows.",
+    description: "Inserts 1-1,000 rows once approved. Returns rows_affected, failed_rows.",
     arguments: Schema.Struct({
       connection_id: connectionId,
       table: text(),
@@ -71,7 +71,7 @@ export const WriteTools = Effect.gen(function*() {
 
   const confirmDestructive = defineTool({
     name: "confirm_destructive_operation",
-    description: "Runs one DROP/TRUNCATE (search: DELETE) after the user consents. Returns a result set.",
+    description: "Runs a DROP/TRUNCATE (search: DELETE) the user consents to. Returns a result set.",
     arguments: Schema.Struct({
       connection_id: connectionId,
       query: text(),

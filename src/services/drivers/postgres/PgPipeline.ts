@@ -33,6 +33,11 @@ export interface Step {
   readonly flush?: boolean
   /** Parse only (issue 28 item 5): the server parses and analyses the statement, nothing is bound or run. */
   readonly parseOnly?: boolean
+  /**
+   * Reads on from the unnamed portal an earlier round trip of the same transaction left suspended (fetch_more): only
+   * Execute is sent, with `rows.limit`; `text` is not sent and the sink already has the columns.
+   */
+  readonly resume?: boolean
 }
 
 /** How a step ended: its command tag ("SELECT 3", "UPDATE 2", "" for an empty statement), or suspended at its limit. */
@@ -109,6 +114,10 @@ export class Pipeline {
     connection.stream.cork?.()
     try {
       for (const step of this.steps) {
+        if (step.resume === true) {
+          connection.execute({ portal: "", rows: step.rows?.limit ?? 0 })
+          continue
+        }
         connection.parse({ text: step.text, types: [] })
         if (step.parseOnly === true) continue
         connection.bind({ values: step.values ?? [] })

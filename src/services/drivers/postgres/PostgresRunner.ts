@@ -44,15 +44,24 @@ export interface Work<A> {
   readonly body: (db: Db) => Promise<A>
 }
 
+/** A session kept past one call (a held cursor, fetch_more): its round trips, its failures named, and the way back. */
+export interface HeldSession {
+  readonly lease: Lease
+  readonly failure: (error: unknown) => RunFailure
+  /** Gives the session back clean (ROLLBACK, DISCARD ALL) or destroys it. */
+  readonly release: () => Promise<void>
+}
+
 export interface Runner {
   readonly run: <A>(work: Work<A>) => Effect.Effect<A, RunFailure>
+  readonly hold: (work: Pick<Work<unknown>, "access" | "seconds" | "namespace">) => Promise<HeldSession>
   readonly close: () => Effect.Effect<void>
 }
 
 /** A reused session that fails before answering was dead while idle: try another, this many times at most. */
 const STALE_RETRIES = 5
 
-const searchPathStep = (schema: string, local: boolean): Step => ({
+export const searchPathStep = (schema: string, local: boolean): Step => ({
   // regnamespace raises 3F000 for a schema that does not exist instead of silently searching nothing.
   text: `SELECT set_config('search_path', quote_ident($1)::regnamespace::text || ', ' || current_setting('search_path'), ${local})`,
   values: [schema]
@@ -202,7 +211,32 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
       })
     })
 
+  const hold = async (work: Pick<Work<unknown>, "access" | "seconds" | "namespace">): Promise<HeldSession> => {
+    const context = contextOf({ ...work, body: () => Promise.resolve(undefined) })
+    let client: PooledClient
+    try {
+      client = await pools.acquire(work.namespace?.database)
+    } catch (error) {
+      throw connectFailure(error, context)
+    }
+    // Reads only, in a transaction, with every setting LOCAL: the ROLLBACK at release leaves the session as it was.
+    const lease = new Lease(client, settings)
+    leases.add(lease)
+    let released: Promise<void> | undefined
+    return {
+      lease,
+      failure: (error) => runFailure(error, context),
+      release: () => {
+        released ??= (async () => {
+          leases.delete(lease)
+          await lease.finish()
+        })()
+        return released
+      }
+    }
+  }
+
   const close = () => Effect.promise(() => pools.close())
 
-  return { run, close }
+  return { run, hold, close }
 }

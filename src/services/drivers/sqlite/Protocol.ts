@@ -34,6 +34,26 @@ export type ChildRequest =
     readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
   }
   | { readonly op: "transaction"; readonly statements: ReadonlyArray<TransactionStatement> }
+  | {
+    readonly op: "cursorOpen"
+    readonly cursor: number
+    readonly sql: string
+    readonly params: ReadonlyArray<unknown>
+    readonly maxRows: number
+    readonly limits?: AnswerLimits
+    readonly guard?: AnswerGuard
+  }
+  | {
+    readonly op: "cursorBrowse"
+    readonly cursor: number
+    readonly table: string
+    readonly query: BrowseQuery
+    readonly maxRows: number
+    readonly limits?: AnswerLimits
+    readonly guard?: AnswerGuard
+  }
+  | { readonly op: "cursorPage"; readonly cursor: number; readonly maxRows: number; readonly limits?: AnswerLimits }
+  | { readonly op: "cursorClose"; readonly cursor: number }
   | { readonly op: "close" }
 
 export type ChildFailure =

@@ -20,7 +20,7 @@ export interface SqliteHandles {
   readonly readwrite: () => Database.Database
 }
 
-const bindValue = (value: unknown): unknown =>
+export const bindValue = (value: unknown): unknown =>
   typeof value === "boolean"
     ? (value ? 1 : 0)
     : value !== null && typeof value === "object" && !(value instanceof Uint8Array)
@@ -64,6 +64,15 @@ export class SqliteOps {
     const known = Catalog.columnRows(db, table.name).map((c) => c.name)
     const built = this.unwrap(buildBrowse(table.name, known, query, () => "?"))
     return this.execute(built.sql, built.params, "readonly", query.limit ?? 500, limits, BROWSE_HINTS, guard)
+  }
+
+  /** browse_table's statement with no LIMIT of its own, for a held cursor (fetch_more). */
+  browseStatement(name: string, query: BrowseQuery): { readonly sql: string; readonly params: ReadonlyArray<unknown> } {
+    const db = this.handles.readonly()
+    const table = Catalog.findTable(db, name)
+    const known = Catalog.columnRows(db, table.name).map((c) => c.name)
+    const built = this.unwrap(buildBrowse(table.name, known, { ...query, limit: 2 ** 52 }, () => "?"))
+    return { sql: built.sql, params: built.params }
   }
 
   /** The page `browse` reads, as console SQL (issue 28 item 2). */

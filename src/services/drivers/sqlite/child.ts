@@ -1,7 +1,9 @@
 import Database from "better-sqlite3"
+import { BROWSE_HINTS } from "../../../domain/AnswerBudget.ts"
 import type { ChildFailure, ChildRequest, ChildResponse } from "./Protocol.ts"
 import { READY } from "./Protocol.ts"
 import { OpFailure, SqliteOps } from "./SqliteOps.ts"
+import { SqliteCursors } from "./SqliteCursors.ts"
 import { checkStatement, dryRunStatement } from "./SqlitePreview.ts"
 
 /** The SQLite child process: runs one request at a time, synchronously, off the server's event loop. */
@@ -27,6 +29,7 @@ const handles = {
 }
 
 const ops = new SqliteOps(handles)
+const cursors = new SqliteCursors(path)
 const EXPLAIN_PREFIX = /^\s*EXPLAIN(\s+QUERY\s+PLAN)?\s+/i
 
 const run = (request: ChildRequest): unknown => {
@@ -63,7 +66,18 @@ const run = (request: ChildRequest): unknown => {
       return ops.insertRows(request.table, request.columns, request.rows)
     case "transaction":
       return ops.transaction(request.statements)
+    case "cursorOpen":
+      return cursors.openCursor(request.cursor, request.sql, request.params, request.maxRows, request.limits, request.guard)
+    case "cursorBrowse": {
+      const built = ops.browseStatement(request.table, request.query)
+      return cursors.openCursor(request.cursor, built.sql, built.params, request.maxRows, request.limits, request.guard, BROWSE_HINTS)
+    }
+    case "cursorPage":
+      return cursors.page(request.cursor, request.maxRows, request.limits)
+    case "cursorClose":
+      return cursors.closeCursor(request.cursor)
     case "close":
+      cursors.closeAll()
       readonlyHandle?.close()
       readwriteHandle?.close()
       return null
