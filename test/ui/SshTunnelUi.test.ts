@@ -89,8 +89,8 @@ describeTunnels("SQL connections through an SSH jump host and bastion, in the UI
     await ui.page.getByLabel("Page status").filter({ visible: true, hasText: /of 2\b/ }).waitFor()
     await expect.poll(labels).toEqual(["one", "two"])
   }
-  const openConsole = async (id: string) => {
-    await go(id, "console")
+  const openConsole = async (id: string, route = "console/1") => {
+    await go(id, route)
     await ui.page.getByRole("tab", { name: "Console", selected: true }).waitFor()
     await ui.page.getByLabel("SQL").filter({ visible: true }).waitFor()
   }
@@ -112,7 +112,9 @@ describeTunnels("SQL connections through an SSH jump host and bastion, in the UI
     it(`${engine.engine} by alias through jump and bastion: the grid shows the table's rows and the console runs a SELECT, over forwarded channels`, async () => {
       const before = bastion.forwardsTo(engine.db())
       await openTable(engine.id(), engine.table)
-      await openConsole(engine.id())
+      // a console link without its number is the first console, not a second tab also called Console
+      await openConsole(engine.id(), "console")
+      expect((await ui.page.getByRole("tablist", { name: "Open tabs" }).getByRole("tab").allTextContents()).filter((name) => name.startsWith("Console"))).toEqual(["Console"])
       await typeSql(`SELECT label AS tunnelled FROM ${engine.table} WHERE id = 2`)
       await ui.page.keyboard.press("Control+Enter")
       await results().getByRole("columnheader").filter({ hasText: "tunnelled" }).waitFor()
