@@ -40,7 +40,8 @@ export const parseRoute = (hash: string): Route => {
   if (head === "mcp") return { view: "mcp" }
   if (head === "c" && id !== undefined && id !== "") {
     if (kind === undefined || !kinds.has(kind)) return { view: "connection", connectionId: id }
-    const name = rest.join("/")
+    // a console link without its number is the first console (its tab is `console:1`, never a bare `console`)
+    const name = rest.join("/") || (kind === "console" ? "1" : "")
     return { view: "connection", connectionId: id, tab: name === "" ? { kind: kind as TabKind } : { kind: kind as TabKind, name } }
   }
   return { view: "connections" }
