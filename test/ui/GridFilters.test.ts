@@ -20,6 +20,10 @@ interface Engine {
   readonly likeIgnoresCase: boolean
   readonly nul: boolean
   readonly blobType: string
+  /** The bytes of "lamp" as a literal of the blob type. */
+  readonly lampBytes: string
+  /** A condition reading the engine's secret catalog, or undefined where it has none (SQLite). */
+  readonly secretCondition?: string
   readonly stop: () => Promise<void>
 }
 
@@ -60,7 +64,7 @@ const filterSuite = (start: (server: () => TestServer) => Promise<Engine>) => {
     })
     return response.json()
   }
-  const rows = (table: string, request: { filters?: ReadonlyArray<unknown>; search?: string; raw?: string }) =>
+  const rows = (table: string, request: { filters?: ReadonlyArray<unknown>; search?: string; raw?: string; logic?: "and" | "or" }) =>
     json(`/api/connections/${id}/tables/${table}/rows`, {
       filters: [], logic: "and", caseSensitive: false, sort: [], offset: 0, limit: 1000, ...request
     })
@@ -71,12 +75,21 @@ const filterSuite = (start: (server: () => TestServer) => Promise<Engine>) => {
   }
 
   it("any-column search finds text in every column but binary ones, ignoring case, with the total counted alike", async () => {
-    await engine.setup(`INSERT INTO items VALUES (1, 'Lamp', 'bright', NULL), (2, 'Desk', 'has a LAMP hook', NULL), (3, 'Chair', 'wood', NULL)`)
+    await engine.setup(`INSERT INTO items VALUES (1, 'Lamp', 'bright', NULL), (2, 'Desk', 'has a LAMP hook', NULL), (3, 'Chair', 'wood', NULL),
+      (4, 'Stool', 'plain', ${engine.lampBytes})`)
     const found = await rows("items", { search: "lamp" })
     expect(found.rows.map((row: ReadonlyArray<unknown>) => Number(row[0]))).toEqual([1, 2])
     expect(found.total).toBe(2)
     expect((await rows("items", { search: "3" })).rows.map((row: ReadonlyArray<unknown>) => Number(row[0]))).toEqual([3])
     expect((await rows("items", { search: "zzz" })).rows).toEqual([])
+    // Match Any joins the rows among themselves; the search box narrows them further
+    const either = await rows("items", {
+      logic: "or",
+      search: "o",
+      filters: [{ column: "name", operator: "=", value: "Lamp" }, { column: "name", operator: "=", value: "Stool" }, { column: "name", operator: "=", value: "Desk" }]
+    })
+    expect(either.rows.map((row: ReadonlyArray<unknown>) => Number(row[0]))).toEqual([2, 4])
+    expect(either.total).toBe(2)
   })
 
   it("LIKE and ILIKE take the user's pattern; ends with, contains and starts with match % and _ literally", async () => {
@@ -96,6 +109,9 @@ const filterSuite = (start: (server: () => TestServer) => Promise<Engine>) => {
     expect((await rows("words", { raw: "1=1; DROP TABLE words" })).message).toMatch(/comments .* or a semicolon/)
     expect((await rows("words", { raw: "1=1 --" })).message).toMatch(/comments/)
     expect(await words({ raw: "1=1" })).toHaveLength(SEED.length + (nextId - 100))
+    if (engine.secretCondition !== undefined) {
+      expect((await rows("words", { raw: engine.secretCondition })).message).toMatch(/^This condition reads .*, a secret catalog .*; a filter may not read it\.$/)
+    }
   })
 
   const drawn = FastCheck.string({
@@ -134,6 +150,7 @@ describe("filter bar on SQLite", () => {
       likeIgnoresCase: true,
       nul: false,
       blobType: "BLOB",
+      lampBytes: "X'6c616d70'",
       stop: async () => void db.close()
     }
   })
@@ -152,6 +169,8 @@ describePostgres("filter bar on PostgreSQL", () => {
       likeIgnoresCase: false,
       nul: false,
       blobType: "bytea",
+      lampBytes: "'\\x6c616d70'::bytea",
+      secretCondition: "EXISTS (SELECT 1 FROM pg_authid WHERE rolpassword IS NOT NULL)",
       stop: () => postgres.stop()
     }
   })
@@ -168,6 +187,8 @@ describeMariadb("filter bar on MariaDB", () => {
       likeIgnoresCase: true,
       nul: true,
       blobType: "BLOB",
+      lampBytes: "X'6c616d70'",
+      secretCondition: "EXISTS (SELECT 1 FROM mysql.user)",
       stop: () => mariadb.stop()
     }
   })

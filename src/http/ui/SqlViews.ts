@@ -116,10 +116,10 @@ const browseQuery = (request: UiBrowseRequest, columns: ReadonlyArray<UiColumn>,
       ...(search === "" ? [] : [{ column: "", operator: "any_column", columns: columns.filter(searchable).map((c) => c.name), value: search } as const]),
       ...(raw === "" ? [] : [{ column: "", operator: "raw_where", value: raw } as const])
     ]
+    // Match Any applies to the rows among themselves; the search box and the WHERE condition narrow that further
+    const anyOf = extra.length > 0 && request.logic === "or" && rows.length > 1
     const logic = extra.length === 0 ? request.logic : "and"
-    const filters: ReadonlyArray<GridFilter> = extra.length > 0 && request.logic === "or" && rows.length > 1
-      ? yield* new UiError({ message: "Match Any cannot be combined with the search box or a WHERE condition yet; choose Match All, or put the alternatives in the WHERE condition." })
-      : [...rows, ...extra]
+    const filters: ReadonlyArray<GridFilter> = anyOf ? [{ column: "", operator: "any_of", filters: rows }, ...extra] : [...rows, ...extra]
     const query: GridQuery = { filters, logic, sort: pageOrder(request, columns).sort, limit: request.limit, offset: request.offset }
     return query
   })

@@ -66,6 +66,18 @@ const whereClause = (
   bind: Bind,
   flavor: SqlFlavor
 ): string => {
+  const joined = conditionsOf(known, filters, logic, bind, flavor)
+  return joined === "" ? "" : ` WHERE ${joined}`
+}
+
+/** The conditions, each in parentheses, joined by AND or OR; "" for none. */
+const conditionsOf = (
+  known: ReadonlyArray<string>,
+  filters: ReadonlyArray<GridFilter>,
+  logic: FilterLogic,
+  bind: Bind,
+  flavor: SqlFlavor
+): string => {
   const scalar = (filter: BrowseFilter, value: BrowseFilter["value"] | undefined): ScalarValue => {
     if (value === undefined || Array.isArray(value)) {
       throw new BuildError(`operator ${filter.operator} on "${filter.column}" needs a single value`)
@@ -74,6 +86,7 @@ const whereClause = (
   }
   const conditions = filters.map((filter) => {
     if (filter.operator === "raw_where") return filter.value
+    if (filter.operator === "any_of") return conditionsOf(known, filter.filters, "or", bind, flavor) || "1 = 1"
     if (filter.operator === "any_column") {
       // one pattern, bound once per column: every column read as text, case ignored
       const pattern = likePattern(filter.value, "anywhere")
@@ -119,7 +132,7 @@ const whereClause = (
         return `${column} ${filter.operator} ${bind(bindable(scalar(filter as BrowseFilter, filter.value)))}`
     }
   })
-  return conditions.length === 0 ? "" : ` WHERE ${conditions.map((c) => `(${c})`).join(logic === "or" ? " OR " : " AND ")}`
+  return conditions.map((c) => `(${c})`).join(logic === "or" ? " OR " : " AND ")
 }
 
 const attempt = (build: () => BoundSql): BuildResult => {
