@@ -21,6 +21,16 @@ export const withValueFilter = (state: FilterState, column: string, value: strin
   rows: [...state.rows, value === null ? { column, operator: "is_null", enabled: true } : { column, operator: "=", value, enabled: true }]
 })
 
+/** A tab's view with "filter by this value" applied at once (edited and applied filter alike, back to the first page). */
+export const viewFilteredBy = <V extends { readonly filter: FilterState; readonly applied: FilterState; readonly offset: number }>(
+  view: V,
+  column: string,
+  value: string | null
+): V => {
+  const next = withValueFilter(view.applied, column, value)
+  return { ...view, filter: next, applied: next, offset: 0 }
+}
+
 const SQL_OPERATORS = [
   "=", "!=", ">", ">=", "<", "<=", "between", "in", "not_in", "contains", "not_contains", "starts_with", "ends_with", "like", "ilike", "is_null",
   "is_not_null"
