@@ -40,3 +40,20 @@ export const BrowseQuery = Schema.Struct({
   offset: Schema.optionalWith(Schema.NonNegativeInt, { exact: true })
 })
 export type BrowseQuery = typeof BrowseQuery.Type
+
+/**
+ * Conditions only the UI's filter bar builds (D-85; `browse_table` keeps its own operator list: its arguments
+ * decode to `BrowseFilter` and never to these). `like`/`ilike` take the user's own pattern (% and _ are wildcards);
+ * `ends_with` escapes them as contains and starts_with do; `any_column` searches the named columns as text;
+ * `raw_where` is a condition the server checked before (RawWhere.ts) and puts inside parentheses.
+ */
+export type GridFilter =
+  | BrowseFilter
+  | { readonly column: string; readonly operator: "ends_with" | "like" | "ilike"; readonly value: string }
+  | { readonly column: ""; readonly operator: "any_column"; readonly columns: ReadonlyArray<string>; readonly value: string }
+  | { readonly column: ""; readonly operator: "raw_where"; readonly value: string }
+  /** The filter bar's rows under Match Any, ANDed with the search box and the WHERE condition. */
+  | { readonly column: ""; readonly operator: "any_of"; readonly filters: ReadonlyArray<GridFilter> }
+
+/** `BrowseQuery` with the filter bar's conditions. */
+export type GridQuery = Omit<BrowseQuery, "filters"> & { readonly filters?: ReadonlyArray<GridFilter> }

@@ -191,7 +191,10 @@ export type UiFilterRow = typeof UiFilterRow.Type
 export const UiBrowseRequest = Schema.Struct({
   filters: Schema.Array(UiFilterRow),
   logic: Schema.Literal("and", "or"),
+  /** Search collections: a raw filter_by; SQL tables: a WHERE condition the server checks first (D-85). */
   raw: optional(Schema.String),
+  /** SQL tables: text searched for in every column but binary ones (the filter bar's search box). */
+  search: optional(Schema.String),
   caseSensitive: Schema.Boolean,
   sort: Schema.Array(Schema.Struct({ column: Schema.String, direction: Schema.Literal("asc", "desc") })),
   offset: Schema.Int.pipe(Schema.nonNegative()),

@@ -1,9 +1,11 @@
 import { Effect } from "effect"
 import type { AnswerLimits } from "../../domain/AnswerBudget.ts"
 import type { ApprovalPreview } from "../../domain/ApprovalPreview.ts"
-import type { BrowseFilter, BrowseQuery, FilterOperator } from "../../domain/SqlBrowse.ts"
+import type { BrowseFilter, FilterOperator, GridFilter, GridQuery } from "../../domain/SqlBrowse.ts"
 import { FilterOperator as SqlOperator } from "../../domain/SqlBrowse.ts"
+import { rawWhereRefusal } from "../../domain/RawWhere.ts"
 import { readOnlyReason } from "../../domain/SqlEdits.ts"
+import type { SqlDialect } from "../../domain/SqlLexer.ts"
 import { classifyStatement } from "../../domain/StatementClassifier.ts"
 import type { UiBrowseRequest, UiColumn, UiConsoleResult, UiPage, UiStructure, UiTableList } from "../../domain/UiSchemas.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
@@ -13,6 +15,11 @@ import { changesSchema } from "../../services/StatementRecorder.ts"
 import { uiMessage } from "./UiErrors.ts"
 
 const sqlOperators = new Set<string>(SqlOperator.literals)
+/** The filter bar's own operators (D-85), beyond `browse_table`'s. */
+const patternOperators = new Set(["ends_with", "like", "ilike"])
+
+/** Binary columns are left out of the any-column search: their text form is hex or raw bytes, not what a person types. */
+const searchable = (column: UiColumn) => !/blob|bytea|binary/i.test(column.type)
 
 /** A SQL grid is editable when its rows can be found again by primary key (issue 27). */
 const editability = (table: string, columns: ReadonlyArray<UiColumn>) => {
@@ -93,7 +100,10 @@ const splitList = (value: string) => value.split(",").map((item) => item.trim())
 
 /** Filter bar rows for a SQL table; `browse_table`'s operators only. */
 const sqlFilters = (request: UiBrowseRequest) =>
-  Effect.forEach(request.filters, (row) => {
+  Effect.forEach(request.filters, (row): Effect.Effect<GridFilter, UiError> => {
+    if (patternOperators.has(row.operator)) {
+      return Effect.succeed({ column: row.column, operator: row.operator as "ends_with" | "like" | "ilike", value: row.value ?? "" })
+    }
     if (!sqlOperators.has(row.operator)) {
       return Effect.fail(new UiError({ message: `The operator '${row.operator.replaceAll("_", " ")}' is not available for SQL tables yet; use contains or a console query.` }))
     }
@@ -131,14 +141,26 @@ export const pageOrder = (request: UiBrowseRequest, columns: ReadonlyArray<UiCol
   return { sort, order }
 }
 
-/** The grid's state as a `browse_table` query; the grid reads it and "Open in console" writes it. */
-const browseQuery = (request: UiBrowseRequest, columns: ReadonlyArray<UiColumn>) =>
+/**
+ * The grid's state as a browse query; the grid reads it and "Open in console" writes it. The filter bar's rows are
+ * joined by All/Any; the any-column search and the raw WHERE condition (checked first) are each ANDed to them.
+ */
+const browseQuery = (request: UiBrowseRequest, columns: ReadonlyArray<UiColumn>, dialect: SqlDialect) =>
   Effect.gen(function*() {
-    if (request.raw !== undefined && request.raw.trim() !== "") {
-      return yield* new UiError({ message: "The raw filter is available for search collections only; for SQL tables write the WHERE clause in the Console tab." })
-    }
-    const filters = yield* sqlFilters(request)
-    const query: BrowseQuery = { filters, logic: request.logic, sort: pageOrder(request, columns).sort, limit: request.limit, offset: request.offset }
+    const raw = request.raw?.trim() ?? ""
+    const refusal = raw === "" ? undefined : rawWhereRefusal(raw, dialect)
+    if (refusal !== undefined) return yield* new UiError({ message: refusal })
+    const rows = yield* sqlFilters(request)
+    const search = request.search ?? ""
+    const extra: Array<GridFilter> = [
+      ...(search === "" ? [] : [{ column: "", operator: "any_column", columns: columns.filter(searchable).map((c) => c.name), value: search } as const]),
+      ...(raw === "" ? [] : [{ column: "", operator: "raw_where", value: raw } as const])
+    ]
+    // Match Any applies to the rows among themselves; the search box and the WHERE condition narrow that further
+    const anyOf = extra.length > 0 && request.logic === "or" && rows.length > 1
+    const logic = extra.length === 0 ? request.logic : "and"
+    const filters: ReadonlyArray<GridFilter> = anyOf ? [{ column: "", operator: "any_of", filters: rows }, ...extra] : [...rows, ...extra]
+    const query: GridQuery = { filters, logic, sort: pageOrder(request, columns).sort, limit: request.limit, offset: request.offset }
     return query
   })
 
@@ -146,17 +168,17 @@ const browseQuery = (request: UiBrowseRequest, columns: ReadonlyArray<UiColumn>)
 export const sqlPageText = (driver: DatabaseDriver, table: string, request: UiBrowseRequest) =>
   Effect.gen(function*() {
     const structure = yield* sqlStructure(driver, table)
-    const query = yield* browseQuery(request, structure.columns)
+    const query = yield* browseQuery(request, structure.columns, driver.dialect)
     return yield* driver.browseText(table, query)
   })
 
 export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits) =>
   Effect.gen(function*() {
     const structure = yield* sqlStructure(driver, table)
-    const query = yield* browseQuery(request, structure.columns)
+    const query = yield* browseQuery(request, structure.columns, driver.dialect)
     const [result, count] = yield* Effect.all([
       driver.browse(table, query, undefined, limits),
-      request.count === false ? Effect.succeed(undefined) : driver.count(table, query.filters ?? [], request.logic)
+      request.count === false ? Effect.succeed(undefined) : driver.count(table, query.filters ?? [], query.logic ?? "and")
     ], { concurrency: 2 })
     const byName = new Map(structure.columns.map((column) => [column.name, column]))
     const page: UiPage = {

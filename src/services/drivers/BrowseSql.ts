@@ -1,4 +1,4 @@
-import type { BrowseFilter, BrowseQuery, FilterLogic, ScalarValue } from "../../domain/SqlBrowse.ts"
+import type { BrowseFilter, FilterLogic, GridFilter, GridQuery, ScalarValue } from "../../domain/SqlBrowse.ts"
 
 /** SQL for `browse_table` and `count_rows`: identifiers checked against the real columns and quoted, values bound. */
 export interface BoundSql {
@@ -24,14 +24,24 @@ export interface SqlFlavor {
   readonly inlinePaging: boolean
   /** String literals take backslash escapes (MySQL without NO_BACKSLASH_ESCAPES), so a literal doubles them. */
   readonly backslashEscapes?: boolean
+  /** The type a value is cast to for the any-column search: TEXT, or CHAR on MySQL. */
+  readonly textType?: string
+  /** PostgreSQL has ILIKE; elsewhere it is emulated as LOWER(column) LIKE LOWER(pattern). */
+  readonly nativeIlike?: boolean
 }
 
 export const STANDARD_FLAVOR: SqlFlavor = { quote: quoteIdentifier, likeEscape: " ESCAPE '\\'", inlinePaging: false }
+export const POSTGRES_FLAVOR: SqlFlavor = { ...STANDARD_FLAVOR, nativeIlike: true }
 
-const likePattern = (value: string, prefixOnly: boolean): string => {
+/** The value matched literally: the escape character, % and _ escaped, then the wildcards the operator needs. */
+const likePattern = (value: string, where: "anywhere" | "start" | "end"): string => {
   const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`)
-  return prefixOnly ? `${escaped}%` : `%${escaped}%`
+  return where === "start" ? `${escaped}%` : where === "end" ? `%${escaped}` : `%${escaped}%`
 }
+
+/** `column ILIKE pattern`, emulated with LOWER where the dialect has no ILIKE. */
+const ilike = (column: string, pattern: string, flavor: SqlFlavor): string =>
+  flavor.nativeIlike === true ? `${column} ILIKE ${pattern}${flavor.likeEscape}` : `LOWER(${column}) LIKE LOWER(${pattern})${flavor.likeEscape}`
 
 const bindable = (value: ScalarValue): unknown => (typeof value === "boolean" ? (value ? 1 : 0) : value)
 
@@ -51,7 +61,19 @@ type Bind = (value: unknown) => string
 
 const whereClause = (
   known: ReadonlyArray<string>,
-  filters: ReadonlyArray<BrowseFilter>,
+  filters: ReadonlyArray<GridFilter>,
+  logic: FilterLogic,
+  bind: Bind,
+  flavor: SqlFlavor
+): string => {
+  const joined = conditionsOf(known, filters, logic, bind, flavor)
+  return joined === "" ? "" : ` WHERE ${joined}`
+}
+
+/** The conditions, each in parentheses, joined by AND or OR; "" for none. */
+const conditionsOf = (
+  known: ReadonlyArray<string>,
+  filters: ReadonlyArray<GridFilter>,
   logic: FilterLogic,
   bind: Bind,
   flavor: SqlFlavor
@@ -63,6 +85,14 @@ const whereClause = (
     return value as ScalarValue
   }
   const conditions = filters.map((filter) => {
+    if (filter.operator === "raw_where") return filter.value
+    if (filter.operator === "any_of") return conditionsOf(known, filter.filters, "or", bind, flavor) || "1 = 1"
+    if (filter.operator === "any_column") {
+      // one pattern, bound once per column: every column read as text, case ignored
+      const pattern = likePattern(filter.value, "anywhere")
+      const each = filter.columns.map((name) => ilike(`CAST(${checkColumn(known, name, flavor)} AS ${flavor.textType ?? "TEXT"})`, bind(pattern), flavor))
+      return each.length === 0 ? "1 = 0" : each.join(" OR ")
+    }
     const column = checkColumn(known, filter.column, flavor)
     switch (filter.operator) {
       case "is_null":
@@ -88,15 +118,21 @@ const whereClause = (
       case "contains":
       case "not_contains":
       case "starts_with": {
-        const pattern = likePattern(String(scalar(filter, filter.value)), filter.operator === "starts_with")
+        const pattern = likePattern(String(scalar(filter, filter.value)), filter.operator === "starts_with" ? "start" : "anywhere")
         const not = filter.operator === "not_contains" ? "NOT " : ""
         return `${column} ${not}LIKE ${bind(pattern)}${flavor.likeEscape}`
       }
+      case "ends_with":
+        return `${column} LIKE ${bind(likePattern(filter.value, "end"))}${flavor.likeEscape}`
+      case "like":
+        return `${column} LIKE ${bind(filter.value)}${flavor.likeEscape}`
+      case "ilike":
+        return ilike(column, bind(filter.value), flavor)
       default:
-        return `${column} ${filter.operator} ${bind(bindable(scalar(filter, filter.value)))}`
+        return `${column} ${filter.operator} ${bind(bindable(scalar(filter as BrowseFilter, filter.value)))}`
     }
   })
-  return conditions.length === 0 ? "" : ` WHERE ${conditions.map((c) => `(${c})`).join(logic === "or" ? " OR " : " AND ")}`
+  return conditions.map((c) => `(${c})`).join(logic === "or" ? " OR " : " AND ")
 }
 
 const attempt = (build: () => BoundSql): BuildResult => {
@@ -120,7 +156,7 @@ export const sqlLiteral = (value: unknown, flavor: SqlFlavor): string => {
   return `'${(flavor.backslashEscapes === true ? text.replace(/\\/g, "\\\\") : text).replace(/'/g, "''")}'`
 }
 
-const select = (table: string, known: ReadonlyArray<string>, query: BrowseQuery, bind: Bind, limit: number, flavor: SqlFlavor, paging: Bind): string => {
+const select = (table: string, known: ReadonlyArray<string>, query: GridQuery, bind: Bind, limit: number, flavor: SqlFlavor, paging: Bind): string => {
   const columns = query.columns === undefined || query.columns.length === 0
     ? "*"
     : query.columns.map((c) => checkColumn(known, c, flavor)).join(", ")
@@ -134,7 +170,7 @@ const select = (table: string, known: ReadonlyArray<string>, query: BrowseQuery,
 export const buildBrowse = (
   table: string,
   known: ReadonlyArray<string>,
-  query: BrowseQuery,
+  query: GridQuery,
   placeholder: Placeholder,
   flavor: SqlFlavor = STANDARD_FLAVOR
 ): BuildResult =>
@@ -152,7 +188,7 @@ export const buildBrowse = (
 export const buildBrowseText = (
   table: string,
   known: ReadonlyArray<string>,
-  query: BrowseQuery,
+  query: GridQuery,
   flavor: SqlFlavor = STANDARD_FLAVOR
 ): BuildResult =>
   attempt(() => {
@@ -163,7 +199,7 @@ export const buildBrowseText = (
 export const buildCount = (
   table: string,
   known: ReadonlyArray<string>,
-  filters: ReadonlyArray<BrowseFilter>,
+  filters: ReadonlyArray<GridFilter>,
   logic: FilterLogic,
   placeholder: Placeholder,
   flavor: SqlFlavor = STANDARD_FLAVOR

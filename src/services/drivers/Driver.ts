@@ -1,5 +1,5 @@
 import { Data, type Effect } from "effect"
-import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../domain/SqlBrowse.ts"
+import type { FilterLogic, GridFilter, GridQuery } from "../../domain/SqlBrowse.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../domain/SqlTable.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import type { SqlDialect } from "../../domain/StatementClassifier.ts"
@@ -186,20 +186,20 @@ export interface DatabaseDriver {
   /** `limits`: byte caps of the answer (settings limits.maxCellBytes / maxAnswerBytes); defaults when absent. */
   readonly browse: (
     table: string,
-    query: BrowseQuery,
+    query: GridQuery,
     namespace?: Namespace,
     limits?: AnswerLimits,
     guard?: AnswerGuard
   ) => Effect.Effect<GuardedResultSet, ReachFailure | TableNotFound | StatementTimeout | PolicyRefusal>
   /** Issue 28 item 2: the `browse` page as console SQL (same builder, values as literals, exactly `limit` rows). */
-  readonly browseText: (table: string, query: BrowseQuery, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
+  readonly browseText: (table: string, query: GridQuery, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
   /**
    * `guard`: the count is decided like an answer (a filter on a view over a secret catalog would otherwise tell its
    * values apart one count at a time); absent for the UI.
    */
   readonly count: (
     table: string,
-    filters: ReadonlyArray<BrowseFilter>,
+    filters: ReadonlyArray<GridFilter>,
     logic: FilterLogic,
     namespace?: Namespace,
     guard?: AnswerGuard
@@ -237,7 +237,7 @@ export interface DatabaseDriver {
   /** browse_table's rows of `table` as a held cursor, from `query.offset` on, in pages of `query.limit` rows. */
   readonly openBrowseCursor?: (
     table: string,
-    query: BrowseQuery,
+    query: GridQuery,
     options: CursorOptions
   ) => Effect.Effect<OpenedCursor, ReachFailure | TableNotFound | StatementTimeout>
   /** Schemas of a database of the connection; only drivers that have schemas (PostgreSQL) implement it. */

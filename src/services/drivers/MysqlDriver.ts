@@ -39,7 +39,7 @@ const TOOL_SECONDS = 30
 /** Preparing takes milliseconds; only a metadata lock another session holds makes it wait. */
 const CHECK_SECONDS = 10
 const PLACEHOLDER = () => "?"
-const MYSQL_FLAVOR: SqlFlavor = { quote: Catalog.quoteName, likeEscape: " ESCAPE '\\\\'", inlinePaging: true, backslashEscapes: true }
+const MYSQL_FLAVOR: SqlFlavor = { quote: Catalog.quoteName, likeEscape: " ESCAPE '\\\\'", inlinePaging: true, backslashEscapes: true, textType: "CHAR" }
 /** Stands for the table in BrowseSql's output, which quotes one identifier; replaced by the database-qualified name. */
 const TABLE_SLOT = "\u0000dbdesk-table\u0000"
 

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { type AnswerHints, type AnswerLimits, BROWSE_HINTS } from "../../domain/AnswerBudget.ts"
 import { withheldRows } from "../../domain/AnswerGate.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
-import { type BuildResult, buildBrowse, buildBrowseText, buildCount, quoteIdentifier } from "./BrowseSql.ts"
+import { type BuildResult, buildBrowse, buildBrowseText, buildCount, POSTGRES_FLAVOR, quoteIdentifier } from "./BrowseSql.ts"
 import {
   type ConnectionStatus,
   type DatabaseDriver,
@@ -218,19 +218,19 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
           const known = await Catalog.columnNames(db, found.oid)
-          const { sql, values } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER), found)
+          const { sql, values } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER, POSTGRES_FLAVOR), found)
           return statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits, hints: BROWSE_HINTS, guard: guard === undefined ? undefined : { ...guard, facts: { ...guard.facts, names: [found.name] } } })
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browse")),
       browseText: (table, query, namespace) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
-          return built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(db, found.oid), query), found).sql
+          return built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(db, found.oid), query, POSTGRES_FLAVOR), found).sql
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browseText")),
       count: (table, filters, logic, namespace, guard) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
           const known = await Catalog.columnNames(db, found.oid)
-          const { sql, values } = built(buildCount(TABLE_SLOT, known, filters, logic, PLACEHOLDER), found)
+          const { sql, values } = built(buildCount(TABLE_SLOT, known, filters, logic, PLACEHOLDER, POSTGRES_FLAVOR), found)
           if (guard !== undefined) {
             const counted = await statement(db, "readonly", sql, values, { maxRows: 1, guard: { ...guard, facts: { ...guard.facts, names: [found.name] } } })
             return { row_count: Number(counted.rows[0]?.[0] ?? 0), is_approximate: false }

@@ -1,4 +1,4 @@
-import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
+import type { FilterLogic, GridFilter, GridQuery } from "../../../domain/SqlBrowse.ts"
 import type { AnswerLimits } from "../../../domain/AnswerBudget.ts"
 import type { Refusal } from "../../../domain/AnswerGate.ts"
 import type { AnswerGuard, RunPlan, StatementAccess, TransactionStatement } from "../Driver.ts"
@@ -12,9 +12,9 @@ export type ChildRequest =
   | { readonly op: "tableDdl"; readonly table: string }
   | { readonly op: "structureDetails"; readonly table: string }
   | { readonly op: "searchSchema"; readonly term: string; readonly limit: number }
-  | { readonly op: "browse"; readonly table: string; readonly query: BrowseQuery; readonly limits?: AnswerLimits; readonly guard?: AnswerGuard }
-  | { readonly op: "browseText"; readonly table: string; readonly query: BrowseQuery }
-  | { readonly op: "count"; readonly table: string; readonly filters: ReadonlyArray<BrowseFilter>; readonly logic: FilterLogic }
+  | { readonly op: "browse"; readonly table: string; readonly query: GridQuery; readonly limits?: AnswerLimits; readonly guard?: AnswerGuard }
+  | { readonly op: "browseText"; readonly table: string; readonly query: GridQuery }
+  | { readonly op: "count"; readonly table: string; readonly filters: ReadonlyArray<GridFilter>; readonly logic: FilterLogic }
   | {
     readonly op: "execute"
     readonly sql: string
@@ -47,7 +47,7 @@ export type ChildRequest =
     readonly op: "cursorBrowse"
     readonly cursor: number
     readonly table: string
-    readonly query: BrowseQuery
+    readonly query: GridQuery
     readonly maxRows: number
     readonly limits?: AnswerLimits
     readonly guard?: AnswerGuard

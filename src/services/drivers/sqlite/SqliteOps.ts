@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3"
 import { type AnswerHints, AnswerBudget, type AnswerLimits, BROWSE_HINTS, DEFAULT_ANSWER_LIMITS, SQL_HINTS } from "../../../domain/AnswerBudget.ts"
-import type { BrowseFilter, BrowseQuery, FilterLogic } from "../../../domain/SqlBrowse.ts"
+import type { FilterLogic, GridFilter, GridQuery } from "../../../domain/SqlBrowse.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../../domain/SqlTable.ts"
 import type { StructureDetails } from "../../../domain/TableStructure.ts"
 import { type BuildResult, buildBrowse, buildBrowseText, buildCount, quoteIdentifier } from "../BrowseSql.ts"
@@ -58,7 +58,7 @@ export class SqliteOps {
     return { status: "connected", server_version: `SQLite ${row.v}` }
   }
 
-  browse(name: string, query: BrowseQuery, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS, guard?: AnswerGuard): GuardedResultSet {
+  browse(name: string, query: GridQuery, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS, guard?: AnswerGuard): GuardedResultSet {
     const db = this.handles.readonly()
     const table = Catalog.findTable(db, name)
     const known = Catalog.columnRows(db, table.name).map((c) => c.name)
@@ -67,7 +67,7 @@ export class SqliteOps {
   }
 
   /** browse_table's statement with no LIMIT of its own, for a held cursor (fetch_more). */
-  browseStatement(name: string, query: BrowseQuery): { readonly sql: string; readonly params: ReadonlyArray<unknown> } {
+  browseStatement(name: string, query: GridQuery): { readonly sql: string; readonly params: ReadonlyArray<unknown> } {
     const db = this.handles.readonly()
     const table = Catalog.findTable(db, name)
     const known = Catalog.columnRows(db, table.name).map((c) => c.name)
@@ -76,14 +76,14 @@ export class SqliteOps {
   }
 
   /** The page `browse` reads, as console SQL (issue 28 item 2). */
-  browseText(name: string, query: BrowseQuery): string {
+  browseText(name: string, query: GridQuery): string {
     const db = this.handles.readonly()
     const table = Catalog.findTable(db, name)
     const known = Catalog.columnRows(db, table.name).map((c) => c.name)
     return this.unwrap(buildBrowseText(table.name, known, query)).sql
   }
 
-  count(name: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic): RowCount {
+  count(name: string, filters: ReadonlyArray<GridFilter>, logic: FilterLogic): RowCount {
     const db = this.handles.readonly()
     const table = Catalog.findTable(db, name)
     const known = Catalog.columnRows(db, table.name).map((c) => c.name)

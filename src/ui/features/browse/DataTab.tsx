@@ -62,17 +62,19 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
   const pending = usePendingEdits(page, storage)
   const guard = useLeaveGuard()
 
+  const searchText = applied.search ?? ""
   const request: UiBrowseRequest = {
     filters: applied.rows.filter((row) => row.enabled).map(({ enabled: _, ...row }) => row),
     logic: applied.logic,
     ...(applied.raw.trim() === "" ? {} : { raw: applied.raw }),
+    ...(search || searchText === "" ? {} : { search: searchText }),
     caseSensitive: false,
     sort,
     offset,
     limit: pageSize
   }
   // the total depends on the filters (and a re-read or save): paging and sorting reuse it; a large table counts when asked
-  const countKey = JSON.stringify([request.filters, request.logic, request.raw ?? "", tick])
+  const countKey = JSON.stringify([request.filters, request.logic, request.raw ?? "", request.search ?? "", tick])
   const knownTotal = total?.key === countKey ? total.value : undefined
   const [countNow, setCountNow] = useState(0)
 
@@ -160,7 +162,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
 
   return (
     <div className="data-tab">
-      <FilterBar columns={columns} search={search} value={filter} onChange={setFilter} onApply={() => leaving(() => setView((v) => ({ ...v, applied: v.filter, offset: 0 })))} />
+      <FilterBar active={active} columns={columns} search={search} value={filter} onChange={setFilter} onApply={() => leaving(() => setView((v) => ({ ...v, applied: v.filter, offset: 0 })))} />
       <Toolbar>
         <button onClick={() => leaving(() => setTick((n) => n + 1))} disabled={loading} title="Read the page again">Refresh</button>
         {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} request={request} onOpen={onOpenInConsole} />}

@@ -1,32 +1,99 @@
+import { useEffect, useRef } from "react"
 import type { UiColumn, UiFilterRow } from "../../../domain/UiSchemas.ts"
 
 export interface FilterState {
   readonly rows: ReadonlyArray<UiFilterRow & { readonly enabled: boolean }>
   readonly logic: "and" | "or"
+  /** Search collections: a raw filter_by; SQL tables: a WHERE condition the server checks (D-85). */
   readonly raw: string
+  /** SQL tables: text searched for in every column (absent in states kept before the search box existed). */
+  readonly search?: string
 }
 
-export const emptyFilter: FilterState = { rows: [], logic: "and", raw: "" }
+export const emptyFilter: FilterState = { rows: [], logic: "and", raw: "", search: "" }
 
-const SQL_OPERATORS = ["=", "!=", ">", ">=", "<", "<=", "between", "in", "not_in", "contains", "not_contains", "starts_with", "is_null", "is_not_null"]
+/**
+ * "Filter by this value": the state with one more enabled row, column = value (IS NULL for a null). The grid's
+ * right-click menu applies it as the tab's filter.
+ */
+export const withValueFilter = (state: FilterState, column: string, value: string | null): FilterState => ({
+  ...state,
+  rows: [...state.rows, value === null ? { column, operator: "is_null", enabled: true } : { column, operator: "=", value, enabled: true }]
+})
+
+/** A tab's view with "filter by this value" applied at once (edited and applied filter alike, back to the first page). */
+export const viewFilteredBy = <V extends { readonly filter: FilterState; readonly applied: FilterState; readonly offset: number }>(
+  view: V,
+  column: string,
+  value: string | null
+): V => {
+  const next = withValueFilter(view.applied, column, value)
+  return { ...view, filter: next, applied: next, offset: 0 }
+}
+
+const SQL_OPERATORS = [
+  "=", "!=", ">", ">=", "<", "<=", "between", "in", "not_in", "contains", "not_contains", "starts_with", "ends_with", "like", "ilike", "is_null",
+  "is_not_null"
+]
 /** Doc 2 §4.2 point 4: no equivalent in the engine; shown disabled with the reason. */
 const SEARCH_REFUSED = ["is_null", "is_not_null", "is_empty", "is_not_empty", "matches_regex", "ends_with"]
-const label = (op: string) => op.replaceAll("_", " ")
+const LABELS: Record<string, string> = { like: "LIKE (% and _ are wildcards)", ilike: "ILIKE (LIKE ignoring case)" }
+const label = (op: string) => LABELS[op] ?? op.replaceAll("_", " ")
 const noValue = (op: string) => op === "is_null" || op === "is_not_null"
 
-/** The filter bar (product-decisions §9 point 2): column/operator/value rows, All/Any, Raw filter, case control. */
-export const FilterBar = ({ columns, search, value, onChange, onApply }: {
+/**
+ * The filter bar (D-85): for SQL tables a search box over every column and a WHERE condition; column/operator/value
+ * rows, All/Any; for search collections a Raw filter and the case control. Ctrl/Cmd+F focuses it (the tab shown only).
+ */
+export const FilterBar = ({ columns, search, value, onChange, onApply, active = true }: {
   readonly columns: ReadonlyArray<UiColumn>
   readonly search: boolean
   readonly value: FilterState
   readonly onChange: (next: FilterState) => void
   readonly onApply: () => void
+  readonly active?: boolean
 }) => {
-  const operators = search ? [...SQL_OPERATORS.filter((op) => !SEARCH_REFUSED.includes(op)), ...SEARCH_REFUSED] : SQL_OPERATORS
+  const first = useRef<HTMLInputElement>(null)
+  useEffect(() => {
+    if (!active) return
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === "f") {
+        event.preventDefault()
+        first.current?.focus()
+        first.current?.select()
+      }
+    }
+    document.addEventListener("keydown", onKey)
+    return () => document.removeEventListener("keydown", onKey)
+  }, [active])
+  const operators = search ? [...SQL_OPERATORS.filter((op) => !SEARCH_REFUSED.includes(op) && op !== "like" && op !== "ilike"), ...SEARCH_REFUSED] : SQL_OPERATORS
   const setRow = (index: number, patch: Partial<FilterState["rows"][number]>) =>
     onChange({ ...value, rows: value.rows.map((row, i) => (i === index ? { ...row, ...patch } : row)) })
   return (
     <form className="card" aria-label="Filter" onSubmit={(e) => { e.preventDefault(); onApply() }} style={{ padding: 8 }}>
+      {!search && (
+        <div className="row" style={{ marginBottom: 4 }}>
+          <span className="muted" aria-hidden="true">Search</span>
+          <input
+            ref={first}
+            type="search"
+            aria-label="Search all columns"
+            style={{ flex: 1, minWidth: 200 }}
+            value={value.search ?? ""}
+            placeholder="Search every column (Ctrl/Cmd+F) — binary columns are skipped"
+            onChange={(e) => onChange({ ...value, search: e.target.value })}
+          />
+          <span className="muted" aria-hidden="true" style={{ fontFamily: "var(--mono, monospace)" }}>WHERE</span>
+          <input
+            aria-label="WHERE condition"
+            style={{ flex: 2, minWidth: 260, fontFamily: "var(--mono, monospace)" }}
+            value={value.raw}
+            placeholder="WHERE condition, e.g. price > 10 AND name LIKE 'A%'"
+            title="Read-only SQL condition; checked like a console statement before it runs"
+            onChange={(e) => onChange({ ...value, raw: e.target.value })}
+          />
+        </div>
+      )}
       {value.rows.map((row, index) => (
         <div className="row" key={index} style={{ marginBottom: 4 }}>
           <input type="checkbox" aria-label="Use this filter" checked={row.enabled} onChange={(e) => setRow(index, { enabled: e.target.checked })} />
@@ -51,7 +118,7 @@ export const FilterBar = ({ columns, search, value, onChange, onApply }: {
           </select>
         </label>
         {search && (
-          <input aria-label="Raw filter" style={{ flex: 1, minWidth: 220 }} value={value.raw} placeholder="Raw filter_by, e.g. price:>10 && in_stock:true" onChange={(e) => onChange({ ...value, raw: e.target.value })} />
+          <input ref={first} aria-label="Raw filter" style={{ flex: 1, minWidth: 220 }} value={value.raw} placeholder="Raw filter_by, e.g. price:>10 && in_stock:true" onChange={(e) => onChange({ ...value, raw: e.target.value })} />
         )}
         {search && (
           <label className="row muted" title="Typesense always ignores case; case-sensitive matching is not supported.">
@@ -59,7 +126,7 @@ export const FilterBar = ({ columns, search, value, onChange, onApply }: {
           </label>
         )}
         <button type="submit" className="primary">Apply</button>
-        {(value.rows.length > 0 || value.raw !== "") && <button type="button" onClick={() => { onChange(emptyFilter) }}>Clear</button>}
+        {(value.rows.length > 0 || value.raw !== "" || (value.search ?? "") !== "") && <button type="button" onClick={() => { onChange(emptyFilter) }}>Clear</button>}
       </div>
     </form>
   )
