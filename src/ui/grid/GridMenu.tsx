@@ -1,0 +1,53 @@
+import { useEffect, useRef } from "react"
+
+export type MenuItem = { readonly label: string; readonly hint?: string; readonly disabled?: boolean; readonly run: () => void } | "separator"
+
+/**
+ * The grid's context menu (right-click, the context-menu key or Shift+F10): a WAI-ARIA menu — the first item takes the
+ * focus, arrows move, Enter runs, Escape or a click elsewhere closes and gives the focus back to the grid.
+ */
+export const GridMenu = ({ x, y, items, onClose }: {
+  readonly x: number
+  readonly y: number
+  readonly items: ReadonlyArray<MenuItem>
+  readonly onClose: () => void
+}) => {
+  const menu = useRef<HTMLDivElement>(null)
+  const buttons = () => [...(menu.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]:not([disabled])') ?? [])]
+  useEffect(() => {
+    buttons()[0]?.focus()
+    const away = (event: MouseEvent) => { if (!menu.current?.contains(event.target as Node)) onClose() }
+    window.addEventListener("mousedown", away)
+    return () => window.removeEventListener("mousedown", away)
+  }, [onClose])
+  const left = Math.min(x, window.innerWidth - 240)
+  const top = Math.min(y, window.innerHeight - 24 * items.length - 16)
+  return (
+    <div
+      ref={menu}
+      role="menu"
+      aria-label="Cell actions"
+      className="grid-menu"
+      style={{ left, top: Math.max(0, top) }}
+      onKeyDown={(event) => {
+        event.stopPropagation()
+        const all = buttons()
+        const at = all.indexOf(document.activeElement as HTMLButtonElement)
+        if (event.key === "Escape" || event.key === "Tab") { event.preventDefault(); onClose() }
+        else if (event.key === "ArrowDown") { event.preventDefault(); all[(at + 1) % all.length]?.focus() }
+        else if (event.key === "ArrowUp") { event.preventDefault(); all[(at - 1 + all.length) % all.length]?.focus() }
+        else if (event.key === "Home") { event.preventDefault(); all[0]?.focus() }
+        else if (event.key === "End") { event.preventDefault(); all[all.length - 1]?.focus() }
+      }}
+    >
+      {items.map((item, i) =>
+        item === "separator"
+          ? <div key={`s${i}`} role="separator" />
+          : (
+            <button key={item.label} role="menuitem" disabled={item.disabled} onClick={() => { onClose(); item.run() }}>
+              {item.label}{item.hint === undefined ? null : <span className="note"> {item.hint}</span>}
+            </button>
+          ))}
+    </div>
+  )
+}
