@@ -35,7 +35,7 @@ export const useShortcutsOverlay = () => {
   const [open, setOpen] = useState(false)
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === "?" && !typing(event.target)) setOpen(true)
+      if (event.key === "?" && !event.defaultPrevented && !typing(event.target)) setOpen(true)
     }
     document.addEventListener("keydown", onKey)
     return () => document.removeEventListener("keydown", onKey)

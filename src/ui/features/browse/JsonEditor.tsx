@@ -1,7 +1,7 @@
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands"
 import { json, jsonParseLinter } from "@codemirror/lang-json"
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from "@codemirror/language"
-import { EditorState } from "@codemirror/state"
+import { EditorState, Prec } from "@codemirror/state"
 import { EditorView, keymap, lineNumbers } from "@codemirror/view"
 import { useEffect, useRef } from "react"
 
@@ -26,21 +26,26 @@ const problemOf = (view: EditorView): string | undefined => {
  * The row detail's JSON editor: CodeMirror 6 with lang-json (highlighting, bracket matching) and lang-json's parse
  * linter, whose first problem is reported on every change so an invalid value cannot be staged. Loaded on demand.
  */
-const JsonEditor = ({ initial, label, readOnly, onChange }: {
+const JsonEditor = ({ initial, label, readOnly, onChange, onSubmit }: {
   readonly initial: string
   readonly label: string
   readonly readOnly: boolean
   readonly onChange: (text: string, problem: string | undefined) => void
+  /** Ctrl/Cmd+Enter: the panel's "Stage changes" (not CodeMirror's insert-blank-line). */
+  readonly onSubmit: () => void
 }) => {
   const host = useRef<HTMLDivElement>(null)
   const changed = useRef(onChange)
   changed.current = onChange
+  const submit = useRef(onSubmit)
+  submit.current = onSubmit
   useEffect(() => {
     const editor = new EditorView({
       parent: host.current!,
       state: EditorState.create({
         doc: initial,
         extensions: [
+          Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { submit.current(); return true } }])),
           lineNumbers(),
           history(),
           bracketMatching(),

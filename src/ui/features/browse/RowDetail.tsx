@@ -94,6 +94,10 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
     setMessage(`Staged ${changes.length} change${changes.length === 1 ? "" : "s"}: Save shows the statements.`)
   }
 
+  // the JSON editor keeps the callback it was created with: it calls the latest stage through this ref
+  const stageRef = useRef(stage)
+  stageRef.current = stage
+
   const field = (column: UiColumn, i: number) => {
     const kind = kinds[i] ?? "text"
     const value = row[i] ?? null
@@ -106,7 +110,7 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
     const input = kind === "json"
       ? (
         <Suspense fallback={<pre className="json">{text}</pre>}>
-          <JsonEditor key={`${version}-${String(isNull)}`} initial={isNull ? "" : text} label={column.name} readOnly={!editable} onChange={(next, bad) => set(i, { text: next, isNull: false, problem: bad })} />
+          <JsonEditor key={`${version}-${String(isNull)}`} initial={isNull ? "" : text} label={column.name} readOnly={!editable} onChange={(next, bad) => set(i, { text: next, isNull: false, problem: bad })} onSubmit={() => stageRef.current()} />
         </Suspense>
       )
       : text.length > LONG_TEXT || text.includes("\n")
@@ -133,7 +137,7 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
       aria-label="Row detail"
       onKeyDown={(event) => {
         if (event.key === "Escape") { event.stopPropagation(); onClose() }
-        if ((event.ctrlKey || event.metaKey) && event.key === "Enter") { event.preventDefault(); stage() }
+        if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && !event.defaultPrevented) { event.preventDefault(); stage() }
       }}
     >
       <div className="row detail-head">
@@ -147,7 +151,7 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
           ? (
             <div className="detail-field" role="group" aria-label="Document">
               <Suspense fallback={<pre className="json">{documentText(columns, row)}</pre>}>
-                <JsonEditor key={version} initial={documentText(columns, row)} label="Document" readOnly={!anyEditable} onChange={(text, problem) => { setDoc({ text, problem }); setMessage(undefined) }} />
+                <JsonEditor key={version} initial={documentText(columns, row)} label="Document" readOnly={!anyEditable} onChange={(text, problem) => { setDoc({ text, problem }); setMessage(undefined) }} onSubmit={() => stageRef.current()} />
               </Suspense>
               {doc?.problem !== undefined && <p className="cell-error-inline" role="alert">{doc.problem}</p>}
             </div>
