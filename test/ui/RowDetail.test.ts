@@ -1,7 +1,7 @@
 import Database from "better-sqlite3"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { openUi, type UiSession } from "../support/Browser.ts"
+import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 import { cell, columnTexts, grid } from "../support/Grid.ts"
 
 /**
@@ -65,11 +65,11 @@ describe("row and cell editing", () => {
     await page.keyboard.press("Control+Enter")
     await detail().getByRole("status").filter({ hasText: "Staged 2 changes" }).waitFor()
     expect(await (await cell(notes(), 0, "title")).getAttribute("class")).toContain("changed")
+    await screenshot(page, "rowdetail-after")
     const dialog = await saveDialog("1 change")
     const statements = await dialog.getByLabel("Statements").locator("pre").allTextContents()
     expect(statements).toHaveLength(1)
     expect(statements[0]).toMatch(/^UPDATE "notes" SET "title" = 'first!', "meta" = '\{"tags": \["a", "b"\]\}' WHERE "id" = 1$/)
-    await page.screenshot({ path: "/work/wt/_shots/rowdetail-after.png" }).catch(() => undefined)
     await dialog.getByRole("button", { name: "Apply" }).click()
     await page.getByRole("status").filter({ hasText: "Saved 1 change." }).waitFor()
     expect(db.prepare("SELECT title, meta FROM notes WHERE id = 1").get()).toEqual({ title: "first!", meta: `{"tags": ["a", "b"]}` })

@@ -2,7 +2,8 @@ import type { Cell, UiColumn } from "../../../domain/UiSchemas.ts"
 import { kindOfType } from "../../grid/cellTypes.ts"
 
 const structured = (column: UiColumn, value: Cell): unknown => {
-  if (typeof value !== "string" || kindOfType(column.type) !== "json") return value
+  // object fields and arrays (a search field of type `string[]`, …) travel as JSON text in the grid's cells
+  if (typeof value !== "string" || (kindOfType(column.type) !== "json" && !column.type.endsWith("[]"))) return value
   try {
     return JSON.parse(value)
   } catch {
