@@ -12,7 +12,7 @@ import type { GridColumn } from "./cellTypes.ts"
 
 export type { GridColumn } from "./cellTypes.ts"
 import { type CopyFormat, copyText, formatRange } from "./copyFormats.ts"
-import { GridMenu, type MenuItem } from "./GridMenu.tsx"
+import { cellMenuItems, GridMenu, type MenuItem } from "./GridMenu.tsx"
 import { GridStatus } from "./GridStatus.tsx"
 import { widthOf } from "./columnWidth.ts"
 import { useFocusFollow } from "./useFocusFollow.ts"
@@ -137,24 +137,20 @@ export const DataGrid = (props: DataGridProps) => {
   const hidden = columns.length - headers.length
   const menuItems = (): ReadonlyArray<MenuItem> => {
     const original = order[focus.c] ?? focus.c
-    const name = columns[original]?.name ?? ""
-    const anyEditable = selectedRows().some((r) => Array.from({ length: range.c1 - range.c0 + 1 }, (_, i) => range.c0 + i).some((c) => editable({ r, c })))
-    const { onOpenRow, onDuplicateRows, onDeleteRows, onFilterValue } = props
-    return [
-      { label: "Copy as TSV", hint: "Ctrl/Cmd+C", run: () => copy("tsv") },
-      { label: "Copy as CSV", run: () => copy("csv") },
-      { label: "Copy as JSON", run: () => copy("json") },
-      ...(props.sql === undefined ? [] : [{ label: "Copy as SQL INSERT", run: () => copy("sql") }]),
-      "separator",
-      { label: "Set NULL", hint: "Ctrl/Cmd+Shift+N", disabled: !anyEditable, run: setNull },
-      ...(onOpenRow === undefined ? [] : [{ label: "Row detail", hint: "Space", run: () => onOpenRow(focus.r) }]),
-      ...(onDuplicateRows === undefined ? [] : [{ label: "Duplicate row", hint: "Ctrl/Cmd+D", run: () => onDuplicateRows(selectedRows()) }]),
-      ...(onDeleteRows === undefined ? [] : [{ label: "Delete row", hint: "Delete", run: () => onDeleteRows(selectedRows()) }]),
-      "separator",
-      ...(onFilterValue === undefined ? [] : [{ label: "Filter by this value", run: () => onFilterValue(original, cellValue(focus.r, focus.c)) }]),
-      { label: `Hide column “${name}”`, disabled: headers.length <= 1, run: () => { table.setColumnVisibility((v) => ({ ...v, [`c${original}`]: false })); moveTo({ r: focus.r, c: Math.max(0, Math.min(focus.c, headers.length - 2)) }, false) } },
-      ...(hidden === 0 ? [] : [{ label: `Show ${hidden} hidden column${hidden === 1 ? "" : "s"}`, run: () => table.setColumnVisibility({}) }])
-    ]
+    return cellMenuItems({
+      ...props,
+      copy,
+      setNull,
+      anyEditable: selectedRows().some((r) => Array.from({ length: range.c1 - range.c0 + 1 }, (_, i) => range.c0 + i).some((c) => editable({ r, c }))),
+      row: focus.r,
+      rows: selectedRows(),
+      column: original,
+      value: cellValue(focus.r, focus.c),
+      shown: headers.length,
+      hidden,
+      hide: () => { table.setColumnVisibility((v) => ({ ...v, [`c${original}`]: false })); moveTo({ r: focus.r, c: Math.max(0, Math.min(focus.c, headers.length - 2)) }, false) },
+      showAll: () => table.setColumnVisibility({})
+    })
   }
   const openMenu = () => {
     const at = scrollRef.current?.querySelector(".grid-td.focus")?.getBoundingClientRect() ?? scrollRef.current?.getBoundingClientRect()

@@ -1,4 +1,7 @@
 import { useEffect, useRef } from "react"
+import type { Cell } from "../../domain/UiSchemas.ts"
+import type { GridColumn } from "./cellTypes.ts"
+import type { CopyFormat } from "./copyFormats.ts"
 
 export type MenuItem = { readonly label: string; readonly hint?: string; readonly disabled?: boolean; readonly run: () => void } | "separator"
 
@@ -50,4 +53,42 @@ export const GridMenu = ({ x, y, items, onClose }: {
           ))}
     </div>
   )
+}
+
+/** The cell menu's items for the focused cell and the selected rows; an action the grid's owner does not offer is left out. */
+export const cellMenuItems = (at: {
+  readonly columns: ReadonlyArray<GridColumn>
+  readonly sql?: unknown
+  readonly copy: (format: CopyFormat) => void
+  readonly setNull: () => void
+  readonly anyEditable: boolean
+  readonly row: number
+  readonly rows: ReadonlyArray<number>
+  readonly column: number
+  readonly value: Cell
+  readonly shown: number
+  readonly hidden: number
+  readonly hide: () => void
+  readonly showAll: () => void
+  readonly onOpenRow?: ((row: number) => void) | undefined
+  readonly onDeleteRows?: ((rows: ReadonlyArray<number>) => void) | undefined
+  readonly onDuplicateRows?: ((rows: ReadonlyArray<number>) => void) | undefined
+  readonly onFilterValue?: ((column: number, value: Cell) => void) | undefined
+}): ReadonlyArray<MenuItem> => {
+  const { onOpenRow, onDuplicateRows, onDeleteRows, onFilterValue } = at
+  return [
+    { label: "Copy as TSV", hint: "Ctrl/Cmd+C", run: () => at.copy("tsv") },
+    { label: "Copy as CSV", run: () => at.copy("csv") },
+    { label: "Copy as JSON", run: () => at.copy("json") },
+    ...(at.sql === undefined ? [] : [{ label: "Copy as SQL INSERT", run: () => at.copy("sql") }]),
+    "separator",
+    { label: "Set NULL", hint: "Ctrl/Cmd+Shift+N", disabled: !at.anyEditable, run: at.setNull },
+    ...(onOpenRow === undefined ? [] : [{ label: "Row detail", hint: "Space", run: () => onOpenRow(at.row) }]),
+    ...(onDuplicateRows === undefined ? [] : [{ label: "Duplicate row", hint: "Ctrl/Cmd+D", run: () => onDuplicateRows(at.rows) }]),
+    ...(onDeleteRows === undefined ? [] : [{ label: "Delete row", hint: "Delete", run: () => onDeleteRows(at.rows) }]),
+    "separator",
+    ...(onFilterValue === undefined ? [] : [{ label: "Filter by this value", run: () => onFilterValue(at.column, at.value) }]),
+    { label: `Hide column “${at.columns[at.column]?.name ?? ""}”`, disabled: at.shown <= 1, run: at.hide },
+    ...(at.hidden === 0 ? [] : [{ label: `Show ${at.hidden} hidden column${at.hidden === 1 ? "" : "s"}`, run: at.showAll }])
+  ]
 }
