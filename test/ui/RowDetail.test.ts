@@ -144,6 +144,28 @@ describe("row and cell editing", () => {
     expect(await columnTexts(notes(), "title")).toEqual(["third"])
   })
 
+  it("Ctrl+V pastes a TSV range into the cells from the focused one, each value checked before anything is staged", async () => {
+    const { page } = ui
+    const focusTitle = async () => (await cell(notes(), 0, "title")).click()
+    await ui.page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: ui.ui.origin })
+    await focusTitle()
+    await page.evaluate(() => navigator.clipboard.writeText("not json\tx\n"))
+    await (await cell(notes(), 0, "body")).click()
+    await page.keyboard.press("Control+v")
+    await page.getByText("Nothing pasted: row 1, meta: This column holds JSON: the text is not valid JSON.").waitFor()
+    await page.evaluate(() => navigator.clipboard.writeText("T1\tB1\n"))
+    await focusTitle()
+    await page.keyboard.press("Control+v")
+    await page.getByText("Pasted 2 cells: Save shows the statements.").waitFor()
+    expect(await columnTexts(notes(), "title")).toEqual(["T1"])
+    expect(await columnTexts(notes(), "body")).toEqual(["B1"])
+    await page.evaluate(() => navigator.clipboard.writeText("a\nb\n"))
+    await focusTitle()
+    await page.keyboard.press("Control+v")
+    await page.getByText("Nothing pasted: the 2×1 range does not fit from this cell.").waitFor()
+    await page.getByRole("button", { name: "Discard" }).filter({ visible: true }).click()
+  })
+
   it("opens a 1 MB JSON value in the row detail (measured, reported)", async () => {
     const { page } = ui
     await page.getByRole("complementary", { name: "Tables" }).getByRole("button", { name: /^big/ }).click()

@@ -14,6 +14,7 @@ export type { GridColumn } from "./cellTypes.ts"
 import { type CopyFormat, copyText, formatRange } from "./copyFormats.ts"
 import { cellMenuItems, GridMenu, type MenuItem } from "./GridMenu.tsx"
 import { GridStatus } from "./GridStatus.tsx"
+import { pasteEdits } from "./pasteRange.ts"
 import { widthOf } from "./columnWidth.ts"
 import { useFocusFollow } from "./useFocusFollow.ts"
 import { type Pos, type Range, rangeOf, step } from "./selection.ts"
@@ -233,6 +234,18 @@ export const DataGrid = (props: DataGridProps) => {
         aria-multiselectable="true"
         tabIndex={0}
         onKeyDown={onKeyDown}
+        onPaste={(event) => {
+          if (editing !== undefined || props.onEdit === undefined || rows.length === 0) return
+          event.preventDefault()
+          const result = pasteEdits(event.clipboardData.getData("text/plain"), focus, last, {
+            kindAt: (c) => kinds[order[c] ?? c] ?? "text",
+            nameAt: (c) => columns[order[c] ?? c]?.name ?? "",
+            editable
+          })
+          if ("error" in result) return setCopied(result.error)
+          for (const [pos, value] of result.edits) props.onEdit?.(pos.r, order[pos.c] ?? pos.c, value)
+          setCopied(`Pasted ${result.edits.length} cell${result.edits.length === 1 ? "" : "s"}: Save shows the statements.`)
+        }}
         style={props.height === undefined ? undefined : { height: props.height }}
       >
         <div style={{ width: totalWidth, height: rowV.getTotalSize(), position: "relative" }}>
