@@ -8,12 +8,14 @@ const PLACEHOLDER: Record<CellKind, string> = { number: "number", boolean: "true
  * The in-cell editor (issue 27): typed by the column (a number, true/false, JSON checked before it is kept), Enter or
  * Tab keeps the value, Escape cancels, the NULL button or Ctrl/Cmd+Shift+N sets NULL.
  */
-export const CellEditor = ({ kind, value, onDone }: {
+export const CellEditor = ({ kind, value, initial, onDone }: {
   readonly kind: CellKind
   readonly value: Cell
+  /** The character typed on the cell that opened the editor: it replaces the value. */
+  readonly initial?: string
   readonly onDone: (result: { readonly value: Cell } | undefined, moveRight: boolean) => void
 }) => {
-  const [draft, setDraft] = useState(value === null ? "" : kind === "boolean" && typeof value === "number" ? String(value === 1) : String(value))
+  const [draft, setDraft] = useState(initial !== undefined ? initial : value === null ? "" : kind === "boolean" && typeof value === "number" ? String(value === 1) : String(value))
   const [error, setError] = useState<string>()
   const keep = (moveRight: boolean) => {
     const parsed = parseInput(draft, kind)
@@ -24,6 +26,7 @@ export const CellEditor = ({ kind, value, onDone }: {
     <span className="cell-editor" onMouseDown={(event) => event.stopPropagation()} onDoubleClick={(event) => event.stopPropagation()}>
       <input
         autoFocus
+        onFocus={(event) => { if (initial !== undefined) event.target.setSelectionRange(initial.length, initial.length) }}
         aria-label="Cell value"
         aria-invalid={error !== undefined}
         className={error === undefined ? "" : "invalid"}

@@ -1,4 +1,4 @@
-import { columnOrderingFeature, columnResizingFeature, columnSizingFeature, tableFeatures, useTable } from "@tanstack/react-table"
+import { columnOrderingFeature, columnResizingFeature, columnSizingFeature, columnVisibilityFeature, tableFeatures, useTable } from "@tanstack/react-table"
 import { useVirtualizer } from "@tanstack/react-virtual"
 import { type KeyboardEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from "react"
 import type { SqlDialect } from "../../domain/SqlLexer.ts"
@@ -12,12 +12,14 @@ import type { GridColumn } from "./cellTypes.ts"
 
 export type { GridColumn } from "./cellTypes.ts"
 import { type CopyFormat, copyText, formatRange } from "./copyFormats.ts"
+import { cellMenuItems, GridMenu, type MenuItem } from "./GridMenu.tsx"
 import { GridStatus } from "./GridStatus.tsx"
+import { pasteEdits } from "./pasteRange.ts"
 import { widthOf } from "./columnWidth.ts"
 import { useFocusFollow } from "./useFocusFollow.ts"
 import { type Pos, type Range, rangeOf, step } from "./selection.ts"
 
-const features = tableFeatures({ columnOrderingFeature, columnSizingFeature, columnResizingFeature })
+const features = tableFeatures({ columnOrderingFeature, columnSizingFeature, columnResizingFeature, columnVisibilityFeature })
 type Row = ReadonlyArray<Cell>
 
 export type RowState = "inserted" | "changed" | "deleted" | undefined
@@ -44,6 +46,13 @@ export interface DataGridProps {
   readonly topRows?: number
   /** A new `n` moves the focus (and the keyboard) to row `r`, column `c` — e.g. onto a row just added. */
   readonly focusRequest?: { readonly r: number; readonly c: number; readonly n: number }
+  /** Space (and the menu): the row detail of a row. */
+  readonly onOpenRow?: (row: number) => void
+  /** Delete (and the menu): mark the selected rows for deletion; Ctrl/Cmd+D: duplicate them as new rows. */
+  readonly onDeleteRows?: (rows: ReadonlyArray<number>) => void
+  readonly onDuplicateRows?: (rows: ReadonlyArray<number>) => void
+  /** The menu's "Filter by this value" (`column` as in `columns`). */
+  readonly onFilterValue?: (column: number, value: Cell) => void
 }
 
 const HEADER_HEIGHT = 40
@@ -83,6 +92,8 @@ export const DataGrid = (props: DataGridProps) => {
   const [editing, setEditing] = useState<Pos>()
   const [viewing, setViewing] = useState<Pos>()
   const [copied, setCopied] = useState<string>()
+  const [typed, setTyped] = useState<string>()
+  const [menu, setMenu] = useState<{ readonly x: number; readonly y: number }>()
   const dragging = useRef(false)
   const range: Range = rangeOf(anchor, focus)
   const { onSelectRows, scrollKey, topRows = 0, focusRequest } = props
@@ -123,9 +134,55 @@ export const DataGrid = (props: DataGridProps) => {
     }
   }
 
+  const selectedRows = () => Array.from({ length: range.r1 - range.r0 + 1 }, (_, i) => range.r0 + i).filter((r) => r < rows.length)
+  const hidden = columns.length - headers.length
+  const menuItems = (): ReadonlyArray<MenuItem> => {
+    const original = order[focus.c] ?? focus.c
+    return cellMenuItems({
+      ...props,
+      copy,
+      setNull,
+      anyEditable: selectedRows().some((r) => Array.from({ length: range.c1 - range.c0 + 1 }, (_, i) => range.c0 + i).some((c) => editable({ r, c }))),
+      row: focus.r,
+      rows: selectedRows(),
+      column: original,
+      value: cellValue(focus.r, focus.c),
+      shown: headers.length,
+      hidden,
+      hide: () => { table.setColumnVisibility((v) => ({ ...v, [`c${original}`]: false })); moveTo({ r: focus.r, c: Math.max(0, Math.min(focus.c, headers.length - 2)) }, false) },
+      showAll: () => table.setColumnVisibility({})
+    })
+  }
+  const openMenu = () => {
+    const at = scrollRef.current?.querySelector(".grid-td.focus")?.getBoundingClientRect() ?? scrollRef.current?.getBoundingClientRect()
+    setMenu({ x: (at?.left ?? 0) + 8, y: (at?.bottom ?? 0) })
+  }
+
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (editing !== undefined || viewing !== undefined || rows.length === 0) return
     const mod = event.ctrlKey || event.metaKey
+    if (event.key === "ContextMenu" || (event.shiftKey && event.key === "F10")) {
+      event.preventDefault()
+      return openMenu()
+    }
+    if (event.key === " " && !mod && props.onOpenRow !== undefined) {
+      event.preventDefault()
+      return props.onOpenRow(focus.r)
+    }
+    if ((event.key === "Delete" || (mod && event.key === "Backspace")) && props.onDeleteRows !== undefined) {
+      event.preventDefault()
+      return props.onDeleteRows(selectedRows())
+    }
+    if (mod && !event.shiftKey && event.key.toLowerCase() === "d" && props.onDuplicateRows !== undefined) {
+      event.preventDefault()
+      return props.onDuplicateRows(selectedRows())
+    }
+    if (!mod && !event.altKey && event.key.length === 1 && event.key !== " " && editable(focus)) {
+      // typing on a cell starts its editor with that character, as in a spreadsheet
+      event.preventDefault()
+      setTyped(event.key)
+      return setEditing(focus)
+    }
     const pageRows = Math.max(1, Math.floor(((scrollRef.current?.clientHeight ?? 400) - HEADER_HEIGHT) / rowHeight) - 1)
     const next = step(event.key, { mod, shift: event.shiftKey }, focus, last, pageRows)
     if (next !== undefined) {
@@ -177,6 +234,18 @@ export const DataGrid = (props: DataGridProps) => {
         aria-multiselectable="true"
         tabIndex={0}
         onKeyDown={onKeyDown}
+        onPaste={(event) => {
+          if (editing !== undefined || props.onEdit === undefined || rows.length === 0) return
+          event.preventDefault()
+          const result = pasteEdits(event.clipboardData.getData("text/plain"), focus, last, {
+            kindAt: (c) => kinds[order[c] ?? c] ?? "text",
+            nameAt: (c) => columns[order[c] ?? c]?.name ?? "",
+            editable
+          })
+          if ("error" in result) return setCopied(result.error)
+          for (const [pos, value] of result.edits) props.onEdit?.(pos.r, order[pos.c] ?? pos.c, value)
+          setCopied(`Pasted ${result.edits.length} cell${result.edits.length === 1 ? "" : "s"}: Save shows the statements.`)
+        }}
         style={props.height === undefined ? undefined : { height: props.height }}
       >
         <div style={{ width: totalWidth, height: rowV.getTotalSize(), position: "relative" }}>
@@ -228,6 +297,13 @@ export const DataGrid = (props: DataGridProps) => {
                       style={{ left: starts[col.index], width: sizes[col.index] }}
                       title={value === "" ? "empty string" : undefined}
                       onMouseDown={(event) => onCellMouseDown(event, { r, c: col.index })}
+                      onContextMenu={(event) => {
+                        event.preventDefault()
+                        const inside = r >= range.r0 && r <= range.r1 && col.index >= range.c0 && col.index <= range.c1
+                        setFocus({ r, c: col.index })
+                        if (!inside) setAnchor({ r, c: col.index })
+                        setMenu({ x: event.clientX, y: event.clientY })
+                      }}
                       onMouseEnter={() => dragging.current && setFocus({ r, c: col.index })}
                       onDoubleClick={() => (editable({ r, c: col.index }) ? setEditing({ r, c: col.index }) : setViewing({ r, c: col.index }))}
                     >
@@ -236,8 +312,10 @@ export const DataGrid = (props: DataGridProps) => {
                           <CellEditor
                             kind={kind}
                             value={value}
+                            {...(typed === undefined ? {} : { initial: typed })}
                             onDone={(result, move) => {
                               setEditing(undefined)
+                              setTyped(undefined)
                               if (result !== undefined) props.onEdit?.(r, original, result.value)
                               scrollRef.current?.focus({ preventScroll: true })
                               if (move) moveTo({ r, c: Math.min(last.c, col.index + 1) }, false)
@@ -260,6 +338,7 @@ export const DataGrid = (props: DataGridProps) => {
         onCopy={copy}
         onView={rows.length === 0 ? undefined : () => setViewing(focus)}
       />
+      {menu !== undefined && <GridMenu x={menu.x} y={menu.y} items={menuItems()} onClose={() => { setMenu(undefined); scrollRef.current?.focus({ preventScroll: true }) }} />}
       {viewing !== undefined && (
         <CellViewer name={columns[order[viewing.c] ?? 0]?.name ?? ""} value={cellValue(viewing.r, viewing.c)} onClose={() => { setViewing(undefined); scrollRef.current?.focus({ preventScroll: true }) }} />
       )}

@@ -14,6 +14,13 @@ const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ["Cmd/Ctrl+C", "Copy the selection as TSV (CSV, JSON and SQL INSERT under the grid)"],
   ["Cmd/Ctrl+A", "Select every cell of the grid"],
   ["Shift+Enter", "View the focused cell whole"],
+  ["Space", "Open the row detail of the selected row (every column, editable)"],
+  ["Cmd/Ctrl+Enter in the row detail", "Stage the row detail's changes (Save shows the statements)"],
+  ["Typing on a cell", "Start editing it with the character typed"],
+  ["Delete", "Mark the selected rows for deletion (again: unmark)"],
+  ["Cmd/Ctrl+D", "Duplicate the selected rows as new rows"],
+  ["Cmd/Ctrl+V", "Paste a TSV range (from a spreadsheet) into the cells from the focused one; every value is checked first"],
+  ["Shift+F10 or the context-menu key", "Open the cell menu (copy as, set NULL, duplicate, delete, filter by this value, hide column)"],
   ["Cmd/Ctrl+T (or Alt+T)", "Open a new console tab on the connection shown"],
   ["Cmd/Ctrl+W (or Alt+W)", "Close the tab shown (asks first when it has unsaved changes)"],
   ["Cmd/Ctrl+1…8 (or Alt+1…8)", "Show the first… eighth tab; 9 shows the last one"],
@@ -32,7 +39,7 @@ export const useShortcutsOverlay = () => {
   const [open, setOpen] = useState(false)
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === "?" && !typing(event.target)) setOpen(true)
+      if (event.key === "?" && !event.defaultPrevented && !typing(event.target)) setOpen(true)
     }
     document.addEventListener("keydown", onKey)
     return () => document.removeEventListener("keydown", onKey)

@@ -10,6 +10,8 @@ import { emptyFilter, FilterBar, type FilterState } from "./FilterBar.tsx"
 import { OpenInConsole } from "./OpenInConsole.tsx"
 import { searchRequests, usePendingEdits } from "./pendingEdits.ts"
 import { PageControls } from "./PageControls.tsx"
+import { filterByValue } from "./filterByValue.ts"
+import { RowDetail } from "./RowDetail.tsx"
 import { SaveDialog } from "./SaveDialog.tsx"
 
 /** From this many rows (the sidebar's count), the total is counted when asked, not on every filter. */
@@ -58,6 +60,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
   const [saved, setSaved] = useState<string>()
   const [selection, setSelection] = useState<ReadonlyArray<number>>([])
   const [review, setReview] = useState<ReadonlyArray<string>>()
+  const [detail, setDetail] = useState<{ readonly focus: boolean }>()
   const [focusRequest, setFocusRequest] = useState<{ readonly r: number; readonly c: number; readonly n: number }>()
   const pending = usePendingEdits(page, storage)
   const guard = useLeaveGuard()
@@ -160,6 +163,11 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
     return !pending.deleted.has(row - pending.insertCount) && !isCutCell(page.rows[row - pending.insertCount]?.[column] ?? null)
   }
 
+  const detailRow = selection[0]
+  const editable = page?.editable === true
+  const duplicate = (rows: ReadonlyArray<number>) => { pending.duplicate(rows); setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 })) }
+  const stateLabel = (row: number) => ({ inserted: "new row", changed: "changed", deleted: "marked for deletion" } as const)[pending.rowState(row) ?? "changed"]
+
   return (
     <div className="data-tab">
       <FilterBar active={active} columns={columns} search={search} value={filter} onChange={setFilter} onApply={() => leaving(() => setView((v) => ({ ...v, applied: v.filter, offset: 0 })))} />
@@ -169,17 +177,19 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
         {loading && <span className="progress" role="progressbar" aria-label="Loading rows">Loading rows…</span>}
         {page?.editable === true && <>
           <button onClick={() => { pending.addRow(); setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 })) }}>Add row</button>
-          <button disabled={selection.length === 0} onClick={() => { pending.duplicate(selection); setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 })) }}>Duplicate</button>
+          <button disabled={selection.length === 0} onClick={() => duplicate(selection)} title="Ctrl/Cmd+D">Duplicate</button>
           <button disabled={selection.length === 0} onClick={() => pending.toggleDelete(selection)} title="Marks the selected rows; they are deleted at Save">Delete rows</button>
           <button className="primary" disabled={pending.count === 0} onClick={startSave} title="Ctrl/Cmd+S">Save{pending.count > 0 ? ` (${pending.count})` : ""}</button>
           <button disabled={pending.count === 0} onClick={pending.discard}>Discard</button>
         </>}
+        {page !== undefined && <button disabled={detailRow === undefined} aria-pressed={detail !== undefined} onClick={() => setDetail((d) => (d === undefined ? { focus: true } : undefined))} title="Space">Row detail</button>}
         {page?.editable === false && <span className="note">Read-only: {page.readOnlyReason ?? "this grid cannot be edited."}</span>}
       </Toolbar>
       {saved !== undefined && pending.count === 0 && <p className="note" role="status">{saved}</p>}
       {error !== undefined && <div className="error" role="alert">{error}</div>}
       {page !== undefined && page.notes.map((note) => <p className="note" key={note}>{note}</p>)}
       {page === undefined && loading ? <Skeleton rows={12} /> : (
+        <div className="grid-with-detail">
         <DataGrid
           label="Rows"
           columns={gridColumns}
@@ -195,7 +205,29 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
           topRows={pending.insertCount}
           {...(focusRequest === undefined ? {} : { focusRequest })}
           {...(dialect === undefined ? {} : { sql: { dialect, table } })}
+          onOpenRow={() => setDetail({ focus: true })}
+          onFilterValue={(column, value) => {
+            const name = columns[column]?.name
+            if (name !== undefined) leaving(() => setView((v) => { const next = filterByValue(v.filter, name, value); return { ...v, filter: next, applied: next, offset: 0 } }))
+          }}
+          {...(editable ? { onDeleteRows: pending.toggleDelete, onDuplicateRows: duplicate } : {})}
         />
+        {detail !== undefined && detailRow !== undefined && pending.rows[detailRow] !== undefined && (
+          <RowDetail
+            key={detailRow}
+            columns={columns}
+            row={pending.rows[detailRow] ?? []}
+            rowNumber={detailRow < pending.insertCount ? detailRow + 1 : offset + detailRow - pending.insertCount + 1}
+            label={pending.rowState(detailRow) === undefined ? undefined : stateLabel(detailRow)}
+            search={search}
+            takeFocus={detail.focus}
+            onFocused={() => setDetail({ focus: false })}
+            canEdit={(column) => canEdit(detailRow, column)}
+            onStage={(changes) => { for (const [column, value] of changes) pending.edit(detailRow, column, value) }}
+            onClose={() => { setDetail(undefined); setFocusRequest((f) => ({ r: detailRow, c: 0, n: (f?.n ?? 0) + 1 })) }}
+          />
+        )}
+        </div>
       )}
       <div className="row pager" role="group" aria-label="Pages">
         <PageControls

@@ -75,7 +75,8 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
   const edit = (row: number, column: number, value: Cell) => {
     const name = columns[column]?.name
     if (name === undefined) return
-    if (row < inserts.length) return setInserts(inserts.map((values, i) => (i === row ? { ...values, [name]: value } : values)))
+    // functional: the row detail stages several columns of a new row at once
+    if (row < inserts.length) return setInserts((current) => current.map((values, i) => (i === row ? { ...values, [name]: value } : values)))
     const index = row - inserts.length
     const original = pageRows[index]?.[column] ?? null
     setEdits((current) => {
