@@ -104,7 +104,7 @@ export const CONSOLE_TEXT_MAX_CHARS = 262_144
 
 /** One console tab of a connection: its id (chosen by the UI), its name and the editor's text. */
 export const UiConsoleTab = Schema.Struct({
-  id: Schema.String.pipe(Schema.pattern(/^[\w-]{1,64}$/)),
+  id: Schema.String.pipe(Schema.pattern(/^[\w:-]{1,64}$/)),
   title: Schema.String.pipe(Schema.maxLength(200)),
   text: Schema.String
 })

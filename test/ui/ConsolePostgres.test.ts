@@ -9,7 +9,7 @@ import { tempHome } from "../support/TestServer.ts"
 
 
 /** Issue 27: the console's Cancel reaches PostgreSQL as a real cancel request, as an MCP cancel does. */
-describePostgres("the console on PostgreSQL (issue 27)", () => {
+describePostgres("the console on PostgreSQL", () => {
   let postgres: PostgresServer
   let ui: UiSession
   beforeAll(async () => {
@@ -40,7 +40,7 @@ describePostgres("the console on PostgreSQL (issue 27)", () => {
     await page.keyboard.press("Control+Enter")
     await eventually(async () => (await runningStatements(postgres, "ui_cancel_marker")) === 1, "pg_sleep running")
     await page.getByRole("button", { name: "Cancel", exact: true }).click()
-    await page.getByRole("alert").filter({ hasText: "Cancelled: the statement was stopped on the database." }).waitFor()
+    await page.getByRole("status").filter({ hasText: "Cancelled: the statement was stopped on the database." }).waitFor()
     await eventually(() => cancelledByRequest(postgres, "ui_cancel_marker"), "the server logged the cancel request")
     expect(await runningStatements(postgres, "ui_cancel_marker")).toBe(0)
     await screenshot(page, "console-postgres-cancelled")

@@ -44,7 +44,7 @@ describe("UI on a search connection", () => {
 
   it("collections in the sidebar, a 1,000-row page, unsortable headers say why, filters compile to filter_by, case control dimmed", async () => {
     const { page } = ui
-    await page.getByRole("button", { name: "Books engine" }).click()
+    await page.getByRole("button", { name: "Books engine", exact: true }).click()
     const sidebar = page.getByRole("complementary", { name: "Collections" })
     await sidebar.getByRole("button", { name: /magazines\s*0/ }).waitFor()
     await sidebar.getByRole("button", { name: /books\s*1,500/ }).click()

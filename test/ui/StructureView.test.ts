@@ -96,7 +96,9 @@ const checkPage = async (ui: UiSession, connection: string, shot?: string) => {
     await ddl.scrollIntoViewIfNeeded()
     await screenshot(page, `${shot}-ddl`)
   }
+  // each table opens in its own tab, on its Data view: show that tab's Structure view
   await page.getByRole("complementary", { name: "Tables" }).getByRole("button", { name: /^Order Lines/ }).click()
+  await page.getByRole("tab", { name: "Structure" }).click()
   const fk = page.getByRole("table", { name: "Foreign keys" })
   await fk.waitFor()
   expect(await fk.textContent()).toMatch(/Account Id.*Customer Accounts\(Id\).*CASCADE/)
