@@ -117,6 +117,11 @@ describe("the console checks, dry-runs and keeps its text", () => {
   it("the console text is kept by the server (0600, per connection) and comes back after leaving the console", async () => {
     const { page, server } = ui
     await typeSql("SELECT 'kept across restarts' AS kept")
+    // the save is debounced and the file may exist from earlier tests: wait for the server to hold this text
+    const [sample] = (await (await page.request.get(`${ui.ui.origin}/api/connections`)).json()) as Array<{ id: string }>
+    const keptTexts = async () =>
+      ((await (await page.request.get(`${ui.ui.origin}/api/connections/${sample!.id}/console-tabs`)).json()) as { tabs: Array<{ text: string }> }).tabs.map((tab) => tab.text)
+    await expect.poll(keptTexts).toEqual(["SELECT 'kept across restarts' AS kept"])
     const directory = join(server.home, "console-tabs")
     await expect.poll(() => {
       try {
@@ -133,14 +138,12 @@ describe("the console checks, dry-runs and keeps its text", () => {
     await page.getByRole("tab", { name: "Console" }).click()
     await expect.poll(() => page.getByLabel("SQL").textContent()).toBe("SELECT 'kept across restarts' AS kept")
     // bounded: more than 256 KiB of console text for one connection is refused in plain words, and the kept text stays
-    const [sample] = (await (await page.request.get(`${ui.ui.origin}/api/connections`)).json()) as Array<{ id: string }>
     const tooMuch = await page.request.put(`${ui.ui.origin}/api/connections/${sample!.id}/console-tabs`, {
       data: { tabs: [{ id: "main", title: "big", text: "x".repeat(262_145) }], active: null }
     })
     expect(tooMuch.status()).toBe(400)
     expect(JSON.stringify(await tooMuch.json())).toContain("too much to keep")
-    const kept = (await (await page.request.get(`${ui.ui.origin}/api/connections/${sample!.id}/console-tabs`)).json()) as { tabs: Array<{ text: string }> }
-    expect(kept.tabs.map((tab) => tab.text)).toEqual(["SELECT 'kept across restarts' AS kept"])
+    expect(await keptTexts()).toEqual(["SELECT 'kept across restarts' AS kept"])
   })
 })
 
