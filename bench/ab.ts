@@ -1,5 +1,5 @@
 /**
- * Two builds side by side, round by round (issue 33): `node --import tsx bench/ab.ts [rounds]` with `AB_A` and `AB_B`
+ * Two builds side by side, round by round (D-63): `node --import tsx bench/ab.ts [rounds]` with `AB_A` and `AB_B`
  * each `"<node flags>|<checkout root>"` (either part may be empty; an empty root is this checkout's build). Both serve
  * one throwaway PostgreSQL at once and are measured alternately in short rounds, so the drift of a shared machine falls
  * on both alike; prints each side's median req/s, the median of the per-round ratios B/A with their range, and each side's median p99.

@@ -1,5 +1,5 @@
 /**
- * Issue 35: what a model reads, in bytes. `tools/list` (read into the model's context at every session) and the
+ * D-67: what a model reads, in bytes. `tools/list` (read into the model's context at every session) and the
  * answers of execute_query at 1, 100 and 1,000 rows, with what the data fence adds to each (the fenced text content
  * against the JSON of its structuredContent, as both travel in the HTTP body). Part of `npm run bench`; on its own:
  * `npm run build -- app && npx tsx bench/answer-sizes.ts` (starts the built dbdesk on the sample, prints the table).
@@ -42,7 +42,7 @@ export const measureAnswerSizes = async (url: string, token: string, connectionI
 }
 
 export const answerSizeLines = (sizes: ReadonlyArray<AnswerSize>): ReadonlyArray<string> => [
-  "answer sizes, what a model reads (HTTP body bytes; issue 35):",
+  "answer sizes, what a model reads (HTTP body bytes; D-66, D-67):",
   `  ${"answer".padEnd(40)} ${"bytes".padStart(8)}  fence`,
   ...sizes.map((size) => `  ${size.answer.padEnd(40)} ${String(size.bytes).padStart(8)}  ${size.fenceBytes === undefined ? "-" : `+${size.fenceBytes}`}`)
 ]

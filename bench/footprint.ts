@@ -1,5 +1,5 @@
 /**
- * Start-up time and memory of the commands a user runs (issue 23), measured as a user meets them: the real `dbdesk`
+ * Start-up time and memory of the commands a user runs (D-76), measured as a user meets them: the real `dbdesk`
  * and `dbdesk-mcp` binaries spawned with `node`, times taken from the spawn to the event, RSS read from /proc.
  * Part of `npm run bench`; alone: `npm run bench -- --footprint [--runs N] [--bin-dir DIR]` (DIR holds `dbdesk` and
  * `dbdesk-mcp`, e.g. `node_modules/.bin` of a project that installed the tarball; default: this checkout's `bin/`).
@@ -45,7 +45,7 @@ export interface FootprintRun {
 
 type Figure = Exclude<keyof FootprintRun, "serveReadyCpuMs" | "bridgeFirstAnswerCpuMs">
 
-/** The five figures of issue 23: the tsx baseline it measured, and its targets. */
+/** The five figures of D-76: the tsx baseline it measured, and its targets. */
 export const FIGURES: ReadonlyArray<{ readonly key: Figure; readonly name: string; readonly unit: string; readonly target: number; readonly issueBaseline: string }> = [
   { key: "serveReadyMs", name: "dbdesk serve: spawn → handshake file written", unit: "ms", target: 400, issueBaseline: "1,856–1,968" },
   { key: "serveIdleRssMiB", name: "serve RSS after 2 s idle", unit: "MiB", target: 100, issueBaseline: "253–261" },
@@ -191,7 +191,7 @@ export const runFootprint = async (options: FootprintOptions, log: (line: string
 
 export const footprintTable = (result: FootprintResult): ReadonlyArray<string> => {
   const rows = result.figures.map((f) => [f.name, `${f.median.toFixed(0)} (${f.min.toFixed(0)}–${f.max.toFixed(0)}) ${f.unit}`, `≤ ${f.target} ${f.unit}`, `${f.issueBaseline} ${f.unit}`, f.met ? "met" : "MISSED"])
-  const header = ["figure (median of " + result.runs.length + ", min–max)", "measured", "target", "issue 23 before (tsx)", "verdict"]
+  const header = ["figure (median of " + result.runs.length + ", min–max)", "measured", "target", "before the build (tsx)", "verdict"]
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
   const line = (cells: ReadonlyArray<string>) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")
   return [

@@ -1,9 +1,9 @@
 /**
- * What grows in dbdesk's heap with use (issue 25, "memory comes back"): `node --import tsx bench/heap-growth.ts [N]`.
+ * What grows in dbdesk's heap with use (D-39, "memory comes back"): `node --import tsx bench/heap-growth.ts [N]`.
  * Starts dbdesk with `--heapsnapshot-signal`, sends N (default 50,000) mixed requests at concurrency 16 — reads,
  * writes refused by scope, tool errors, resources, prompts, completion, failed authentications with a new token each
  * time, a new clientInfo name on every call, cancel notifications — snapshots the heap after 1,000, 10,000 and all N
- * requests (a snapshot collects garbage first; issue 33 item 4), and prints the object groups that grew between each
+ * requests (a snapshot collects garbage first; D-81), and prints the object groups that grew between each
  * two. Not part of `npm run bench`: a diagnosis, not a measurement.
  */
 import { randomBytes } from "node:crypto"
@@ -18,7 +18,7 @@ const total = Number(process.argv[2] ?? 50_000)
 /** `--rss`: no snapshots (writing one inflates RSS for good), only dbdesk's RSS every 5,000 requests. */
 const rssOnly = process.argv.includes("--rss")
 const WARM = 5_000
-/** Where the heap is snapshotted (issue 33 item 4: 1k, 10k and 50k). */
+/** Where the heap is snapshotted (D-81: 1k, 10k and 50k). */
 const SNAPSHOTS = [1_000, 10_000, total].filter((n, i, list) => n <= total && list.indexOf(n) === i)
 const CONCURRENCY = 16
 const dir = mkdtempSync(join(tmpdir(), "dbdesk-heap-"))

@@ -1,5 +1,5 @@
 /**
- * Where one request's time goes (issue 33 item 2): `node --import tsx bench/hot-path.ts [--seconds N] [--only TEXT]`.
+ * Where one request's time goes (D-63): `node --import tsx bench/hot-path.ts [--seconds N] [--only TEXT]`.
  * Not part of `npm run bench` (a diagnosis, not a measurement). For each case — a 1-row `execute_query` on PostgreSQL
  * and on SQLite and a `tools/list`, over HTTP at one client and through the stdio bridge — a fresh dbdesk runs from
  * its sources under `node --cpu-prof` (and the bridge too, for the bridge cases), gets one request at a time for N

@@ -1,5 +1,5 @@
 /**
- * The large-table section (issue 25): `SELECT * FROM big` on a 3,000,000-row table through `execute_query` on the
+ * The large-table section (D-71): `SELECT * FROM big` on a 3,000,000-row table through `execute_query` on the
  * real HTTP endpoint, for SQLite and for a throwaway PostgreSQL; time per call and dbdesk's RSS growth after three
  * calls. Targets: ≤ 1 s per call, ≤ 50 MiB of RSS growth. Run alone by `npm run bench -- --large`, and in the full bench.
  */

@@ -54,7 +54,7 @@ export interface ScenarioQueries {
   readonly token: string
 }
 
-/** The scenarios of product-decisions §11 point 1. */
+/** The scenarios of D-63. */
 export const scenarios = ({ connectionId, token }: ScenarioQueries): ReadonlyArray<Scenario> => {
   const make = (name: string, servers: ReadonlyArray<ServerName>, spec: RequestSpec): Scenario => {
     const body = requestBody(spec)

@@ -1,5 +1,5 @@
 /**
- * What loading costs at start (issue 23): the table in bench/README.md "Module load costs" comes from this script.
+ * What loading costs at start (D-76): the table in bench/README.md "Module load costs" comes from this script.
  * `node --import tsx bench/module-costs.ts [--runs N]` after `npm run build -- app` (npm run bench builds it). Every
  * figure is measured in a fresh `node` process (median of N): wall and CPU time of an `import()`, or of a command
  * from spawn to exit, and the RSS it adds. Wall times stretch on a busy machine; CPU times much less.

@@ -1,5 +1,5 @@
 /**
- * MySQL/MariaDB figures (issue 34 item 8), run by `bench/run.ts` (`--mysql`, or in the full run when MariaDB's binaries
+ * MySQL/MariaDB figures (D-75), run by `bench/run.ts` (`--mysql`, or in the full run when MariaDB's binaries
  * are installed) as `tsx bench/mysql.ts <out.json> [rows] [durationMs]`. A throwaway MariaDB from the test harness, a
  * table of `rows` rows (3,000,000 by default), dbdesk as users run it with one MySQL connection; then through the
  * real HTTP endpoint: a 1-row `execute_query` at 1 and 16 clients, and `SELECT *` of the big table three times

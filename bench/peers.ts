@@ -1,5 +1,5 @@
 /**
- * Issue 33's comparison (`npm run bench -- --peers`, also part of `--quick` and the full run): dbdesk against the
+ * D-63's comparison (`npm run bench -- --peers`, also part of `--quick` and the full run): dbdesk against the
  * database MCP servers users pick instead, the same throwaway PostgreSQL 15 database and role for all, and the same
  * rows in a SQLite file: DBHub 1.4.0, MCP Toolbox for Databases 1.12.0 and (stdio only) the reference
  * server-postgres 0.6.2, next to the node:http ceiling answering dbdesk's own bytes. Peers are installed on demand

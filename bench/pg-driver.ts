@@ -1,5 +1,5 @@
 /**
- * PostgreSQL driver figures for issues 25 and 32 (not part of `npm test` or `npm run bench`):
+ * PostgreSQL driver figures for D-71, D-73 (not part of `npm test` or `npm run bench`):
  * `node scripts/build.mjs app && node --import tsx bench/pg-driver.ts [--rows N] [--rounds N] [--duration MS]`.
  * `DBDESK_BENCH_ROOT=<dir>` runs the dbdesk built in another checkout (its `bin/dbdesk.mjs`) instead of this one.
  *

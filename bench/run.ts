@@ -1,10 +1,10 @@
 /**
- * `npm run bench` (product-decisions §11; never part of `npm test`). Starts dbdesk, the SDK 2.4.0 reference and the
+ * `npm run bench` (D-63; never part of `npm test`). Starts dbdesk, the SDK 2.4.0 reference and the
  * node:http ceiling, each in its own process on 127.0.0.1, then a load generator in its own process; prints the
  * tables and writes `bench/results.json`. See bench/README.md for how to read the numbers.
  *
  * Flags: --footprint (only the start-up and memory footprint of the bins, bench/footprint.ts), --skip-footprint,
- * --peers (only issue 33's comparison with the peers, bench/peers.ts), --skip-peers, --peer-memory N,
+ * --peers (only D-81's comparison with the peers, bench/peers.ts), --skip-peers, --peer-memory N,
  * --quick (the peers comparison and the SSE and 1,000-row rows with short rounds, in under two minutes),
  * --profile (dbdesk under `--cpu-prof`, summary printed; the profiler slows dbdesk down, so the numbers of a profiled
  * run are not the ones to report), --skip-memory, --skip-search, --skip-throughput, --rounds N, --duration MS,
@@ -265,7 +265,7 @@ interface Target {
 const percent = (s: { median: number; min: number; max: number } | undefined) =>
   s === undefined ? "—" : `${(s.median * 100).toFixed(0)}% (${(s.min * 100).toFixed(0)}–${(s.max * 100).toFixed(0)}%)`
 
-/** Issue 33's targets measured by the main section (the rest come from the peers comparison). */
+/** D-63's targets measured by the main section (the rest come from the peers comparison). */
 const targetsOf = (summary: ReadonlyArray<CellSummary>, memory: MemorySummary | undefined): ReadonlyArray<Target> => {
   const progress = [1, 16].map((c) => ({ c, ratio: summary.find((cell) => cell.scenario === "progress (SSE)" && cell.concurrency === c)?.ratios.rpsDbdeskOverSdk }))
   const rows = summary.find((c) => c.scenario === "execute_query 1000 rows" && c.concurrency === 16)?.ratios.rpsDbdeskOverCeiling
@@ -317,10 +317,10 @@ const main = async () => {
     mkdirSync(profileDir, { recursive: true })
   }
   log(`dbdesk bench: ${cpus().length} cpus (${cpus()[0]?.model ?? "?"}), node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`)
-  log(`bench profile (product-decisions §11): ${JSON.stringify(BENCH_SETTINGS)}, auth on (Default readWrite token), sample SQLite connection alwaysAllow`)
+  log(`bench profile (D-63): ${JSON.stringify(BENCH_SETTINGS)}, auth on (Default readWrite token), sample SQLite connection alwaysAllow`)
   if (options.profile) log("PROFILED RUN: dbdesk runs under --cpu-prof; its numbers are slower than an unprofiled run")
 
-  // First, while nothing else of the bench runs: the bins' start-up and memory (issue 23).
+  // First, while nothing else of the bench runs: the bins' start-up and memory (D-76).
   let footprint: FootprintResult | undefined
   if (flag("footprint") || !(flag("skip-footprint") || options.profile || quick || peersOnly)) {
     log()
@@ -335,11 +335,11 @@ const main = async () => {
     }
   }
 
-  // Issue 33: the peers comparison, with its own dbdesk, databases and peers (stopped before the main section starts).
+  // D-63: the peers comparison, with its own dbdesk, databases and peers (stopped before the main section starts).
   let peers: PeersResult | undefined
   if (options.peers) {
     log()
-    log(`peers (issue 33): ${options.rounds} rounds × ${options.durationMs} ms per server, warm-up ${options.warmupMs} ms, memory ${options.peerMemoryRequests} requests per server`)
+    log(`peers: ${options.rounds} rounds × ${options.durationMs} ms per server, warm-up ${options.warmupMs} ms, memory ${options.peerMemoryRequests} requests per server`)
     peers = await runPeers({
       rounds: options.rounds,
       warmupMs: options.warmupMs,

@@ -1,5 +1,5 @@
 /**
- * product-decisions §11 point 2, run in its own process by `bench/run.ts`: `tsx bench/search-grid.ts <docs> <out.json>`.
+ * D-57, run in its own process by `bench/run.ts`: `tsx bench/search-grid.ts <docs> <out.json>`.
  * Starts the Typesense-compatible test engine in this process, seeds `<docs>` documents through `importDocuments`,
  * then reads 1,000 and all `<docs>` documents in the grid's 1,000-row pages two ways:
  *  - the grid path: `readPage` (one `multi_search` of four 250-hit searches per page) over dbdesk's search client;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench` (product-decisions §11): runs the TypeScript orchestrator through tsx, like bin/dbdesk.mjs.
+// `npm run bench` (D-63): runs the TypeScript orchestrator through tsx, like bin/dbdesk.mjs.
 // Flags are passed on: `npm run bench -- --quick`, `-- --profile`; see bench/README.md.
 import { register } from "tsx/esm/api"
 

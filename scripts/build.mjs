@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run build` (issue 23): writes dist/ from the TypeScript sources.
+ * `npm run build` (D-76): writes dist/ from the TypeScript sources.
  *
  *   node scripts/build.mjs [--if-changed] [app] [lib] [types] [ui]     (no part named: all four)
  *

@@ -1,4 +1,4 @@
-// `npm run reliability` (issue 30 item 1): the full reliability suite against real servers, bounded in time. Each part
+// `npm run reliability` (D-88): the full reliability suite against real servers, bounded in time. Each part
 // runs in its own vitest process with DBDESK_RELIABILITY=full, one root for everything the parts write (the final
 // secrets scan reads all of it) and one directory for the figures they report; a part that overruns its budget is
 // stopped and counted as failed. Prints a table of figures and writes reliability/results.json.
@@ -14,7 +14,7 @@ const MINUTE = 60_000
 const PARTS = [
   { part: "fuzz", files: ["test/reliability/Fuzz.test.ts"], budget: 25 * MINUTE },
   { part: "load", files: ["test/reliability/Load.test.ts"], budget: 6 * MINUTE },
-  // The database and search-engine faults of issue 32 (npm run test:faults), run as they are.
+  // The database and search-engine faults of D-73 (npm run test:faults), run as they are.
   {
     part: "faults",
     files: ["test/http/PostgresAborts.test.ts", "test/http/PostgresFaults.test.ts", "test/cli/ServePostgres.test.ts", "test/http/SqliteFaults.test.ts", "test/http/SearchFaults.test.ts"],

@@ -1,5 +1,5 @@
 /**
- * `dbdesk`, the library (product-decisions "Embedded library", issue 24; docs/embedding.md): the same server as
+ * `dbdesk`, the library (D-77; docs/embedding.md): the same server as
  * `dbdesk serve`, started by a host application that supplies its own connections, approval dialog and storage —
  * through the Promise facade `startMcpServer`, or as an Effect layer whose ports are Context tags. Anything not
  * exported here (or from `dbdesk/domain`, `dbdesk/search`) is private and may change in any release.
@@ -62,7 +62,7 @@ export type { MethodContext } from "./services/MethodContext.ts"
 export { type ToolErrorCode, toolFailure, ToolFailure } from "./domain/ToolErrors.ts"
 export type { HostPrompt, HostResource, HostResourceTemplate } from "./services/resources/HostCatalog.ts"
 
-// Kept from before issue 24 (also in `dbdesk/domain`).
+// Kept from before the library's entry points (also in `dbdesk/domain`).
 export * from "./domain/ProtocolErrors.ts"
 export * from "./domain/ProtocolVersions.ts"
 export type { Settings, SettingsPatch } from "./domain/Settings.ts"

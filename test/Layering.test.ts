@@ -4,7 +4,7 @@ import ts from "typescript"
 import { describe, expect, it } from "vitest"
 
 /**
- * Issue 24 item 6: the layering a host can rely on, `domain` ← `search` ← `services` ← `http` ← `embed`/`bridge` ←
+ * D-77: the layering a host can rely on, `domain` ← `search` ← `services` ← `http` ← `embed`/`bridge` ←
  * `cli`, checked over the import graph of src/ (static, type-only and dynamic imports and re-exports alike, read with
  * TypeScript's own pre-processor). `search` sits under `services` because the search-engine driver builds on the
  * client, and `dbdesk/search` must be usable alone.
@@ -79,7 +79,7 @@ const cycles = (): Array<Array<string>> => {
   return found
 }
 
-describe("layering (issue 24 item 6)", () => {
+describe("layering (D-77)", () => {
   it("the graph was read: every part of src/ has a row in the table, and imports were found", () => {
     const parts = new Set([...graph.keys()].map((file) => file.split("/")[0]!))
     expect([...parts].filter((part) => !(part in MAY_IMPORT))).toEqual([])

@@ -1,5 +1,5 @@
 /**
- * The peers of issue 33, pinned and installed on demand with npm into `.cache/tools` (git-ignored, never a dependency
+ * The peers of D-63, pinned and installed on demand with npm into `.cache/tools` (git-ignored, never a dependency
  * of the package, never installed by `npm test`), the way test/support/conformance/ToolCache.ts installs the
  * conformance suite. A second run reuses the install.
  */

@@ -1,5 +1,5 @@
 /**
- * The peers table of issue 33: one row per scenario, one column per server (req/s or calls/s with p50/p99 ms, medians
+ * The peers table of D-63: one row per scenario, one column per server (req/s or calls/s with p50/p99 ms, medians
  * of the rounds), then dbdesk's ratio to the fastest peer and to the ceiling, computed round by round (the servers of
  * a round ran back to back) and shown as median (min–max); then the issue's targets with met/MISSED.
  */
@@ -136,7 +136,7 @@ export const sectionTable = (section: PeerSection): ReadonlyArray<string> => {
 
 const verdict = (value: number | undefined, ok: (v: number) => boolean) => (value === undefined || !Number.isFinite(value) ? undefined : ok(value))
 
-/** Issue 33's targets that the peers comparison measures (the SSE and 1,000-row ones come from the main section). */
+/** D-63's targets that the peers comparison measures (the SSE and 1,000-row ones come from the main section). */
 export const peerTargets = (sections: ReadonlyArray<PeerSection>): ReadonlyArray<PeerTarget> => {
   const targets: Array<PeerTarget> = []
   for (const section of sections) {

@@ -1,6 +1,6 @@
 /**
  * (a) dbdesk as users run it: `node bin/dbdesk.mjs serve --port 0` (the built dist/app) in its own process, auth on,
- * with the bench profile of product-decisions §11 written to a fresh support directory's `settings.json` before the
+ * with the bench profile of D-63 written to a fresh support directory's `settings.json` before the
  * first start.
  */
 import { type ChildProcess, spawn } from "node:child_process"
@@ -9,7 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-/** product-decisions §11 "bench profile"; everything else stays at its default (auth on). */
+/** D-63; everything else stays at its default (auth on). */
 export const BENCH_SETTINGS = { limits: { requestsPerMinute: 10_000_000, concurrentPerCaller: 64 } } as const
 
 export interface RunningDbdesk {

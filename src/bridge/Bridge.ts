@@ -6,12 +6,12 @@ import { answerWhileNotRunning } from "./NotRunning.ts"
 import { acquireUpstream } from "./UpstreamHandshake.ts"
 
 export interface BridgeOptions extends BridgeIo {
-  /** Support directory; default DBDESK_HOME or the platform location (product-decisions §1). */
+  /** Support directory; default DBDESK_HOME or the platform location (D-6). */
   readonly home?: string
 }
 
 /**
- * `dbdesk bridge` / `dbdesk-mcp` (product-decisions §7). Returns the exit code: 1 after a refusal,
+ * `dbdesk bridge` / `dbdesk-mcp` (D-53). Returns the exit code: 1 after a refusal,
  * which is one JSON-RPC error line (id null) on stdout and a plain explanation on stderr; 0 when
  * the host closes stdin. With no server running, the explanation goes to stderr at once and each
  * request is answered -33000 with it until the host closes stdin, then 1.

@@ -41,7 +41,7 @@ const errorCode = (reply: UpstreamReply) => {
 }
 
 /**
- * The stdio side of the bridge (product-decisions §7): one JSON-RPC message per stdin line, one per
+ * The stdio side of the bridge (D-53): one JSON-RPC message per stdin line, one per
  * stdout line. Returns when stdin ends; requests still running are then aborted, which the server
  * treats as a dropped client (wire contract §3.2), so nothing is left running.
  */
@@ -52,7 +52,7 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
     let hostClientInfo: JsonObject | undefined
     const ids = new IdMap()
     const toolLists = new ToolListCache()
-    // Issue 33: calls go over the server's local channel when it has one (DBDESK_BRIDGE_CHANNEL=off: always HTTP).
+    // D-53: calls go over the server's local channel when it has one (DBDESK_BRIDGE_CHANNEL=off: always HTTP).
     const channelPath = process.env["DBDESK_BRIDGE_CHANNEL"] === "off" ? undefined : channelPathOf(dirname(handshakePath))
     const channels = new Map<Upstream, UpstreamChannel>()
     const channelOf = (of: Upstream) => {

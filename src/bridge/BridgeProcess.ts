@@ -8,7 +8,7 @@ const exitAfterFlush = (code: number) =>
     process.stdout.write("", () => process.exit(code))
   })
 
-/** The bridge on this process's stdio; only JSON-RPC goes to stdout (product-decisions §7). */
+/** The bridge on this process's stdio; only JSON-RPC goes to stdout (D-53). */
 export const bridgeMain = (home: string | undefined) =>
   runBridge({
     ...(home === undefined ? {} : { home }),

@@ -1,6 +1,6 @@
 import { Data } from "effect"
 
-/** Why the bridge will not start, or could not reach the server again (product-decisions §7). */
+/** Why the bridge will not start, or could not reach the server again (D-53). */
 export type RefusalReason =
   | "not_running"
   | "untrusted_handshake"

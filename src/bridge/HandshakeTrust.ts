@@ -13,7 +13,7 @@ export interface FileFacts {
 }
 
 /**
- * What the trust check asks the operating system (product-decisions §7): a port so a test can
+ * What the trust check asks the operating system (D-53): a port so a test can
  * simulate a file owned by someone else, which a test cannot create without privileges.
  */
 export class FileInspector extends Context.Tag("dbdesk/bridge/FileInspector")<FileInspector, {
@@ -50,7 +50,7 @@ const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`
 /**
  * Reads the handshake file and trusts it only if it is a regular file owned by the user with no
  * group or other permission bits, in a directory the user owns that group and others cannot write,
- * naming a live pid, and not past `bridgeTokenExpiresAt` (product-decisions §7, reference §6).
+ * naming a live pid, and not past `bridgeTokenExpiresAt` (D-53, reference §6).
  */
 export const trustHandshake = (handshakePath: string) =>
   Effect.gen(function*() {

@@ -4,7 +4,7 @@ import type { RequestId } from "../domain/JsonRpc.ts"
 const keyOf = (id: RequestId) => `${typeof id}:${id}`
 
 /**
- * Upstream request ids unique per bridge process (product-decisions §4 "Running requests"): every
+ * Upstream request ids unique per bridge process (D-38): every
  * bridge authenticates as the one principal `bridge`, so two hosts' `1`s must never meet upstream.
  */
 export class IdMap {

@@ -19,7 +19,7 @@ export const carriesModernEnvelope = (message: JsonObject): boolean => {
 }
 
 /**
- * The bridge's own answer to a legacy host's `initialize` (product-decisions §7, reference §7):
+ * The bridge's own answer to a legacy host's `initialize` (D-53, reference §7):
  * the discovered capabilities without `extensions` and with `resources.subscribe: false`
  * (wire contract §9 point 4), the server's identity and instructions.
  */
@@ -35,7 +35,7 @@ export const initializeResult = (server: DiscoveredServer, requested: unknown): 
 }
 
 /**
- * A legacy host's message as a `2026-07-28` one (product-decisions §7): `_meta` stamped with the
+ * A legacy host's message as a `2026-07-28` one (D-53): `_meta` stamped with the
  * version, `clientCapabilities: {}` and the host's `clientInfo`; its own keys (progressToken,
  * traceparent, tracestate, baggage) are kept.
  */

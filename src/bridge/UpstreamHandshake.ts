@@ -45,7 +45,7 @@ const discoverRequest: JsonObject = {
 /**
  * Trusts the handshake file, then proves the server behind it with `server/discover` before anything
  * is forwarded: it must list `2026-07-28` (wire contract §1, C1-c) and answer with the file's
- * instance id (product-decisions §1 "Server identity").
+ * instance id (D-9).
  */
 export const acquireUpstream = (handshakePath: string, agent: http.Agent) =>
   Effect.gen(function*() {

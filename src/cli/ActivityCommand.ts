@@ -25,7 +25,7 @@ const exportCommand = Command.make("export", {
 ])))
 
 /**
- * `dbdesk activity verify` (product-decisions §6): walks the chain and names the first row that
+ * `dbdesk activity verify` (D-51): walks the chain and names the first row that
  * was edited, inserted or deleted; exits 1 when it finds one or cannot read the log.
  */
 const verify = Command.make("verify", { home, json }, lazyHandler(handlers, (m) => m.verify)).pipe(

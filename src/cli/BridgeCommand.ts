@@ -3,7 +3,7 @@ import { Option } from "effect"
 import { described, homeOption as home } from "./CliSupport.ts"
 import { lazyHandler } from "./Lazy.ts"
 
-/** `dbdesk bridge`: the stdio bridge, also installed as `dbdesk-mcp` (product-decisions §7). */
+/** `dbdesk bridge`: the stdio bridge, also installed as `dbdesk-mcp` (D-53). */
 export const bridgeCommand = Command.make(
   "bridge",
   { home },

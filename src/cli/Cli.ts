@@ -54,7 +54,7 @@ export const commandTree = () => commandHelp(dbdesk.descriptor)
 /** Every command's work is imported when it runs (see Lazy.ts): parsing argv loads only the command tree. */
 const run = (argv: ReadonlyArray<string>) => Command.run(dbdesk, { name: PROGRAM, version: packageVersion() })(argv)
 
-// --- one plain line for a command line that names no command (issue 29) ---
+// --- one plain line for a command line that names no command (D-79) ---
 
 type Instruction =
   | { readonly _tag: "Standard" | "GetUserInput"; readonly name: string }

@@ -29,7 +29,7 @@ const remove = Command.make("remove", { client, configFile, name }, lazyHandler(
   ["dbdesk clients remove cursor"]
 )))
 
-/** `dbdesk clients list|install|remove` (issue 29). */
+/** `dbdesk clients list|install|remove` (D-78). */
 export const clientsCommand = Command.make("clients").pipe(
   Command.withDescription(described("Connect AI clients (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf) to dbdesk.", [
     "dbdesk clients list",

@@ -51,7 +51,7 @@ const examplesFor = (spec: ConnectionTypeSpec): ReadonlyArray<string> => {
   ]
 }
 
-/** Issue 35: `--mask users.password_hash --hide '*.ssn'`, each repeatable; they become the masking rules. */
+/** D-65: `--mask users.password_hash --hide '*.ssn'`, each repeatable; they become the masking rules. */
 const rulesOptions = Options.all({
   mask: Options.text("mask").pipe(Options.withDescription("mask this column for AI clients (table.column or schema.table.column, * for any characters; repeatable)"), Options.repeated),
   hide: Options.text("hide").pipe(Options.withDescription("hide this column from AI clients (same patterns; repeatable)"), Options.repeated)

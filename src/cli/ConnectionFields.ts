@@ -48,7 +48,7 @@ const isList = (ast: SchemaAST.AST): boolean => {
 
 const kindOf = (ast: SchemaAST.AST, encoded: SchemaAST.AST | undefined): { readonly kind: FieldKind; readonly choices: ReadonlyArray<string> } => {
   if (SchemaAST.isDeclaration(ast)) return { kind: "secret", choices: [] }
-  // Issue 35: the one field stored as a list, masking rules, takes repeatable --mask / --hide flags (a cluster's
+  // D-65: the one field stored as a list, masking rules, takes repeatable --mask / --hide flags (a cluster's
   // nodes are a list too, but stored and typed as one comma-separated text).
   if (encoded !== undefined && isList(encoded)) return { kind: "rules", choices: [] }
   const choices = literalsOf(ast)

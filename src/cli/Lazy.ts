@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 
 /**
- * A command handler whose module is imported only when that command runs (issue 23: a command loads only what it
+ * A command handler whose module is imported only when that command runs (D-76: a command loads only what it
  * needs). Command files hold options and descriptions and import nothing heavier than `@effect/cli`; the work lives in
  * `handlers/*`, so `dbdesk token list` never loads the server and `dbdesk serve` never loads the token commands.
  */

@@ -23,7 +23,7 @@ const explain = Command.make("explain", {
   ]
 )))
 
-/** `dbdesk policy explain` (issue 28 item 3). */
+/** `dbdesk policy explain` (D-70). */
 export const policyCommand = Command.make("policy").pipe(
   Command.withDescription(described("Explain the MCP access policy for a token, a connection and a statement.", [
     "dbdesk policy explain --token ID --connection ID --sql \"…\""

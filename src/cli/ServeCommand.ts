@@ -7,7 +7,7 @@ const port = Options.integer("port").pipe(
   Options.optional
 )
 
-/** `dbdesk serve`: the standalone loopback server (product-decisions §1). */
+/** `dbdesk serve`: the standalone loopback server (D-1). */
 export const serveCommand = Command.make("serve", { port, home }, lazyHandler(() => import("./handlers/Serve.ts"), (m) => m.serve)).pipe(
   Command.withDescription(described("Start the dbdesk MCP server on 127.0.0.1 (and the UI on a second loopback port).", [
     "dbdesk serve",

@@ -1,5 +1,5 @@
 /**
- * The nearest valid word for a mistyped command or flag (issue 29: one plain line that names it).
+ * The nearest valid word for a mistyped command or flag (D-79: one plain line that names it).
  * Levenshtein distance, accepted up to a third of the word's length (at least 2), so `lst` finds
  * `list` and `frobnicate` finds nothing rather than something unrelated.
  */

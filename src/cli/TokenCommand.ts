@@ -40,7 +40,7 @@ const remove = Command.make("delete", { home, json, id }, lazyHandler(handlers, 
   ]))
 )
 
-/** `dbdesk token create|list|revoke|delete` (product-decisions §4 "Issuing"). */
+/** `dbdesk token create|list|revoke|delete` (D-35). */
 export const tokenCommand = Command.make("token").pipe(
   Command.withDescription(described("Manage MCP access tokens (stored hashed in tokens.json; a value is shown once).", [
     "dbdesk token create --name laptop --access readWrite",

@@ -1,10 +1,10 @@
 import { Schema } from "effect"
 
-/** product-decisions §6 "Activity log": the event kinds. */
+/** D-51: the event kinds. */
 export const ActivityCategory = Schema.Literal("auth", "token", "server", "tool", "resource", "approval")
 export type ActivityCategory = typeof ActivityCategory.Type
 
-/** product-decisions §6: the outcome of a tool call. */
+/** D-51: the outcome of a tool call. */
 export const ToolOutcome = Schema.Literal("success", "error", "denied", "cancelled", "timeout")
 export type ToolOutcome = typeof ToolOutcome.Type
 
@@ -12,7 +12,7 @@ const Text = Schema.NullOr(Schema.String)
 
 /**
  * One stored row of `activity.db`. Statement text, token values and secrets never appear: a
- * statement is kept as its SHA-256 `digest` (product-decisions §6). `prevHash` is the `hash` of
+ * statement is kept as its SHA-256 `digest` (D-51). `prevHash` is the `hash` of
  * the row before (the chain); `clientName`/`clientVersion`/`clientTitle` are the caller's
  * `clientInfo` (C2.2-d) and the three trace keys are kept as received (C2.2-f).
  */
@@ -49,7 +49,7 @@ export type ActivityEvent =
   & Partial<Omit<ActivityEntry, Chained>>
 
 /**
- * Issue 35 item 4: a tool result carries, under this key (never serialized), which masking rules changed it; the
+ * D-67: a tool result carries, under this key (never serialized), which masking rules changed it; the
  * activity row of the call records it in `details` (the rule and the column, never a value).
  */
 export const POLICY_NOTE: unique symbol = Symbol.for("dbdesk/activity/policy-note")
@@ -64,10 +64,10 @@ export const ACTIVITY_FIELDS = [
 /** The chain starts from 64 zeros (as the reference client's audit log does, reference §8). */
 export const GENESIS_HASH = "0".repeat(64)
 
-/** product-decisions §6: kept 90 days. */
+/** D-51: kept 90 days. */
 export const ACTIVITY_RETENTION_DAYS = 90
 
-/** The UI's filters (product-decisions §6: time, category, token, client). */
+/** The UI's filters (D-51: time, category, token, client). */
 export const ActivityQuery = Schema.Struct({
   since: Schema.optionalWith(Schema.String, { exact: true }),
   until: Schema.optionalWith(Schema.String, { exact: true }),
@@ -83,7 +83,7 @@ export type ChainVerdict =
   | { readonly ok: true; readonly rows: number }
   | { readonly ok: false; readonly problem: "edited" | "inserted" | "deleted"; readonly seq: number; readonly message: string }
 
-/** One connected client (product-decisions §6), keyed by clientInfo, token and address. */
+/** One connected client (D-52), keyed by clientInfo, token and address. */
 export const ConnectedClient = Schema.Struct({
   id: Schema.String,
   clientName: Schema.String,

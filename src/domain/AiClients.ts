@@ -2,7 +2,7 @@ import { Either } from "effect"
 import { isJsonObject, type Json, type JsonObject } from "./Json.ts"
 
 /**
- * The AI clients dbdesk can be connected to through its stdio bridge (issue 29): where each keeps
+ * The AI clients dbdesk can be connected to through its stdio bridge (D-78): where each keeps
  * its MCP configuration on each platform, the JSON shape of one server entry, and the snippet or
  * command line for a given bridge launch. Pure knowledge shared by `dbdesk clients` and the UI's
  * "Connect a client" tab: the caller passes the platform, the user's directories and the launch.

@@ -3,8 +3,8 @@ import type { ResultSet } from "./ResultSet.ts"
 import type { SecretCatalog } from "./SecretCatalogs.ts"
 
 /**
- * Issue 35: the decisions on one answer, as pure functions (the drivers call them where answers are built; the policy
- * explainer of issue 28 can call them to report the same gates). Import-free beyond the domain, for the SQLite child.
+ * D-64: the decisions on one answer, as pure functions (the drivers call them where answers are built; the policy
+ * explainer of D-70 can call them to report the same gates). Import-free beyond the domain, for the SQLite child.
  */
 
 /** Where an output column's values come from, as the driver's metadata says. */
@@ -71,7 +71,7 @@ export const textRefusal = (subject: string, policy: GuardPolicy): Refusal => ({
 })
 
 /**
- * The verdict on an answer (issue 35 items 1, 2): any secret catalog read → refused; a column that cannot be traced
+ * The verdict on an answer (D-64, D-65): any secret catalog read → refused; a column that cannot be traced
  * to its origin while the statement reads a relation with masking rules → refused, with the reason; otherwise each
  * traced column is kept, masked or hidden by the first matching rule (a `hide` rule wins).
  */

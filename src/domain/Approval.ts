@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { ApprovalPreview } from "./ApprovalPreview.ts"
 
-/** What the app's own dialog shows (product-decisions §3.2 "The app dialog" and "Connection access dialog"). */
+/** What the app's own dialog shows (D-28, D-29). */
 /** `host_key`: an SSH host presented a key dbdesk does not know; accepting it trusts that key for good. */
 export const ApprovalKind = Schema.Literal("statement", "connection_access", "host_key")
 export type ApprovalKind = typeof ApprovalKind.Type
@@ -28,7 +28,7 @@ export const PendingApproval = Schema.Struct({
   tool: Schema.optionalWith(Schema.String, { exact: true }),
   /** The statement destroys data (`confirm_destructive_operation`). */
   destructive: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  /** What the statement would change, from a dry run that was rolled back, or why there is none (issue 28 item 1). */
+  /** What the statement would change, from a dry run that was rolled back, or why there is none (D-69). */
   preview: Schema.optionalWith(ApprovalPreview, { exact: true }),
   /** The access dialog: what the client will run once it may use the connection (the UI shows it; hosts are not sent it). */
   wants: Schema.optionalWith(Schema.String, { exact: true })

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { CellValue } from "./ResultSet.ts"
 
 /**
- * The dry run shown with an approval (issue 28 item 1): the statement run inside a transaction that is always rolled
+ * The dry run shown with an approval (D-69): the statement run inside a transaction that is always rolled
  * back (a search-engine edit: counted through the same filter), what it would change, or why there is no preview.
  */
 export const PREVIEW_SECONDS = 2
@@ -42,7 +42,7 @@ export const TOOK_TOO_LONG = `took too long (over ${PREVIEW_SECONDS} s)`
 
 const plural = (count: number, unit: string) => `${count.toLocaleString("en-US")} ${unit}${count === 1 ? "" : "s"}`
 
-/** "will change 3 rows in orders" (issue 28 item 1). */
+/** "will change 3 rows in orders" (D-69). */
 export const previewHeadline = (preview: Extract<ApprovalPreview, { _tag: "Changes" }>): string => {
   const what = plural(preview.count, preview.unit)
   switch (preview.action) {

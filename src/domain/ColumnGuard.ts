@@ -1,8 +1,8 @@
 import { toCellValue, utf8Length } from "./SqlCell.ts"
 
 /**
- * Issue 35 items 1 and 2: what an AI client may read of a connection's columns. Pure and free of imports beyond
- * SqlCell, so the SQLite child process uses it too, and the policy explainer (issue 28) can call the same decisions
+ * D-64, D-65: what an AI client may read of a connection's columns. Pure and free of imports beyond
+ * SqlCell, so the SQLite child process uses it too, and the policy explainer (D-70) can call the same decisions
  * the drivers make: `ruleFor` (which masking rule covers a column) and `decideAnswer` (what happens to an answer
  * whose columns come from the given origins, for a statement that reads the given relations).
  */
@@ -13,7 +13,7 @@ export interface MaskingRuleSpec {
 }
 export type SecretCatalogsSetting = "closed" | "open"
 
-/** The AI settings of a connection that guard its answers (product-decisions §2 "AI policy", issue 35). */
+/** The AI settings of a connection that guard its answers (D-12, D-64). */
 export interface GuardPolicy {
   readonly rules: ReadonlyArray<MaskingRuleSpec>
   readonly secretCatalogs: SecretCatalogsSetting
@@ -64,7 +64,7 @@ export const ruleFor = (rules: ReadonlyArray<MaskingRuleSpec>, relation: Relatio
   return found
 }
 
-/** The marker a masked value shows instead of itself: its type and length, never a character of it (issue 35 item 2). */
+/** The marker a masked value shows instead of itself: its type and length, never a character of it (D-65). */
 export const maskedCell = (value: unknown): string | null => {
   const cell = toCellValue(value)
   if (cell === null) return null

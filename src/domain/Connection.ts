@@ -3,7 +3,7 @@ import { maskingRulesField, SecretCatalogs } from "./MaskingRules.ts"
 import { SearchClusterFields, SearchSslMode } from "./SearchConnection.ts"
 import { SshTunnel } from "./SshTunnel.ts"
 
-/** product-decisions §2: the three access settings of every connection, defaults first. */
+/** D-12: the three access settings of every connection, defaults first. */
 export const ExternalAccess = Schema.Literal("readOnly", "readWrite", "blocked")
 export type ExternalAccess = typeof ExternalAccess.Type
 export const AiPolicy = Schema.Literal("askEachTime", "alwaysAllow", "never")
@@ -23,7 +23,7 @@ const common = {
   externalAccess: Schema.optionalWith(ExternalAccess, { default: () => "readOnly" as const }),
   aiPolicy: Schema.optionalWith(AiPolicy, { default: () => "askEachTime" as const }),
   confirmQueries: Schema.optionalWith(ConfirmQueries, { default: () => "writes" as const }),
-  /** Issue 35: AI settings that guard what MCP callers read (the UI shows everything). */
+  /** D-64: AI settings that guard what MCP callers read (the UI shows everything). */
   secretCatalogs: Schema.optionalWith(SecretCatalogs, { default: () => "closed" as const }),
   /** How the UI marks the connection and every tab of it: a colour, and whether it is a production database. */
   color: Schema.optionalWith(ConnectionColor, { exact: true }),
@@ -73,7 +73,7 @@ export const MysqlSslMode = Schema.Literal("disabled", "preferred", "required", 
   description: "TLS: disabled; preferred (TLS when the server offers it, unverified); required (TLS, unverified); verify-ca (TLS, certificate checked); verify-full (TLS, certificate and host name checked)"
 })
 
-/** Issue 34: MySQL 8.0+ and MariaDB 10.6+; a MySQL schema is a database, so the database is optional. */
+/** D-75: MySQL 8.0+ and MariaDB 10.6+; a MySQL schema is a database, so the database is optional. */
 export const MysqlConnection = Schema.Struct({
   ...sql,
   type: Schema.Literal("mysql"),
@@ -99,7 +99,7 @@ export const SearchConnection = Schema.Struct({
   apiKey: Schema.Redacted(Schema.String),
   sslMode: Schema.optionalWith(SearchSslMode, { default: () => "Disabled" as const }),
   skipTlsVerification: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  /** Issue 28 item 4: more nodes, a nearest node and the official client's retry and health-check settings (all optional). */
+  /** D-59: more nodes, a nearest node and the official client's retry and health-check settings (all optional). */
   ...SearchClusterFields
 })
 export type SearchConnection = typeof SearchConnection.Type
@@ -115,7 +115,7 @@ export const ConnectionsFile = Schema.Struct({
 })
 export type ConnectionsFile = typeof ConnectionsFile.Type
 
-/** What `list_connections` shows of a connection (product-decisions §3): never a secret. */
+/** What `list_connections` shows of a connection (D-21): never a secret. */
 export const ConnectionSummary = Schema.Struct({
   id: Schema.String,
   name: Schema.String,

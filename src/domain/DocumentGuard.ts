@@ -2,7 +2,7 @@ import type { AppliedRule } from "./AnswerGate.ts"
 import { maskedCell, type MaskingAction, type MaskingRuleSpec, ruleFor } from "./ColumnGuard.ts"
 
 /**
- * Issue 35 item 2 on search connections: the same masking rules on document fields, `collection.field` with dotted
+ * D-65 on search connections: the same masking rules on document fields, `collection.field` with dotted
  * paths for nested fields (`users.address.zip`). A rule on an object field covers everything under it; arrays of
  * objects are walked with the same path (Typesense's flattening). Returns a new document; the input is untouched.
  */

@@ -3,7 +3,7 @@ import { type GuardPolicy, type MaskingRuleSpec, qualified, type RelationRef, ru
 import type { SecretCatalog } from "./SecretCatalogs.ts"
 
 /**
- * Issue 35: what a statement reads, from the catalog facts a driver looked up for the names in it: relations (tables,
+ * D-64: what a statement reads, from the catalog facts a driver looked up for the names in it: relations (tables,
  * views) and routines, each with what it reads in turn (a view's relations, a routine's). Pure, so every driver and
  * the policy explainer share it.
  */

@@ -15,7 +15,7 @@ export type JsonRpcRequest = typeof JsonRpcRequest.Type
 
 /**
  * `JsonRpcRequest` checked by hand for a value that came from `JSON.parse` (so every member is JSON already): the
- * request path runs this on every call, where the Schema walked the whole of `params` (issue 33).
+ * request path runs this on every call, where the Schema walked the whole of `params` (D-84).
  */
 export const readJsonRpcRequest = (value: { readonly [key: string]: unknown }): JsonRpcRequest | undefined => {
   const { jsonrpc, id, method, params } = value

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { patternParts } from "./ColumnGuard.ts"
 
 /**
- * Issue 35 item 2: a connection's masking rules, part of its AI settings. `pattern` names columns (`users.password_hash`,
+ * D-65: a connection's masking rules, part of its AI settings. `pattern` names columns (`users.password_hash`,
  * `*.ssn`, `*.token*`; `schema.table.column` for SQL, `collection.field` for a search connection); `mask` shows MCP
  * callers a marker with the value's type and length, `hide` leaves the column out. The UI is the user's own client and
  * always shows the real values.
@@ -27,7 +27,7 @@ export type MaskingRule = typeof MaskingRule.Type
 export const maskingRulesField = (kind: "sql" | "search") =>
   Schema.optionalWith(Schema.Array(maskingRule(kind)), { default: () => [] })
 
-/** Issue 35 item 1: whether AI clients may read the catalogs that hold credentials; closed unless the user opens them. */
+/** D-64: whether AI clients may read the catalogs that hold credentials; closed unless the user opens them. */
 export const SecretCatalogs = Schema.Literal("closed", "open")
 export type SecretCatalogs = typeof SecretCatalogs.Type
 

@@ -2,7 +2,7 @@ import type { PreviewAction } from "./ApprovalPreview.ts"
 import { readingsFor, type SqlDialect, type SqlToken, tokenize } from "./SqlLexer.ts"
 import { isPunct, isWord, nameOf } from "./SqlVerdict.ts"
 
-/** Rows shown before → after at most (issue 28 item 1). */
+/** Rows shown before → after at most (D-69). */
 export const PREVIEW_ROWS = 5
 
 /** One part of a table name as written: a quoted part keeps its case, a bare one folds as the engine folds it. */
@@ -12,7 +12,7 @@ export interface NamePart {
 }
 
 /**
- * How a write is dry-run for its approval (issue 28 item 1): which table it changes and how, the statement without
+ * How a write is dry-run for its approval (D-69): which table it changes and how, the statement without
  * its closing `;` (so a `RETURNING` can follow), whether it already returns rows, and the functions it calls (a
  * PostgreSQL function that is not immutable or stable means no preview). Decided from the text alone; the driver
  * still asks the database about triggers, sequences and the functions.
@@ -87,7 +87,7 @@ const calledNames = (tokens: ReadonlyArray<SqlToken>, skip: ReadonlySet<number>)
 
 const MODIFIERS = ["OR", "ROLLBACK", "ABORT", "REPLACE", "FAIL", "IGNORE", "LOW_PRIORITY", "QUICK", "DELAYED", "HIGH_PRIORITY", "ONLY"]
 
-/** Decides whether and how a statement is previewed (issue 28 item 1); the classifier has already tiered it. */
+/** Decides whether and how a statement is previewed (D-69); the classifier has already tiered it. */
 export const planPreview = (sql: string, dialect: SqlDialect): PreviewPlan => {
   const body = withoutClosingSemicolon(sql, dialect)
   const tokens = tokenize(body, readingsFor(dialect)[0]!)

@@ -1,6 +1,6 @@
 import type { TokenRecord } from "./Token.ts"
 
-/** Wire contract §5 point 7 and product-decisions §4 "Scopes by level". */
+/** Wire contract §5 point 7 and D-32. */
 export type AccessLevel = "readOnly" | "readWrite" | "fullAccess"
 export type Scope = "tools:read" | "resources:read" | "tools:write" | "admin"
 

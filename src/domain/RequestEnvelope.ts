@@ -36,7 +36,7 @@ export interface ModernEnvelope {
 }
 
 /**
- * Era of a request (product-decisions §4): modern when the `MCP-Protocol-Version` header names
+ * Era of a request (D-30): modern when the `MCP-Protocol-Version` header names
  * a modern revision or `params._meta` holds any `io.modelcontextprotocol/` key; else legacy (§9 point 2).
  */
 export const detectEra = (protocolVersionHeader: string | undefined, params: JsonObject | undefined): Era => {

@@ -2,11 +2,11 @@ import { Schema } from "effect"
 
 export { toCell } from "./SqlCell.ts"
 
-/** One cell of a result set (product-decisions §3 "Result set"). */
+/** One cell of a result set (D-20). */
 export const CellValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
 export type CellValue = typeof CellValue.Type
 
-/** The result set every SQL tool returns (product-decisions §3 "Result set"). */
+/** The result set every SQL tool returns (D-20). */
 export const ResultSet = Schema.Struct({
   columns: Schema.Array(Schema.String),
   rows: Schema.Array(Schema.Array(CellValue)),

@@ -8,7 +8,7 @@ import { Effect, ParseResult, Schema, type SchemaAST } from "effect"
 export const SearchSslMode = Schema.Literal("Disabled", "Preferred", "Required", "VerifyCA", "VerifyIdentity")
 export type SearchSslMode = typeof SearchSslMode.Type
 
-/** Default ports: 8108 for `Disabled`, 443 otherwise (product-decisions §8). */
+/** Default ports: 8108 for `Disabled`, 443 otherwise (D-54). */
 export const defaultSearchPort = (sslMode: SearchSslMode): number => (sslMode === "Disabled" ? 8108 : 443)
 
 export const SearchHost = Schema.Trim.pipe(
@@ -57,7 +57,7 @@ export class SearchConnectionSettings extends Schema.Class<SearchConnectionSetti
   apiKey: Schema.Redacted(Schema.String),
   sslMode: sslModeField,
   skipTlsVerification: skipTlsField,
-  /** Issue 28 item 4: the cluster beyond the first node (host, port), as the official client configures it. */
+  /** D-59: the cluster beyond the first node (host, port), as the official client configures it. */
   cluster: Schema.optionalWith(Schema.Struct({
     nodes: Schema.optional(Schema.Array(Schema.typeSchema(SearchNode))),
     nearestNode: Schema.optional(Schema.typeSchema(SearchNode)),
@@ -92,7 +92,7 @@ export const SearchConnectionForm = Schema.Struct({
 })
 export type SearchConnectionForm = typeof SearchConnectionForm.Type
 
-/** Decodes a filled-in form into settings, applying the port default of product-decisions §8; all problems at once. */
+/** Decodes a filled-in form into settings, applying the port default of D-55; all problems at once. */
 export const decodeSearchConnectionForm = (input: unknown) =>
   Schema.decodeUnknown(SearchConnectionForm)(input, { errors: "all" }).pipe(
     Effect.flatMap((form) => {

@@ -26,7 +26,7 @@ export class SearchPathRefused extends Schema.TaggedError<SearchPathRefused>()("
 }) {}
 
 /**
- * A failed engine call. `message` is the engine's own `message` verbatim (product-decisions §8, doc 2 §7); `status` is
+ * A failed engine call. `message` is the engine's own `message` verbatim (D-58, doc 2 §7); `status` is
  * absent when the engine was not reached.
  */
 export class SearchEngineError extends Schema.TaggedError<SearchEngineError>()("SearchEngineError", {
@@ -35,7 +35,7 @@ export class SearchEngineError extends Schema.TaggedError<SearchEngineError>()("
   status: Schema.optionalWith(Schema.Int, { exact: true })
 }) {}
 
-/** The MCP tool error code for an engine failure (product-decisions §8, Errors row). */
+/** The MCP tool error code for an engine failure (D-58, Errors row). */
 export const searchErrorCode = (
   error: SearchEngineError
 ): "denied" | "not_found" | "invalid_argument" | "not_connected" | "query_failed" => {

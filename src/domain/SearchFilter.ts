@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-/** Operators of the filter bar and of `browse_table` (product-decisions §3, doc 2 §4.2). */
+/** Operators of the filter bar and of `browse_table` (D-21, doc 2 §4.2). */
 export const FilterOperator = Schema.Literal(
   "=",
   "!=",

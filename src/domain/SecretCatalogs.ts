@@ -1,7 +1,7 @@
 import type { SqlDialect } from "./SqlLexer.ts"
 
 /**
- * Issue 35 item 1: the catalogs that hold credentials, closed to AI clients while a connection's AI setting
+ * D-64: the catalogs that hold credentials, closed to AI clients while a connection's AI setting
  * `secretCatalogs` is "closed" (the default). Each is closed whole, under every name it is reachable by: the
  * catalog, the system views over it, and its credential columns (a statement naming one is refused before it runs).
  */

@@ -32,7 +32,7 @@ export const DiscoverResult = Schema.Struct({
 })
 export type DiscoverResult = typeof DiscoverResult.Type
 
-/** Wire contract §1 / product-decisions §1 "Instructions", in our own words. */
+/** Wire contract §1 / D-10, in our own words. */
 export const SERVER_INSTRUCTIONS = [
   "dbdesk gives you the user's database connections, already configured: you never need credentials.",
   "Start with the list_connections tool to see which connections you may use.",

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-/** product-decisions §1 "Allowed origins": the two hosted clients. */
+/** D-5: the two hosted clients. */
 export const DEFAULT_ALLOWED_ORIGINS: ReadonlyArray<string> = ["https://claude.ai", "https://app.cursor.com"]
 
 export const ConnectionApprovalMode = Schema.Literal("everyTime", "oncePerConnection", "alwaysApprove")
@@ -35,7 +35,7 @@ const UiSettings = Schema.Struct({
   port: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 65535)), { default: () => 23751 })
 })
 
-/** product-decisions §4.4: every setting with its default; a partial `settings.json` is completed by them. */
+/** D-11: every setting with its default; a partial `settings.json` is completed by them. */
 export const Settings = Schema.Struct({
   mcp: Schema.optionalWith(McpSettings, { default: () => Schema.decodeSync(McpSettings)({}) }),
   limits: Schema.optionalWith(LimitSettings, { default: () => Schema.decodeSync(LimitSettings)({}) }),

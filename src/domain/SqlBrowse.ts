@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-/** Filter operators of `browse_table` and `count_rows` (product-decisions §3). */
+/** Filter operators of `browse_table` and `count_rows` (D-21). */
 export const FilterOperator = Schema.Literal(
   "=", "!=", ">", ">=", "<", "<=", "between", "in", "not_in", "contains", "not_contains", "starts_with", "is_null",
   "is_not_null"
@@ -30,7 +30,7 @@ export const SortKey = Schema.Struct({
 })
 export type SortKey = typeof SortKey.Type
 
-/** The arguments of `browse_table` after the connection and table (product-decisions §3). */
+/** The arguments of `browse_table` after the connection and table (D-21). */
 export const BrowseQuery = Schema.Struct({
   columns: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
   filters: Schema.optionalWith(Schema.Array(BrowseFilter), { exact: true }),

@@ -121,7 +121,7 @@ const hex = (bytes: Uint8Array, count: number): string => {
 
 /**
  * Turns a driver value into a JSON value, leaving blobs as bytes for {@link capCell}. 64-bit integers beyond the safe
- * range become their decimal string (product-decisions §3); non-finite floats become "Infinity"/"-Infinity"/"NaN";
+ * range become their decimal string (D-20); non-finite floats become "Infinity"/"-Infinity"/"NaN";
  * dates become ISO 8601 text; anything else structured becomes its JSON text.
  */
 export const toCellValue = (value: unknown): Cell | Uint8Array => {
@@ -195,7 +195,7 @@ export const capCell = (value: Cell | Uint8Array, maxCellBytes: number, readPart
 }
 
 /**
- * A driver value as a JSON cell (product-decisions §3 "Result set"); a blob as its hex literal within the default
+ * A driver value as a JSON cell (D-20); a blob as its hex literal within the default
  * `limits.maxCellBytes`. One argument on purpose, so `row.map(toCell)` stays right; an answer caps its cells with
  * AnswerBudget, which takes the raw values and the configured caps.
  */

@@ -5,7 +5,7 @@ import { quoteName, quoteTable, sqlLiteral } from "./SqlLiterals.ts"
 
 export type CellMap = Readonly<Record<string, CellValue>>
 
-/** The grid's pending changes to a SQL table (issue 27): rows are found again by their primary key values. */
+/** The grid's pending changes to a SQL table (D-86): rows are found again by their primary key values. */
 export interface SqlEdits {
   readonly inserts: ReadonlyArray<CellMap>
   readonly updates: ReadonlyArray<{ readonly key: CellMap; readonly changes: CellMap }>

@@ -1,4 +1,4 @@
-/** Keyword lists of the statement classifier (product-decisions §3.1; reference-desktop-client-mcp §3.1). */
+/** Keyword lists of the statement classifier (D-22; reference-desktop-client-mcp §3.1). */
 
 /** Leading keywords of statements that only read. WITH, EXPLAIN and PRAGMA are judged separately. */
 export const READ_LEADING: ReadonlySet<string> = new Set(["SELECT", "VALUES", "TABLE", "SHOW", "DESCRIBE", "DESC"])
@@ -68,7 +68,7 @@ export const SQLITE_READ_PRAGMAS_WITH_ARGUMENT: ReadonlySet<string> = new Set([
   "integrity_check", "quick_check", "table_list"
 ])
 
-/** MySQL/MariaDB (issue 34): leading keywords that reach files, run code or control the server or other sessions. */
+/** MySQL/MariaDB (D-75): leading keywords that reach files, run code or control the server or other sessions. */
 export const MYSQL_FILES_OR_CODE_LEADING: ReadonlyMap<string, string> = new Map([
   ["KILL", "KILL ends another session's statement or connection"],
   ["SHUTDOWN", "SHUTDOWN stops the server"],

@@ -1,5 +1,5 @@
 /**
- * A small SQL lexer used by the statement classifier (product-decisions §3.1). It knows just enough of
+ * A small SQL lexer used by the statement classifier (D-22). It knows just enough of
  * the SQLite, PostgreSQL and MySQL/MariaDB lexical rules to tell code from comments, strings and quoted
  * identifiers, and it can read the same text under several "lexical readings" so the classifier can take the worst.
  */
@@ -22,7 +22,7 @@ export interface LexicalReading {
   readonly dollarQuotes: boolean
   /** SQLite [identifier] and `identifier` */
   readonly bracketIdentifiers: boolean
-  /** MySQL rules (issue 34): `#` comments, `--` only before a space, `identifier`, "…" as a string unless ANSI_QUOTES */
+  /** MySQL rules (D-75): `#` comments, `--` only before a space, `identifier`, "…" as a string unless ANSI_QUOTES */
   readonly mysql?: MysqlReading
 }
 
@@ -50,7 +50,7 @@ const POSTGRESQL_READINGS: ReadonlyArray<LexicalReading> = [
 ]
 
 /**
- * MySQL/MariaDB (issue 34): the engine's own reading runs executable comments and takes backslash escapes; a server
+ * MySQL/MariaDB (D-75): the engine's own reading runs executable comments and takes backslash escapes; a server
  * older than a comment's version (or MySQL for `/*M!`) treats it as a comment, and sql_mode may set
  * NO_BACKSLASH_ESCAPES or ANSI_QUOTES: each of those is a reading of its own.
  */
@@ -223,7 +223,7 @@ let lastRead: { readonly sql: string; readonly dialect: SqlDialect; readonly lis
 
 /**
  * The text's tokens under each distinct reading of its dialect: one list when the readings cannot disagree. The last
- * text's lists are kept, so the classifier and the statement gate of one call lex it once (issue 33).
+ * text's lists are kept, so the classifier and the statement gate of one call lex it once (D-82).
  */
 export const tokenizeEveryReading = (sql: string, dialect: SqlDialect): ReadonlyArray<ReadonlyArray<SqlToken>> => {
   if (lastRead !== undefined && lastRead.sql === sql && lastRead.dialect === dialect) return lastRead.lists

@@ -2,7 +2,7 @@ import type { CellValue } from "./ResultSet.ts"
 import type { SqlDialect } from "./SqlLexer.ts"
 
 /**
- * SQL text for values and names, per dialect (issue 27): the grid's Save shows and runs statements with their values
+ * SQL text for values and names, per dialect (D-86): the grid's Save shows and runs statements with their values
  * written in, and "copy as SQL INSERT" writes the same text. Pure, shared by the UI and the server.
  */
 export const quoteName = (dialect: SqlDialect, name: string): string =>

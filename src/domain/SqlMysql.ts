@@ -3,7 +3,7 @@ import type { SqlToken } from "./SqlLexer.ts"
 import { destructive, filesOrCode, isPunct, isWord, SAFE, scanRead, type Verdict, worse, write } from "./SqlVerdict.ts"
 
 /**
- * The MySQL/MariaDB part of the statement classifier (issue 34 item 3), kept apart from the shared rules: leading
+ * The MySQL/MariaDB part of the statement classifier (D-23), kept apart from the shared rules: leading
  * keywords MySQL adds (SET GLOBAL, KILL, PREPARE, EXECUTE IMMEDIATE, HANDLER…), dynamic SQL classified by its text,
  * and scans for the functions and clauses that write from inside a read.
  */

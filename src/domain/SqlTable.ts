@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-/** A table or view in `list_tables` (product-decisions §3). */
+/** A table or view in `list_tables` (D-21). */
 export const TableEntry = Schema.Struct({
   name: Schema.String,
   type: Schema.Literal("table", "view"),
@@ -8,7 +8,7 @@ export const TableEntry = Schema.Struct({
 })
 export type TableEntry = typeof TableEntry.Type
 
-/** A column of `describe_table` (product-decisions §3). */
+/** A column of `describe_table` (D-21). */
 export const ColumnDescription = Schema.Struct({
   name: Schema.String,
   data_type: Schema.String,
@@ -37,7 +37,7 @@ export const ForeignKeyDescription = Schema.Struct({
 })
 export type ForeignKeyDescription = typeof ForeignKeyDescription.Type
 
-/** The result of `describe_table` (product-decisions §3). */
+/** The result of `describe_table` (D-21). */
 export const TableDescription = Schema.Struct({
   table: Schema.String,
   columns: Schema.Array(ColumnDescription),
@@ -48,7 +48,7 @@ export const TableDescription = Schema.Struct({
 })
 export type TableDescription = typeof TableDescription.Type
 
-/** One match of `search_schema` (product-decisions §3). */
+/** One match of `search_schema` (D-21). */
 export const SchemaMatch = Schema.Struct({
   kind: Schema.Literal("table", "column"),
   table: Schema.String,

@@ -1,9 +1,9 @@
 import * as K from "./SqlKeywords.ts"
 import type { SqlToken } from "./SqlLexer.ts"
 
-/** Verdicts and token scans of the statement classifier (product-decisions §3.1). */
+/** Verdicts and token scans of the statement classifier (D-22). */
 
-/** The tiers of product-decisions §3.1 (the Schema is StatementClassifier's; this module stays free of effect for the SQLite child). */
+/** The tiers of D-22 (the Schema is StatementClassifier's; this module stays free of effect for the SQLite child). */
 export type StatementTier = "safe" | "write" | "destructive"
 
 export interface Verdict {

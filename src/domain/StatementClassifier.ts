@@ -23,7 +23,7 @@ export const StatementTier: Schema.Schema<Tier> = Schema.Literal("safe", "write"
 export type StatementTier = Tier
 
 /**
- * The verdict on a SQL text (product-decisions §3.1, fail closed): the worst tier over every statement and
+ * The verdict on a SQL text (D-22, fail closed): the worst tier over every statement and
  * every plausible lexical reading; `reachesFilesOrCode` refuses it for every external caller whatever the
  * tier; `approvalHint` says in plain words what a `DELETE`/`UPDATE` without `WHERE` does.
  */
@@ -145,7 +145,7 @@ const classifyLeading = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): 
   return write(`${keyword} may change data`)
 }
 
-/** MySQL's own rules (issue 34), with the classifier itself for the statements they contain. */
+/** MySQL's own rules (D-75), with the classifier itself for the statements they contain. */
 const mysqlNested: Nested = {
   tokens: (tokens) => classifyTokens(tokens, "mysql"),
   text: (sql) => verdictOfText(sql, "mysql").verdict
@@ -171,7 +171,7 @@ const verdictOfText = (sql: string, dialect: SqlDialect): { readonly verdict: Ve
   return { verdict: verdict ?? write("the text holds no statement"), statementCount }
 }
 
-/** Classifies a SQL text (product-decisions §3.1): every statement under every plausible lexical reading. */
+/** Classifies a SQL text (D-22): every statement under every plausible lexical reading. */
 export const classifyStatement = (sql: string, dialect: SqlDialect): Classification => {
   const { verdict: final, statementCount } = verdictOfText(sql, dialect)
   const fileTier = final.files && final.tier === "safe" ? "write" : final.tier
@@ -184,7 +184,7 @@ export const classifyStatement = (sql: string, dialect: SqlDialect): Classificat
   }
 }
 
-/** The "<what>" of the approval message "Allow <what> on '<connection>'?" (product-decisions §3.2). */
+/** The "<what>" of the approval message "Allow <what> on '<connection>'?" (D-26). */
 export const describeForApproval = (classification: Classification): string =>
   classification.approvalHint ??
     (classification.tier === "destructive"

@@ -5,7 +5,7 @@ import { type SqlDialect, type SqlToken, tokenizeEveryReading } from "./SqlLexer
 import { decodedText, isPunct, isWord } from "./SqlVerdict.ts"
 
 /**
- * Issue 35: the check of a statement's text before it runs (every plausible lexical reading, as the classifier does).
+ * D-64: the check of a statement's text before it runs (every plausible lexical reading, as the classifier does).
  * It refuses a statement that names a secret catalog, a credential column or a function that runs SQL text, and
  * gathers what the driver needs to decide on the answer: the names the statement may read relations or call routines
  * by, whether it has a set operation, and the names it defines itself (CTEs, derived tables).
@@ -74,7 +74,7 @@ const localName = (tokens: ReadonlyArray<SqlToken>, i: number): boolean => {
   return isPunct(tokens[i - 1], ")") || (isWord(tokens[i - 1], "AS") && isPunct(tokens[i - 2], ")"))
 }
 
-/** Issue 35: the statement-level gate; `database` is the current database (MySQL's unqualified names). */
+/** D-64: the statement-level gate; `database` is the current database (MySQL's unqualified names). */
 export const statementGate = (sql: string, dialect: SqlDialect, policy: GuardPolicy, database?: string): GateVerdict => {
   const names = new Set<string>()
   const local = new Set<string>()

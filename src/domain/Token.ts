@@ -3,11 +3,11 @@ import { Either, Schema } from "effect"
 export const AccessLevel = Schema.Literal("readOnly", "readWrite", "fullAccess")
 export type AccessLevel = typeof AccessLevel.Type
 
-/** product-decisions §4 "Token format": `dbd_` + base64url(32 random bytes), 8-character display prefix. */
+/** D-31: `dbd_` + base64url(32 random bytes), 8-character display prefix. */
 export const TOKEN_VALUE_PATTERN = /^dbd_[A-Za-z0-9_-]{43}$/
 export const TOKEN_PREFIX_LENGTH = 8
 
-/** product-decisions §4 "Token record": the stored form holds a salted SHA-256, never the value. */
+/** D-31: the stored form holds a salted SHA-256, never the value. */
 export const TokenRecord = Schema.Struct({
   id: Schema.String.pipe(Schema.nonEmptyString()),
   name: Schema.String.pipe(Schema.nonEmptyString()),

@@ -21,7 +21,7 @@ export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number]
 export class ToolFailure extends Data.TaggedError("ToolFailure")<{
   readonly code: ToolErrorCode
   readonly detail: string
-  /** Issue 35: the AI-settings gate that refused the call (shown to the caller and recorded in the activity log). */
+  /** D-64: the AI-settings gate that refused the call (shown to the caller and recorded in the activity log). */
   readonly policy?: PolicyGate | undefined
 }> {
   override get message(): string {
@@ -31,7 +31,7 @@ export class ToolFailure extends Data.TaggedError("ToolFailure")<{
 
 export const toolFailure = (code: ToolErrorCode, detail: string) => new ToolFailure({ code, detail })
 
-/** Issue 35: which gate refused, the rule (a secret catalog, a masking pattern) and the connection setting behind it. */
+/** D-65: which gate refused, the rule (a secret catalog, a masking pattern) and the connection setting behind it. */
 export interface PolicyGate {
   readonly gate: "secret_catalog" | "untraceable"
   readonly rule: string

@@ -125,7 +125,7 @@ const mcp = HttpApiGroup.make("mcp")
       .addSuccess(Schema.Struct({ columns: Schema.Array(Schema.String), rows: Schema.Array(Schema.Array(Schema.Unknown)), note: Schema.NullOr(Schema.String) }))
   )
 
-/** Saved console queries, the "Connect a client" tab, pairing, plugins and the chain check (issue 27). */
+/** Saved console queries, the "Connect a client" tab, pairing, plugins and the chain check (D-55). */
 const work = HttpApiGroup.make("work")
   .add(HttpApiEndpoint.get("savedQueries", "/saved-queries").addSuccess(Schema.Array(UiSavedQuery)))
   .add(HttpApiEndpoint.post("saveQuery", "/saved-queries").setPayload(UiNewSavedQuery).addSuccess(UiSavedQuery))
@@ -138,7 +138,7 @@ const work = HttpApiGroup.make("work")
   .add(HttpApiEndpoint.get("consoleTabs", "/connections/:id/console-tabs").setPath(IdPath).addSuccess(UiConsoleTabs))
   .add(HttpApiEndpoint.put("saveConsoleTabs", "/connections/:id/console-tabs").setPath(IdPath).setPayload(UiConsoleTabs))
 
-/** Issue 28: the policy explainer (item 3), a grid page as its console request (item 2), a cluster's node health (item 4). */
+/** D-87: the policy explainer (item 3), a grid page as its console request (item 2), a cluster's node health (item 4). */
 const insight = HttpApiGroup.make("insight")
   .add(HttpApiEndpoint.post("explain", "/policy/explain").setPayload(PolicyExplainRequest).addSuccess(PolicyExplanation))
   .add(HttpApiEndpoint.get("nodes", "/connections/:id/nodes").setPath(IdPath).addSuccess(Schema.Array(UiNodeHealth)))
@@ -147,7 +147,7 @@ const insight = HttpApiGroup.make("insight")
       .addSuccess(Schema.Struct({ text: Schema.String }))
   )
 
-/** The UI API (product-decisions §1, §9): served under `/api` on the UI port; the UI derives its client from it. */
+/** The UI API (D-3, D-60): served under `/api` on the UI port; the UI derives its client from it. */
 export class UiApi extends HttpApi.make("ui")
   .add(server)
   .add(connections)

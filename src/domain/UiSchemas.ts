@@ -7,7 +7,7 @@ import { MaskingAction, SecretCatalogs } from "./MaskingRules.ts"
 import { UiSsh, UiSshInput } from "./SshTunnel.ts"
 import { AccessLevel } from "./Token.ts"
 
-/** A failure the UI shows as is: written for a person, never holding a secret (product-decisions §9). */
+/** A failure the UI shows as is: written for a person, never holding a secret (D-60). */
 export class UiError extends Schema.TaggedError<UiError>()("UiError", { message: Schema.String }) {}
 export class UiNotFound extends Schema.TaggedError<UiNotFound>()("UiNotFound", { message: Schema.String }) {}
 
@@ -16,10 +16,10 @@ export type ConnectionKind = typeof ConnectionKind.Type
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
-/** A masking rule as the form edits it; the connection schema checks the pattern when saved (issue 35). */
+/** A masking rule as the form edits it; the connection schema checks the pattern when saved (D-65). */
 export const UiMaskingRule = Schema.Struct({ pattern: Schema.String, action: MaskingAction })
 export type UiMaskingRule = typeof UiMaskingRule.Type
-/** Issue 28 item 4 (search): further nodes and the nearest node as URLs, and the official client's settings. */
+/** D-59 (search): further nodes and the nearest node as URLs, and the official client's settings. */
 const clusterFields = {
   nodes: optional(Schema.String),
   nearestNode: optional(Schema.String),
@@ -37,7 +37,7 @@ const uiTlsFiles = {
   sslKey: optional(Schema.String)
 }
 
-/** A connection as the UI sees it: whether a password or API key is set, never its value (product-decisions §9). */
+/** A connection as the UI sees it: whether a password or API key is set, never its value (D-60). */
 export const UiConnection = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
@@ -175,7 +175,7 @@ export const UiStructure = Schema.Struct({
 })
 export type UiStructure = typeof UiStructure.Type
 
-/** A grid cell is a result-set cell (product-decisions §3 "Result set"). */
+/** A grid cell is a result-set cell (D-20). */
 export const Cell = CellValue
 export type Cell = CellValue
 
@@ -211,7 +211,7 @@ export const UiPage = Schema.Struct({
   /** Dropped sorts, the filter_by sent, and similar facts worth showing under the grid. */
   notes: Schema.Array(Schema.String),
   editable: Schema.Boolean,
-  /** Why the grid is read-only, when it is (issue 27). */
+  /** Why the grid is read-only, when it is (D-85). */
   readOnlyReason: optional(Schema.String),
   /** How the rows are ordered, in plain words ("Ordered by the primary key (id)."). */
   order: optional(Schema.String)
@@ -235,7 +235,7 @@ export const UiEditResult = Schema.Struct({
 })
 export type UiEditResult = typeof UiEditResult.Type
 
-/** `runId` (chosen by the UI) names the run for Cancel, which interrupts it as an MCP cancel does (issue 27). */
+/** `runId` (chosen by the UI) names the run for Cancel, which interrupts it as an MCP cancel does. */
 export const UiConsoleRequest = Schema.Struct({ text: Schema.String, confirmed: Schema.Boolean, runId: optional(Schema.String) })
 export type UiConsoleRequest = typeof UiConsoleRequest.Type
 
@@ -281,7 +281,7 @@ export const UiNewToken = Schema.Struct({
 })
 export type UiNewToken = typeof UiNewToken.Type
 
-/** The only time a token's value leaves the server (product-decisions §4 "Token format"). */
+/** The only time a token's value leaves the server (D-31). */
 export const UiCreatedToken = Schema.Struct({ token: UiToken, value: Schema.String })
 export type UiCreatedToken = typeof UiCreatedToken.Type
 
@@ -298,7 +298,7 @@ export const UiStatus = Schema.Struct({
 })
 export type UiStatus = typeof UiStatus.Type
 
-/** The settings the UI may change (product-decisions §4.4); ports take effect at the next start. */
+/** The settings the UI may change (D-11); ports take effect at the next start. */
 export const UiSettingsPatch = Schema.Struct({
   mcp: optional(Schema.Struct({
     enabled: optional(Schema.Boolean),
@@ -328,7 +328,7 @@ export type UiEvent = typeof UiEvent.Type
 
 export const UiAnswer = Schema.Struct({ decision: ApprovalDecision })
 
-/** One node of a search connection (issue 28 item 4): the client's own view of it and a live `GET /health`. */
+/** One node of a search connection (D-59): the client's own view of it and a live `GET /health`. */
 export const UiNodeHealth = Schema.Struct({
   label: Schema.String,
   url: Schema.String,

@@ -3,7 +3,7 @@ import { ActivityEntry } from "./Activity.ts"
 import { CellValue } from "./ResultSet.ts"
 import { AccessLevel } from "./Token.ts"
 
-/** Schemas of the UI's daily-use flows (issue 27): grid edits of SQL rows, console runs, history, clients, pairing. */
+/** Schemas of the UI's daily-use flows (D-86): grid edits of SQL rows, console runs, history, clients, pairing. */
 
 const CellMap = Schema.Record({ key: Schema.String, value: CellValue })
 
@@ -81,7 +81,7 @@ export type UiBridgeTest = typeof UiBridgeTest.Type
 
 export const UiChainCheck = Schema.Struct({ ok: Schema.Boolean, rows: Schema.NullOr(Schema.Number), message: Schema.String })
 
-/** A pairing request the user approves in the UI (product-decisions §4 "Issuing"). */
+/** A pairing request the user approves in the UI (D-35). */
 export const UiPairingApproval = Schema.Struct({
   client: Schema.String,
   challenge: Schema.String,

@@ -1,5 +1,5 @@
 /**
- * `dbdesk/domain` (issue 24): the Schemas and error classes shared by the server, the UI and a host's own UI. No
+ * `dbdesk/domain` (D-77): the Schemas and error classes shared by the server, the UI and a host's own UI. No
  * Node built-in: a browser bundle may import it. The statement classifier's lexer and scanners, and the answer-size
  * budget, stay private.
  */

@@ -2,15 +2,15 @@ import type { ActivityEntry, ConnectedClient } from "../domain/Activity.ts"
 import type { ApprovalRequest } from "../domain/Approval.ts"
 import type { TokenSummary } from "../domain/Token.ts"
 
-/** What a host's own UI can follow live (issue 24): names may be added, none is removed or changes its payload. */
+/** What a host's own UI can follow live (D-77): names may be added, none is removed or changes its payload. */
 export interface ServerEventMap {
   /** A dialog waits for the user: the host's `approve` is called with the same request, and the UI shows it too. */
   readonly "approval.asked": ApprovalRequest
   /** A dialog ended: the answer, or `no_response` when the request ended first (deadline, cancel, client gone). */
   readonly "approval.answered": { readonly id: string; readonly decision: "approved" | "denied" | "no_response" }
-  /** A client seen for the first time in the connected-clients window (product-decisions §6: 5 minutes). */
+  /** A client seen for the first time in the connected-clients window (D-52: 5 minutes). */
   readonly "client.connected": ConnectedClient
-  /** A row of the activity log as kept, hash-chained (product-decisions §6); never a statement text or a secret. */
+  /** A row of the activity log as kept, hash-chained (D-51); never a statement text or a secret. */
   readonly "activity.appended": ActivityEntry
   /** A token authenticated a request (the bridge's rotating token included, named "bridge"). */
   readonly "token.used": TokenSummary

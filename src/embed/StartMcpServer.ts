@@ -37,7 +37,7 @@ export interface StartMcpServerOptions {
   readonly approve?: ApproveCallback
   /** Settings applied on top of settings.json without being written back. */
   readonly settings?: SettingsPatch
-  /** The host names itself to clients (product-decisions §1 "Server identity"). */
+  /** The host names itself to clients (D-9). */
   readonly serverInfo?: Partial<ServerInfo>
 }
 
@@ -108,7 +108,7 @@ const forward = <A>(subscribe: Effect.Effect<Stream.Stream<A>, never, Scope.Scop
   Effect.flatMap(Scope.extend(subscribe, scope), (stream) => Effect.forkIn(Stream.runForEach(stream, (item) => Effect.sync(() => emit(item))), scope))
 
 /**
- * dbdesk embedded in a host that does not use Effect (issue 24): the same server `dbdesk serve` runs, with the
+ * dbdesk embedded in a host that does not use Effect (D-77): the same server `dbdesk serve` runs, with the
  * host's connections and approval dialog. Resolves once the port is bound and the handshake file written; rejects
  * with dbdesk's own error (another server on this support directory, an invalid settings.json, bad input).
  */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http"
 
-/** product-decisions §4 "Body limit": "10 MB" = 10,485,760 bytes. */
+/** D-40: "10 MB" = 10,485,760 bytes. */
 export const MAX_BODY_BYTES = 10_485_760
 /** How much of an oversized body is drained so the 413 is not lost to a TCP reset. */
 const DRAIN_CAP_BYTES = 64 * 1024 * 1024
@@ -33,7 +33,7 @@ export const drain = (request: IncomingMessage): Promise<void> =>
  * Reads the body up to MAX_BODY_BYTES. A larger Content-Length is refused before reading; a
  * chunked body is read up to the limit. Either way the unread rest is drained (wire contract §8,
  * C8-a). A body that stops arriving for `stallMs` is aborted, so a stalled upload cannot hold one
- * of the 64 connections forever (product-decisions §4 "Connections").
+ * of the 64 connections forever (D-44).
  */
 export const readBody = (request: IncomingMessage, stallMs: number = Number.POSITIVE_INFINITY): Promise<BodyResult> => {
   const declared = request.headers["content-length"]

@@ -1,4 +1,4 @@
-// The stdio bridge's local channel (issue 33 item 3): a Unix socket in the support directory carrying one JSON-RPC
+// The stdio bridge's local channel (D-53): a Unix socket in the support directory carrying one JSON-RPC
 // message per line, so a bridge call costs no HTTP request on either side. Every line goes through the same
 // McpDispatcher as a POST to /mcp, with the header copies of wire contract §4.2 derived from the message as the
 // bridge derives them for HTTP, and the credential the bridge presented when it opened the channel: authentication,

@@ -8,7 +8,7 @@ type Headers = Readonly<Record<string, string | undefined>>
 const mismatch = (header: string, expected: string, message: string) =>
   ProtocolError.headerMismatch(message, { mismatch: { header, expected } })
 
-/** product-decisions §4 "Content type": `application/json` (parameters allowed) or any `+json` type. */
+/** D-41: `application/json` (parameters allowed) or any `+json` type. */
 export const isJsonContentType = (value: string | undefined): boolean => {
   if (value === undefined) return false
   const essence = value.split(";")[0]!.trim().toLowerCase()
@@ -40,7 +40,7 @@ const requireEqual = (headers: Headers, name: string, expected: string): Protoco
 }
 
 /**
- * product-decisions §4 "Mcp-Param-<field>": breadth-first, case-insensitive lookup; the
+ * D-43: breadth-first, case-insensitive lookup; the
  * shallowest occurrence wins, ties in key order.
  */
 export const findParamField = (root: JsonObject, field: string): { found: true; value: Json } | { found: false } => {

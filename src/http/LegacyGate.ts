@@ -15,7 +15,7 @@ export interface LegacyAdmission {
 const sessionNotFound = (detail: string) =>
   ProtocolError.of(-33001, `Session not found: ${detail}; send initialize to open a new session`)
 
-/** Issue 30: the 16 sessions belong to callers this one may not evict (LegacySessions' policy). */
+/** D-45: the 16 sessions belong to callers this one may not evict (LegacySessions' policy). */
 const sessionsFull = (held: number) =>
   new ProtocolError({
     code: -33000,
@@ -25,7 +25,7 @@ const sessionsFull = (held: number) =>
   })
 
 /**
- * Wire contract §3.3 and product-decisions §4 ("Era of a request", "Legacy sessions"), run after
+ * Wire contract §3.3 and D-30, D-45, run after
  * the principal is resolved: `initialize` opens a session bound to that principal and answers its
  * id; any other legacy request needs the id of a live session of the same principal, else 404
  * -33001 so the client initialises again (C3.3-c/d/f). Unknown and foreign ids get the same

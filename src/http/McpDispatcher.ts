@@ -55,7 +55,7 @@ const idOf = (value: unknown): RequestId | null => {
 
 /**
  * The MCP request pipeline: one place each for the body and header checks, envelope decoding,
- * principal resolution, dispatch and error encoding, in the order of product-decisions §3.2.
+ * principal resolution, dispatch and error encoding, in the order of D-25.
  * Host/Origin and the HTTP method are checked before this, by the transport.
  */
 export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/McpDispatcher", {

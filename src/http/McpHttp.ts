@@ -9,7 +9,7 @@ export interface McpHttpRequest {
 
 export type McpHttpResponse =
   | { readonly kind: "json"; readonly status: number; readonly headers: Record<string, string>; readonly body: unknown }
-  /** A JSON body serialized already (a cacheable answer encoded once, issue 33). */
+  /** A JSON body serialized already (a cacheable answer encoded once, D-84). */
   | { readonly kind: "encoded"; readonly status: number; readonly headers: Record<string, string>; readonly text: string }
   | { readonly kind: "empty"; readonly status: number; readonly headers: Record<string, string> }
   | { readonly kind: "sse"; readonly headers: Record<string, string>; readonly frames: Stream.Stream<string> }

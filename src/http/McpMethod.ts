@@ -13,7 +13,7 @@ export interface CacheHint {
   readonly cacheScope: CacheScope
 }
 
-/** The work of a request, run after the response has started (product-decisions §3.2). */
+/** The work of a request, run after the response has started (D-26). */
 export type Execution = Effect.Effect<JsonObject, ProtocolError>
 
 /**
@@ -34,12 +34,12 @@ export interface McpMethod {
   readonly cacheHint?: (params: JsonObject, result: JsonObject) => CacheHint
   /**
    * A method whose successful result is the same for every request with this key (and era) sets this: the result
-   * is then encoded once and sent as those bytes again (issue 33). Undefined for a request that must run.
+   * is then encoded once and sent as those bytes again (D-84). Undefined for a request that must run.
    */
   readonly answerKey?: (context: MethodContext) => string | undefined
   /**
    * Validation and every gate that may answer with a non-200 status happen here, before the
-   * response commits (product-decisions §3.2 "Order of gates"); the returned Execution runs inside it.
+   * response commits (D-25); the returned Execution runs inside it.
    */
   readonly prepare: (context: MethodContext) => Effect.Effect<Execution | StreamingExecution, ProtocolError>
 }

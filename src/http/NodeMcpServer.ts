@@ -10,7 +10,7 @@ import { McpDispatcher } from "./McpDispatcher.ts"
 import { errorBody, sseFrameOfJson } from "./ResponseEncoding.ts"
 import { routeTransport } from "./TransportGuard.ts"
 
-/** Wire contract §8 / product-decisions §4 "Headers" and "Connections". */
+/** Wire contract §8 / D-44. */
 export const MAX_HEADER_BYTES = 16_384
 export const MAX_CONNECTIONS = 64
 /** How long a socket we are closing keeps draining what the client still sends, so our reply is not lost to a reset. */
@@ -32,7 +32,7 @@ const writeJson = (res: http.ServerResponse, status: number, body: unknown, head
   writeText(res, status, JSON.stringify(body), headers)
 
 /**
- * What a stream writes in one tick leaves in one write: the socket stays corked until the next tick (issue 33: the
+ * What a stream writes in one tick leaves in one write: the socket stays corked until the next tick (D-84: the
  * head and each SSE frame were a syscall each, 10–60 µs apiece on a VM). A frame is never held past its tick.
  */
 const corkForTick = (res: http.ServerResponse) => {

@@ -52,7 +52,7 @@ import { UiAddress, type UiListenerOptions } from "./ui/UiAddress.ts"
 import { UiListener } from "./ui/UiListener.ts"
 
 export interface ServerOptions {
-  /** Support directory; defaults to DBDESK_HOME or the platform location (product-decisions §1). */
+  /** Support directory; defaults to DBDESK_HOME or the platform location (D-6). */
   readonly home?: string
   /** Where the files are, replacing `home` (a host that places them itself). */
   readonly supportPaths?: Layer.Layer<SupportPaths>
@@ -62,11 +62,11 @@ export interface ServerOptions {
   readonly activitySink?: Layer.Layer<ActivitySink, never, SupportPaths>
   /** Settings applied on top of settings.json without being written back. */
   readonly settings?: SettingsPatch
-  /** Embedded hosts name themselves (product-decisions §1 "Server identity"). */
+  /** Embedded hosts name themselves (D-9). */
   readonly serverInfo?: Partial<ServerInfo>
   /** The host's connections (embedded mode); default: connections.json with the sample database. */
   readonly connections?: Layer.Layer<Connections, never, SupportPaths>
-  /** The app's own approval dialog (product-decisions §3.2); default: only the UI answers. */
+  /** The app's own approval dialog (D-26); default: only the UI answers. */
   readonly approvalPrompt?: Layer.Layer<ApprovalPrompt>
   /** Tools an embedding host offers next to the built-in ones (listed and paged like them). */
   readonly extraTools?: ReadonlyArray<AnyTool>
@@ -74,15 +74,15 @@ export interface ServerOptions {
   readonly extraPrompts?: ReadonlyArray<HostPrompt>
   readonly extraResources?: ReadonlyArray<HostResource>
   readonly extraResourceTemplates?: ReadonlyArray<HostResourceTemplate>
-  /** Bridge token rotation (product-decisions §4); default hourly with a 10-minute overlap. */
+  /** Bridge token rotation (D-37); default hourly with a 10-minute overlap. */
   readonly bridgeTiming?: Parameters<typeof BridgeTiming.layer>[0]
-  /** The UI server on its own loopback port (product-decisions §1, §9); `false` leaves it out (embedded hosts). */
+  /** The UI server on its own loopback port (D-3, D-60); `false` leaves it out (embedded hosts). */
   readonly ui?: UiListenerOptions | false
 }
 
 /**
  * Publishes the handshake file once the port is bound, rewrites it (atomically, 0600) whenever
- * the bridge token rotates, and removes it at a clean stop (product-decisions §1, §4).
+ * the bridge token rotates, and removes it at a clean stop (D-7, D-37).
  */
 const HandshakeLive = Layer.scopedDiscard(Effect.gen(function*() {
   const paths = yield* SupportPaths
@@ -113,7 +113,7 @@ const HandshakeLive = Layer.scopedDiscard(Effect.gen(function*() {
   yield* recordServerLifecycle(address.port)
 }))
 
-/** Refuses to start when the support directory's handshake names a live dbdesk (product-decisions §1). */
+/** Refuses to start when the support directory's handshake names a live dbdesk (D-2). */
 const SingleInstanceGuard = Layer.effectDiscard(Effect.flatMap(SupportPaths, (paths) => refuseSecondStart(paths.handshake)))
 
 /**

@@ -29,7 +29,7 @@ export const presentedCredential = (header: string | undefined): Presented => {
 }
 
 /**
- * The bearer-token Authenticator (wire contract §5, product-decisions §4 "Authentication"):
+ * The bearer-token Authenticator (wire contract §5, D-33):
  * no-scope methods and, with `mcp.requireAuth` off, requests without `Authorization` run as the
  * anonymous loopback principal; a presented header is always validated. Failed attempts count
  * per (address, presented-token fingerprint) and lock that pair out (§5 point 10).

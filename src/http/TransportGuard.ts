@@ -17,7 +17,7 @@ const splitHost = (value: string): { name: string; port: string | undefined } | 
 }
 
 /**
- * Wire contract §4.1 "Host" and product-decisions §4 "Host": localhost, 127.0.0.1 or [::1] (the
+ * Wire contract §4.1 "Host" and D-42: localhost, 127.0.0.1 or [::1] (the
  * contract's `::1`), with or without the bound port, case-insensitive; anything else (other
  * ports, trailing dots, other names) is `forbidden_host` (C4.1-e).
  */
@@ -82,7 +82,7 @@ const reply = (status: number, body: unknown, headers: Record<string, string> = 
 
 /**
  * Wire contract §4.1, row by row, before any body is read: Host, then Origin (403), then
- * `mcp.enabled` (product-decisions §4 "Disabled": 503 -33006 for every request), then the path
+ * `mcp.enabled` (D-46: 503 -33006 for every request), then the path
  * (404) and the HTTP method (OPTIONS 204, anything but POST 405 with `Allow: POST, OPTIONS`).
  */
 export const routeTransport = (request: TransportRequest, state: TransportState): TransportDecision => {

@@ -43,7 +43,7 @@ const sortKeys = (value: unknown): unknown => {
   )
 }
 
-/** The export endpoint always renders as a grid, even with one document (product-decisions §8, Console row). */
+/** The export endpoint always renders as a grid, even with one document (D-58, Console row). */
 export const isExportPath = (path: string) =>
   /^\/collections\/[^/]+\/documents\/export\/?$/.test(path.split(/[?#]/)[0] ?? "")
 

@@ -107,7 +107,7 @@ export const formatConsoleRequest = (request: ConsoleRequest): string => {
 export type RequestTier = "safe" | "write" | "destructive"
 
 /**
- * The approval tier of a console request (product-decisions §3.1): `GET`, `HEAD`, `POST /multi_search` and
+ * The approval tier of a console request (D-24): `GET`, `HEAD`, `POST /multi_search` and
  * `POST …/documents/search` are safe; other `POST`, `PUT` and `PATCH` write; `DELETE` is destructive.
  */
 export const classifyConsoleRequest = (method: string, path: string): RequestTier => {
@@ -121,6 +121,6 @@ export const classifyConsoleRequest = (method: string, path: string): RequestTie
   return "write"
 }
 
-/** The tier of console text (product-decisions §3.1), or the refusal of input the console does not send (S4.3-e). */
+/** The tier of console text (D-22), or the refusal of input the console does not send (S4.3-e). */
 export const classifyConsoleText = (text: string): Either.Either<RequestTier, SearchConsoleRefused> =>
   parseConsoleInput(text).pipe(Either.map((request) => classifyConsoleRequest(request.method, request.path)))

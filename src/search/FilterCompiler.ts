@@ -60,7 +60,7 @@ const listItems = (value: string | ReadonlyArray<string>) =>
 const precheckClause = (filter: ColumnFilter): Either.Either<void, SearchFilterRefused> => {
   const { column, operator } = filter
   const name = operatorNames[operator]
-  // doc 2 §4.2 point 4 and product-decisions §8: no equivalent, and `ends with` is refused whatever `infix` says
+  // doc 2 §4.2 point 4 and D-56: no equivalent, and `ends with` is refused whatever `infix` says
   if (refusedFilterOperators.includes(operator)) {
     return refuse(
       `Typesense cannot filter with "${name}" (column ${column}). Use contains, or write a raw filter expression instead.`,

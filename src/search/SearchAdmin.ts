@@ -26,7 +26,7 @@ export const keyRecord = (key: EngineKey): SearchKeyRecord => ({
   ...(key.expires_at === undefined ? {} : { expiresAt: key.expires_at })
 })
 
-/** `GET /keys` (product-decisions §8, Users & Roles). */
+/** `GET /keys` (D-59, Users & Roles). */
 export const listKeys = Effect.fn("SearchAdmin.listKeys")(function*(client: SearchClient, options?: CallOptions) {
   const json = yield* client.call("GET", "/keys", undefined, options)
   const { keys } = yield* client.decode(Schema.Struct({ keys: Schema.Array(EngineKey) }), json)

@@ -71,7 +71,7 @@ export const describeCollection = Effect.fn("SearchBrowse.describeCollection")(f
 /**
  * The searches of one grid page (doc 2 §4.1): filters refused before any request (S7-e), unsortable sorts and a
  * fourth sort dropped and reported (S4.1-b/c, S7-a), searches of ≤ 250 hits batched ≤ 50 per `multi_search` call.
- * The grid reads them (readPage) and "Open in console" writes them as the console request (issue 28 item 2).
+ * The grid reads them (readPage) and "Open in console" writes them as the console request (D-87).
  */
 export const planRead = Effect.fn("SearchBrowse.planRead")(function*(
   client: SearchClient,
@@ -131,7 +131,7 @@ export const readPage = Effect.fn("SearchBrowse.readPage")(function*(
 })
 
 /**
- * Issue 28 item 2: the grid's page as console text, `POST /multi_search` with exactly the searches readPage sends;
+ * D-87: the grid's page as console text, `POST /multi_search` with exactly the searches readPage sends;
  * a page needing more than one call (over 50 searches of 250 hits) cannot be one console request.
  */
 export const pageConsoleText = Effect.fn("SearchBrowse.pageConsoleText")(function*(

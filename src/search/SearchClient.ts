@@ -8,7 +8,7 @@ import { SearchEngineError, SearchPathRefused } from "../domain/SearchErrors.ts"
 import { EngineCollection } from "./CollectionSchema.ts"
 import { clusterPolicy, NodeRotation } from "./SearchCluster.ts"
 
-/** W3C trace context of the MCP call a request is made for, forwarded unchanged (product-decisions §6, C2.2-f). */
+/** W3C trace context of the MCP call a request is made for, forwarded unchanged (D-51, C2.2-f). */
 export interface TraceContext {
   readonly traceparent?: string | undefined
   readonly tracestate?: string | undefined
@@ -32,7 +32,7 @@ export interface EngineResponse {
   readonly body: string
 }
 
-/** The header carrying the key (doc 2 §2.1, product-decisions §8; S2.1-b). */
+/** The header carrying the key (doc 2 §2.1, D-55; S2.1-b). */
 export const apiKeyHeader = "x-typesense-api-key"
 
 /**
@@ -172,7 +172,7 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
     return last!
   })
 
-  /** Each node as the client sees it now (nearest first): healthy or not, and since when (issue 28 item 4). */
+  /** Each node as the client sees it now (nearest first): healthy or not, and since when (D-59). */
   const nodeHealth = () => rotation.all().map((node) => ({ label: node.label, origin: node.origin, healthy: node.healthy, lastAccess: node.lastAccess, lastError: node.lastError }))
 
   /**
@@ -236,7 +236,7 @@ const transportReason = (cause: unknown): string => {
 
 /**
  * The client of one connection over its own undici dispatcher, closed with the scope. Skip TLS Verification applies
- * to this dispatcher only, never process-wide (product-decisions §2, search row); `VerifyCA` checks the certificate
+ * to this dispatcher only, never process-wide (D-15, search row); `VerifyCA` checks the certificate
  * chain but not the host name.
  */
 export const makeSearchClient = (

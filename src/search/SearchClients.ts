@@ -5,7 +5,7 @@ import { SearchEngineError } from "../domain/SearchErrors.ts"
 import { makeSearchClient } from "./SearchClient.ts"
 import type { SearchClient } from "./SearchClient.ts"
 
-/** The fields of a saved search connection that make its client (doc 2 §2.1; the cluster, issue 28 item 4). */
+/** The fields of a saved search connection that make its client (doc 2 §2.1; the cluster, D-59). */
 export interface SearchConnectionFields extends SearchCluster {
   readonly host: string
   readonly port: number
@@ -37,7 +37,7 @@ interface OpenClient {
 
 /**
  * One client (and one undici dispatcher) per search connection id, replaced when the connection's fields change and
- * closed on `close` or at shutdown. Skip TLS stays with its own connection's dispatcher (product-decisions §2).
+ * closed on `close` or at shutdown. Skip TLS stays with its own connection's dispatcher (D-15).
  */
 export class SearchClients extends Effect.Service<SearchClients>()("dbdesk/search/SearchClients", {
   scoped: Effect.gen(function*() {

@@ -1,7 +1,7 @@
 import { nodeOrigin, type SearchConnectionSettings, type SearchNode } from "../domain/SearchConnection.ts"
 
 /**
- * Issue 28 item 4: a search connection's nodes with the official `typesense` client's semantics (its ApiCall.ts,
+ * D-59: a search connection's nodes with the official `typesense` client's semantics (its ApiCall.ts,
  * read in node_modules/typesense 3.1.0): the nodes are shuffled once unless `randomizeNodes` is false; every node starts healthy; a request goes to the nearest node while it is
  * healthy, else to the next node in turn that is healthy or whose last check is older than
  * `healthcheckIntervalSeconds` (and, when none is, to the next one anyway); an answer with a status from 1 to 499 marks

@@ -15,7 +15,7 @@ export const runConsoleRequest = Effect.fn("SearchConsole.run")(function*<E = ne
   client: SearchClient,
   request: ConsoleRequest,
   options?: CallOptions,
-  /** Issue 35: an MCP caller's masking rules, applied to the response before it is rendered. */
+  /** D-65: an MCP caller's masking rules, applied to the response before it is rendered. */
   guardBody?: (body: string) => Effect.Effect<string, E>
 ) {
   const body: EngineBody | undefined = request.body === undefined

@@ -15,7 +15,7 @@ import type { MaskingRuleSpec } from "../domain/ColumnGuard.ts"
 import { guardDocument } from "../domain/DocumentGuard.ts"
 import { aliasesOf } from "./SearchGuard.ts"
 
-/** The arguments of `search_documents` (product-decisions §3); `filter_by` and `sort_by` are engine syntax. */
+/** The arguments of `search_documents` (D-21); `filter_by` and `sort_by` are engine syntax. */
 export interface SearchDocumentsRequest {
   readonly collection: string
   readonly q: string
@@ -51,7 +51,7 @@ export const searchDocuments = Effect.fn("SearchDocuments.search")(function*(
     if (value !== undefined) search[key] = value
   }
   const [result] = yield* multiSearch(client, [search], options).pipe(Effect.mapError(toToolFailure))
-  // Issue 35: the collection's masking rules (under its alias's target too) before the answer is capped.
+  // D-65: the collection's masking rules (under its alias's target too) before the answer is capped.
   const applied: Array<AppliedRule> = []
   const aliases = rules.length === 0 ? new Map<string, string>() : yield* aliasesOf(client, options)
   const names = [request.collection, ...(aliases.has(request.collection) ? [aliases.get(request.collection)!] : [])]
@@ -69,7 +69,7 @@ export const searchDocuments = Effect.fn("SearchDocuments.search")(function*(
 const ImportLine = Schema.parseJson(Schema.Struct({ success: Schema.Boolean, error: Schema.optional(Schema.String) }))
 
 /**
- * `insert_rows` on a search collection (product-decisions §3): one import call of JSON lines, values typed from the
+ * `insert_rows` on a search collection (D-21): one import call of JSON lines, values typed from the
  * schema (S4-e); each result line is checked, so a partial import names the rows that failed and why.
  */
 export const searchInsertRows = Effect.fn("SearchDocuments.insertRows")(function*(

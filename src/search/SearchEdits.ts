@@ -44,7 +44,7 @@ const typedBody = (cells: Readonly<Record<string, unknown>>, columns: ReadonlyAr
   return Object.fromEntries(Object.entries(cells).map(([name, value]) => [name, typeCellValue(value, types.get(name))]))
 }
 
-/** Cells whose value differs from the original row; only these are sent by an update (product-decisions §8). */
+/** Cells whose value differs from the original row; only these are sent by an update (D-55). */
 export const changedCells = (
   original: Readonly<Record<string, unknown>>,
   edited: Readonly<Record<string, unknown>>

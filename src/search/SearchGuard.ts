@@ -1,4 +1,4 @@
-// Issue 35 item 2 on search connections: masking rules on document fields for MCP callers, applied to the engine's
+// D-65 on search connections: masking rules on document fields for MCP callers, applied to the engine's
 // response before the console renders it (so a grid, a JSON cell or an export shows the same guarded documents).
 // Collections are named by the request; an alias counts as the collection it points to too.
 import { Effect } from "effect"

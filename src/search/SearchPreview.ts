@@ -66,7 +66,7 @@ const matching = (client: SearchClient, collection: string, filterBy: string, pe
   }))
 
 /**
- * Issue 28 item 5 for the search engine: the request is validated by the engine without changing anything — the
+ * D-68 for the search engine: the request is validated by the engine without changing anything — the
  * document it names is read, its filter is run as a count, the collection it writes to is read — so a request that
  * names a missing collection or document, or holds a bad filter, fails with the engine's own message.
  */
@@ -101,7 +101,7 @@ const changes = (action: PreviewAction, collection: string, count: number, pairs
 }
 
 /**
- * Issue 28 item 1 for the search engine, which has no transactions: the documents a write would touch are counted
+ * D-69 for the search engine, which has no transactions: the documents a write would touch are counted
  * through the same filter (or read by id) and shown before → after; nothing is written. Collection, alias, key and
  * other configuration requests get no preview.
  */

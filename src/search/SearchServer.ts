@@ -24,7 +24,7 @@ const DebugInfo = Schema.parseJson(Schema.Struct({ version: Schema.String }))
 const isOk = (status: number) => status >= 200 && status <= 299
 
 /**
- * Connecting (product-decisions §8): reachability by `GET /health` (needs no key), then the engine version by
+ * Connecting (D-54): reachability by `GET /health` (needs no key), then the engine version by
  * `GET /debug` when the key allows it; a version below 26.0 is a warning, not a failure.
  */
 export const connect = Effect.fn("SearchServer.connect")(function*(client: SearchClient, options?: CallOptions) {
@@ -61,7 +61,7 @@ export interface CollectionListing {
 
 /**
  * The sidebar (S4-a): `GET /collections`. A key without `collections:list` gets 401 from the engine; the connection
- * still works and lists nothing, with the engine's message as the reason (doc 2 §2.1, product-decisions §8).
+ * still works and lists nothing, with the engine's message as the reason (doc 2 §2.1, D-54).
  */
 export const listCollections = Effect.fn("SearchServer.listCollections")(function*(
   client: SearchClient,

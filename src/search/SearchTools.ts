@@ -26,12 +26,12 @@ import { listCollections } from "./SearchServer.ts"
 import { droppedSortsMessage } from "./ReadPlan.ts"
 import { aliasesOf, guardResponseBody } from "./SearchGuard.ts"
 
-/** A result set with the masking rules that changed it (issue 35; noted in the activity log, never sent). */
+/** A result set with the masking rules that changed it (D-65; noted in the activity log, never sent). */
 export type GuardedResultSet = ResultSet & { readonly applied?: ReadonlyArray<AppliedRule> }
 
 type SearchError = SearchEngineError | SearchFilterRefused | SearchConsoleRefused | SearchPathRefused | SearchEditRefused
 
-/** A search failure as an MCP tool error (product-decisions §8, Errors row); the engine's message stays verbatim. */
+/** A search failure as an MCP tool error (D-58, Errors row); the engine's message stays verbatim. */
 export const toToolFailure = (error: SearchError): ToolFailure =>
   new ToolFailure({
     code: error._tag === "SearchEngineError" ? searchErrorCode(error) : "invalid_argument",
@@ -43,7 +43,7 @@ const asTool = <A, E extends SearchError, R>(effect: Effect.Effect<A, E, R>) =>
 
 const scalarText = (value: string | number | boolean | null) => (value === null ? "" : String(value))
 
-/** A `browse_table` / `count_rows` filter for the search compiler (product-decisions §3: the grid's rules apply). */
+/** A `browse_table` / `count_rows` filter for the search compiler (D-21: the grid's rules apply). */
 export const columnFilterOf = (filter: BrowseFilter): ColumnFilter => {
   const value = filter.value === undefined
     ? undefined
@@ -75,7 +75,7 @@ export const searchListTables = (client: SearchClient, includeRowCounts: boolean
     )
   )
 
-/** `describe_table`: doc 2 §2.2 columns, `ddl` = the collection schema JSON (product-decisions §3). */
+/** `describe_table`: doc 2 §2.2 columns, `ddl` = the collection schema JSON (D-21). */
 export const searchDescribeTable = (client: SearchClient, table: string, options?: CallOptions) =>
   asTool(describeCollection(client, table, options)).pipe(
     Effect.map(({ columns, schema }): TableDescription => ({
@@ -126,7 +126,7 @@ export const searchBrowseTable = Effect.fn("SearchTools.browseTable")(function*(
   }
   const picks = wanted.map((name) => names.indexOf(name))
   const budget = new AnswerBudget(limit, limits, SEARCH_HINTS)
-  // Issue 35: the collection's masking rules on its (flattened) fields, for MCP callers.
+  // D-65: the collection's masking rules on its (flattened) fields, for MCP callers.
   const applied: Array<AppliedRule> = []
   const actions = columnActions(wanted, table, rules, applied)
   const columns = budget.header(keptNames(wanted, actions))
@@ -160,7 +160,7 @@ export const searchCountRows = (
   )
 
 /**
- * The approval tier of `execute_query` console text on a search connection (product-decisions §3.1); SQL-like or
+ * The approval tier of `execute_query` console text on a search connection (D-22); SQL-like or
  * unparseable text is refused before any approval is asked.
  */
 export const classifySearchConsoleText: (text: string) => Either.Either<RequestTier, SearchConsoleRefused> = classifyConsoleText

@@ -1,5 +1,5 @@
 /**
- * `dbdesk/search` (issue 24): the search-engine (Typesense 26.0+) client of doc 2, usable without the server — a
+ * `dbdesk/search` (D-77): the search-engine (Typesense 26.0+) client of doc 2, usable without the server — a
  * per-connection HTTP client, the server and collection reads, the grid's filter compiler and the request console's
  * parser, classifier and renderer. Connection settings and errors are in `dbdesk/domain`.
  */

@@ -62,7 +62,7 @@ const stamp = (event: ActivityEvent, at: string): UnchainedActivity => ({
 })
 
 /**
- * The activity log (product-decisions §6). `record` only stamps the time and enqueues, so the
+ * The activity log (D-51). `record` only stamps the time and enqueues, so the
  * request path never waits on SQLite; a background fiber drains the queue in batches, each
  * chained and kept in one step by the ActivitySink (activity.db by default). Closing the scope writes whatever is
  * still queued. Rows older than 90 days are pruned when the log opens, anchoring the chain at the last one removed.
@@ -78,7 +78,7 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
     const batchStats: Array<{ readonly rows: number; readonly writeMs: number }> = []
 
     // Rows a failed batch held (a full disk): kept, up to MAX_PENDING_ROWS, and written with the next batch, so an
-    // audit row is lost only when the log cannot be written for that long (issue 30).
+    // audit row is lost only when the log cannot be written for that long.
     let carried: ReadonlyArray<UnchainedActivity> = []
     let failing = false
 
@@ -147,7 +147,7 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
       Effect.zipWith(Effect.promise(() => import("./activity/ChainVerifier.ts")), sink.chain, ({ verifyChain }, { anchor, head, rows }) => verifyChain(rows, anchor, head))
     )
 
-    /** Size and write time of the last MAX_BATCH_STATS batches (for the note on issue 7 and the bench). */
+    /** Size and write time of the last MAX_BATCH_STATS batches (for the note on D-51 and the bench). */
     const batches = Effect.sync(() => [...batchStats])
 
     /** Subscribes now to every row kept from then on, as kept (chained). */

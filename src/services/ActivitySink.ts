@@ -27,7 +27,7 @@ export interface ActivitySinkShape {
    * keeps it in one step, all or nothing; answers the rows as kept.
    */
   readonly append: (batch: ReadonlyArray<UnchainedActivity>) => Effect.Effect<ReadonlyArray<ActivityEntry>, ActivityWriteFailed>
-  /** product-decisions §6 "kept 90 days": drops the rows before the cutoff and anchors the chain at the last one dropped. */
+  /** D-51: drops the rows before the cutoff and anchors the chain at the last one dropped. */
   readonly prune: (cutoffIso: string) => Effect.Effect<void>
   /** The rows the filter selects, newest first, at most `limit`. */
   readonly query: (filter: ActivityQuery) => Effect.Effect<ReadonlyArray<ActivityEntry>>
@@ -42,14 +42,14 @@ const selects = (filter: ActivityQuery) => (entry: ActivityEntry): boolean =>
   (filter.client === undefined || entry.clientName === filter.client || entry.clientTitle === filter.client)
 
 /**
- * Where the activity log keeps its hash-chained rows (product-decisions §6). `ActivityLog` owns recording, batching
+ * Where the activity log keeps its hash-chained rows (D-51). `ActivityLog` owns recording, batching
  * and retention; this port only keeps rows.
  */
 export class ActivitySink extends Context.Tag("dbdesk/services/ActivitySink")<ActivitySink, ActivitySinkShape>() {
   /** `activity.db` in the support directory (0600, WAL), which `dbdesk activity list|export|verify` read. */
   static readonly sqlite = Layer.scoped(ActivitySink, Effect.gen(function*() {
     const { activity: path } = yield* SupportPaths
-    // A log that cannot open (disk full, unreadable file) stops the start with a message naming the file (issue 30).
+    // A log that cannot open (disk full, unreadable file) stops the start with a message naming the file (D-88).
     const opening = Effect.try({ try: () => openActivityStore(path), catch: (cause) => new FileStoreError({ path, operation: "write", cause }) })
     const store = yield* Effect.acquireRelease(Effect.orDie(opening), (opened) => Effect.sync(() => opened.close()))
     return {

@@ -12,7 +12,7 @@ import { dialectOf } from "./policy/StatementPolicy.ts"
 import { mapDriverFailure } from "./tools/DriverFailures.ts"
 
 /**
- * What happens before a person is asked (issue 28): `check` has the database compile the statement without running
+ * What happens before a person is asked (D-69): `check` has the database compile the statement without running
  * it, so one that cannot run fails at once with the database's own message (item 5); `preview` is the dry run shown
  * with the question (item 1). `preview` never fails and ends within PREVIEW_SECONDS.
  */
@@ -24,7 +24,7 @@ export interface Preflight {
 const CHECKED = "checked by the database before asking for approval; nothing ran"
 const listed: Effect.Effect<ApprovalPreview> = Effect.succeed({ _tag: "NoPreview", reason: "the rows it inserts are the ones listed" })
 
-/** The search client and its preview load with the first search-engine approval (issue 23: serve loads what it needs). */
+/** The search client and its preview load with the first search-engine approval (D-76: serve loads what it needs). */
 const searchParts = Effect.promise(() => Promise.all([import("../search/SearchPreview.ts"), import("../search/SearchTools.ts")]))
 
 /** A refusal of the check names the database's own message; a check that could not finish in time lets the question go on. */
@@ -35,7 +35,7 @@ const checked = <R>(effect: Effect.Effect<void, ToolFailure | ProtocolError, R>)
     return Effect.fail(error.code === "query_failed" ? toolFailure("query_failed", `${error.detail} (${CHECKED})`) : error)
   })
 
-/** The time box (issue 28 item 1): past PREVIEW_SECONDS the dry run is stopped (and rolled back) and the question goes on. */
+/** The time box (D-69): past PREVIEW_SECONDS the dry run is stopped (and rolled back) and the question goes on. */
 const timeBoxed = <R>(effect: Effect.Effect<ApprovalPreview, unknown, R>) =>
   effect.pipe(
     Effect.timeoutTo({ duration: Duration.seconds(PREVIEW_SECONDS), onSuccess: (preview) => preview, onTimeout: (): ApprovalPreview => ({ _tag: "Unavailable", reason: TOOK_TOO_LONG }) }),

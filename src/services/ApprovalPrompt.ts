@@ -1,11 +1,11 @@
 import { Context, Effect, Layer } from "effect"
 import { type ApprovalDecision, type ApprovalRequest, type PendingApproval, toApprovalRequest } from "../domain/Approval.ts"
 
-/** The host's own dialog (product-decisions §3.2 "The app dialog"): resolves `true` to approve. */
+/** The host's own dialog (D-28): resolves `true` to approve. */
 export type ApproveCallback = (request: ApprovalRequest, options: { readonly signal: AbortSignal }) => Promise<boolean>
 
 /**
- * The app's own dialog (product-decisions §3.2): a port with several implementations — the UI
+ * The app's own dialog (D-28): a port with several implementations — the UI
  * (answers arrive through `Approvals.answer`), a terminal prompt, the host's callback when
  * embedded, and scripted answers in tests. `ask` may never answer: the caller's deadline ends it.
  */

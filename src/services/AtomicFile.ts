@@ -15,7 +15,7 @@ export class FileStoreError extends Data.TaggedError("FileStoreError")<{
 }
 
 /**
- * product-decisions §1 "Files": every write is atomic — temp file in the same directory,
+ * D-7: every write is atomic — temp file in the same directory,
  * fsync, rename — so a crash never leaves a half-written file. `mode` applies from creation.
  */
 export const writeFileAtomic = (filePath: string, contents: string | Uint8Array, mode = 0o600) =>
@@ -116,7 +116,7 @@ const acquireLock = async (lockPath: string): Promise<void> => {
 /**
  * Runs a read-modify-write of a file that other processes write too (the CLI and the server) while holding
  * `<file>.lock` (created exclusively; broken when its process is gone). Without it the server stamping lastUsedAt could
- * write back a token the CLI had just revoked (issue 30).
+ * write back a token the CLI had just revoked.
  */
 export const withFileLock = <A, E, R>(filePath: string, use: Effect.Effect<A, E, R>) =>
   Effect.acquireUseRelease(

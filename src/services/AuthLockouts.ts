@@ -7,9 +7,9 @@ export interface LockoutPolicy {
   readonly lockoutMs: number
 }
 
-/** product-decisions §4 "Rate limits": failed authentication, 5 per 60 s per (address, fingerprint) → 300 s. */
+/** D-39: failed authentication, 5 per 60 s per (address, fingerprint) → 300 s. */
 export const AUTH_LOCKOUT: LockoutPolicy = { maxFailures: 5, windowMs: 60_000, lockoutMs: 300_000 }
-/** product-decisions §4 "Rate limits": pairing exchange, 5 failures per 300 s → 900 s. */
+/** D-39: pairing exchange, 5 failures per 300 s → 900 s. */
 export const PAIRING_LOCKOUT: LockoutPolicy = { maxFailures: 5, windowMs: 300_000, lockoutMs: 900_000 }
 
 /** Entries without a live lockout or a recent failure are swept once the table grows past this. */

@@ -2,7 +2,7 @@ import { Clock, Context, Duration, Effect, Layer, Schedule, SubscriptionRef } fr
 import { ActivityLog } from "./ActivityLog.ts"
 import { Tokens } from "./Tokens.ts"
 
-/** product-decisions §4 "Bridge token": rotated hourly; the previous value keeps working 10 minutes. */
+/** D-37: rotated hourly; the previous value keeps working 10 minutes. */
 export class BridgeTiming extends Context.Tag("dbdesk/services/BridgeTiming")<BridgeTiming, {
   readonly rotateEvery: Duration.Duration
   readonly overlap: Duration.Duration
@@ -23,7 +23,7 @@ export interface BridgeCredential {
 const RECORD_MARGIN = Duration.minutes(1)
 
 /**
- * The bridge token (product-decisions §4, §7): a `readWrite` token on all connections with
+ * The bridge token (D-37, D-53): a `readWrite` token on all connections with
  * `bridge: true`, minted when the server starts, rotated on a schedule, removed at stop. Rotation
  * is not revocation: the previous record stays valid through the overlap and is then removed
  * (-33009 from then on), and every bridge value authenticates as the one principal "bridge", so
@@ -69,7 +69,7 @@ export class BridgeToken extends Effect.Service<BridgeToken>()("dbdesk/services/
       yield* Effect.forkScoped(Effect.delay(removeQuietly(previous.tokenId), overlap))
     })
     // A rotation that cannot write tokens.json (a full disk) is tried again shortly, never given up: the published
-    // value stops working once its overlap has passed (issue 30).
+    // value stops working once its overlap has passed (D-37).
     const retryEvery = Duration.min(rotateEvery, Duration.seconds(10))
     const rotateUntilDone = rotate.pipe(
       Effect.tapErrorCause((cause) => Effect.logWarning("bridge token rotation failed; trying again", cause)),

@@ -5,7 +5,7 @@ import type { Principal } from "../domain/Principal.ts"
 import type { ClientInfo } from "../domain/RequestEnvelope.ts"
 import { Tokens } from "./Tokens.ts"
 
-/** product-decisions §6: a client is listed while it was seen in the last 5 minutes. */
+/** D-52: a client is listed while it was seen in the last 5 minutes. */
 export const CONNECTED_WINDOW_MS = 5 * 60_000
 /** Entries held at most (as the reference client's ledger, reference §8); the least recently seen go first. */
 export const MAX_CONNECTED_CLIENTS = 200
@@ -31,7 +31,7 @@ interface Sighting {
 const UNKNOWN_CLIENT = "Unknown client"
 
 /**
- * Connected clients (product-decisions §6, C2.2-d): one entry per (clientInfo name and version,
+ * Connected clients (D-52, C2.2-d): one entry per (clientInfo name and version,
  * token, address) seen in the last 5 minutes, with first and last seen read from Effect's Clock.
  * The token part is the principal's key, so the bridge stays one client across rotations.
  * Disconnect revokes the entry's token, which cancels its in-flight requests (wire contract §5 point 9).

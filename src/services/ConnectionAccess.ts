@@ -31,7 +31,7 @@ export class ConnectionAccess extends Effect.Service<ConnectionAccess>()("dbdesk
       return connection
     })
 
-    /** `client` names the caller in the access dialog of AI policy askEachTime (product-decisions §3.2). */
+    /** `client` names the caller in the access dialog of AI policy askEachTime (D-29). */
     const resolve = Effect.fnUntraced(function*(principal: Principal, connectionId: string, client?: string) {
       const connection = yield* lookup(connectionId)
       const reason = hiddenReason(principal, connection)
@@ -41,7 +41,7 @@ export class ConnectionAccess extends Effect.Service<ConnectionAccess>()("dbdesk
     })
 
     /**
-     * `execute_query` and `confirm_destructive_operation` (issue 28 item 3): the statement policy decides, and its
+     * `execute_query` and `confirm_destructive_operation` (D-70): the statement policy decides, and its
      * steps are enacted in order — a refusal fails the call, the access dialog is asked where the policy asks it —
      * up to the approval, which the tool asks. The policy explainer prints the same decision.
      */

@@ -7,7 +7,7 @@ import { Approvals } from "./Approvals.ts"
 import { SettingsStore } from "./Settings.ts"
 import { Tokens } from "./Tokens.ts"
 
-/** product-decisions §3.2: a refusal blocks re-asking for 60 s. */
+/** D-29: a refusal blocks re-asking for 60 s. */
 export const REFUSAL_COOL_OFF_MS = 60_000
 /** The access dialog shares the handler deadline (wire contract §8). */
 const DIALOG_DEADLINE = "330 seconds"
@@ -16,7 +16,7 @@ const DIALOG_DEADLINE = "330 seconds"
 export const grantSubject = (principal: Principal): string => (principal.tokenName === "bridge" ? "bridge" : principal.key)
 
 /**
- * product-decisions §3.2 "Connection access dialog" for AI policy `askEachTime`: "<client> wants
+ * D-29 for AI policy `askEachTime`: "<client> wants
  * to access '<connection>'", asked before the response starts and before any statement approval,
  * never through elicitation; remembered per `mcp.connectionApproval`; forgotten on revocation.
  */
@@ -52,7 +52,7 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
       return refusal !== undefined && refusal > now ? "refused" : "none"
     }
 
-    /** The mode and the memory the statement policy decides with (issue 28 item 3). */
+    /** The mode and the memory the statement policy decides with (D-70). */
     const snapshot = Effect.fnUntraced(function*(principal: Principal, connection: Connection) {
       const mode = (yield* settings.current).mcp.connectionApproval
       return { mode, grant: grantState(principal, connection, yield* Clock.currentTimeMillis) }

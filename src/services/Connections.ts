@@ -53,7 +53,7 @@ export interface ConnectionsShape {
 
 /** The user's configured connections: `connections.json` in the standalone server, the host's list when embedded. */
 export class Connections extends Context.Tag("dbdesk/services/Connections")<Connections, ConnectionsShape>() {
-  /** product-decisions §2 "The embedded default": created on first start with no connections.json. */
+  /** D-16: created on first start with no connections.json. */
   static readonly sampleConnection = (path: string) =>
     Schema.decodeUnknownSync(Connection)({
       id: randomUUID(),

@@ -50,10 +50,10 @@ const builtIn: ReadonlyArray<DriverListing> = [
 ]
 
 /**
- * Knows the built-in drivers and the loadable ones (product-decisions §8 "Plugin"). The search driver is "available"
+ * Knows the built-in drivers and the loadable ones (D-55). The search driver is "available"
  * until enabled: explicitly (`enable`, from the new-connection chooser or the plugin browser), or without asking when
  * a saved search connection is opened (`openSearch`, S1-b). The enabled set is kept in `drivers.json`, written
- * atomically (product-decisions §1 "Files").
+ * atomically (D-7).
  */
 export class DriverRegistry extends Effect.Service<DriverRegistry>()("dbdesk/services/DriverRegistry", {
   scoped: Effect.gen(function*() {
@@ -96,7 +96,7 @@ export class DriverRegistry extends Effect.Service<DriverRegistry>()("dbdesk/ser
     })
 
     /**
-     * The plugin browser's switch (issue 27): the driver is offered as "available" again and new connections of its
+     * The plugin browser's switch (D-55): the driver is offered as "available" again and new connections of its
      * type need the enable step. The caller refuses while saved connections use it (opening one re-enables it, S1-b).
      */
     const disable = Effect.fn("DriverRegistry.disable")(function*(type: ConnectionType) {

@@ -10,7 +10,7 @@ import { SupportPaths } from "./SupportPaths.ts"
 
 /**
  * One lazily opened driver per SQL connection, closed when the connection changes or is removed
- * and at shutdown (product-decisions §2).
+ * and at shutdown (D-12).
  */
 export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers", {
   scoped: Effect.gen(function*() {
@@ -60,7 +60,7 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
             return driver as DatabaseDriver
           }
           case "postgresql": {
-            // Loaded on the first PostgreSQL connection: `serve` starts without the PostgreSQL client (issue 23).
+            // Loaded on the first PostgreSQL connection: `serve` starts without the PostgreSQL client (D-76).
             const { makePostgresDriver } = yield* Effect.promise(() => import("./drivers/PostgresDriver.ts"))
             const tunnel = yield* tunnelFor(connection)
             const driver = withTunnel(yield* makePostgresDriver({
@@ -79,7 +79,7 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
             return driver
           }
           case "mysql": {
-            // Loaded on the first MySQL/MariaDB connection, like PostgreSQL: `serve` starts without mysql2 (issue 23).
+            // Loaded on the first MySQL/MariaDB connection, like PostgreSQL: `serve` starts without mysql2 (D-76).
             const { makeMysqlDriver } = yield* Effect.promise(() => import("./drivers/MysqlDriver.ts"))
             const tunnel = yield* tunnelFor(connection)
             const driver = withTunnel(yield* makeMysqlDriver({

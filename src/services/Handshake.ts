@@ -2,7 +2,7 @@ import { Data, Effect, Schema } from "effect"
 import { MODERN_VERSION } from "../domain/ProtocolVersions.ts"
 import { readFileIfExists, removeFile, writeJsonAtomic } from "./AtomicFile.ts"
 
-/** product-decisions §1 "Handshake file": written after the port is bound. */
+/** D-8: written after the port is bound. */
 export const HandshakeFile = Schema.Struct({
   version: Schema.Literal(1),
   port: Schema.Int,
@@ -49,7 +49,7 @@ export const readHandshake = (filePath: string) =>
 
 /**
  * Asks the server a handshake names for its instance id through `server/discover`;
- * a live pid that answers with the same instance is a running dbdesk (product-decisions §1 "Second start").
+ * a live pid that answers with the same instance is a running dbdesk (D-2).
  */
 const answersAsInstance = (handshake: HandshakeFile) =>
   Effect.tryPromise(async () => {

@@ -25,7 +25,7 @@ export class SessionNotFound extends Data.TaggedError("SessionNotFound")<{
   readonly reason: "unknown" | "other-principal"
 }> {}
 
-/** The 16 sessions are held by principals this caller may not evict (issue 30): nothing was created or evicted. */
+/** The 16 sessions are held by principals this caller may not evict (D-45): nothing was created or evicted. */
 export class LegacySessionsFull extends Data.TaggedError("LegacySessionsFull")<{ readonly held: number }> {}
 
 /** The creator of a session, as far as the store's eviction policy needs it. */
@@ -37,12 +37,12 @@ const RANK: Record<Principal["access"], number> = { anonymous: 0, readOnly: 1, r
 const holderOf = (creator: SessionCreator): string => (creator.kind === "anonymous" ? "anonymous" : creator.key)
 
 /**
- * Issue 30, within wire contract §3.3 (17th session → a least recently used one evicted, at most 16 held): the
+ * Within wire contract §3.3 (17th session → a least recently used one evicted, at most 16 held): the
  * session evicted for a new one is the least recently used of the holder with the most sessions among those the
  * creator may evict — its own, those of holders with a lower access level, and those of holders of its level with at
  * least as many sessions as it will hold. One holder alone gets plain LRU. An anonymous or lower-level caller can so
  * never push out a token client's sessions, nor can a client that opens many sessions push out one that has few.
- * `undefined` when the creator may evict none (`initialize` is then 503 -33000, product-decisions §4 "over capacity").
+ * `undefined` when the creator may evict none (`initialize` is then 503 -33000, D-46).
  */
 const victimFor = (store: ReadonlyMap<string, LegacySession>, holder: string, rank: number): string | undefined => {
   const counts = new Map<string, number>()
@@ -62,7 +62,7 @@ const victimFor = (store: ReadonlyMap<string, LegacySession>, holder: string, ra
 const newSessionId = (): string => randomBytes(32).toString("base64url")
 
 /**
- * Wire contract §3.3 and product-decisions §4 "Legacy sessions": at most 16 sessions in memory,
+ * Wire contract §3.3 and D-45: at most 16 sessions in memory,
  * one evicted when a 17th is created (`victimFor` says which); no idle expiry, so a session lives
  * until it is evicted or the server stops (C3.3-g). A lookup under another principal fails and
  * leaves the store unchanged (C3.3-d).

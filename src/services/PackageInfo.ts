@@ -7,7 +7,7 @@ let found: { readonly root: string; readonly version: string } | undefined
 /**
  * dbdesk's own package directory and version, found by walking up from this module to the package.json named
  * "dbdesk": the same code runs from `src/services/` (tests, tsx) and from a bundle chunk in `dist/` of the installed
- * package (issue 23), where a fixed relative path would miss.
+ * package (D-76), where a fixed relative path would miss.
  */
 const packageInfo = () => {
   if (found !== undefined) return found

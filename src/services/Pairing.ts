@@ -4,7 +4,7 @@ import type { AccessLevel } from "../domain/Principal.ts"
 import { PairingLockouts } from "./AuthLockouts.ts"
 import { Tokens } from "./Tokens.ts"
 
-/** product-decisions §4 "Issuing": a code is good for 5 minutes; at most this many wait at once. */
+/** D-35: a code is good for 5 minutes; at most this many wait at once. */
 export const PAIRING_CODE_MS = 300_000
 export const MAX_PENDING_CODES = 50
 
@@ -37,7 +37,7 @@ export const loopbackRedirect = (redirect: string): boolean => {
 export const pkceChallenge = (verifier: string): string => createHash("sha256").update(verifier).digest("base64url")
 
 /**
- * The pairing flow of the UI server (product-decisions §4 "Issuing"): a client opens `/pair?client=…&challenge=…`
+ * The pairing flow of the UI server (D-35): a client opens `/pair?client=…&challenge=…`
  * in the UI, the user approves level, connections and expiry, and the client exchanges the code with its PKCE
  * verifier for a token. The token is minted at the exchange, so an unused approval leaves none behind. Failed
  * exchanges count toward the pairing lockout (5 per 300 s → 900 s).

@@ -3,12 +3,12 @@ import { chmodSync, closeSync, openSync } from "node:fs"
 
 /**
  * The page cache each of these files may hold, in KiB: SQLite's stock size. better-sqlite3 raises its default to
- * 16 MB per connection, which an append-mostly log filled within 50,000 calls and kept (issue 33: RSS growth).
+ * 16 MB per connection, which an append-mostly log filled within 50,000 calls and kept (D-81: RSS growth).
  */
 export const PRIVATE_DATABASE_CACHE_KIB = 1024
 
 /**
- * Opens a SQLite file of the user's own data (product-decisions §1): created 0600 before SQLite
+ * Opens a SQLite file of the user's own data (D-7): created 0600 before SQLite
  * opens it, WAL so readers never block the writer. SQLite gives the -wal and -shm files the mode
  * of the database file, so they stay 0600 too.
  */

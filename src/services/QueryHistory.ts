@@ -8,7 +8,7 @@ import { SupportPaths } from "./SupportPaths.ts"
 export type HistoryOutcome = "success" | "error" | "denied" | "cancelled" | "timeout"
 export type HistorySource = "mcp" | "ui"
 
-/** One statement run on a connection (product-decisions §5 "Query history"). */
+/** One statement run on a connection (D-48). */
 export interface HistoryEntry {
   readonly connectionId: string
   readonly text: string
@@ -49,7 +49,7 @@ interface Row {
   readonly source: HistorySource
 }
 
-/** history.db is the user's own data: created 0600 before SQLite opens it (product-decisions §5). */
+/** history.db is the user's own data: created 0600 before SQLite opens it (D-48). */
 const openPrivate = (path: string): Database.Database => {
   const db = openPrivateDatabase(path)
   db.exec(`
@@ -79,8 +79,8 @@ type PendingEntry = readonly [connectionId: string, text: string, executedAt: st
 
 /**
  * The local query history (`history.db`): statements run from MCP when `mcp.logQueries` is on and
- * from the UI console, with text, duration, row count, outcome and source (product-decisions §5).
- * Entries are written in batches off the call's path (issue 33: one transaction per call cost ~0.2 ms of it).
+ * from the UI console, with text, duration, row count, outcome and source (D-48).
+ * Entries are written in batches off the call's path (D-80: one transaction per call cost ~0.2 ms of it).
  */
 export class QueryHistory extends Effect.Service<QueryHistory>()("dbdesk/services/QueryHistory", {
   scoped: Effect.gen(function*() {

@@ -6,7 +6,7 @@ import { SettingsStore } from "./Settings.ts"
 
 const RATE_WINDOW = Duration.minutes(1)
 
-/** product-decisions §4 "Rate limits": `subscriptions/listen` takes no request slot (notifications never get here). */
+/** D-39: `subscriptions/listen` takes no request slot (notifications never get here). */
 const EXEMPT_METHODS: ReadonlySet<string> = new Set(["subscriptions/listen"])
 
 /** Wire contract §7.1/§8: 429 -33010 with `Retry-After` in whole seconds. */
@@ -21,7 +21,7 @@ export const rateLimited = (message: string, retryAfterSeconds: number, limit: s
 const wholeSeconds = (duration: Duration.Duration) => Math.max(1, Math.ceil(Duration.toMillis(duration) / 1000))
 
 /**
- * Per-caller request limits (product-decisions §4 "Rate limits"): `limits.requestsPerMinute`
+ * Per-caller request limits (D-39): `limits.requestsPerMinute`
  * through the keyed RateLimiter of @effect/experimental (fixed window, so `Retry-After` is the
  * time until the window frees a slot) and `limits.concurrentPerCaller` as an in-flight count.
  * Both are read from the settings on every request, so a change applies without restart.

@@ -20,11 +20,11 @@ interface Watched {
 }
 
 /**
- * product-decisions §4 "Running requests": every running request is registered per
+ * D-38: every running request is registered per
  * (principal, request id) as a multimap, so a cancel interrupts every match of that principal
  * and nothing of another (wire contract §3.2, C3.2-g). Deadlines are checked by one fiber for all
  * requests, on Effect's Clock: a timer per request (Effect.timeoutFail races two fibers) cost more
- * than the rest of a cached answer (issue 33).
+ * than the rest of a cached answer (D-84).
  */
 export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/services/RequestRegistry", {
   scoped: Effect.gen(function*() {

@@ -32,7 +32,7 @@ export const canonicalJson = (value: Json): string => {
   return JSON.stringify(value)
 }
 
-/** product-decisions §3.2: SHA-256 of the canonical params without `_meta`, `inputResponses` and `requestState`. */
+/** D-27: SHA-256 of the canonical params without `_meta`, `inputResponses` and `requestState`. */
 export const paramsDigest = (params: JsonObject): string => {
   const { _meta: _a, inputResponses: _b, requestState: _c, ...rest } = params
   return createHash("sha256").update(canonicalJson(rest)).digest("base64url")
@@ -43,7 +43,7 @@ const principalFingerprint = (principal: Principal): string => createHash("sha25
 const tampered = () => ProtocolError.invalidParams("requestState is not valid for this call: repeat the original call without requestState")
 
 /**
- * product-decisions §3.2 "requestState": a compact JWS (HS256) signed with a random 256-bit key made
+ * D-27: a compact JWS (HS256) signed with a random 256-bit key made
  * at process start, bound to the principal, the method and the params digest, expiring after 5
  * minutes (read from Effect's Clock), single use (a replayed nonce is refused). A restart invalidates all states.
  */

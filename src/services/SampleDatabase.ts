@@ -113,7 +113,7 @@ const fill = (db: Database.Database): void => {
 }
 
 /**
- * Creates the embedded sample database at `path` on first start (product-decisions §2): built at a temp
+ * Creates the embedded sample database at `path` on first start (D-16): built at a temp
  * path, then linked into place so a crash never leaves a half-built file and a concurrent start never
  * overwrites it. Does nothing when the file exists.
  */
@@ -137,7 +137,7 @@ export const ensureSampleDatabase = Effect.fn("SampleDatabase.ensure")(function*
       } finally {
         closeSync(fd)
       }
-      // Every file of the support directory is 0600, this one too (issue 30).
+      // Every file of the support directory is 0600, this one too (D-7).
       chmodSync(temp, 0o600)
       try {
         linkSync(temp, path)

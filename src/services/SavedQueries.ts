@@ -11,7 +11,7 @@ const SavedQueriesFile = Schema.Struct({ version: Schema.Literal(1), queries: Sc
 export const SAVED_QUERIES_KEPT = 500
 
 /**
- * The console's saved queries (issue 27): `saved-queries.json` in the support directory, 0600 like the query history
+ * The console's saved queries: `saved-queries.json` in the support directory, 0600 like the query history
  * (they are the user's own statements), written atomically. An unreadable file reads as empty and is replaced at the
  * next save rather than stopping the server.
  */

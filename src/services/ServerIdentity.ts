@@ -4,7 +4,7 @@ import type { ServerInfo } from "../domain/ServerInfo.ts"
 import { packageVersion } from "./PackageInfo.ts"
 
 export interface ServerIdentityShape {
-  /** product-decisions §1 "Server identity"; `websiteUrl` is the UI origin without any secret. */
+  /** D-9; `websiteUrl` is the UI origin without any secret. */
   readonly serverInfo: ServerInfo & { readonly title: string; readonly websiteUrl: string }
   /** UUID per start: lets the bridge prove the handshake file names this live server. */
   readonly instanceId: string

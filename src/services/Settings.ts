@@ -34,7 +34,7 @@ const changedKeys = (before: Settings, after: Settings): ReadonlyArray<string> =
   )
 
 /**
- * product-decisions §1 "Settings": `settings.json` with defaults for everything in §4.4, read at
+ * D-11: `settings.json` with defaults for everything in §4.4, read at
  * start; a change takes effect without restart for readers that call `current` per use, whether it
  * comes from `update` (the UI) or from an edit of the file (checked every second). An edit that is
  * not valid keeps the previous settings and is announced as `rejected` with the reason.
@@ -98,7 +98,7 @@ export class SettingsStore extends Effect.Service<SettingsStore>()("dbdesk/servi
     }))
     yield* Effect.forkScoped(reload.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(RELOAD_INTERVAL))))
 
-    /** The settings in effect, read synchronously (the socket layer reads them on every request, issue 33). */
+    /** The settings in effect, read synchronously (the socket layer reads them on every request, D-84). */
     const now = (): Settings => effective
     const current = Effect.sync(now)
 

@@ -24,7 +24,7 @@ export interface ApprovalSubject {
   readonly warning?: string
   /** The statement destroys data (confirm_destructive_operation); the host's dialog says so. */
   readonly destructive?: boolean
-  /** Issue 28: the database's check before anyone is asked, and the dry run shown with the question. */
+  /** D-69: the database's check before anyone is asked, and the dry run shown with the question. */
   readonly preflight?: Preflight
 }
 
@@ -33,7 +33,7 @@ export type ApprovalGate =
   | { readonly kind: "input_required"; readonly result: JsonObject }
   | { readonly kind: "proceed"; readonly askApp: Effect.Effect<void, ReturnType<typeof toolFailure> | ProtocolError> }
 
-/** product-decisions §3.2: form-mode elicitation is declared by `elicitation: {}` or one holding `form`. */
+/** D-26: form-mode elicitation is declared by `elicitation: {}` or one holding `form`. */
 export const declaresFormElicitation = (context: MethodContext): boolean => {
   if (context.era !== "modern") return false
   const elicitation = context.envelope?.clientCapabilities["elicitation"]
@@ -74,7 +74,7 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
     const states = yield* RequestStates
     const log = yield* ActivityLog
 
-    /** Issue 28 item 1: the dry run, recorded in the activity log as a preview (its outcome and count, a digest). */
+    /** D-69: the dry run, recorded in the activity log as a preview (its outcome and count, a digest). */
     const preview = (context: MethodContext, subject: ApprovalSubject) =>
       Effect.gen(function*() {
         if (subject.preflight === undefined) return undefined
@@ -97,7 +97,7 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
         return result
       })
 
-    /** Issue 28 item 5: never ask a person to approve what cannot run. */
+    /** D-68: never ask a person to approve what cannot run. */
     const check = (subject: ApprovalSubject) => subject.preflight?.check ?? Effect.void
 
     /** Inside the response (cancellable, under the handler deadline): the database's check, the dry run, the dialog. */

@@ -6,7 +6,7 @@ import { Subscriptions } from "./Subscriptions.ts"
 
 const SCHEMA_VERBS = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(create|alter|drop|rename)\b/i
 
-/** A statement that changes the schema, so `…/schema` subscribers hear of it (product-decisions §5). */
+/** A statement that changes the schema, so `…/schema` subscribers hear of it (D-50). */
 export const changesSchema = (statement: string): boolean => SCHEMA_VERBS.test(statement)
 
 const outcomeOf = (exit: Exit.Exit<unknown, ToolFailure | ProtocolError>): HistoryOutcome => {

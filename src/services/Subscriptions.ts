@@ -10,7 +10,7 @@ import { parseResourceUri } from "./resources/ResourceUris.ts"
 import { SettingsStore } from "./Settings.ts"
 import { Tokens } from "./Tokens.ts"
 
-/** product-decisions §5: at most 8 open subscriptions per caller; keep-alive every 15 s. */
+/** D-50: at most 8 open subscriptions per caller; keep-alive every 15 s. */
 export const MAX_SUBSCRIPTIONS_PER_CALLER = 8
 export const KEEPALIVE_INTERVAL = "15 seconds"
 export const SUBSCRIPTION_ID_META = "io.modelcontextprotocol/subscriptionId"
@@ -58,7 +58,7 @@ const gracefulResult = (id: RequestId): SubscriptionFrame => ({
 })
 
 /**
- * The open `subscriptions/listen` streams (product-decisions §5, interop §5): acknowledgement first
+ * The open `subscriptions/listen` streams (D-50, interop §5): acknowledgement first
  * with the honoured subset, then `resources/list_changed` and `resources/updated` tagged with the
  * subscription id, keep-alive comments through Effect's Clock, and the graceful result when the
  * server ends a stream (cancel, revocation, stop). A dropped client just ends its stream.
@@ -81,7 +81,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("dbdesk/servi
 
     const honour = (principal: Principal, requested: SubscriptionRequest, all: ReadonlyArray<Connection>, requireAuth: boolean) => {
       const schemaUris = new Map<string, string>()
-      // product-decisions §5: with auth on and no valid token the acknowledgement honours nothing.
+      // D-47: with auth on and no valid token the acknowledgement honours nothing.
       if (!principal.scopes.includes("resources:read") || (requireAuth && principal.kind === "anonymous")) return { listChanged: false, schemaUris }
       for (const uri of requested.resourceSubscriptions) {
         const ref = Either.getOrUndefined(parseResourceUri(uri))
@@ -136,7 +136,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("dbdesk/servi
     /** Wire contract §3.2: `notifications/cancelled` naming the listen id, from the same caller. */
     const cancel = (principalKey: string, id: RequestId) => closeWhere((entry) => entry.principal.key === principalKey && entry.id === id)
 
-    /** product-decisions §4 "Revocation": a revoked token's subscriptions close. */
+    /** D-36: a revoked token's subscriptions close. */
     const closeForPrincipal = (principalKey: string) => closeWhere((entry) => entry.principal.key === principalKey)
 
     /** Server stop: every stream gets the graceful result; waits (at most `within`) until all are written. */
@@ -181,7 +181,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("dbdesk/servi
   })
 }) {}
 
-/** product-decisions §4 "Revocation": revoking a token closes its subscriptions (graceful result). */
+/** D-36: revoking a token closes its subscriptions (graceful result). */
 export const RevocationClosesSubscriptions = Layer.scopedDiscard(Effect.gen(function*() {
   const tokens = yield* Tokens
   const subscriptions = yield* Subscriptions
@@ -191,7 +191,7 @@ export const RevocationClosesSubscriptions = Layer.scopedDiscard(Effect.gen(func
 
 /**
  * Built after the HTTP server so that it is released first: at a clean stop every stream gets the
- * graceful result and is written out before the sockets close (product-decisions §5).
+ * graceful result and is written out before the sockets close (D-47).
  */
 export const SubscriptionsShutdown = Layer.scopedDiscard(
   Effect.flatMap(Subscriptions, (subscriptions) => Effect.addFinalizer(() => subscriptions.closeAll()))

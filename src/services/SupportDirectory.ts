@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { FileStoreError } from "./AtomicFile.ts"
 
 /**
- * product-decisions §1 "Support directory": DBDESK_HOME, else the platform's per-user location. (Its parameters are
+ * D-6: DBDESK_HOME, else the platform's per-user location. (Its parameters are
  * typed without Node's types, which a consumer of the published declarations may not have.)
  */
 export const resolveSupportDirectory = (env: Readonly<Record<string, string | undefined>> = process.env, platform: string = process.platform): string => {

@@ -32,7 +32,7 @@ export interface PromptOutput {
 }
 
 /**
- * product-decisions §3.2 "The app dialog": a terminal prompt when the server runs in a TTY.
+ * D-28: a terminal prompt when the server runs in a TTY.
  * One question at a time; anything but "y"/"yes" denies (Deny is the default).
  */
 export const terminalApprovalPrompt = (input: PromptInput = process.stdin, output: PromptOutput = process.stderr) =>

@@ -18,17 +18,17 @@ export interface TokenStoreShape {
   readonly version: Effect.Effect<string>
   /** Every record (none before the first save). */
   readonly load: Effect.Effect<ReadonlyArray<TokenRecord>, TokensFileInvalid | FileStoreError>
-  /** Replaces every record at once (product-decisions §1 "Files": a crash never leaves half a write). */
+  /** Replaces every record at once (D-7: a crash never leaves half a write). */
   readonly save: (records: ReadonlyArray<TokenRecord>) => Effect.Effect<void, FileStoreError>
   /**
    * Runs a read-modify-write that no other process's write may interleave with: tokens.json is written by the server
-   * and the CLI, so the server stamping lastUsedAt could otherwise write back a token the CLI had just revoked (issue 30).
+   * and the CLI, so the server stamping lastUsedAt could otherwise write back a token the CLI had just revoked.
    */
   readonly exclusive: <A, E, R>(use: Effect.Effect<A, E, R>) => Effect.Effect<A, E | FileStoreError, R>
 }
 
 /**
- * Where token records are kept (product-decisions §4 "Token record": salted SHA-256 hashes, never a value). The
+ * Where token records are kept (D-31: salted SHA-256 hashes, never a value). The
  * `Tokens` service owns the rules (creation, verification, revocation); this port only stores.
  */
 export class TokenStore extends Context.Tag("dbdesk/services/TokenStore")<TokenStore, TokenStoreShape>() {

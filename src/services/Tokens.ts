@@ -40,7 +40,7 @@ export interface TokenChange {
   readonly token: TokenSummary
 }
 
-/** product-decisions §4 "Token record": `lastUsedAt` is written at most once a minute. */
+/** D-31: `lastUsedAt` is written at most once a minute. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000
 /** Uses waiting for a slow reader at most; past it the oldest go (they only feed an embedding host's events). */
 const MAX_PENDING_USES = 1024
@@ -49,7 +49,7 @@ const RELOAD_INTERVAL = "2 seconds"
 
 const digest = (salt: string, value: string): Buffer => createHash("sha256").update(salt + value).digest()
 
-/** Constant-time comparison of the presented value against one stored hash (product-decisions §4 "Token format"). */
+/** Constant-time comparison of the presented value against one stored hash (D-31). */
 const matches = (record: TokenRecord, value: string): boolean => {
   const stored = Buffer.from(record.hash, "hex")
   const presented = digest(record.salt, value)
@@ -61,7 +61,7 @@ const NO_RECORD_SALT = "dbdesk-no-such-token"
 
 /**
  * The record a presented value belongs to. Only the records with its prefix (public: lists show it) are hashed, so a
- * call costs one salted SHA-256 however many tokens exist (issue 33: it hashed with every record's salt in turn).
+ * call costs one salted SHA-256 however many tokens exist (D-84: it hashed with every record's salt in turn).
  */
 const matchingRecord = (records: ReadonlyArray<TokenRecord>, value: string): TokenRecord | undefined => {
   const prefix = value.slice(0, TOKEN_PREFIX_LENGTH)
@@ -74,7 +74,7 @@ const matchingRecord = (records: ReadonlyArray<TokenRecord>, value: string): Tok
 }
 
 /**
- * The tokens (product-decisions §4), kept by the TokenStore port: `tokens.json` by default (0600, written
+ * The tokens (D-33), kept by the TokenStore port: `tokens.json` by default (0600, written
  * atomically, salted SHA-256 only). The store is re-read whenever it changes, so `dbdesk token create/revoke` in
  * another process takes effect in a running server; revocations are published so in-flight work is cancelled.
  */
@@ -188,7 +188,7 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
     })
 
     // Uses to stamp as lastUsedAt, written by one background writer, so a request never waits on the disk and the
-    // first uses of many tokens at once cost one write (issue 30: 64 new callers queued 64 fsyncs behind the lock).
+    // first uses of many tokens at once cost one write (64 new callers queued 64 fsyncs behind the lock).
     const pendingUses = new Map<string, number>()
     const wake = yield* Queue.sliding<void>(1)
     const writeUses = modify((list) => {
@@ -221,7 +221,7 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
       return { kind: "valid", token: record } satisfies Verification
     })
 
-    /** product-decisions §4 "Authentication": the first start with auth on and no token mints "Default". */
+    /** D-33: the first start with auth on and no token mints "Default". */
     const ensureDefault = Effect.fn("Tokens.ensureDefault")(function*() {
       yield* lock.withPermits(1)(reload)
       if (records.some((token) => !token.bridge)) return undefined

@@ -147,7 +147,7 @@ const Shell = () => {
   )
 }
 
-/** The desktop app's UI (product-decisions §9): connections, browse (grid, structure, console, search admin), MCP, pairing. */
+/** The desktop app's UI (D-60): connections, browse (grid, structure, console, search admin), MCP, pairing. */
 export const App = () => (
   <PrefsProvider>
     <LeaveGuardProvider>

@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 
 // `npm run bench` runs outside vitest and starts its databases through test/support: a harness that imports vitest
-// (directly or through a helper) kills the bench at import, which no test run noticed after the issue 30 merge.
+// (directly or through a helper) kills the bench at import, which no test run noticed after a merge.
 const ROOT = join(import.meta.dirname, "..", "..")
 
 const benchSupportImports = (): Array<string> => {

@@ -91,7 +91,7 @@ describe.each(clients)("the official $era client over the stdio bridge", ({ conn
     const listed = await session.listTools()
     const names = listed.tools.map((tool: { name: string }) => tool.name)
     expect(names).toEqual(expect.arrayContaining(["list_connections", "describe_table", "execute_query", "insert_rows"]))
-    // The bridge token is readWrite (product-decisions §4): no admin scope, so no confirm_destructive_operation.
+    // The bridge token is readWrite (D-32): no admin scope, so no confirm_destructive_operation.
     expect(names).not.toContain("confirm_destructive_operation")
     if (legacy) {
       expect(listed).not.toHaveProperty("resultType")

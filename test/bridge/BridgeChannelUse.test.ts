@@ -1,4 +1,4 @@
-// Issue 33 item 3: the bridge calls the server over its local channel when there is one, and over HTTP otherwise;
+// D-53: the bridge calls the server over its local channel when there is one, and over HTTP otherwise;
 // the activity log's address says which way each call came (the channel is "local", HTTP is the loopback address).
 import { Context, Effect } from "effect"
 import { spawn } from "node:child_process"
@@ -46,8 +46,8 @@ const addressOfCall = async (digestOf: string) => {
   return rows.find((row) => row.digest === digest)?.address
 }
 
-describe("the bridge's way to the server (issue 33)", () => {
-  it("issue 33 the bridge calls over the local channel by default, and over HTTP with DBDESK_BRIDGE_CHANNEL=off; both answer alike", async () => {
+describe("the bridge's way to the server (D-53)", () => {
+  it("D-53 the bridge calls over the local channel by default, and over HTTP with DBDESK_BRIDGE_CHANNEL=off; both answer alike", async () => {
     const viaChannel = await queryThroughBridge({}, "SELECT 'channel' AS way")
     const viaHttp = await queryThroughBridge({ DBDESK_BRIDGE_CHANNEL: "off" }, "SELECT 'http' AS way")
     expect(viaChannel.result.structuredContent.rows).toEqual([["channel"]])

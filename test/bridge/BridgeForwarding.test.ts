@@ -55,7 +55,7 @@ const complete = (id: unknown, result: Record<string, unknown>) => ({
   result: { ...result, resultType: "complete", ttlMs: 300000, cacheScope: "private", _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO, "dev.example/kept": true } }
 })
 
-describe("forwarding one message per line (product-decisions §7)", () => {
+describe("forwarding one message per line (D-53)", () => {
   it("C1-c a legacy host: initialize and ping answered locally, requests stamped as 2026-07-28, results stripped, ids rewritten and mapped back", async () => {
     fake = await upstreamServer((body) => ({ body: complete(body.id, { tools: [] }) }))
     const { home } = writeHandshakeHome({ port: fake.port })

@@ -48,7 +48,7 @@ afterEach(async () => {
   fake = undefined
 })
 
-describe("the bridge refuses to start (product-decisions §7)", () => {
+describe("the bridge refuses to start (D-53)", () => {
   it("C1-b with no server running (no handshake file) it answers each request with how to start the installed server, then exits 1", async () => {
     const run = await runBridgeProcess(tempHome("dbdesk-bridge-empty-"), { input: REQUESTS, binary: "dbdesk", end: true })
     expectNotRunning(run)

@@ -25,7 +25,7 @@ afterAll(() => server.stop())
 
 const bridgeToken = (): string => JSON.parse(readFileSync(join(server.home, "mcp-handshake.json"), "utf8")).bridgeToken
 
-describe("bridge token rotation while the bridge runs (product-decisions §4, §7)", () => {
+describe("bridge token rotation while the bridge runs (D-37, D-53)", () => {
   it("C1-b a session survives rotations: a write in flight finishes and later calls pick up the new token from the file", async () => {
     const connection = (await Effect.runPromise(Context.get(server.context, Connections).list))[0]!
     const client = new Client({ name: "bridge-rotation-host", version: "1.0.0" })

@@ -7,7 +7,7 @@ import { ActivityLog } from "../../src/services/ActivityLog.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 import { runInProcess } from "./CliHarness.ts"
 
-/** Literal copy of the export columns (product-decisions §6 export order), pinned here rather than read from the source. */
+/** Literal copy of the export columns (D-51 export order), pinned here rather than read from the source. */
 const COLUMNS = "seq,at,category,action,outcome,tokenId,tokenName,clientName,clientVersion,clientTitle,address,connectionId,subject,durationMs,digest,details,traceparent,tracestate,baggage,prevHash,hash"
 
 let server: TestServer
@@ -23,7 +23,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-describe("dbdesk activity list|export (issue 29)", () => {
+describe("dbdesk activity list|export", () => {
   it("list filters by client and time, newest first, as a table or JSON", async () => {
     const all = JSON.parse((await runInProcess("activity", "list", "--json", "--home", server.home)).stdout)
     const cursor = JSON.parse((await runInProcess("activity", "list", "--json", "--client", "Cursor", "--home", server.home)).stdout)

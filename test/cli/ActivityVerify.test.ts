@@ -13,7 +13,7 @@ const verify = (home: string) => {
   return { code: result.status, output: `${result.stdout}${result.stderr}` }
 }
 
-describe("dbdesk activity verify (product-decisions §6)", () => {
+describe("dbdesk activity verify (D-51)", () => {
   it("PD6 passes on a log written by a real server run, and fails naming the row after one is edited", async () => {
     const server = await startTestServer({ token: "readOnly" })
     for (let i = 0; i < 5; i++) {
@@ -38,7 +38,7 @@ describe("dbdesk activity verify (product-decisions §6)", () => {
 /** The column a field is stored in (camelCase to snake_case, as the store names them). */
 const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
 
-describe("dbdesk activity verify names a row whatever hashed field of it was edited (product-decisions §6)", () => {
+describe("dbdesk activity verify names a row whatever hashed field of it was edited (D-51)", () => {
   let server: TestServer
   beforeAll(async () => {
     server = await startTestServer({ token: "readOnly" })

@@ -16,7 +16,7 @@ afterAll(() => server.stop())
 const configDir = () => mkdtempSync(join(tmpdir(), "dbdesk-client-config-"))
 const OTHER = { mcpServers: { other: { command: "/opt/other/server", args: ["--flag"], env: { TOKEN: "x" } } }, globalShortcut: "Ctrl+Space" }
 
-describe("dbdesk clients install (issue 29)", () => {
+describe("dbdesk clients install (D-78)", () => {
   it("claude-desktop keeps another server, adds a dbdesk bridge that answers server/discover, backs up first, and a second run leaves the bytes alone", async () => {
     const file = join(configDir(), "claude_desktop_config.json")
     const original = JSON.stringify(OTHER)

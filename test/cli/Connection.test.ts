@@ -6,7 +6,7 @@ import { runInProcess, runProcess } from "./CliHarness.ts"
 
 const SECRET = "s3cret-Пароль-'\"$"
 
-describe("dbdesk connection (issue 29)", () => {
+describe("dbdesk connection", () => {
   it("add takes a secret from an environment variable, never from argv; list and test never show it; remove takes it out", async () => {
     const home = tempHome()
     process.env["DBDESK_TEST_PG_PASSWORD"] = SECRET
@@ -72,7 +72,7 @@ describe("dbdesk connection (issue 29)", () => {
     expect(shop).toMatchObject({ type: "sqlite", path: join(process.cwd(), "shop.db"), aiPolicy: "never" })
   })
 
-  it("issue 35: --mask and --hide set the connection's masking rules, --secret-catalogs its secret catalogs; a bad pattern is explained", async () => {
+  it("D-65: --mask and --hide set the connection's masking rules, --secret-catalogs its secret catalogs; a bad pattern is explained", async () => {
     const home = tempHome()
     const saved = await runInProcess("connection", "add", "sqlite", "--home", home, "--name", "Guarded", "--path", "./x.db",
       "--mask", "users.password_hash", "--hide", "*.ssn", "--hide", "main.cards.pan", "--secret-catalogs", "open", "--json")

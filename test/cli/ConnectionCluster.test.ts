@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { tempHome } from "../support/TestServer.ts"
 import { runInProcess } from "./CliHarness.ts"
 
-// Issue 28 item 4: `dbdesk connection add search` takes a cluster as the official client's settings, from the schema.
+// D-59: `dbdesk connection add search` takes a cluster as the official client's settings, from the schema.
 describe("dbdesk connection add search with a cluster", () => {
   it("--nodes, --nearest-node and the retry settings (seconds may be fractions) are saved as connections.json holds them", async () => {
     const home = tempHome()

@@ -32,7 +32,7 @@ const closedPort = () =>
     })
   })
 
-describe("dbdesk doctor (issue 29)", () => {
+describe("dbdesk doctor (D-78)", () => {
   it("a fresh support directory: only warnings, each with a fix, exit 0, and nothing is created", async () => {
     const home = tempHome()
     const { code, report, byId } = await doctor(home)

@@ -5,7 +5,7 @@ import { Tokens } from "../../src/services/Tokens.ts"
 import { startTestServer, tempHome } from "../support/TestServer.ts"
 import { runInProcess } from "./CliHarness.ts"
 
-// Issue 28 item 3: `dbdesk policy explain` from the support directory's files (the command runs nothing).
+// D-70: `dbdesk policy explain` from the support directory's files (the command runs nothing).
 let home: string
 let sampleId: string
 const ids: Record<string, string> = {}
@@ -61,7 +61,7 @@ describe("dbdesk policy explain", () => {
     expect(viaConfirm.stdout).toContain("  1. STOP  Tool scope: The tool confirm_destructive_operation needs the scope admin")
   })
 
-  it("issue 35's AI settings are a gate of the decision: a read of pg_authid stops there with the setting named; a read of a masked table passes with its rules", async () => {
+  it("D-65's AI settings are a gate of the decision: a read of pg_authid stops there with the setting named; a read of a masked table passes with its rules", async () => {
     const secret = await runInProcess("policy", "explain", "--home", home, "--token", "readOnly laptop", "--connection", "Warehouse", "--sql", "SELECT rolname, rolpassword FROM pg_authid")
     expect(secret.code).toBe(0)
     expect(secret.stdout).toMatch(/ {2}10\. STOP {2}AI settings \(secret catalogs, masking rules\): .*pg_catalog\.pg_authid/)

@@ -24,7 +24,7 @@ const serve = (home: string) => {
   return { child, exited, waitFor, output: () => output }
 }
 
-describe("dbdesk serve (product-decisions §1)", () => {
+describe("dbdesk serve (D-1)", () => {
   it("C1-b the port is published in mcp-handshake.json (0600) in the support directory, removed at SIGTERM", async () => {
     const home = tempHome()
     const first = serve(home)

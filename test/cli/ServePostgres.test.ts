@@ -1,4 +1,4 @@
-// Issue 32 with the real `dbdesk serve` process: a backend ended mid-query must not end the process (item 1, proven
+// D-73 with the real `dbdesk serve` process: a backend ended mid-query must not end the process (item 1, proven
 // with the safety net off), and an exception planted in pg's socket callback is caught by the net (item 3): logged
 // redacted, that connection's call failed, every other connection and the endpoint still serving.
 import { randomUUID } from "node:crypto"
@@ -14,7 +14,7 @@ import { modernRequest, postMcp, tempHome } from "../support/TestServer.ts"
 
 const LAUNCHER = join(import.meta.dirname, "../support/ServeWithInjectedFault.mjs")
 
-describePostgres("dbdesk serve with PostgreSQL connections that fail (issue 32)", () => {
+describePostgres("dbdesk serve with PostgreSQL connections that fail (D-73)", () => {
   let postgres: PostgresServer
   let home: string
   const faulty = { id: randomUUID(), name: "Faulty (PostgreSQL)", port: 0 }

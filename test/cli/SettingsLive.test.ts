@@ -1,4 +1,4 @@
-// Issue 30 item 6: settings.json edited while `dbdesk serve` runs is applied without restart; an edit that is not
+// D-11: settings.json edited while `dbdesk serve` runs is applied without restart; an edit that is not
 // valid keeps the settings in force, and the terminal and the activity log say why.
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -13,7 +13,7 @@ afterEach(() => running?.stop())
 
 const discover = (url: string) => postMcp(url, modernRequest("server/discover"))
 
-describe("settings.json edits while serve runs (issue 30, product-decisions §1 \"Settings\")", () => {
+describe("settings.json edits while serve runs (D-11)", () => {
   it("C8-f an edit of limits.requestsPerMinute applies at once; a bad edit keeps it and says why on stderr and in the activity log", async () => {
     const home = tempHome()
     running = await startServe(home)

@@ -35,7 +35,7 @@ const TOKEN = /dbd_[A-Za-z0-9_-]{43}/g
 const supportFiles = (home: string) =>
   readdirSync(home).filter((name) => name !== "mcp-handshake.json" && statSync(join(home, name)).isFile()).map((name) => ({ name, text: readFileSync(join(home, name), "latin1") }))
 
-describe("dbdesk token (product-decisions §4 \"Issuing\")", () => {
+describe("dbdesk token (D-35)", () => {
   it("C5-g C5-i serve mints and prints a Default token once; create/list/revoke work against the running server; no token value is ever written anywhere else", async () => {
     const home = tempHome()
     const server = serve(home)
@@ -101,7 +101,7 @@ describe("dbdesk token (product-decisions §4 \"Issuing\")", () => {
   })
 })
 
-describe("token delete and --connections (issue 30 gaps, done in issue 29)", () => {
+describe("token delete and --connections", () => {
   it("token delete removes the token for good: a running server refuses it at once and token list no longer shows it", async () => {
     const server = await startTestServer({ ui: false })
     try {

@@ -10,7 +10,7 @@ const COMMANDS = [
   "completions"
 ]
 
-describe("the dbdesk command line (issue 29)", () => {
+describe("the dbdesk command line (D-79)", () => {
   it("an unknown command is one plain line naming the nearest command, exit 2, with no logged failure", () => {
     const run = runProcess(["tokn", "list"])
     expect(run.code).toBe(2)

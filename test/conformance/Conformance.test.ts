@@ -34,7 +34,7 @@ afterAll(() => host?.stop())
 
 const report = (run: SuiteRun) => `${run.total}\n${failuresOf(run).join("\n")}`
 
-describe("the official MCP conformance suite against the fixture host (issue 29)", () => {
+describe("the official MCP conformance suite against the fixture host", () => {
   it(`release ${SUITE_RELEASE}: every scenario passes except the deliberate legacy differences`, async () => {
     const run = await runSuite(SUITE_RELEASE, host.url)
     expect(run.scenarios).toHaveLength(30)

@@ -42,7 +42,7 @@ beforeAll(async () => {
 }, 600_000)
 afterAll(() => server?.stop())
 
-describe(`MCP Inspector ${INSPECTOR_VERSION} --cli against dbdesk (issue 29)`, () => {
+describe(`MCP Inspector ${INSPECTOR_VERSION} --cli against dbdesk`, () => {
   it.each(["modern", "legacy"])("%s era: lists, calls, reads and renders with a bearer token; a schema failure is a tool error; no token is refused", async (era) => {
     const bearer = `Bearer ${server.token}`
     const tools = await inspector(era, bearer, "--method", "tools/list")

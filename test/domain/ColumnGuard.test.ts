@@ -1,4 +1,4 @@
-// Issue 35: the pure decisions behind secret catalogs and masking rules (what the drivers and the policy explainer call).
+// D-65: the pure decisions behind secret catalogs and masking rules (what the drivers and the policy explainer call).
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck, Schema } from "effect"
 import { decideAnswer, NO_READS, projectRow } from "../../src/domain/AnswerGate.ts"
@@ -13,7 +13,7 @@ const closed: GuardPolicy = { rules: [], secretCatalogs: "closed" }
 const ruled = (pattern: string, action: "mask" | "hide" = "mask"): GuardPolicy => ({ rules: [{ pattern, action }], secretCatalogs: "closed" })
 const name = FastCheck.stringMatching(/^[a-z][a-z0-9_]{0,12}$/)
 
-describe("masking rule patterns (issue 35 item 2)", () => {
+describe("masking rule patterns (D-65)", () => {
   it("table.column, schema.table.column and * match case-insensitively; a hide rule wins over a mask rule", () => {
     const rules = [{ pattern: "*.token*", action: "mask" as const }, { pattern: "users.password_hash", action: "mask" as const }, { pattern: "*.ssn", action: "hide" as const }, { pattern: "app.*.api_key", action: "hide" as const }]
     expect(ruleFor(rules, { schema: "public", name: "Users" }, "PASSWORD_HASH")?.pattern).toBe("users.password_hash")
@@ -55,7 +55,7 @@ describe("masking rule patterns (issue 35 item 2)", () => {
   })
 })
 
-describe("the masked marker (issue 35 item 2)", () => {
+describe("the masked marker (D-65)", () => {
   it("shows the value's type and length, never a character of it", () => {
     expect(maskedCell("hash-ann-SECRET")).toBe("[masked: text, 15 bytes]")
     expect(maskedCell("é")).toBe("[masked: text, 2 bytes]")
@@ -68,7 +68,7 @@ describe("the masked marker (issue 35 item 2)", () => {
   })
 })
 
-describe("the statement gate (issue 35 item 1: refused before anything runs)", () => {
+describe("the statement gate (D-64: refused before anything runs)", () => {
   const refusedPg = [
     "SELECT rolname, rolpassword FROM pg_authid",
     "select * from PG_CATALOG.PG_AUTHID",
@@ -123,7 +123,7 @@ describe("the statement gate (issue 35 item 1: refused before anything runs)", (
   })
 })
 
-describe("the answer gate (issue 35 items 1-2)", () => {
+describe("the answer gate (D-64, D-65)", () => {
   const users = { key: "users", relation: { schema: "public", name: "users" }, kind: "table" as const, columns: ["id", "name", "password_hash"], reads: [] }
   const clean = { key: "v_clean", relation: { schema: "public", name: "v_clean" }, kind: "view" as const, columns: ["id"], reads: [{ key: "users", columns: ["id"] }] }
   const dirty = { key: "v_dirty", relation: { schema: "public", name: "v_dirty" }, kind: "view" as const, columns: ["x"], reads: [{ key: "users" }] }
@@ -161,7 +161,7 @@ describe("the answer gate (issue 35 items 1-2)", () => {
   })
 })
 
-describe("search documents (issue 35 item 2)", () => {
+describe("search documents (D-65)", () => {
   it("masks and hides nested fields, under arrays of objects too, leaving the input untouched", () => {
     const document = { id: "1", api_key: "k-SECRET", address: { zip: "75001", city: "Paris" }, cards: [{ pan: "4111" }, { pan: "5500" }] }
     const applied: Array<any> = []
@@ -172,7 +172,7 @@ describe("search documents (issue 35 item 2)", () => {
   })
 })
 
-describe("the query history shown to AI clients (issue 35 item 1)", () => {
+describe("the query history shown to AI clients (D-64)", () => {
   it("keeps a statement that sets a credential, without its literals; leaves other statements whole", () => {
     expect(withoutCredentialLiterals("ALTER ROLE app PASSWORD 'n3w-Secret'")).toBe("ALTER ROLE app PASSWORD '…'")
     expect(withoutCredentialLiterals("CREATE USER MAPPING FOR me SERVER s OPTIONS (user 'u', password $p$x'y$p$)")).toBe("CREATE USER MAPPING FOR me SERVER s OPTIONS (user '…', password '…')")

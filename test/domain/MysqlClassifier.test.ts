@@ -9,7 +9,7 @@ const verdictOf = (sql: string): Expected => {
   return classification.reachesFilesOrCode ? "refused" : classification.tier
 }
 
-/** Issue 34 item 3: every executable-comment and hidden-write form the issue names, with the verdict it must get. */
+/** D-23: every executable-comment and hidden-write form the issue names, with the verdict it must get. */
 export const MYSQL_FORMS: ReadonlyArray<readonly [string, string, Expected]> = [
   ["executable comment", "/*! DELETE FROM orders WHERE id = 1 */", "write"],
   ["executable comment hiding a drop", "/*!DROP TABLE orders*/", "destructive"],
@@ -83,16 +83,16 @@ const SAFE_READS: ReadonlyArray<string> = [
   "SELECT 'it\\'s' AS quoted"
 ]
 
-describe("MySQL dialect of the statement classifier (issue 34 item 3)", () => {
-  it.each(MYSQL_FORMS)("issue 34 item 3: %s is refused or held for approval", (_name, sql, expected) => {
+describe("MySQL dialect of the statement classifier (D-23)", () => {
+  it.each(MYSQL_FORMS)("D-23: %s is refused or held for approval", (_name, sql, expected) => {
     expect(verdictOf(sql)).toBe(expected)
   })
 
-  it.each(SAFE_READS)("issue 34 item 3: the read %j stays safe", (sql) => {
+  it.each(SAFE_READS)("D-23: the read %j stays safe", (sql) => {
     expect(verdictOf(sql)).toBe("safe")
   })
 
-  it("issue 34 item 3: a backslash-escaped quote cannot hide a second statement under NO_BACKSLASH_ESCAPES", () => {
+  it("D-23: a backslash-escaped quote cannot hide a second statement under NO_BACKSLASH_ESCAPES", () => {
     const classification = classifyStatement("SELECT '\\'; DROP TABLE orders; -- '", "mysql")
     expect(classification.tier).toBe("destructive")
     expect(classification.statementCount).toBeGreaterThan(1)
@@ -104,7 +104,7 @@ describe("MySQL dialect of the statement classifier (issue 34 item 3)", () => {
   const caseChange = FastCheck.constantFrom<(s: string) => string>((s) => s, (s) => s.toLowerCase(), (s) => s.toUpperCase())
 
   it.prop(
-    "issue 34 item 3: a hidden write inside an executable comment, around comments and in any case, is never safe",
+    "D-23: a hidden write inside an executable comment, around comments and in any case, is never safe",
     [hidden, opening, lineComment, caseChange],
     ([[, sql, expected], open, comment, change]) => {
       const wrapped = `${comment}${open} ${change(sql)} */ ${comment}`
@@ -115,7 +115,7 @@ describe("MySQL dialect of the statement classifier (issue 34 item 3)", () => {
   )
 
   it.prop(
-    "issue 34 item 3: appending an executable comment with a write to a safe read never keeps it safe",
+    "D-23: appending an executable comment with a write to a safe read never keeps it safe",
     [FastCheck.constantFrom(...SAFE_READS.filter((sql) => !/--|#/.test(sql))), hidden, opening],
     ([read, [, sql], open]) => {
       const appended = `${read} ${open} ; ${sql} */`

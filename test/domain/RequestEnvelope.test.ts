@@ -10,7 +10,7 @@ const jsonValue = Arbitrary.make(jsonSchema)
 const nonMcpKey = FastCheck.string().filter((key) => !key.startsWith("io.modelcontextprotocol/"))
 const supported = ["2026-07-28"]
 
-describe("era detection (product-decisions §4, wire contract §9)", () => {
+describe("era detection (D-30, wire contract §9)", () => {
   it.prop("C9-b _meta without any io.modelcontextprotocol/ key and no modern header is legacy",
     [FastCheck.dictionary(nonMcpKey, jsonValue), FastCheck.option(FastCheck.constantFrom(...LEGACY_VERSIONS, "2025-03-26", "x"), { nil: undefined })],
     ([meta, header]) => {

@@ -7,7 +7,7 @@ import { insertStatement, quoteName, quoteTable, sqlLiteral, stringLiteral } fro
 const columns = [{ name: "id", isPrimaryKey: true }, { name: "name", isPrimaryKey: false }, { name: "note", isPrimaryKey: false }]
 const people = { dialect: "postgresql" as const, table: "people", columns }
 
-describe("SQL literals (issue 27)", () => {
+describe("SQL literals", () => {
   const db = new Database(":memory:")
   it.prop("a string literal reads back as the same text in SQLite, whatever it holds", [FastCheck.string({ unit: "grapheme" }).filter((s) => !s.includes("\u0000"))], ([text]) => {
     expect(db.prepare(`SELECT ${sqlLiteral("sqlite", text)}`).pluck().get()).toBe(text)
@@ -29,7 +29,7 @@ describe("SQL literals (issue 27)", () => {
   })
 })
 
-describe("planSqlEdits (issue 27)", () => {
+describe("planSqlEdits (D-86)", () => {
   it("deletes, then updates, then inserts, each with its values written in; keys name the rows", () => {
     const plan = planSqlEdits(people, {
       inserts: [{ name: "Eve" }, {}],

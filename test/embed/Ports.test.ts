@@ -9,10 +9,10 @@ import { connectModernClient } from "../support/McpClients.ts"
 import { startTestServer, tempHome } from "../support/TestServer.ts"
 
 /**
- * Issue 24 item 3: the Effect API's storage ports. A host replaces the token store and the activity sink with its
+ * D-77: the Effect API's storage ports. A host replaces the token store and the activity sink with its
  * own; the in-memory ones dbdesk ships keep nothing on disk and behave as the file-backed defaults.
  */
-describe("storage ports (issue 24 item 3)", () => {
+describe("storage ports (D-77)", () => {
   it("a host's token store and activity sink replace tokens.json and activity.db; tokens authenticate and the chain verifies", async () => {
     const server = await startTestServer({ ui: false, tokenStore: TokenStore.memory(), activitySink: ActivitySink.memory() })
     try {

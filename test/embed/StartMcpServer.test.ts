@@ -9,7 +9,7 @@ import { connectModernClient } from "../support/McpClients.ts"
 import { tempHome } from "../support/TestServer.ts"
 
 /**
- * Issue 24 item 2: the Promise facade as a host that does not use Effect calls it, from the sources (the same facade
+ * D-77: the Promise facade as a host that does not use Effect calls it, from the sources (the same facade
  * from the packed tarball runs in test/package/Package.test.ts). Real server, real SQLite files, the official client.
  */
 const home = tempHome("dbdesk-embed-")
@@ -75,7 +75,7 @@ const until = async (condition: () => boolean) => {
 
 const execute = (query: string) => client.callTool({ name: "execute_query", arguments: { connection_id: "orders", query } }) as Promise<any>
 
-describe("startMcpServer (issue 24 item 2)", () => {
+describe("startMcpServer (D-77)", () => {
   it("serves every tool, on the host's own connections only (connections.json is never written)", async () => {
     const { tools } = await client.listTools()
     expect(tools.map((tool) => tool.name)).toHaveLength(16)
@@ -194,7 +194,7 @@ describe("startMcpServer (issue 24 item 2)", () => {
   })
 })
 
-describe("stop (issue 24 item 2, lifecycle)", () => {
+describe("stop (D-77, lifecycle)", () => {
   it("resolves, frees the port, removes the handshake file; a second stop is the same stop; tokens then refuse", async () => {
     const own = await startMcpServer({ home: tempHome(), port: 0, approve: async () => true })
     const port = own.port
@@ -213,7 +213,7 @@ describe("stop (issue 24 item 2, lifecycle)", () => {
   })
 })
 
-describe("nothing reads the environment, argv or the user's home unless the host asks (issue 24 item 3)", () => {
+describe("nothing reads the environment, argv or the user's home unless the host asks (D-77)", () => {
   const SUPPORT_KEYS = /^(DBDESK_\w*|HOME|XDG_\w+|APPDATA|USERPROFILE)$/
   const watched = async (run: () => Promise<void>) => {
     const env = process.env

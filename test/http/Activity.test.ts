@@ -24,7 +24,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-describe("activity log over the real server (product-decisions §6)", () => {
+describe("activity log over the real server (D-51)", () => {
   it("C2.2-f trace context sent by a client appears unchanged in its activity row", async () => {
     const trace = {
       traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
@@ -35,7 +35,7 @@ describe("activity log over the real server (product-decisions §6)", () => {
     expect(response.json.result.isError).toBe(false)
     const row = (await rows({ category: "tool" })).at(-1)!
     expect(row).toMatchObject({ ...trace, subject: "execute_query", outcome: "success", connectionId: await sampleId() })
-    // product-decisions §6: the statement is kept as its SHA-256 only.
+    // D-51: the statement is kept as its SHA-256 only.
     expect(row.digest).toBe(createHash("sha256").update("SELECT 42 AS answer").digest("hex"))
     expect(JSON.stringify(await rows())).not.toContain("SELECT 42")
     expect(JSON.stringify(await rows())).not.toContain(server.token)

@@ -50,7 +50,7 @@ afterAll(async () => {
   await server?.stop()
 })
 
-describe("answers cost what the answer costs, not what the table costs (issue 25)", () => {
+describe("answers cost what the answer costs, not what the table costs (D-71)", () => {
   it("SELECT * on a 1,000,000-row table answers max_rows rows, truncated, and says how to see the others", async () => {
     const result = await query("SELECT * FROM big")
     expect(result.isError).toBe(false)

@@ -4,7 +4,7 @@ import { ActivityLog } from "../../src/services/ActivityLog.ts"
 import { startApprovalServer, type ApprovalServer } from "../support/ApprovalServer.ts"
 import { modernRequest, postMcp } from "../support/TestServer.ts"
 
-// Issue 28 items 1 and 5 on the sample SQLite database: the dry run shown with every approval, and the database's
+// D-69, D-68 on the sample SQLite database: the dry run shown with every approval, and the database's
 // check before anyone is asked.
 let server: ApprovalServer
 let token: string
@@ -32,7 +32,7 @@ const previewRows = async () => {
   return (await Effect.runPromise(log.list({ category: "approval", limit: 100 }))).filter((row) => row.action === "approval.preview")
 }
 
-describe("issue 28 item 1: a dry run in every approval, always rolled back", () => {
+describe("D-69: a dry run in every approval, always rolled back", () => {
   it("the form message says 'will change N rows in products' with the rows before → after, and nothing changes", async () => {
     const before = server.rows("SELECT id, stock FROM products WHERE category = 'Office' ORDER BY id")
     expect(before.length).toBeGreaterThan(5)
@@ -80,7 +80,7 @@ describe("issue 28 item 1: a dry run in every approval, always rolled back", () 
   }, 30_000)
 })
 
-describe("issue 28 item 5: never ask a person to approve what cannot run", () => {
+describe("D-68: never ask a person to approve what cannot run", () => {
   it.each([
     ["\u0000", /^query_failed: The supplied SQL string contains no statements \(checked by the database/],
     ["x".repeat(300), /^query_failed: near "x{300}": syntax error \(checked by the database/],

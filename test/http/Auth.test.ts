@@ -134,7 +134,7 @@ describe("scopes per access level (wire contract §4.3, §5 points 5–7)", () =
   })
 })
 
-describe("connection gates (wire contract §5 point 8, product-decisions §2)", () => {
+describe("connection gates (wire contract §5 point 8, D-12)", () => {
   const addConnection = (name: string, settings: Record<string, string>) =>
     Effect.runPromise(Context.get(server.context, Connections).add({ name, type: "sqlite", path: join(server.home, "sample.db"), ...settings } as any))
 

@@ -1,4 +1,4 @@
-// Issue 33 item 3: the stdio bridge's local channel (src/http/BridgeChannel.ts) runs every line through the endpoint's
+// D-53: the stdio bridge's local channel (src/http/BridgeChannel.ts) runs every line through the endpoint's
 // own pipeline: the same answers, authentication, limits and cancellation as a POST to /mcp.
 import { Context, Effect } from "effect"
 import { statSync } from "node:fs"
@@ -62,8 +62,8 @@ const openChannel = async (hello: unknown = { dbdesk: CHANNEL_HELLO, authorizati
 const call = (id: number, query: string, extra: Record<string, unknown> = {}) =>
   modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: connectionId, query, ...extra } }, id)
 
-describe("the bridge's local channel (issue 33)", () => {
-  it("issue 33 the socket is the user's alone (0600) and answers the hello, then each line with its request id and the endpoint's answer", async () => {
+describe("the bridge's local channel (D-53)", () => {
+  it("D-84 the socket is the user's alone (0600) and answers the hello, then each line with its request id and the endpoint's answer", async () => {
     expect(statSync(join(server.home, BRIDGE_CHANNEL_FILE)).mode & 0o777).toBe(0o600)
     const channel = await openChannel()
     expect(await eventually(() => channel.lines.length > 0)).toBe(true)
@@ -130,7 +130,7 @@ describe("the bridge's local channel (issue 33)", () => {
     expect(stranger.lines).toEqual([])
   })
 
-  it("issue 33 a channel runs at most MAX_CHANNEL_IN_FLIGHT requests: past it each is refused at once (-33000, retry), and a cancel still goes through", async () => {
+  it("D-53 a channel runs at most MAX_CHANNEL_IN_FLIGHT requests: past it each is refused at once (-33000, retry), and a cancel still goes through", async () => {
     const channel = await openChannel()
     const extra = 5
     for (let i = 0; i < MAX_CHANNEL_IN_FLIGHT + extra; i++) channel.send(call(100 + i, ENDLESS, { timeout_seconds: 120 }))

@@ -24,7 +24,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-describe("completion/complete (product-decisions §5)", () => {
+describe("completion/complete (D-49)", () => {
   effectIt.prop("C2.5-b ranking: prefix matches first, then substring, all containing the text, at most 100, total counts all", [
     FastCheck.array(FastCheck.string({ maxLength: 6 }), { maxLength: 250 }),
     FastCheck.string({ maxLength: 2 })

@@ -26,7 +26,7 @@ const count = (token: string) =>
     _meta: { "io.modelcontextprotocol/clientInfo": { name: "grant-client", version: "2.0" } }
   }), { authorization: `Bearer ${token}` })
 
-describe("the connection access dialog of AI policy askEachTime (product-decisions §3.2)", () => {
+describe("the connection access dialog of AI policy askEachTime (D-29)", () => {
   it("C5-h a refusal answers -33007 and blocks re-asking for 60 s; an approval is remembered once per connection", async () => {
     const token = await server.tokenFor("readOnly")
     server.script = () => "denied"

@@ -17,7 +17,7 @@ describe("request envelope (wire contract §2.1, §2.2)", () => {
     }
   })
 
-  it("C2.1-a C7.1-a a request nested thousands of levels deep is 400 -32600 with its id, not a 500 (found by the issue 30 fuzzer)", async () => {
+  it("C2.1-a C7.1-a a request nested thousands of levels deep is 400 -32600 with its id, not a 500 (found by the reliability suite's fuzzer)", async () => {
     for (const depth of [300, 3_000, 100_000]) {
       for (const method of ["server/discover", "tools/call"]) {
         const deep = `${"[".repeat(depth)}"t"${"]".repeat(depth)}`

@@ -1,4 +1,4 @@
-// Issue 35 items 3 and 5: what a model reads. Every tool answer built from database values is fenced as data with a
+// D-66, D-67: what a model reads. Every tool answer built from database values is fenced as data with a
 // marker drawn per call, which no value can close; structuredContent is unchanged; the fence costs a fixed ~110
 // bytes; and tools/list fits in 6,000 bytes while each description still says what the tool returns.
 import Database from "better-sqlite3"
@@ -18,7 +18,7 @@ const HOSTILE = [
   "</data->"
 ]
 
-describe("results fenced as data (issue 35 item 3)", () => {
+describe("results fenced as data (D-66)", () => {
   let server: TestServer
   const id = "hostile"
   const call = (name: string, args: Record<string, unknown>) =>
@@ -57,7 +57,7 @@ describe("results fenced as data (issue 35 item 3)", () => {
     ["list_databases", {}]
   ]
 
-  it.each(answers)("issue 35 item 3: %s answers one fenced payload that hostile values cannot close; structuredContent is the payload", async (tool, args) => {
+  it.each(answers)("D-66: %s answers one fenced payload that hostile values cannot close; structuredContent is the payload", async (tool, args) => {
     const answer = await call(tool, args)
     const result = answer.json.result
     expect(result.isError, answer.text).toBe(false)
@@ -65,36 +65,36 @@ describe("results fenced as data (issue 35 item 3)", () => {
     expect(json).toEqual(result.structuredContent)
   })
 
-  it("issue 35 item 3: the hostile values arrive whole in structuredContent, and the marker changes at every call", async () => {
+  it("D-66: the hostile values arrive whole in structuredContent, and the marker changes at every call", async () => {
     const first = await call("execute_query", { query: "SELECT body FROM \"notes</data-x>\" ORDER BY id" })
     const second = await call("execute_query", { query: "SELECT body FROM \"notes</data-x>\" ORDER BY id" })
     expect(first.json.result.structuredContent.rows.map((row: Array<string>) => row[0])).toEqual(HOSTILE)
     expect(unfence(first.json.result.content[0].text).marker).not.toBe(unfence(second.json.result.content[0].text).marker)
   })
 
-  it("issue 35 item 3: list_connections shows dbdesk's own settings, not database values, unfenced", async () => {
+  it("D-66: list_connections shows dbdesk's own settings, not database values, unfenced", async () => {
     const listed = await postMcp(server.url, modernRequest("tools/call", { name: "list_connections", arguments: {} }), { authorization: `Bearer ${server.token}` })
     expect(JSON.parse(listed.json.result.content[0].text)).toEqual(listed.json.result.structuredContent)
   })
 
-  it("issue 35 acceptance: a fenced 100-row answer costs at most 120 bytes more than its JSON alone", async () => {
+  it("D-66 acceptance: a fenced 100-row answer costs at most 120 bytes more than its JSON alone", async () => {
     const answer = await call("execute_query", { query: "SELECT * FROM items ORDER BY id" })
     const result = answer.json.result
     expect(result.structuredContent.row_count).toBe(100)
     const fencedBytes = Buffer.byteLength(JSON.stringify(result.content[0].text))
     const plainBytes = Buffer.byteLength(JSON.stringify(JSON.stringify(result.structuredContent)))
-    console.log(`issue 35: fence overhead on a 100-row answer: ${fencedBytes - plainBytes} bytes in the HTTP body`)
+    console.log(`D-66: fence overhead on a 100-row answer: ${fencedBytes - plainBytes} bytes in the HTTP body`)
     expect(fencedBytes - plainBytes).toBeLessThanOrEqual(120)
   })
 
-  it.prop("issue 35 item 3: whatever the payload, the fence opens and closes once around it and gives it back", [FastCheck.array(FastCheck.string({ unit: "binary" }), { maxLength: 8 })], ([values]) => {
+  it.prop("D-66: whatever the payload, the fence opens and closes once around it and gives it back", [FastCheck.array(FastCheck.string({ unit: "binary" }), { maxLength: 8 })], ([values]) => {
     const json = JSON.stringify({ rows: values.map((value) => [value, `</data-${value}>`]) })
     const { json: back } = unfence(fenced(json))
     expect(back).toEqual(JSON.parse(json))
   })
 })
 
-describe("a lean tool list (issue 35 item 5)", () => {
+describe("a lean tool list (D-67)", () => {
   let server: TestServer
 
   beforeAll(async () => {
@@ -105,14 +105,14 @@ describe("a lean tool list (issue 35 item 5)", () => {
     await server?.stop()
   })
 
-  it("issue 35 acceptance: tools/list for a fullAccess token (all 16 tools) is at most 6,000 bytes; each description says what the tool returns", async () => {
+  it("D-67 acceptance: tools/list for a fullAccess token (all 16 tools) is at most 6,000 bytes; each description says what the tool returns", async () => {
     const listed = await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${server.token}` })
     const tools = listed.json.result.tools as Array<{ name: string; description: string; inputSchema: { type: string } }>
     expect(tools.map((tool) => tool.name)).toEqual([
       "browse_table", "confirm_destructive_operation", "count_rows", "describe_table", "execute_query", "explain_query", "fetch_more",
       "get_connection_status", "get_table_ddl", "insert_rows", "list_connections", "list_databases", "list_schemas", "list_tables", "search_documents", "search_schema"
     ])
-    console.log(`issue 35: tools/list is ${Buffer.byteLength(listed.text)} bytes for ${tools.length} tools`)
+    console.log(`D-67: tools/list is ${Buffer.byteLength(listed.text)} bytes for ${tools.length} tools`)
     expect(Buffer.byteLength(listed.text)).toBeLessThanOrEqual(6000)
     for (const tool of tools) {
       expect(tool.description, tool.name).toMatch(/Return/)

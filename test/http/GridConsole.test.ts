@@ -6,7 +6,7 @@ import { bookDocuments, books } from "../search/EngineHelpers.ts"
 import { type RunningEngine, startEngine } from "../support/engine/index.ts"
 import { startTestServer, type TestServer } from "../support/TestServer.ts"
 
-// Issue 28 item 2: every grid view is an exact console request. For generated filter / sort / page states, the grid's
+// D-87: every grid view is an exact console request. For generated filter / sort / page states, the grid's
 // rows (the Data view's API) equal the rows the console gives for the request "Open in console" hands over — on the
 // sample SQLite database and on the Typesense-compatible test engine.
 let server: TestServer
@@ -79,7 +79,7 @@ const bothPaths = async (connectionId: string, table: string, request: Request) 
   return { grid: grid.json, text: opened.json.text as string, console: consoled.json }
 }
 
-describe("issue 28 item 2: a grid page and its console request give the same rows", () => {
+describe("D-87: a grid page and its console request give the same rows", () => {
   it("property: on the sample SQLite database, the SELECT … WHERE … ORDER BY … LIMIT … OFFSET … returns the grid's rows", async () => {
     let compared = 0
     await FastCheck.assert(

@@ -1,4 +1,4 @@
-// Issue 35 item 6 on MariaDB with an account holding every privilege (root's): no account password hash
+// D-64 on MariaDB with an account holding every privilege (root's): no account password hash
 // (mysql.user.authentication_string, mysql.global_priv) and no value a masking rule protects reaches any MCP answer,
 // whatever the statement's shape, at every token level. The server's general log tells whether a shape ran (stopped on
 // its field origins) or never reached the server (stopped by its names or the classifier).
@@ -55,7 +55,7 @@ const ruleShapes: ReadonlyArray<readonly [string, string, Outcome]> = [
   ["view on guarded columns", "SELECT * FROM v_guarded", "refused"]
 ]
 
-describeMariadb("issue 35 on MariaDB (an account with every privilege)", () => {
+describeMariadb("D-64 on MariaDB (an account with every privilege)", () => {
   let mariadb: MariadbServer
   let corpus: CorpusServer
   let secrets: Array<string> = []
@@ -93,7 +93,7 @@ describeMariadb("issue 35 on MariaDB (an account with every privilege)", () => {
   }, 60_000)
 
   describe.each(LEVELS.flatMap((level) => [[level, "maria-root"], [level, "maria-default"]] as const))("secret catalogs, %s token, connection %s", (level, connectionId) => {
-    it.each(secretShapes)("issue 35 item 1: %s (%s) is stopped by its %s and no hash reaches the answer", async (shape, sql, stop, database) => {
+    it.each(secretShapes)("D-64: %s (%s) is stopped by its %s and no hash reaches the answer", async (shape, sql, stop, database) => {
       const marker = `corpus-${level}-${connectionId}-${shape.replace(/\W+/g, "-")}`
       const answer = await corpus.call(level, "execute_query", { connection_id: connectionId, query: `${sql} /* ${marker} */`, ...(database === "" ? {} : { database }) })
       expectSecretShape(answer, shape, stop, secrets, level, () => mariadb.log().includes(marker))
@@ -101,7 +101,7 @@ describeMariadb("issue 35 on MariaDB (an account with every privilege)", () => {
   })
 
   describe.each(LEVELS)("masking rules, %s token", (level) => {
-    it.each(ruleShapes)("issue 35 item 2: %s (%s) is %s, and no protected value reaches the answer", async (shape, sql, outcome) => {
+    it.each(ruleShapes)("D-65: %s (%s) is %s, and no protected value reaches the answer", async (shape, sql, outcome) => {
       const answer = await corpus.call(level, "execute_query", { connection_id: id, query: sql })
       expectNoSecret(answer.text, secrets, shape)
       if (outcome === "masked") {
@@ -114,7 +114,7 @@ describeMariadb("issue 35 on MariaDB (an account with every privilege)", () => {
     })
   })
 
-  it("issue 35 item 1: a view whose definition the account may not read is refused, whatever it reads", async () => {
+  it("D-64: a view whose definition the account may not read is refused, whatever it reads", async () => {
     for (const query of ["SELECT * FROM v_auth", "SELECT CONCAT(au) FROM v_auth"]) {
       const answer = await corpus.call("readOnly", "execute_query", { connection_id: "maria-viewer", query })
       expectNoSecret(answer.text, secrets, query)
@@ -125,7 +125,7 @@ describeMariadb("issue 35 on MariaDB (an account with every privilege)", () => {
     expect(tables.json.result.structuredContent.rows, tables.text).toEqual([["v_auth"]])
   })
 
-  it("issue 35 item 1: browse_table, describe_table, get_table_ddl, count_rows and listings refuse or leave out mysql.user", async () => {
+  it("D-64: browse_table, describe_table, get_table_ddl, count_rows and listings refuse or leave out mysql.user", async () => {
     for (const [tool, args] of [["browse_table", { table: "user", database: "mysql" }], ["browse_table", { table: "v_auth" }], ["describe_table", { table: "global_priv", database: "mysql" }], ["get_table_ddl", { table: "user", database: "mysql" }], ["count_rows", { table: "user", database: "mysql" }]] as const) {
       const answer = await corpus.call("fullAccess", tool, { connection_id: "maria-default", ...args })
       expectNoSecret(answer.text, secrets, tool)

@@ -1,4 +1,4 @@
-// Issue 35 item 6 on a superuser PostgreSQL 15: no role password hash, user-mapping or foreign-server option,
+// D-64 on a superuser PostgreSQL 15: no role password hash, user-mapping or foreign-server option,
 // subscription connection string, or value a masking rule protects reaches any MCP answer, whatever the statement's
 // shape, at every token level. Each shape carries a marker: the server's statement log tells whether the statement ran
 // (stopped on its origins) or never reached the server (stopped by its names or by the classifier).
@@ -80,7 +80,7 @@ const ruleShapes: ReadonlyArray<readonly [string, string, Outcome]> = [
 ]
 
 
-describePostgres("issue 35 on PostgreSQL (superuser connection)", () => {
+describePostgres("D-64 on PostgreSQL (superuser connection)", () => {
   let pg: PostgresServer
   let corpus: CorpusServer
   let secrets: Array<string> = []
@@ -124,7 +124,7 @@ describePostgres("issue 35 on PostgreSQL (superuser connection)", () => {
   }, 60_000)
 
   describe.each(LEVELS.flatMap((level) => [[level, "pg-super"], [level, "pg-default"]] as const))("secret catalogs, %s token, connection %s", (level, connectionId) => {
-    it.each(secretShapes)("issue 35 item 1: %s (%s) is stopped by its %s and no secret reaches the answer", async (shape, sql, stop) => {
+    it.each(secretShapes)("D-64: %s (%s) is stopped by its %s and no secret reaches the answer", async (shape, sql, stop) => {
       const marker = `corpus-${level}-${connectionId}-${shape.replace(/\W+/g, "-")}`
       const answer = await corpus.call(level, "execute_query", { connection_id: connectionId, query: `${sql} -- ${marker}` })
       expectSecretShape(answer, shape, stop, secrets, level, () => pg.log().includes(marker))
@@ -132,7 +132,7 @@ describePostgres("issue 35 on PostgreSQL (superuser connection)", () => {
   })
 
   describe.each(LEVELS)("masking rules, %s token", (level) => {
-    it.each(ruleShapes)("issue 35 item 2: %s (%s) is %s, and no protected value reaches the answer", async (shape, sql, outcome) => {
+    it.each(ruleShapes)("D-65: %s (%s) is %s, and no protected value reaches the answer", async (shape, sql, outcome) => {
       const answer = await corpus.call(level, "execute_query", { connection_id: id, query: sql })
       expectNoSecret(answer.text, secrets, shape)
       if (outcome === "masked") {
@@ -152,7 +152,7 @@ describePostgres("issue 35 on PostgreSQL (superuser connection)", () => {
     })
   })
 
-  it("issue 35 item 1: every other MCP path refuses the secret catalogs: tools, resources, prompts, listings", async () => {
+  it("D-64: every other MCP path refuses the secret catalogs: tools, resources, prompts, listings", async () => {
     const calls: Array<[string, Record<string, unknown>]> = [
       ["browse_table", { table: "pg_authid" }], ["browse_table", { table: "pg_shadow", schema: "pg_catalog" }], ["browse_table", { table: "v_auth" }],
       ["describe_table", { table: "pg_authid" }], ["get_table_ddl", { table: "pg_user_mapping" }], ["count_rows", { table: "pg_subscription" }],
@@ -184,7 +184,7 @@ describePostgres("issue 35 on PostgreSQL (superuser connection)", () => {
     }
   })
 
-  it("issue 35 item 4: the activity log names the rule that applied, never a value", async () => {
+  it("D-67: the activity log names the rule that applied, never a value", async () => {
     await corpus.call("readOnly", "execute_query", { connection_id: id, query: "SELECT * FROM users WHERE id = 1" })
     await corpus.call("readOnly", "execute_query", { connection_id: id, query: "SELECT * FROM v_auth" })
     const details = await corpus.activityDetails()
@@ -194,7 +194,7 @@ describePostgres("issue 35 on PostgreSQL (superuser connection)", () => {
     expectNoSecret(details.join("\n"), secrets, "activity log")
   })
 
-  it("issue 35: the UI, the user's own client, still shows the real values", async () => {
+  it("D-64: the UI, the user's own client, still shows the real values", async () => {
     const ui = Context.get(corpus.server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     const cookie = exchange.headers.get("set-cookie")!.split(";")[0]!

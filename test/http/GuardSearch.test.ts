@@ -1,4 +1,4 @@
-// Issue 35 item 2 on a search-engine connection: the same masking rules on document fields (users.ssn masked,
+// D-65 on a search-engine connection: the same masking rules on document fields (users.ssn masked,
 // *.api_key hidden, a nested users.address.zip masked), in search_documents, browse_table and every console answer that
 // carries documents (hits, multi-search batches with their highlights, one document, an export), under an alias too.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -10,7 +10,7 @@ const KEYS = ["key-ann-5b1e90d2", "key-bob-c3a87f14"]
 const ZIPS = ["75001-zip", "10115-zip"]
 const SECRETS = [...SSN, ...KEYS, ...ZIPS].flatMap(secretForms)
 
-describe("issue 35 item 2 on a search-engine connection", () => {
+describe("D-65 on a search-engine connection", () => {
   let engine: RunningEngine
   let corpus: CorpusServer
   const id = "search-rules"
@@ -49,7 +49,7 @@ describe("issue 35 item 2 on a search-engine connection", () => {
   ]
 
   describe.each(LEVELS)("%s token", (level) => {
-    it.each(requests)("issue 35 item 2: execute_query %s answers masked documents only", async (what, query) => {
+    it.each(requests)("D-65: execute_query %s answers masked documents only", async (what, query) => {
       const answer = await corpus.call(level, "execute_query", { connection_id: id, query })
       expect(answer.json.result.isError, answer.text).toBe(false)
       expectNoSecret(answer.text, SECRETS, what)
@@ -57,7 +57,7 @@ describe("issue 35 item 2 on a search-engine connection", () => {
       expect(answer.json.result.structuredContent.columns).not.toContain("api_key")
     })
 
-    it("issue 35 item 2: search_documents and browse_table mask and hide the same fields, by alias too", async () => {
+    it("D-65: search_documents and browse_table mask and hide the same fields, by alias too", async () => {
       for (const collection of ["users", "people"]) {
         const found = await corpus.call(level, "search_documents", { connection_id: id, collection, q: "*" })
         expect(found.json.result.isError, found.text).toBe(false)
@@ -74,7 +74,7 @@ describe("issue 35 item 2 on a search-engine connection", () => {
     })
   })
 
-  it("issue 35 item 2: a multi_search whose collection cannot be told is refused, naming the rule", async () => {
+  it("D-65: a multi_search whose collection cannot be told is refused, naming the rule", async () => {
     const answer = await corpus.call("readOnly", "execute_query", { connection_id: id, query: "POST /multi_search\n{\"searches\":[{\"q\":\"*\",\"query_by\":\"name\"}]}" })
     expectNoSecret(answer.text, SECRETS, "multi_search without a collection")
     expect(policyRefusalOf(answer), answer.text).toMatchObject({ gate: "untraceable", setting: "maskingRules" })

@@ -1,4 +1,4 @@
-// Issue 35 items 2 and 6 on SQLite: a rules-protected table (users.password_hash masked, *.ssn hidden). SQLite traces a
+// D-65, D-64 on SQLite: a rules-protected table (users.password_hash masked, *.ssn hidden). SQLite traces a
 // result column to its table column through aliases, subqueries, CTEs and views, and reports none for an expression;
 // set operations report one branch's origin only, so they are refused. No protected value reaches any MCP answer at
 // any token level; the UI still shows the real values.
@@ -39,7 +39,7 @@ const shapes: ReadonlyArray<readonly [string, string, Outcome]> = [
   ["error quoting a value", "SELECT id FROM users WHERE json_extract(password_hash, '$.a') = 1", "withheld"]
 ]
 
-describe("issue 35 on SQLite with a rules-protected table", () => {
+describe("D-65 on SQLite with a rules-protected table", () => {
   let corpus: CorpusServer
   const id = "sqlite-rules"
 
@@ -65,7 +65,7 @@ describe("issue 35 on SQLite with a rules-protected table", () => {
   })
 
   describe.each(LEVELS)("%s token", (level) => {
-    it.each(shapes)("issue 35 item 2: %s (%s) is %s and no protected value reaches the answer", async (shape, sql, outcome) => {
+    it.each(shapes)("D-65: %s (%s) is %s and no protected value reaches the answer", async (shape, sql, outcome) => {
       const answer = await corpus.call(level, "execute_query", { connection_id: id, query: sql })
       expectNoSecret(answer.text, SECRETS, shape)
       const result = answer.json.result
@@ -83,7 +83,7 @@ describe("issue 35 on SQLite with a rules-protected table", () => {
     })
   })
 
-  it("issue 35 item 2: browse_table masks and hides; the hidden column is absent, aliases and SELECT * do not bypass the rules", async () => {
+  it("D-65: browse_table masks and hides; the hidden column is absent, aliases and SELECT * do not bypass the rules", async () => {
     const browsed = await corpus.call("readOnly", "browse_table", { connection_id: id, table: "users", sort: [{ column: "id", direction: "asc" }] })
     expect(browsed.json.result.structuredContent.columns).toEqual(["id", "name", "password_hash"])
     expect(browsed.json.result.structuredContent.rows).toEqual([[1, "ann", MARKER], [2, "bob", MARKER]])
@@ -104,7 +104,7 @@ describe("issue 35 on SQLite with a rules-protected table", () => {
     }
   })
 
-  it("issue 35: a write's returned rows follow the rules; one it cannot trace is reported without them", async () => {
+  it("D-65: a write's returned rows follow the rules; one it cannot trace is reported without them", async () => {
     const masked = await corpus.call("readWrite", "execute_query", { connection_id: id, query: "UPDATE users SET name = name WHERE id = 1 RETURNING id, password_hash, ssn" })
     expect(masked.json.result.structuredContent).toMatchObject({ columns: ["id", "password_hash"], rows: [[1, MARKER]] })
     const withheld = await corpus.call("readWrite", "execute_query", { connection_id: id, query: "UPDATE users SET name = name WHERE id = 2 RETURNING upper(ssn)" })
@@ -114,7 +114,7 @@ describe("issue 35 on SQLite with a rules-protected table", () => {
     expectNoSecret(masked.text + withheld.text, SECRETS, "writes")
   })
 
-  it("issue 35: the UI, the user's own client, shows the real values in the grid and the console", async () => {
+  it("D-64: the UI, the user's own client, shows the real values in the grid and the console", async () => {
     const ui = Context.get(corpus.server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     const cookie = exchange.headers.get("set-cookie")!.split(";")[0]!
@@ -127,7 +127,7 @@ describe("issue 35 on SQLite with a rules-protected table", () => {
     expect(JSON.stringify(console)).toContain(`${HIDDEN[0]},${HIDDEN[1]}`)
   })
 
-  it("issue 35 item 2: the connection form edits the rules (a bad pattern refused with the form to use), and the next MCP call follows them", async () => {
+  it("D-65: the connection form edits the rules (a bad pattern refused with the form to use), and the next MCP call follows them", async () => {
     const ui = Context.get(corpus.server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     const cookie = exchange.headers.get("set-cookie")!.split(";")[0]!

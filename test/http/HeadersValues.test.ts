@@ -51,7 +51,7 @@ describe("header value wrapping (wire contract §4.2)", () => {
   })
 })
 
-/** Plain reference for §4.2 / product-decisions §4 "Mcp-Param": depth-first walk, shallowest match first in key order. */
+/** Plain reference for §4.2 / D-43: depth-first walk, shallowest match first in key order. */
 const referenceLookup = (root: JsonObject, field: string): { value: Json } | undefined => {
   let best: { depth: number; value: Json } | undefined
   const walk = (object: JsonObject, depth: number) => {
@@ -104,7 +104,7 @@ const headerFor = (args: JsonObject) =>
       : typeof value === "string" || typeof value === "boolean" ? [FastCheck.constant(String(value))] : [])
   )
 
-describe("Mcp-Param-<field> comparison (wire contract §4.2, product-decisions §4)", () => {
+describe("Mcp-Param-<field> comparison (wire contract §4.2, D-43)", () => {
   it.prop(
     "C4.2-e the header check agrees with a plain reference for generated arguments and header values",
     [argumentsObject.chain((args) => FastCheck.tuple(FastCheck.constant(args), key, headerFor(args), FastCheck.boolean()))],

@@ -19,7 +19,7 @@ afterAll(() => server.stop())
 
 const call = (method: string, params: Record<string, unknown> = {}) => postMcp(server.url, modernRequest(method, params))
 
-describe("an embedding host's prompts, resources and templates (issue 29 extension points)", () => {
+describe("an embedding host's prompts, resources and templates (extension points)", () => {
   it("are listed after dbdesk's own, read and completed through the same methods, with dbdesk's envelope and cache hints", async () => {
     const prompts = await call("prompts/list")
     const names = prompts.json.result.prompts.map((prompt: any) => prompt.name)

@@ -59,7 +59,7 @@ describe("sessions are bound to the principal of initialize (authentication on)"
   })
 })
 
-describe("sessions counted per principal (issue 30; wire contract §3.3, product-decisions §4 \"Legacy sessions\")", () => {
+describe("sessions counted per principal (D-45; wire contract §3.3, D-45)", () => {
   it("C3.3-e an anonymous caller cannot evict a token's sessions: with 16 held, its initialize is 503 -33000 with Retry-After and every session still answers", async () => {
     const server = await startTestServer({ settings: { mcp: { requireAuth: true } } })
     try {

@@ -38,7 +38,7 @@ const expect413 = async (raw: RawSocket) => {
   expect(await raw.closed).toBeUndefined()
 }
 
-describe("limits (wire contract §8, product-decisions §4)", () => {
+describe("limits (wire contract §8, D-44)", () => {
   it("C8-a C7.1-a a Content-Length above 10,485,760 bytes is answered 413 -33005 with Connection: close, received whole", async () => {
     const raw = await connectRaw(server.port)
     const body = Buffer.alloc(MAX_BODY_BYTES + 1, 0x20)
@@ -65,7 +65,7 @@ describe("limits (wire contract §8, product-decisions §4)", () => {
     expect(response.json.result.resultType).toBe("complete")
   })
 
-  it("C8-b a HEAD request with headers above 16 KB gets the 431 head and no body, as HTTP wants for HEAD (found by the issue 30 fuzzer)", async () => {
+  it("C8-b a HEAD request with headers above 16 KB gets the 431 head and no body, as HTTP wants for HEAD (found by the reliability suite's fuzzer)", async () => {
     const raw = await connectRaw(server.port)
     await raw.write(requestHead("HEAD", "/mcp", { host: `127.0.0.1:${server.port}`, "x-padding": "a".repeat(17_000) }))
     await raw.closed
@@ -127,7 +127,7 @@ describe("limits (wire contract §8, product-decisions §4)", () => {
   })
 })
 
-describe("idle and disabled (product-decisions §4 \"Connections\", \"Disabled\")", () => {
+describe("idle and disabled (D-44, D-46)", () => {
   it("C8-d idle keep-alive sockets, sockets that never send a request and stalled uploads are closed after mcp.idleTimeoutSeconds", async () => {
     const quick = await startTestServer({ settings: { mcp: { idleTimeoutSeconds: 0.3 } } })
     try {

@@ -59,7 +59,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-describe("subscriptions/listen (product-decisions §5, interop §5)", () => {
+describe("subscriptions/listen (D-50, interop §5)", () => {
   it("C6-e the official client gets the ack, resources/updated after a schema change, list_changed after an add, and close() frees the subscription", async () => {
     const client = await connectClient()
     const updated: Array<any> = []

@@ -8,7 +8,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-describe("subscriptions/listen without a valid token (product-decisions §5)", () => {
+describe("subscriptions/listen without a valid token (D-50)", () => {
   it("C6-d C5-a with auth on, an unknown token gets the acknowledgement honouring nothing, then the graceful result", async () => {
     for (const authorization of ["Bearer dbd_not-a-real-token", undefined]) {
       const response = await fetch(server.url, {

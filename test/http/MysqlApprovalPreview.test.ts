@@ -11,7 +11,7 @@ import { type MariadbServer, startMariadb } from "../support/MariadbHarness.ts"
 import { describeMariadb } from "../support/MariadbSuite.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
-// Issue 28 items 1 and 5 on a real MariaDB: START TRANSACTION … ROLLBACK dry runs (counted), the refusals
+// D-69, D-68 on a real MariaDB: START TRANSACTION … ROLLBACK dry runs (counted), the refusals
 // information_schema shows, and the server's PREPARE before anyone is asked.
 describeMariadb("approval previews and checks on MySQL/MariaDB", () => {
   let mariadb: MariadbServer
@@ -57,7 +57,7 @@ describeMariadb("approval previews and checks on MySQL/MariaDB", () => {
   }
   const rows = async (sql: string) => (await mariadb.admin().query(sql))[0]
 
-  it("issue 28 item 1: an UPDATE is counted inside START TRANSACTION … ROLLBACK and nothing changes", async () => {
+  it("D-69: an UPDATE is counted inside START TRANSACTION … ROLLBACK and nothing changes", async () => {
     expect(await previewOf("UPDATE stock SET qty = qty + 10 WHERE qty >= 2")).toEqual({
       _tag: "Changes", action: "change", target: "stock", unit: "row", count: 3, columns: [], rows: [],
       note: "MySQL and MariaDB dry runs count the rows; they do not show them"
@@ -65,14 +65,14 @@ describeMariadb("approval previews and checks on MySQL/MariaDB", () => {
     expect(await rows("SELECT sum(qty) AS total FROM stock")).toEqual([{ total: "10" }])
   })
 
-  it("issue 28 item 1: no dry run for an AUTO_INCREMENT insert or a table without transactions", async () => {
+  it("D-69: no dry run for an AUTO_INCREMENT insert or a table without transactions", async () => {
     expect(await previewOf("INSERT INTO counters (note) VALUES ('x')")).toEqual({ _tag: "NoPreview", reason: "inserting into counters advances the counter behind id, which a rollback does not give back" })
     asked.length = 0
     expect(await previewOf("DELETE FROM flat")).toEqual({ _tag: "NoPreview", reason: "flat uses the MyISAM engine, which cannot roll a change back" })
     expect(await rows("SELECT count(*) AS n FROM flat")).toEqual([{ n: 1 }])
   })
 
-  it("issue 28 item 2: a grid page's console SQL (literals with MySQL's backslash escapes, exact LIMIT) returns the rows browse reads", async () => {
+  it("D-87: a grid page's console SQL (literals with MySQL's backslash escapes, exact LIMIT) returns the rows browse reads", async () => {
     await mariadb.admin().query("CREATE TABLE notes (id INT PRIMARY KEY, body VARCHAR(20)); INSERT INTO notes VALUES (1, 'a\\\\b'), (2, 'it''s'), (3, '100%'), (4, 'plain')")
     const connection = (await Effect.runPromise(Context.get(server.context, Connections).get(id)))!
     const driver = await Effect.runPromise(Context.get(server.context, Drivers).forConnection(connection))
@@ -89,7 +89,7 @@ describeMariadb("approval previews and checks on MySQL/MariaDB", () => {
   it.each([
     ["x".repeat(300), /^query_failed: You have an error in your SQL syntax.* \(checked by the database/],
     ["UPDATE no_such_table SET a = 1", /^query_failed: Table '[^']+\.no_such_table' doesn't exist \(checked by the database/]
-  ])("issue 28 item 5: %j fails at once with the server's own message (PREPARE, nothing run); no dialog", async (query, expected) => {
+  ])("D-68: %j fails at once with the server's own message (PREPARE, nothing run); no dialog", async (query, expected) => {
     answer = () => "never"
     const response = await call(query)
     expect(response.json.result.content[0].text).toMatch(expected)

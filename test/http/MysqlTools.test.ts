@@ -1,4 +1,4 @@
-// Issue 34 item 7: the official MCP client against the real server and a real MariaDB: every tool that applies,
+// D-75: the official MCP client against the real server and a real MariaDB: every tool that applies,
 // an approved write, a denied one, a cancelled SELECT SLEEP(60), a 1,000,000-row SELECT * truncated at the limit.
 import { randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
@@ -12,7 +12,7 @@ import { connectModernClient } from "../support/McpClients.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
 /**
- * The general-log lines holding `marker` that ran outside an approval's check or dry run (issue 28): a PREPARE, or the
+ * The general-log lines holding `marker` that ran outside an approval's check or dry run (D-69): a PREPARE, or the
  * statement followed on its session by ROLLBACK, is allowed; anything else reached the server for real.
  */
 const ranForReal = (log: string, marker: string): Array<string> => {
@@ -81,7 +81,7 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     return result.content[0].text
   }
 
-  it("issue 34 item 2: connection tools: list_connections, get_connection_status, list_databases, list_schemas unsupported", async () => {
+  it("D-75: connection tools: list_connections, get_connection_status, list_databases, list_schemas unsupported", async () => {
     const listed = (await ok("list_connections", {})).connections
     expect(listed.find((c: any) => c.id === shopId)).toMatchObject({ type: "mysql", host: "127.0.0.1", port: mariadb.port, database: mariadb.database })
     expect(await ok("get_connection_status", { connection_id: shopId })).toMatchObject({ status: "connected", server_version: expect.stringMatching(/^MariaDB 10\./) })
@@ -89,7 +89,7 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     expect(await failed("list_schemas", { connection_id: shopId })).toMatch(/^unsupported: 'Shop \(MariaDB\)' is a MySQL\/MariaDB connection: a MySQL schema is a database/)
   }, 60_000)
 
-  it("issue 34 item 2: schema tools: list_tables (estimates), describe_table, get_table_ddl, search_schema, and the database argument", async () => {
+  it("D-75: schema tools: list_tables (estimates), describe_table, get_table_ddl, search_schema, and the database argument", async () => {
     const tables = (await ok("list_tables", { connection_id: shopId, include_row_counts: true })).tables
     expect(tables).toContainEqual({ name: "million", type: "table", row_count: expect.any(Number) })
     const described = await ok("describe_table", { connection_id: shopId, table: "items" })
@@ -102,7 +102,7 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     expect(await failed("describe_table", { connection_id: shopId, table: "items", schema: "public" })).toMatch(/^invalid_argument: .*a schema is a database/)
   }, 60_000)
 
-  it("issue 34 item 2: browse_table and count_rows with filters, execute_query and explain_query", async () => {
+  it("D-75: browse_table and count_rows with filters, execute_query and explain_query", async () => {
     const page = await ok("browse_table", { connection_id: shopId, table: "items", columns: ["label", "price"], filters: [{ column: "label", operator: "contains", value: "ir" }], sort: [{ column: "id", direction: "desc" }] })
     expect(page.rows).toEqual([["third", "3.25"], ["first", "1.50"]])
     expect(await ok("count_rows", { connection_id: shopId, table: "items", filters: [{ column: "price", operator: ">=", value: 2 }] })).toEqual({ row_count: 2, is_approximate: false })
@@ -112,7 +112,7 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     expect(await failed("explain_query", { connection_id: shopId, query: "DELETE FROM items", analyze: true })).toMatch(/^denied: analyze runs the statement/)
   }, 60_000)
 
-  it("issue 34 item 7: an approved write changes the table; a denied one does not reach the server; insert_rows approved", async () => {
+  it("D-75: an approved write changes the table; a denied one does not reach the server; insert_rows approved", async () => {
     const written = await ok("execute_query", { connection_id: shopId, query: "UPDATE items SET label = 'renamed' WHERE id = 2 /* approve_me */" })
     expect(written).toMatchObject({ rows_affected: 1, status_message: "1 row affected" })
     const denied = await call("execute_query", { connection_id: shopId, query: "UPDATE items SET label = 'denied_marker' WHERE id = 3" })
@@ -122,12 +122,12 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     expect(inserted.failed_rows.map((row: any) => row.index)).toEqual([1])
     const [rows] = await mariadb.admin().query("SELECT label FROM items ORDER BY id")
     expect((rows as Array<{ label: string }>).map((row) => row.label)).toEqual(["first", "renamed", "third", "fourth"])
-    expect(mariadb.log()).toContain("denied_marker") // checked and dry-run before the dialog (issue 28), never committed
+    expect(mariadb.log()).toContain("denied_marker") // checked and dry-run before the dialog (D-69), never committed
     expect(ranForReal(mariadb.log(), "denied_marker")).toEqual([])
     expect(asked.map((a) => a.statement)).toEqual(expect.arrayContaining([expect.stringContaining("denied_marker")]))
   }, 60_000)
 
-  it("issue 34 item 3: every executable-comment form is refused or held; a refused one never reaches the server", async () => {
+  it("D-23: every executable-comment form is refused or held; a refused one never reaches the server", async () => {
     const refused = await failed("execute_query", { connection_id: shopId, query: "SELECT 1 /*!, LOAD_FILE('/etc/passwd') AS refused_marker */" })
     expect(refused).toMatch(/^denied: .*load_file/)
     const destructive = await failed("execute_query", { connection_id: shopId, query: "/*!50000 DROP TABLE items */" })
@@ -139,7 +139,7 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     expect(ranForReal(mariadb.log(), "held_marker")).toEqual([])
   }, 60_000)
 
-  it("issue 34 item 4: a cancelled SELECT SLEEP(60) leaves PROCESSLIST (KILL QUERY on another session)", async () => {
+  it("D-75: a cancelled SELECT SLEEP(60) leaves PROCESSLIST (KILL QUERY on another session)", async () => {
     const controller = new AbortController()
     const sleeping = client.callTool({ name: "execute_query", arguments: { connection_id: shopId, query: "SELECT SLEEP(60) AS cancelled_sleep", timeout_seconds: 120 } }, { signal: controller.signal })
     await eventually(async () => (await runningStatements(mariadb, "cancelled_sleep")) === 1, "SLEEP running")
@@ -151,13 +151,13 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     expect(await idleInTransaction(mariadb)).toBe(0)
   }, 60_000)
 
-  it("issue 34 item 4: timeout_seconds ends SLEEP with -33003 data.deadline statement and nothing is left", async () => {
+  it("D-75: timeout_seconds ends SLEEP with -33003 data.deadline statement and nothing is left", async () => {
     const answer = await postMcp(server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: shopId, query: "SELECT SLEEP(60) AS deadline_sleep", timeout_seconds: 1 } }), { authorization: `Bearer ${server.token}` })
     expect(answer.json.error).toMatchObject({ code: -33003, data: { deadline: "statement", seconds: 1 } })
     await eventually(async () => (await runningStatements(mariadb, "deadline_sleep")) === 0, "SLEEP killed")
   }, 60_000)
 
-  it("issue 34 item 5: SELECT * of 1,000,000 rows answers the first max_rows, says so, and kills the statement", async () => {
+  it("D-71: SELECT * of 1,000,000 rows answers the first max_rows, says so, and kills the statement", async () => {
     const answer = await ok("execute_query", { connection_id: shopId, query: "SELECT *, 'million_marker' FROM million", max_rows: 1000 })
     expect(answer).toMatchObject({ row_count: 1000, is_truncated: true, status_message: expect.stringMatching(/^showing the first 1000 rows; /) })
     expect(answer.rows[999][0]).toBe(1000)
@@ -171,7 +171,7 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     expect(JSON.stringify(result)).not.toContain(wrongPassword)
   }, 60_000)
 
-  it("issue 34 item 6: KILL CONNECTION and a crash restart mid-query: a tool error naming the connection, server/discover still answers, nothing left, the next call returns the right row", async () => {
+  it("D-75: KILL CONNECTION and a crash restart mid-query: a tool error naming the connection, server/discover still answers, nothing left, the next call returns the right row", async () => {
     const auth = { authorization: `Bearer ${server.token}` }
     for (const fault of ["kill", "restart"] as const) {
       const marker = `${fault}_mid_query`
@@ -193,7 +193,7 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     }
   }, 60_000)
 
-  it("issue 34 item 2: resources and completion read the MySQL connection", async () => {
+  it("D-75: resources and completion read the MySQL connection", async () => {
     const schema: any = await client.readResource({ uri: `dbdesk://connections/${shopId}/schema` })
     expect(schema.contents[0].text).toContain("million")
     const completion: any = await client.complete({ ref: { type: "ref/resource", uri: "dbdesk://connections/{connection_id}/tables/{table}" }, argument: { name: "table", value: "mil" }, context: { arguments: { connection_id: shopId } } })

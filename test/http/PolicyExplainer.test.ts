@@ -16,7 +16,7 @@ import { explainStatement } from "../../src/services/policy/PolicyExplain.ts"
 import { Tokens } from "../../src/services/Tokens.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
-// Issue 28 item 3: the explainer's outcome equals the real server's outcome, over generated tokens, connections,
+// D-70: the explainer's outcome equals the real server's outcome, over generated tokens, connections,
 // statements, tools and clients. Statements are valid for the database (the database's own check, item 5, is not
 // part of the policy); the app dialog allows access and denies every statement, so nothing is ever written.
 const STATEMENTS = [
@@ -116,7 +116,7 @@ const observed = (json: any, dialogs: ReadonlyArray<PendingApproval>): Observati
   return { outcome, accessDialog: dialogs.some((dialog) => dialog.kind === "connection_access") }
 }
 
-describe("issue 28 item 3: the policy explainer", () => {
+describe("D-70: the policy explainer", () => {
   it("property: the explainer's outcome is the server's outcome, for generated tokens, connections, statements, tools and clients", async () => {
     const grants = Context.get(server.context, ConnectionGrants)
     const seen = new Set<string>()

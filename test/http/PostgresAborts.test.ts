@@ -1,7 +1,7 @@
-// Issue 32 item 4: 2,000 execute_query calls through the real MCP endpoint at 1 and at 16 concurrent clients,
+// D-73: 2,000 execute_query calls through the real MCP endpoint at 1 and at 16 concurrent clients,
 // half of them abandoned by their client at a random point (before, during or after the statement). Afterwards
 // no backend is left idle in a transaction, every call that was not abandoned got its row, and the next call works.
-// `npm test` runs 300 calls per concurrency (the wedge of issue 32 showed within 10 s of calls); `npm run test:faults`
+// `npm test` runs 300 calls per concurrency (the wedge of D-73 showed within 10 s of calls); `npm run test:faults`
 // runs the issue's 2,000 (DBDESK_ABORT_CALLS).
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
@@ -29,7 +29,7 @@ interface Tally {
   wrong: Array<string>
 }
 
-describePostgres("execute_query calls abandoned at random points (issue 32)", () => {
+describePostgres("execute_query calls abandoned at random points (D-73)", () => {
   let postgres: PostgresServer
   let mcp: PostgresMcp
   let connection: PgConnection

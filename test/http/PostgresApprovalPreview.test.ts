@@ -12,7 +12,7 @@ import { describePostgres } from "../support/PostgresSuite.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
 
-// Issue 28 items 1 and 5 on a real PostgreSQL 15: BEGIN … ROLLBACK dry runs, the catalog's side-effect refusals, and
+// D-69, D-68 on a real PostgreSQL 15: BEGIN … ROLLBACK dry runs, the catalog's side-effect refusals, and
 // the server's Parse before anyone is asked.
 describePostgres("approval previews and checks on PostgreSQL", () => {
   let postgres: PostgresServer
@@ -116,14 +116,14 @@ describePostgres("approval previews and checks on PostgreSQL", () => {
     ["x".repeat(300), /^query_failed: syntax error at or near "x{300}" \(checked by the database/],
     ["UPDATE no_such_table SET a = 1", /^query_failed: relation "no_such_table" does not exist \(checked by the database/],
     ["UPDATE accounts SET no_such_column = 1", /^query_failed: column "no_such_column" of relation "accounts" does not exist \(checked/]
-  ])("issue 28 item 5: %j fails at once with PostgreSQL's own message (Parse, nothing run); no dialog", async (query, expected) => {
+  ])("D-68: %j fails at once with PostgreSQL's own message (Parse, nothing run); no dialog", async (query, expected) => {
     answer = () => "never"
     const response = await call(query)
     expect(response.json.result.content[0].text).toMatch(expected)
     expect(asked).toHaveLength(0)
   })
 
-  it("issue 28 item 2: a grid page's console SQL (literals, exact LIMIT) returns the rows browse reads with bound values", async () => {
+  it("D-87: a grid page's console SQL (literals, exact LIMIT) returns the rows browse reads with bound values", async () => {
     const connection = (await Effect.runPromise(Context.get(server.context, Connections).get(id)))!
     const driver = await Effect.runPromise(Context.get(server.context, Drivers).forConnection(connection))
     const query = { filters: [{ column: "owner", operator: "contains" as const, value: "er 1" }, { column: "balance", operator: ">=" as const, value: "20" }], logic: "and" as const, sort: [{ column: "balance", direction: "desc" as const }], limit: 4, offset: 1 }
@@ -135,7 +135,7 @@ describePostgres("approval previews and checks on PostgreSQL", () => {
     expect(grid.rows.map((row) => row[0])).toEqual([18, 17, 16, 15])
   })
 
-  it("issue 28 item 5: a NUL in the text is refused before any dialog, and the session survives (it used to be lost)", async () => {
+  it("D-68: a NUL in the text is refused before any dialog, and the session survives (it used to be lost)", async () => {
     answer = () => "never"
     const response = await call("\u0000")
     expect(response.json.result.content[0].text).toMatch(/^query_failed: invalid byte sequence for encoding "UTF8": 0x00 /)

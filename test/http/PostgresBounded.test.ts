@@ -1,5 +1,5 @@
-// Issue 25 on PostgreSQL through the MCP tools: a read costs what its answer costs (items 1, 2, 5), database and
-// schema arguments reach the objects they name (item 3), and a call leaves its session as it found it (issue 32).
+// D-72 on PostgreSQL through the MCP tools: a read costs what its answer costs (items 1, 2, 5), database and
+// schema arguments reach the objects they name (item 3), and a call leaves its session as it found it (D-73).
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { backendsSettle, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
 import { describePostgres } from "../support/PostgresSuite.ts"
@@ -12,7 +12,7 @@ const TEXT_BYTES = 5 * 1024 * 1024
 /** A truncated read's handle, idle 1 s, is closed by the next sweep (every second): its session is then back. */
 const HANDLE_GONE_SECONDS = 6
 
-describePostgres("PostgreSQL reads bounded by their answer, and database/schema arguments (issue 25)", () => {
+describePostgres("PostgreSQL reads bounded by their answer, and database/schema arguments (D-72)", () => {
   let postgres: PostgresServer
   let mcp: PostgresMcp
   let connection: PgConnection
@@ -65,7 +65,7 @@ describePostgres("PostgreSQL reads bounded by their answer, and database/schema 
     return answer.json.result.content[0].text
   }
 
-  it("issue 25 SELECT * FROM a 1,000,000-row table answers max_rows rows marked truncated, and the server computes only those", async () => {
+  it("D-71 SELECT * FROM a 1,000,000-row table answers max_rows rows marked truncated, and the server computes only those", async () => {
     const answer = await result("execute_query", { query: "SELECT * FROM big" })
     expect(answer).toMatchObject({ columns: ["id", "label"], row_count: 500, is_truncated: true, status_message: expect.stringMatching(/^showing the first 500 rows/) })
     expect(answer.rows[0]).toEqual([1, "c4ca4238a0b923820dcc509a6f75849b"])
@@ -76,7 +76,7 @@ describePostgres("PostgreSQL reads bounded by their answer, and database/schema 
     expect(trapped).toMatchObject({ row_count: 1000, is_truncated: true })
   }, 120_000)
 
-  it("issue 25 after a truncated read no session keeps a portal or a transaction once its handle is closed (pg_stat_activity, pg_cursors of every pooled session)", async () => {
+  it("D-71 after a truncated read no session keeps a portal or a transaction once its handle is closed (pg_stat_activity, pg_cursors of every pooled session)", async () => {
     await result("execute_query", { query: "SELECT * FROM big" })
     expect(await backendsSettle(postgres, HANDLE_GONE_SECONDS)).toEqual([])
     // pg_cursors shows one session's own portals: ask it from as many sessions as the pool holds at once.
@@ -90,7 +90,7 @@ describePostgres("PostgreSQL reads bounded by their answer, and database/schema 
     }
   }, 60_000)
 
-  it("issue 25 a 50 MB bytea cell and a 5 MB text cell come back cut at limits.maxCellBytes with their full lengths", async () => {
+  it("D-71 a 50 MB bytea cell and a 5 MB text cell come back cut at limits.maxCellBytes with their full lengths", async () => {
     for (const [tool, args] of [["execute_query", { query: "SELECT data, note FROM blobs" }], ["browse_table", { table: "blobs", columns: ["data", "note"] }]] as const) {
       const answer = await result(tool, args)
       const [data, note] = answer.rows[0] as [string, string]
@@ -104,7 +104,7 @@ describePostgres("PostgreSQL reads bounded by their answer, and database/schema 
     }
   }, 120_000)
 
-  it("issue 25 rows of megabytes stop once the rows read pass 4 × limits.maxAnswerBytes, and the answer says so", async () => {
+  it("D-71 rows of megabytes stop once the rows read pass 4 × limits.maxAnswerBytes, and the answer says so", async () => {
     const answer = await result("execute_query", { query: "SELECT g, repeat('y', 1000000) AS wide FROM generate_series(1, 500) g" })
     expect(answer.is_truncated).toBe(true)
     expect(answer.row_count).toBeGreaterThan(0)
@@ -114,7 +114,7 @@ describePostgres("PostgreSQL reads bounded by their answer, and database/schema 
     expect(await backendsSettle(postgres, HANDLE_GONE_SECONDS)).toEqual([])
   }, 60_000)
 
-  it("issue 25 list_databases names the databases the role can connect to, and database reaches them", async () => {
+  it("D-72 list_databases names the databases the role can connect to, and database reaches them", async () => {
     const { databases } = await result("list_databases", {})
     expect(databases).toEqual(expect.arrayContaining(["analytics", "dbdesk_test", "postgres"]))
     expect(databases).not.toContain("template0")
@@ -130,7 +130,7 @@ describePostgres("PostgreSQL reads bounded by their answer, and database/schema 
     expect(await toolError("list_tables", { database: "nowhere" })).toMatch(/^not_found: the database "nowhere" does not exist on 'Warehouse \(PostgreSQL\)'; call list_databases/)
   }, 60_000)
 
-  it("issue 25 schema selects the schema of listings and table names, and leads the search path of execute_query", async () => {
+  it("D-71 schema selects the schema of listings and table names, and leads the search path of execute_query", async () => {
     expect((await result("list_tables", { schema: "sales" })).tables).toEqual([{ name: "regions", type: "table" }])
     expect((await result("list_tables", { database: "analytics", schema: "reports" })).tables).toEqual([{ name: "daily", type: "table" }])
     expect((await result("describe_table", { schema: "sales", table: "regions" })).columns.map((c: any) => c.name)).toEqual(["code", "name"])
@@ -147,7 +147,7 @@ describePostgres("PostgreSQL reads bounded by their answer, and database/schema 
     expect(await toolError("describe_table", { schema: "sales", table: "missing" })).toMatch(/^not_found: the table "sales\.missing" does not exist/)
   }, 60_000)
 
-  it("issue 25 at most four other databases are open at once: the least recently used idle one is closed", async () => {
+  it("D-72 at most four other databases are open at once: the least recently used idle one is closed", async () => {
     for (const name of ["spare1", "spare2", "spare3", "spare4", "spare5", "analytics"]) {
       expect((await result("execute_query", { database: name, query: "SELECT current_database()" })).rows).toEqual([[name]])
     }
@@ -155,7 +155,7 @@ describePostgres("PostgreSQL reads bounded by their answer, and database/schema 
     expect(open.map((row) => row.datname).filter((name) => name !== "dbdesk_test").length).toBeLessThanOrEqual(4)
   }, 60_000)
 
-  it("issue 32 a BEGIN through execute_query is rolled back and answered plainly; session settings a write changed do not reach the next call", async () => {
+  it("D-73 a BEGIN through execute_query is rolled back and answered plainly; session settings a write changed do not reach the next call", async () => {
     expect(await toolError("execute_query", { query: "BEGIN" })).toMatch(/^unsupported: each execute_query call runs on its own and ends with no transaction open/)
     expect(await backendsSettle(postgres, HANDLE_GONE_SECONDS)).toEqual([])
     const set = await result("execute_query", { query: "SET work_mem = '64kB'" })

@@ -1,4 +1,4 @@
-// Issue 32 item 4: PostgreSQL connections that die or stall under a running call, through the real MCP endpoint.
+// D-73: PostgreSQL connections that die or stall under a running call, through the real MCP endpoint.
 // Each scenario checks the whole oracle: the caller's error names the connection (or is -33002/-33003), the
 // endpoint answers server/discover, within 2 s no dbdesk backend is busy, and the next call returns its row.
 // No process-level safety net is installed here (only `serve` installs one): these prove the root causes.
@@ -22,7 +22,7 @@ import {
 const midResult = (marker: string) =>
   `SELECT g AS ${marker}, repeat('x', 100000) AS filler, pg_sleep(CASE WHEN g > 3 THEN 30 ELSE 0 END) FROM generate_series(1, 10) g`
 
-describePostgres("PostgreSQL faults under a running call (issue 32)", () => {
+describePostgres("PostgreSQL faults under a running call (D-73)", () => {
   let postgres: PostgresServer
   let proxy: FaultProxy
   let mcp: PostgresMcp

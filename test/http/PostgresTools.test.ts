@@ -8,7 +8,7 @@ import { describePostgres } from "../support/PostgresSuite.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
 
-/** product-decisions §3.1: the PostgreSQL server functions refused whatever the tier, each with a call that would reach it. */
+/** D-22: the PostgreSQL server functions refused whatever the tier, each with a call that would reach it. */
 const REFUSED_CALLS = [
   "pg_read_file('/etc/passwd')",
   "pg_read_binary_file('/etc/passwd')",
@@ -98,7 +98,7 @@ describePostgres("MCP tools on a PostgreSQL connection (real server)", () => {
     await eventually(() => cancelledByRequest(postgres, "deadline_sleep"), "a cancel request in the server log")
   }, 60_000)
 
-  it("product-decisions §3.1 each refused server function is refused before it reaches the server", async () => {
+  it("D-22 each refused server function is refused before it reaches the server", async () => {
     for (const [index, refused] of REFUSED_CALLS.entries()) {
       const answer = await call("execute_query", { connection_id: goodId, query: `SELECT ${refused} AS refused_marker_${index}` })
       expect(answer.json.result?.isError, refused).toBe(true)
@@ -110,7 +110,7 @@ describePostgres("MCP tools on a PostgreSQL connection (real server)", () => {
     expect(postgres.log()).not.toMatch(/refused_marker_/)
   }, 60_000)
 
-  it("product-decisions §3 a lock timeout the database reports is the tool error timeout:, not -33003", async () => {
+  it("D-18 a lock timeout the database reports is the tool error timeout:, not -33003", async () => {
     const holder = await postgres.client()
     try {
       await holder.query("BEGIN; LOCK TABLE items IN ACCESS EXCLUSIVE MODE")

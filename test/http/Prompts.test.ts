@@ -23,7 +23,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-describe("prompts (product-decisions §5)", () => {
+describe("prompts (D-49)", () => {
   it("C4.4-a prompts/list is 3600000 public and lists the five prompts, identical for every caller", async () => {
     const first = await post("prompts/list")
     expect(first.json.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public", resultType: "complete" })

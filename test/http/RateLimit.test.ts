@@ -21,7 +21,7 @@ const withPipeline = <A, E>(body: (latch: Effect.Latch) => Effect.Effect<A, E, S
     return yield* body(latch).pipe(Effect.provide(authPipeline(home, { latch })))
   })
 
-/** A write through execute_query: it waits in the app's approval dialog (product-decisions §3.2). */
+/** A write through execute_query: it waits in the app's approval dialog (D-26). */
 const heldWrite = (token: string, id: string | number) =>
   Effect.flatMap(Effect.flatMap(Connections, (connections) => connections.list), (all) =>
     send(pipelineRequest("tools/call", {
@@ -39,7 +39,7 @@ const send = (request: Parameters<McpDispatcher["handle"]>[0]) => Effect.flatMap
 const waitUntilRunning = (key: string, count: number) =>
   Effect.flatMap(RateLimits, (limits) => Effect.repeat(Effect.zipRight(Effect.yieldNow(), limits.running(key)), { until: (running) => running >= count }))
 
-describe("per-caller request rate (product-decisions §4 \"Rate limits\")", () => {
+describe("per-caller request rate (D-39)", () => {
   it.effect("C8-f the 241st request in a minute gets 429 -33010 with a Retry-After that counts down to the window's end", () =>
     withPipeline(() =>
       Effect.gen(function*() {

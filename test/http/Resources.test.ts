@@ -25,7 +25,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-describe("resources (product-decisions §5)", () => {
+describe("resources (D-47)", () => {
   it("C4.4-a resources/list is 30000 private and lists connections plus schema, tables and history per visible connection", async () => {
     const { status, json } = await post("resources/list")
     expect(status).toBe(200)
@@ -146,7 +146,7 @@ describe("resources (product-decisions §5)", () => {
   })
 })
 
-describe("a connection whose database does not answer (found by the issue 30 fuzzer)", () => {
+describe("a connection whose database does not answer (found by the reliability suite's fuzzer)", () => {
   it("C7.1-a resources/read, prompts/get and completion/complete answer 503 -33000 naming the connection, never 500 -32603 Internal error", async () => {
     const connections = Context.get(server.context, Connections)
     const down = await run(connections.add({ name: "Down PG", type: "postgresql", host: "127.0.0.1", port: 1, database: "app", user: "app", aiPolicy: "alwaysAllow" }))

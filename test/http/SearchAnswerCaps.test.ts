@@ -49,7 +49,7 @@ afterAll(async () => {
   await fixture?.stop()
 })
 
-describe("answers built from search documents are capped (issue 25)", () => {
+describe("answers built from search documents are capped (D-71)", () => {
   it("search_documents cuts a huge field at limits.maxCellBytes with its full length, and an array field too long for a cell becomes its cut JSON text", async () => {
     const result = await call("search_documents", { collection: "articles", q: "Huge", query_by: "title" })
     const [hit] = result.structuredContent.hits

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { SEARCH_ID, startSearchMcpServer, type SearchMcpServer } from "../support/SearchMcpServer.ts"
 import { modernRequest, postMcp } from "../support/TestServer.ts"
 
-// Issue 28 items 1 and 5 on the search engine (no transactions): a write's documents counted through the same
+// D-69, D-68 on the search engine (no transactions): a write's documents counted through the same
 // filter and shown before → after, nothing written; a request naming a missing document or a bad filter refused
 // with the engine's own message before any dialog.
 let fixture: SearchMcpServer
@@ -22,7 +22,7 @@ const call = (name: string, query: string) =>
   postMcp(fixture.server.url, modernRequest("tools/call", { name, arguments: { connection_id: SEARCH_ID, query } }), { authorization: `Bearer ${token}` })
 const writes = () => fixture.engine.requests.filter((request) => request.method !== "GET" && !request.path.startsWith("/multi_search"))
 
-describe("issue 28 item 1: search-engine edits are counted through the same filter", () => {
+describe("D-69: search-engine edits are counted through the same filter", () => {
   it("an update by filter shows 'will change N documents in books' with the first documents before → after; nothing is written", async () => {
     const response = await call("execute_query", "PATCH /collections/books/documents?filter_by=year:<1905\n{\"in_stock\": false}")
     expect(response.json.result.content[0].text).toBe("denied: the user did not approve this operation")
@@ -45,7 +45,7 @@ describe("issue 28 item 1: search-engine edits are counted through the same filt
   })
 })
 
-describe("issue 28 item 5: a request that cannot run is refused with the engine's message before any dialog", () => {
+describe("D-68: a request that cannot run is refused with the engine's message before any dialog", () => {
   it.each([
     ["PATCH /collections/books/documents/no-such-id\n{\"pages\": 1}", "execute_query", /^not_found: Could not find a document with id: no-such-id/],
     ["PATCH /collections/books/documents?filter_by=nope:=1\n{\"pages\": 1}", "execute_query", /^not_found: Could not find a filter field named `nope` in the schema\./],

@@ -9,7 +9,7 @@ import { type RunningEngine, startEngine } from "../support/engine/index.ts"
 import { type FaultProxy, startFaultProxy } from "../support/FaultProxy.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
-// Issue 28 item 4 through the real server: a search connection with three test-engine nodes pages through
+// D-59 through the real server: a search connection with three test-engine nodes pages through
 // multi_search while the node serving a page breaks off mid-response and stops; the pages still come whole and in
 // order, and the node health the dashboard and the form show says which node is down.
 const CLUSTER_ID = "cluster-books"
@@ -53,7 +53,7 @@ const browse = async (connectionId: string, offset: number) => {
 }
 const multiSearches = (engine: RunningEngine) => engine.requests.filter((request) => request.path.startsWith("/multi_search")).length
 
-describe("issue 28 item 4: a Typesense cluster through dbdesk", () => {
+describe("D-59: a Typesense cluster through dbdesk", () => {
   it("paging through multi_search survives the serving node breaking off mid-read and stopping: every page whole, in order", async () => {
     const expected = [] as Array<unknown>
     for (const offset of [0, 250, 500, 750]) expected.push(...await browse(SINGLE_ID, offset))
@@ -95,7 +95,7 @@ describe("issue 28 item 4: a Typesense cluster through dbdesk", () => {
   it("a connections.json saved before clusters loads unchanged and is written back without new keys", async () => {
     const saved = JSON.parse(readFileSync(join(home, "connections.json"), "utf8")).connections.find((connection: { id: string }) => connection.id === SINGLE_ID)
     const decoded = Schema.decodeUnknownSync(Connection)(saved)
-    // issue 35's AI settings are written back with their defaults; no cluster field is added
+    // D-64's AI settings are written back with their defaults; no cluster field is added
     expect(Schema.encodeSync(Connection)(decoded)).toEqual({ ...saved, maskingRules: [], secretCatalogs: "closed" })
     expect(Object.keys(saved).sort()).toEqual(["aiPolicy", "apiKey", "confirmQueries", "externalAccess", "host", "id", "name", "port", "skipTlsVerification", "sslMode", "type"])
     const bad = Schema.decodeUnknownEither(Connection)({ ...saved, nodes: "node2:8108" })

@@ -1,4 +1,4 @@
-// Issue 32 item 5 on a search-engine connection: a loopback proxy in front of the test engine resets or stalls the
+// D-73 on a search-engine connection: a loopback proxy in front of the test engine resets or stalls the
 // socket while dbdesk reads a response. Oracle: the caller gets a tool error naming the connection (or -33003 at the
 // deadline), the endpoint still answers, and the next call on the connection returns the right document.
 import { Context, Effect } from "effect"
@@ -44,7 +44,7 @@ const expectHealed = async () => {
   expect(answer.json.result?.structuredContent?.hits?.map((hit: any) => hit.id), answer.text).toEqual(["7"])
 }
 
-describe("a search-engine socket that breaks mid-read (issue 32 item 5)", () => {
+describe("a search-engine socket that breaks mid-read (D-73)", () => {
   it("reset after the first bytes of the response: an error naming the connection, then the next call is answered", async () => {
     await expectHealed()
     proxy.breakAfter(PART, "reset")

@@ -73,7 +73,7 @@ describe("the read tools on a search-engine connection, with the official 2.4.0 
     expect(result.structuredContent.hits[0]).toMatchObject({ title: "Book 14", year: 1914 })
     expect(typeof result.structuredContent.search_time_ms).toBe("number")
     expect(errorText(await call("search_documents", { connection_id: SEARCH_ID, collection: "books", q: "*", per_page: 251 }))).toMatch(/^invalid_argument: per_page/)
-    // product-decisions §8: the engine answers 404 here, so the code is not_found; its message stays verbatim (doc 2 §7)
+    // D-58: the engine answers 404 here, so the code is not_found; its message stays verbatim (doc 2 §7)
     expect(errorText(await call("search_documents", { connection_id: SEARCH_ID, collection: "books", q: "*", sort_by: "title:asc" }))).toBe("not_found: Could not find a field named `title` in the schema for sorting.")
   })
 

@@ -51,7 +51,7 @@ const IMPORT = [
   JSON.stringify({ id: "101", title: "Imported B", year: 2002, rating: 3.5, pages: 310, in_stock: false })
 ].join("\n")
 
-describe("search-engine writes through MCP (product-decisions §3.1, §3.2)", () => {
+describe("search-engine writes through MCP (D-22, D-26)", () => {
   it("S1-a an import through execute_query waits for the app dialog, which shows the method, path and body, and imports after approval", async () => {
     const before = await bookCount()
     const result = await call(writer, "execute_query", { connection_id: SEARCH_ID, query: IMPORT })

@@ -1,4 +1,4 @@
-// Issue 32 item 5 on SQLite: the driver's child process killed mid-query, its database file deleted (mid-query and
+// D-73 on SQLite: the driver's child process killed mid-query, its database file deleted (mid-query and
 // between calls) or locked by another process. Oracle as for PostgreSQL: the caller's error names the connection
 // (or is -33003 at the deadline), the endpoint still answers, nothing is left running, and the next call (once the
 // file is back or unlocked) returns the right row.
@@ -61,7 +61,7 @@ const expectHealed = async () => {
   expect(answer.json.result?.structuredContent?.rows, answer.text).toEqual([[expected]])
 }
 
-describe("SQLite faults under a running call (issue 32 item 5)", () => {
+describe("SQLite faults under a running call (D-73)", () => {
   it("the child killed with SIGKILL mid-query: an error naming the connection, then a fresh child answers", async () => {
     const { pid, answer } = await startEndless()
     process.kill(pid, "SIGKILL")

@@ -14,7 +14,7 @@ afterAll(() => server.stop())
 const call = (name: string, args: Record<string, unknown>) =>
   postMcp(server.url, modernRequest("tools/call", { name, arguments: { connection_id: connectionId, ...args } }))
 
-/** Every SQL tool that takes `database` and `schema` (issue 25 item 3), with the arguments it needs besides them. */
+/** Every SQL tool that takes `database` and `schema` (D-72), with the arguments it needs besides them. */
 const NAMESPACED_CALLS: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ["list_tables", {}],
   ["describe_table", { table: "orders" }],
@@ -25,7 +25,7 @@ const NAMESPACED_CALLS: ReadonlyArray<readonly [string, Record<string, unknown>]
   ["execute_query", { query: "SELECT 1 AS one" }]
 ]
 
-describe("database and schema on a SQLite connection (issue 25)", () => {
+describe("database and schema on a SQLite connection (D-72)", () => {
   it("list_databases names the one database, main", async () => {
     const answer = await call("list_databases", {})
     expect(answer.json.result.structuredContent).toEqual({ databases: ["main"] })

@@ -17,7 +17,7 @@ const clientWith = async (token: string, elicit: boolean) => {
   return client
 }
 
-describe("what a statement run through MCP leaves behind (product-decisions §5)", () => {
+describe("what a statement run through MCP leaves behind (D-47)", () => {
   it("C6-a a CREATE TABLE approved through the scripted dialog sends resources/updated to the schema's subscriber", async () => {
     const listener = await clientWith(await server.tokenFor("readOnly"), false)
     const writer = await clientWith(await server.tokenFor("readWrite"), false)

@@ -92,7 +92,7 @@ describe("transport rules (wire contract §4.1)", () => {
     }
   })
 
-  it("C4.1-e C7.1-c a request without any Host header (HTTP/1.1 or 1.0) is 403 forbidden_host as JSON, not node's bare 400 (found by the issue 30 fuzzer)", async () => {
+  it("C4.1-e C7.1-c a request without any Host header (HTTP/1.1 or 1.0) is 403 forbidden_host as JSON, not node's bare 400 (found by the reliability suite's fuzzer)", async () => {
     for (const version of ["HTTP/1.1", "HTTP/1.0"]) {
       const raw = await connectRaw(server.port)
       await raw.write(`POST /mcp ${version}\r\ncontent-type: application/json\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: server/discover\r\ncontent-length: ${Buffer.byteLength(discoverBody)}\r\nconnection: close\r\n\r\n${discoverBody}`)
@@ -145,7 +145,7 @@ describe("transport rules (wire contract §4.1)", () => {
   })
 })
 
-describe("notifications (wire contract §4.1, §6; product-decisions §4 \"Notifications\")", () => {
+describe("notifications (wire contract §4.1, §6; D-34)", () => {
   const notification = (method: string, params: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: "2.0", method, params })
 
   it("C4.1-g C6-b C3.2-f every notification is 202 with no body, with or without Mcp-Method, whatever its Content-Type", async () => {

@@ -6,13 +6,13 @@ const NAMES = ["localhost", "127.0.0.1", "[::1]"] as const
 const randomCase = (text: string, flips: ReadonlyArray<boolean>) =>
   [...text].map((char, index) => (flips[index % Math.max(1, flips.length)] ? char.toUpperCase() : char)).join("")
 
-/** The accepted Host values for a bound port, spelled out (product-decisions §4 "Host"). */
+/** The accepted Host values for a bound port, spelled out (D-42). */
 const referenceAccepts = (host: string, port: number) => {
   const lower = host.toLowerCase()
   return lower === "::1" || NAMES.some((name) => lower === name || lower === `${name}:${port}`)
 }
 
-describe("Host and Origin checks (wire contract §4.1, product-decisions §4 \"Host\")", () => {
+describe("Host and Origin checks (wire contract §4.1, D-42)", () => {
   it.prop(
     "C4.1-e a loopback name in any case, with the bound port or none, is accepted",
     [FastCheck.constantFrom(...NAMES), FastCheck.array(FastCheck.boolean(), { minLength: 1, maxLength: 12 }), FastCheck.integer({ min: 1, max: 65535 }), FastCheck.boolean()],

@@ -2,12 +2,12 @@ import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 
-// Issue 23 item 2: the SQLite child is plain built JavaScript loading better-sqlite3 and its message protocol only.
+// D-76: the SQLite child is plain built JavaScript loading better-sqlite3 and its message protocol only.
 // A value imported from a module that uses effect (an error class, a Schema) pulls the whole runtime into the child:
-// 487 KB and ~100 ms of CPU more at every connection's start when it happened (issues 28 and 35 together).
+// 487 KB and ~100 ms of CPU more at every connection's start when it happened (D-64 together).
 const CHILD = join(import.meta.dirname, "..", "..", "dist", "app", "sqlite-child.js")
 
-describe("the SQLite child's bundle (issue 23 item 2)", () => {
+describe("the SQLite child's bundle (D-76)", () => {
   it("is small and carries neither effect nor fast-check", () => {
     expect(statSync(CHILD).size).toBeLessThan(100_000)
     const text = readFileSync(CHILD, "utf8")

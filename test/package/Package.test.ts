@@ -11,7 +11,7 @@ import { anyInDeclarations, CONSUMER_SOURCE, CONSUMER_TSCONFIG, CONSUMER_TSCONFI
 import { tempHome } from "../support/TestServer.ts"
 
 /**
- * Issues 23 and 24: the package as a user gets it, packed once for every test here (test/support/PackedPackage.ts):
+ * D-76, D-77: the package as a user gets it, packed once for every test here (test/support/PackedPackage.ts):
  * the installed `dbdesk` and `dbdesk-mcp` against a temporary support directory, and the installed library as an
  * embedding host and a TypeScript consumer use it.
  */
@@ -84,7 +84,7 @@ const askBridge = (home: string, message: unknown) =>
     child.stdin!.write(`${JSON.stringify(message)}\n`)
   })
 
-describe("the npm package (issue 23)", () => {
+describe("the npm package (D-76)", () => {
   it("the tarball holds the built programs, library, types and UI, the bins, README and LICENSE; no sources or tests; under 3 MiB", () => {
     const paths = pkg.packed.files.map((file) => file.path)
     const allowed = /^(package\.json|README\.md|LICENSE|bin\/(dbdesk|dbdesk-mcp|not-built)\.mjs|dist\/(app|lib|types|ui)\/.+)$/
@@ -202,7 +202,7 @@ describe("a global install into a prefix laid out like npm's default one (node i
   }, 240_000)
 })
 
-describe("the embeddable library from the tarball (issue 24)", () => {
+describe("the embeddable library from the tarball (D-77)", () => {
   it("dbdesk, dbdesk/domain and dbdesk/search import in a plain ESM project; nothing else under the package does", () => {
     const script = `
       const [root, domain, search] = await Promise.all([import("dbdesk"), import("dbdesk/domain"), import("dbdesk/search")])

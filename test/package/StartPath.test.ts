@@ -2,7 +2,7 @@ import * as esbuild from "esbuild"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 
-// Issue 23 item 2: `serve` loads what its first request needs; the UI server, the search client, the PostgreSQL and
+// D-76: `serve` loads what its first request needs; the UI server, the search client, the PostgreSQL and
 // MySQL clients and the activity-chain verifier load on first use. Read from the bundle's own module graph: the
 // modules reachable from the CLI entry and the serve handler through static imports only.
 const ROOT = join(import.meta.dirname, "..", "..")
@@ -35,7 +35,7 @@ const startPath = async (): Promise<ReadonlySet<string>> => {
   return new Set([...seen].flatMap((file) => Object.keys(outputs[file]!.inputs)))
 }
 
-describe("what dbdesk serve loads at start (issue 23 item 2)", () => {
+describe("what dbdesk serve loads at start (D-76)", () => {
   it("the serve handler and the MCP pipeline, but not the UI server, the search client, pg, mysql2, ssh2, ssh-config or the chain verifier", async () => {
     const loaded = [...await startPath()]
     expect(loaded).toContain("src/cli/handlers/Serve.ts")

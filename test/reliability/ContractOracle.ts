@@ -1,5 +1,5 @@
-// The fuzzer's oracle (issue 30 item 2): is an answer one the contract allows? Written from wire contract §4.1, §7.1,
-// §7.2 and product-decisions §4, never from the source under test.
+// The fuzzer's oracle (D-89): is an answer one the contract allows? Written from wire contract §4.1, §7.1,
+// §7.2 and D-31, never from the source under test.
 
 /** Wire contract §7.1: every protocol error code and its HTTP status. */
 const STATUS_OF_CODE: Readonly<Record<number, number>> = {
@@ -11,7 +11,7 @@ const STATUS_OF_CODE: Readonly<Record<number, number>> = {
 /** Wire contract §7.2: the codes a tool error's text starts with. */
 const TOOL_ERROR_CODES = ["invalid_argument", "not_connected", "not_found", "denied", "timeout", "unsupported", "query_failed", "user_cancelled", "internal_failure"]
 
-/** Wire contract §4.1 / §7.1 text codes, and product-decisions §4 (431 for headers, 400 for a malformed request). */
+/** Wire contract §4.1 / §7.1 text codes, and D-44 (431 for headers, 400 for a malformed request). */
 const TRANSPORT_CODES: Readonly<Record<string, number>> = { forbidden_host: 403, forbidden_origin: 403, not_found: 404, headers_too_large: 431, bad_request: 400 }
 
 export interface Answer {

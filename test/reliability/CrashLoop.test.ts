@@ -1,4 +1,4 @@
-// Issue 30 item 4, SIGKILL: `dbdesk serve` is killed with SIGKILL at random points while it writes tokens.json,
+// D-88, SIGKILL: `dbdesk serve` is killed with SIGKILL at random points while it writes tokens.json,
 // connections.json and settings.json (UI API), activity.db (MCP tool calls) and mcp-handshake.json (every start
 // writes it, and some kills land inside the start), then started again on the same directory. Oracle: serve starts
 // again every time (a stale handshake or tokens.json.lock from the killed process does not stop it), every file
@@ -6,7 +6,7 @@
 // SQLite child outlives its killed server. Activity rows are written in batches after the answer (ActivityLog), so
 // rows of the last moments before a kill may be missing; that count is reported, and the chain must verify.
 // 4 rounds in npm test, 40 in npm run reliability. The database faults (SQLite file deleted/locked/corrupted,
-// PostgreSQL stopped, search engine failing) are `npm run test:faults` (issue 32) and are not repeated here.
+// PostgreSQL stopped, search engine failing) are `npm run test:faults` (D-73) and are not repeated here.
 import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
@@ -58,7 +58,7 @@ interface Acknowledged {
   readonly queries: Array<string>
 }
 
-describe("SIGKILL while serve writes its files (issue 30 item 4)", () => {
+describe("SIGKILL while serve writes its files (D-88)", () => {
   it(`${ROUNDS} rounds of writes killed at random points: serve starts again, every file parses, nothing acknowledged is lost, activity verify passes`, async () => {
     const directory = partDirectory("crash")
     const home = join(directory, "home")

@@ -1,4 +1,4 @@
-// Issue 30 item 4, disk full: the support directory lives on a small tmpfs mounted for the test (root, or passwordless
+// D-88, disk full: the support directory lives on a small tmpfs mounted for the test (root, or passwordless
 // sudo; a tmpfs of a fixed size fills for real, no LD_PRELOAD or mock needed). With the disk full, writing the tokens,
 // connections, settings, activity and handshake files fails; the oracle: a clear error for the write that was asked
 // for (naming the file and the lack of space), the server keeps serving, every file still parses with the content
@@ -60,7 +60,7 @@ const filesOf = (home: string) => readdirSync(home).sort()
 const parsedJson = (home: string, files = ["tokens.json", "connections.json", "settings.json", "mcp-handshake.json"]) =>
   Object.fromEntries(files.map((name) => [name, JSON.parse(readFileSync(join(home, name), "utf8"))]))
 
-describeWhenInstalled(asRoot || sudo, TMPFS_MISSING)("disk full while dbdesk writes its files (issue 30 item 4)", () => {
+describeWhenInstalled(asRoot || sudo, TMPFS_MISSING)("disk full while dbdesk writes its files (D-88)", () => {
   let mountPoint: string
   let home: string
   let server: TestServer

@@ -1,4 +1,4 @@
-// Issue 30 item 2: generated and mutated requests against `dbdesk serve` (2,000 in npm test, 100,000 in
+// Generated and mutated requests against `dbdesk serve` (2,000 in npm test, 100,000 in
 // npm run reliability). Oracle: every request gets an answer of the contract — never a 5xx for a client mistake,
 // never a reset, never a hang — with no configured secret in it; the server keeps serving; its memory returns to
 // the baseline (RSS growth ≤ 10 %); no write happens without approval (every dialog is denied, and the sample
@@ -93,7 +93,7 @@ afterAll(async () => {
   await engine?.stop()
 })
 
-describe("fuzzing the MCP endpoint (issue 30 item 2)", () => {
+describe("fuzzing the MCP endpoint (D-89)", () => {
   it(`C7.1-a C4.1-a C4.2-g C8-a C8-b ${COUNT.toLocaleString("en")} generated and mutated requests: every one answered per the contract, no 5xx, reset or hang, no secret, no write without approval, memory back to baseline`, async () => {
     const before = { sample: databaseDigest(join(serve.home, "sample.db")), books: await collectionDigest(engine) }
     const approvals = denyEveryApproval(serve)

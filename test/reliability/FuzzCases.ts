@@ -1,4 +1,4 @@
-// The fuzzer's cases (issue 30 item 2): a well-formed request of FuzzRequests, then none to a few mutations of its
+// The fuzzer's cases (D-89): a well-formed request of FuzzRequests, then none to a few mutations of its
 // JSON-RPC envelope, its headers (case, duplicates, base64 wrappers, 16 KB edges, control characters), its body
 // (truncated, deeply nested, huge, wrong content types, chunked, broken UTF-8) and its HTTP method and path; a few
 // percent go out on a raw socket, for what node:http refuses to send.

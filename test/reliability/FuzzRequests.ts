@@ -1,4 +1,4 @@
-// Well-formed requests for every method and tool of the contract (issue 30 item 2): the material the fuzzer mutates.
+// Well-formed requests for every method and tool of the contract (D-89): the material the fuzzer mutates.
 // A seeded generator, so a failing case can be replayed from its seed and index.
 import { makeRandom as makeSeededRandom } from "../../src/domain/SeededRandom.ts"
 

@@ -1,4 +1,4 @@
-// Sends the fuzz cases to a running server and judges every answer (issue 30 item 2): an answer of the contract
+// Sends the fuzz cases to a running server and judges every answer (D-89): an answer of the contract
 // (ContractOracle), never a reset, never a hang, no configured secret in it; the server still answers a probe every
 // so often. Collects request states, cursors and legacy sessions it is handed, so later cases can replay them.
 import * as http from "node:http"
@@ -228,7 +228,7 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzStats> => {
       stats.answered++
       stats.byStatus[answer.status] = (stats.byStatus[answer.status] ?? 0) + 1
       if (answer.status === 503 && /"reason":"not_connected"/.test(answer.body)) stats.unavailable++
-      // A 17th legacy session the caller may evict none for (issue 30's policy within §3.3): capacity, not a fault.
+      // A 17th legacy session the caller may evict none for (D-45's policy within §3.3): capacity, not a fault.
       else if (answer.status === 503 && /"reason":"legacy_sessions_full"/.test(answer.body)) stats.sessionsFull++
       else if (answer.status >= 500) {
         stats.fiveHundreds++

@@ -1,6 +1,6 @@
-// Issue 30 item 3: 64 keep-alive connections, one caller (token) each, held open while every caller sends faster than
+// 64 keep-alive connections, one caller (token) each, held open while every caller sends faster than
 // limits.requestsPerMinute allows (the rate-limit edge): 3 s in npm test, 70 s in npm run reliability. Oracle: a 65th
-// connection is refused 503 -33000 with Retry-After: 1 and closed (product-decisions §4 "Connections"); each caller
+// connection is refused 503 -33000 with Retry-After: 1 and closed (D-44); each caller
 // gets at most its limit of 200s per window and then 429 -33010 whose Retry-After is right: every request sent
 // before it runs out is refused again, and one sent once it has run out is served (C8-f); no connection is dropped;
 // p50/p99 are recorded.
@@ -32,7 +32,7 @@ const percentile = (values: ReadonlyArray<number>, p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
 }
 
-describe("load at the rate-limit edge (issue 30 item 3)", () => {
+describe("load at the rate-limit edge (D-89)", () => {
   it(`C8-c C8-f ${CONNECTIONS} keep-alive connections held ${DURATION_MS / 1000} s above limits.requestsPerMinute: the 65th refused 503, every 429 with a right Retry-After, none dropped`, async () => {
     const serve = await prepareServe({
       directory: partDirectory("load"),

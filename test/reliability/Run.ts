@@ -1,4 +1,4 @@
-// Where a reliability part keeps what it writes, which size it runs at, and how it reports its figures (issue 30).
+// Where a reliability part keeps what it writes, which size it runs at, and how it reports its figures (D-89).
 // `npm test` runs every part short; `npm run reliability` (scripts/reliability.mjs) runs them full, with
 // DBDESK_RELIABILITY=full, one DBDESK_RELIABILITY_ROOT for everything they write (the secrets scan reads it all)
 // and DBDESK_RELIABILITY_OUT for the figures each part reports.

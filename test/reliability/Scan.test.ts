@@ -1,4 +1,4 @@
-// The last step of `npm run reliability` (issue 30 item 5): every file the whole run wrote — each part's serve logs,
+// The last step of `npm run reliability` (D-89): every file the whole run wrote — each part's serve logs,
 // support directories (activity.db included), captured MCP and UI API answers, figures — and bench output if there
 // is any, scanned for every password, API key and token any part configured; every support directory 0700 with its
 // files 0600. In `npm test` each part is scanned on its own (Security.test.ts), so this one runs in the full run only.
@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest"
 import { FULL, reportFigures, runRoot } from "./Run.ts"
 import { fileModeProblems, readSecrets, scanForSecrets } from "./SecretsScan.ts"
 
-describe.skipIf(!FULL)("secrets scan of the whole reliability run (issue 30 item 5)", () => {
+describe.skipIf(!FULL)("secrets scan of the whole reliability run (D-89)", () => {
   it("C7.2-b no configured secret anywhere the run wrote outside its store; support files 0600 in 0700 directories", () => {
     const root = runRoot()
     const secrets = readSecrets(root)

@@ -1,4 +1,4 @@
-// The secrets scan and the file-mode check of issue 30 item 5. Every part registers each password, API key and token
+// The secrets scan and the file-mode check of the reliability suite (D-89). Every part registers each password, API key and token
 // it configured or was given (Run.ts registerSecret); the scan reads every file the run wrote (serve logs, support
 // directories with activity.db, captured answers of the MCP and UI APIs, bench output) and reports each place a secret
 // appears outside the store it belongs in. The check of modes: every support directory is 0700 and each file in it 0600.
@@ -42,7 +42,7 @@ const formsOf = (value: string): ReadonlyArray<readonly [string, string]> => {
 
 /**
  * Where a secret is kept on purpose: a connection's password or API key in its 0600 connections.json, the bridge token
- * in the handshake file (product-decisions §4), the Default token printed once by serve's first start and the UI launch
+ * in the handshake file (D-37), the Default token printed once by serve's first start and the UI launch
  * key printed at each start (both on serve's own output, which the run keeps as serve.log), and the list of secrets.
  */
 const kept = (file: string, secret: Secret, count: number): boolean => {

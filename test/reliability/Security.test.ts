@@ -1,4 +1,4 @@
-// Issue 30 item 5 against `dbdesk serve` as users run it: DNS rebinding (Host variants on the MCP and UI listeners),
+// D-42 against `dbdesk serve` as users run it: DNS rebinding (Host variants on the MCP and UI listeners),
 // Origin variants, cursors presented by another principal, the code-level constant-time check of every secret
 // comparison, and a secrets scan plus file modes of everything this part wrote (the whole run's scan is Scan.test.ts).
 // Already covered elsewhere, not repeated: requestState replay, tampering and cross-principal use
@@ -62,7 +62,7 @@ const reboundHosts = (port: number) => [
   "[::ffff:127.0.0.1]", "[0:0:0:0:0:0:0:1]", "[::2]", `[::1]:${port + 1}`, "::1:80", `127.0.0.1:${port}@attacker.example`, `localhost%2e`
 ]
 
-describe("DNS rebinding and cross-origin calls (issue 30 item 5, wire contract §4.1)", () => {
+describe("DNS rebinding and cross-origin calls (D-42, wire contract §4.1)", () => {
   it("C4.1-e C7.1-c the MCP listener refuses every rebinding Host variant with 403 forbidden_host and serves the loopback names", async () => {
     const port = serve.process.port
     const accepted = ["localhost", "LocalHost", `LOCALHOST:${port}`, "127.0.0.1", `127.0.0.1:${port}`, "[::1]", `[::1]:${port}`]
@@ -141,7 +141,7 @@ describe("DNS rebinding and cross-origin calls (issue 30 item 5, wire contract �
   })
 })
 
-describe("cursors and principals (issue 30 item 5, wire contract §4.5)", () => {
+describe("cursors and principals (wire contract §4.5)", () => {
   it("C4.5-b a tools/list cursor presented by another principal pages that principal's own list only: no tool it may not call", async () => {
     // 120 host tools, half of them needing tools:write, so a fullAccess caller's list pages differently from a readOnly one's.
     const extraTools = Array.from({ length: 120 }, (_, index) => defineTool({
@@ -198,7 +198,7 @@ const plainSecretComparisons = (file: string): ReadonlyArray<string> => {
   return found
 }
 
-describe("constant-time comparison (issue 30 item 5, product-decisions §4 \"Token format\")", () => {
+describe("constant-time comparison (D-31)", () => {
   it("every comparison of a token hash, the UI key, the UI session and a cursor's signature goes through timingSafeEqual; none through ===", () => {
     const files = ["src/services/Tokens.ts", "src/http/ui/UiAccess.ts", "src/http/ui/UiListener.ts", "src/http/Cursor.ts", "src/services/RequestStates.ts"].map((file) => join(ROOT, file))
     const sources = Object.fromEntries(files.map((file) => [file, readFileSync(file, "utf8")]))
@@ -213,7 +213,7 @@ describe("constant-time comparison (issue 30 item 5, product-decisions §4 \"Tok
   })
 })
 
-describe("what this part wrote (issue 30 item 5)", () => {
+describe("what this part wrote", () => {
   it("C7.2-b no configured password, API key or token in any log, activity row, error or UI API answer; support files 0600 in a 0700 directory", async () => {
     // Errors from every connection whose database does not answer, through MCP and the UI API, all kept for the scan.
     const call = (body: unknown) => postMcp(serve.process.url, body, { authorization: `Bearer ${serve.defaultToken}` })

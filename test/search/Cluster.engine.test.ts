@@ -9,7 +9,7 @@ import { type RunningEngine, startEngine } from "../support/engine/index.ts"
 import { type FaultProxy, startFaultProxy } from "../support/FaultProxy.ts"
 import { bookDocuments, books } from "./EngineHelpers.ts"
 
-// Issue 28 item 4: a search connection's nodes follow the official `typesense` client's failover. The same scenario
+// D-59: a search connection's nodes follow the official `typesense` client's failover. The same scenario
 // runs through the official client and through dbdesk's, and the nodes each request reached must be the same.
 const running: Array<RunningEngine> = []
 const scopes: Array<Scope.CloseableScope> = []
@@ -98,7 +98,7 @@ const reached = async (all: ReadonlyArray<RunningEngine>, count: number, request
 const viaDbdesk = (client: SearchClient) => () => Effect.runPromise(client.call("GET", "/collections/books"))
 const viaOfficial = (client: Client) => () => client.collections("books").retrieve()
 
-describe("issue 28 item 4: cluster failover with the official client's semantics", () => {
+describe("D-59: cluster failover with the official client's semantics", () => {
   it("round robin; a stopped node is marked unhealthy, the request retried on the next one, then skipped until the health-check interval", async () => {
     const trails = []
     for (const client of ["official", "dbdesk"] as const) {

@@ -132,7 +132,7 @@ describe("requests are interruptible", () => {
       // Forked, so a request that ignores the interruption fails the assertion below instead of hanging the test.
       const interrupted = yield* Effect.fork(Fiber.interrupt(fiber))
       const engineSaw = yield* Deferred.await(closed).pipe(Effect.as("closed" as const), Effect.timeoutTo({ duration: "10 seconds", onSuccess: (outcome) => outcome, onTimeout: () => "still open" as const }))
-      expect(engineSaw, "doc 2 / product-decisions §2: an interrupted search request must abort its HTTP request (the engine saw no close within 10 s)").toBe("closed")
+      expect(engineSaw, "doc 2 / D-15: an interrupted search request must abort its HTTP request (the engine saw no close within 10 s)").toBe("closed")
       const exit = yield* Fiber.join(interrupted)
       expect(Exit.isInterrupted(exit)).toBe(true)
     }).pipe(Effect.scoped))

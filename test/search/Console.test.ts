@@ -55,7 +55,7 @@ describe("request console input", () => {
     ]) expect(refused(input)).toMatch(/must stay on this connection's server/)
   })
 
-  it("console tiers follow product-decisions §3.1", () => {
+  it("console tiers follow D-22", () => {
     expect(classifyConsoleRequest("GET", "/collections")).toBe("safe")
     expect(classifyConsoleRequest("HEAD", "/health")).toBe("safe")
     expect(classifyConsoleRequest("POST", "/multi_search?x=1")).toBe("safe")

@@ -83,7 +83,7 @@ describe("filter compiler", () => {
       const message = refusal([{ column: "title", operator, value: "x" }])
       expect(message).toMatch(/^Typesense cannot filter with ".+" \(column title\)\. Use contains, or write a raw filter/)
     }
-    // ends with is refused whatever the field's infix flag says (product-decisions §8)
+    // ends with is refused whatever the field's infix flag says (D-56)
     const withInfix = compileFilter(
       { filters: [{ column: "sku", operator: "ends_with", value: "42" }], logic: "and" },
       [{ name: "sku", type: "string" }]

@@ -36,7 +36,7 @@ describe("search connection settings", () => {
 
   it("S5-c S1-c the fields are one cluster's: no database, SSH, tunnel or proxy settings", () => {
     expect(Object.keys(SearchConnectionSettings.fields)).toEqual(["host", "port", "apiKey", "sslMode", "skipTlsVerification", "cluster"])
-    // issue 28 item 4: the cluster's nodes and the official client's retry and health-check settings, nothing else
+    // D-59: the cluster's nodes and the official client's retry and health-check settings, nothing else
     const cluster = SearchConnectionSettings.fields.cluster.from as unknown as { fields: Record<string, unknown> }
     expect(Object.keys(cluster.fields)).toEqual(["nodes", "nearestNode", "healthcheckIntervalSeconds", "numRetries", "retryIntervalSeconds", "connectionTimeoutSeconds", "randomizeNodes"])
   })

@@ -30,7 +30,7 @@ const tamper = (path: string, sql: (db: Database.Database) => void) => {
 
 const row = (db: Database.Database, seq: number) => db.prepare("SELECT * FROM activity WHERE seq = ?").get(seq) as Record<string, unknown>
 
-describe("activity log chain (product-decisions §6)", () => {
+describe("activity log chain (D-51)", () => {
   it.effect("PD6 rows written at shutdown are all there, 0600, and the chain verifies", () =>
     Effect.gen(function*() {
       const path = yield* writeRows(tempHome(), 50)

@@ -5,7 +5,7 @@ import { AUTH_LOCKOUT, makeLockout, MAX_LOCKOUT_ENTRIES } from "../../src/servic
 import { touch, trimToBound } from "../../src/services/BoundedMap.ts"
 import { makeStoreMemoryBounded, MAX_RATE_LIMIT_KEYS } from "../../src/services/RateLimitStore.ts"
 
-describe("in-memory tables keyed by what callers choose stay within their bounds (issue 25)", () => {
+describe("in-memory tables keyed by what callers choose stay within their bounds (D-39)", () => {
   it.prop("trimToBound keeps at most the bound and never the entry just touched when it is excluded", [
     FastCheck.array(FastCheck.tuple(FastCheck.integer({ min: 0, max: 500 }), FastCheck.boolean()), { maxLength: 400 }),
     FastCheck.integer({ min: 4, max: 64 })

@@ -22,7 +22,7 @@ const call = (token: string, id: string | number, params: Record<string, unknown
 const read = (token: string, id: string | number) => call(token, id, { name: "list_connections", arguments: {} })
 
 /**
- * A write waits in the app's approval dialog until the latch opens (product-decisions §3.2); the
+ * A write waits in the app's approval dialog until the latch opens (D-26); the
  * dialog then declines, so the call ends with the tool error `denied` — a cancelled call would
  * instead be the protocol error -33002.
  */
@@ -55,7 +55,7 @@ const handshakeToken = (home: string, expected: string) =>
     return handshake(home).bridgeToken
   })
 
-describe("bridge token (product-decisions §4 \"Bridge token\")", () => {
+describe("bridge token (D-37)", () => {
   it.scoped("PD4-bridge rotation keeps the old value working through the overlap, -33009 after it; no in-flight call is cancelled", () => {
     const home = tempHome()
     return Effect.gen(function*() {
@@ -99,7 +99,7 @@ describe("bridge token (product-decisions §4 \"Bridge token\")", () => {
         expect(actions).toContain("token.rotated")
         expect(actions).toContain("token.created")
       }).pipe(Effect.provide(authPipeline(home, { latch })))
-      // product-decisions §1/§4: the bridge records and the handshake file are gone after a clean stop.
+      // D-8/§4: the bridge records and the handshake file are gone after a clean stop.
       const left = JSON.parse(readFileSync(join(home, "tokens.json"), "utf8")) as { tokens: Array<{ bridge: boolean }> }
       assert.isFalse(left.tokens.some((token) => token.bridge))
     })

@@ -38,7 +38,7 @@ const savedConnection = Schema.decodeUnknownSync(SearchConnection)({
 const searchState = (registry: DriverRegistry) =>
   Effect.map(registry.list, (drivers) => drivers.find((driver) => driver.type === "search")?.state)
 
-describe("DriverRegistry (product-decisions §8 Plugin)", () => {
+describe("DriverRegistry (D-55 Plugin)", () => {
   it.scoped("S1-b the search driver is only available, and not loaded, until it is enabled; a new search connection needs the explicit step", () =>
     Effect.gen(function*() {
       const { loads, modules } = watchedModules()

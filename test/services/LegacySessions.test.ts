@@ -103,7 +103,7 @@ describe("LegacySessions", () => {
       }))
   })
 
-  describe("sessions counted per principal (issue 30): no caller evicts the sessions of one with more access or fewer sessions", () => {
+  describe("sessions counted per principal (D-45): no caller evicts the sessions of one with more access or fewer sessions", () => {
     const fill = (principal: { readonly key: string; readonly kind: "token" | "anonymous"; readonly access: any }, count: number) =>
       Effect.flatMap(LegacySessions, (sessions) => Effect.forEach(Array.from({ length: count }, (_, i) => i), () => sessions.create(principal, "2025-11-25")))
 

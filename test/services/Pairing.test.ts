@@ -14,7 +14,7 @@ const request = (v: string) => ({
   access: "readOnly" as const, connections: "all" as const, expiresInDays: null
 })
 
-describe("Pairing (product-decisions §4 \"Issuing\")", () => {
+describe("Pairing (D-35)", () => {
   it.effect("a code is good for 5 minutes: after that the exchange answers 410", () =>
     Effect.gen(function*() {
       const pairing = yield* Pairing

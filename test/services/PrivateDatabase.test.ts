@@ -4,8 +4,8 @@ import { join } from "node:path"
 import { openPrivateDatabase, PRIVATE_DATABASE_CACHE_KIB } from "../../src/services/PrivateDatabase.ts"
 import { tempHome } from "../support/TestServer.ts"
 
-describe("PrivateDatabase (product-decisions §1)", () => {
-  it("PD1 a private database is 0600, in WAL, and its page cache is bounded (issue 33: RSS growth)", () => {
+describe("PrivateDatabase (D-1)", () => {
+  it("PD1 a private database is 0600, in WAL, and its page cache is bounded (D-81: RSS growth)", () => {
     const path = join(tempHome(), "private.db")
     const db = openPrivateDatabase(path)
     try {

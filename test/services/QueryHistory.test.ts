@@ -18,7 +18,7 @@ const historyIn = (home: string, logQueries = true) =>
 const entry = (text: string, source: "mcp" | "ui" = "mcp") =>
   ({ connectionId: "c1", text, durationMs: 1.5, rowCount: 3, outcome: "success", source }) as const
 
-describe("QueryHistory (product-decisions §5)", () => {
+describe("QueryHistory (D-48)", () => {
   it.scoped("C4.4-a history.db is the user's own data: created 0600, entries newest first per connection, limit honoured", () => {
     const home = tempHome()
     return Effect.gen(function*() {
@@ -61,7 +61,7 @@ describe("QueryHistory (product-decisions §5)", () => {
     }).pipe(Effect.provide(historyIn(home)))
   })
 
-  it.scoped("a statement longer than 64 KiB is kept cut with its full length, so the history stays bounded (issue 25)", () =>
+  it.scoped("a statement longer than 64 KiB is kept cut with its full length, so the history stays bounded (D-39)", () =>
     Effect.gen(function*() {
       const history = yield* QueryHistory
       const text = `SELECT '${"q".repeat(100_000)}'`

@@ -29,7 +29,7 @@ const failAfter = (lockout: Lockout, key: string, waits: ReadonlyArray<number>) 
     }
   })
 
-describe("lockouts (product-decisions §4 \"Rate limits\", wire contract §5 point 10)", () => {
+describe("lockouts (D-39, wire contract §5 point 10)", () => {
   for (const { name, fresh, maxFailures, windowMs, lockoutMs } of POLICIES) {
     it.effect.prop(`C5-j ${name}: ${maxFailures} failures inside ${windowMs / 1000} s lock for exactly ${lockoutMs / 1000} s from the last one`, [gaps(windowMs, maxFailures)], ([waits]) =>
       Effect.gen(function*() {

@@ -8,7 +8,7 @@ const alice: Principal = { key: "token:alice", kind: "token", access: "readWrite
 const bob: Principal = { ...alice, key: "token:bob", tokenId: "bob" }
 const params = { name: "execute_query", arguments: { connection_id: "c1", query: "UPDATE t SET a = 1" } }
 
-describe("requestState (product-decisions §3.2)", () => {
+describe("requestState (D-27)", () => {
   it.effect("C3.1-h C8-e a state older than 5 minutes is refused -32602 with data.reason expired", () =>
     Effect.gen(function*() {
       const states = yield* RequestStates

@@ -13,7 +13,7 @@ import { tempHome } from "../support/TestServer.ts"
 const storeIn = (home: string, overrides = {}) =>
   SettingsStore.Default.pipe(Layer.provide(SupportPaths.layer(home)), Layer.provide(Layer.succeed(SettingsOverrides, overrides)))
 
-describe("settings and the support directory (product-decisions §1, §4.4)", () => {
+describe("settings and the support directory (D-6, D-11)", () => {
   it("support directory: DBDESK_HOME wins, else the platform location", () => {
     expect(resolveSupportDirectory({ DBDESK_HOME: "/x/y" }, "linux")).toBe("/x/y")
     expect(resolveSupportDirectory({ HOME: "/h" }, "linux")).toBe("/h/.local/state/dbdesk")
@@ -78,7 +78,7 @@ describe("settings and the support directory (product-decisions §1, §4.4)", ()
     }))
 })
 
-describe("settings.json edited while the server runs (issue 30, product-decisions §1 \"Settings\")", () => {
+describe("settings.json edited while the server runs (D-11)", () => {
   const waitFor = <A>(read: Effect.Effect<A>, until: (value: A) => boolean, what: string) =>
     Effect.gen(function*() {
       for (let attempt = 0; attempt < 100; attempt++) {

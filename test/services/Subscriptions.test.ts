@@ -21,7 +21,7 @@ const everything = { resourcesListChanged: true, resourceSubscriptions: [`dbdesk
 const kinds = (frames: Chunk.Chunk<SubscriptionFrame>) =>
   Chunk.toArray(frames).map((frame) => (frame.kind === "keepalive" ? "keepalive" : String(frame.message["method"] ?? "result")))
 
-describe("Subscriptions (product-decisions §5)", () => {
+describe("Subscriptions (D-50)", () => {
   it.scoped("C3.2-e a keep-alive comment every 15 s of TestClock time, and no deadline ends the stream", () =>
     Effect.gen(function*() {
       const subscriptions = yield* Subscriptions

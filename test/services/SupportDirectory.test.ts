@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { ensureSupportDirectory } from "../../src/services/SupportDirectory.ts"
 
-describe("support directory (issue 30: writes killed mid-way)", () => {
+describe("support directory (Writes killed mid-way)", () => {
   it("temporary files of atomic writes older than a minute are removed at open; fresh ones and other files stay", async () => {
     const directory = mkdtempSync(join(tmpdir(), "dbdesk-support-"))
     const old = [".tokens.json.0a1b2c3d4e5f.tmp", ".connections.json.ffffffffffff.tmp", "sample.db.3f2a6c1e-0b8d-4c36-9d7e-5a1f2b3c4d5e.tmp"]

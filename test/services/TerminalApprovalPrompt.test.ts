@@ -45,7 +45,7 @@ const answering = (answer: string, shown: PendingApproval = approval) =>
     return { decision, printed }
   })
 
-describe("the terminal approval prompt (product-decisions §3.2)", () => {
+describe("the terminal approval prompt (D-28)", () => {
   it.live("C3.1-a 'y' approves and the statement is shown as a block with client, token and connection", () =>
     Effect.gen(function*() {
       const { decision, printed } = yield* answering("y")
@@ -56,7 +56,7 @@ describe("the terminal approval prompt (product-decisions §3.2)", () => {
       expect(printed).toContain("Sample (SQLite)")
     }))
 
-  it.live("issue 28 item 1: the dry run follows the statement: what it would change, row by row", () =>
+  it.live("D-69: the dry run follows the statement: what it would change, row by row", () =>
     Effect.gen(function*() {
       const { printed } = yield* answering("n", withPreview)
       expect(printed).toContain("│ -- no WHERE\n  Preview (run and rolled back): will delete 7 rows from orders.\n    • deleted: id=3, status='pending'\n    … and 6 more rows")

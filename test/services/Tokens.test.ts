@@ -13,7 +13,7 @@ const withTokens = <A, E>(home: string, body: (tokens: Tokens) => Effect.Effect<
 const fileOf = (home: string) => readFileSync(join(home, "tokens.json"), "utf8")
 const DAY = 86_400_000
 
-describe("Tokens (product-decisions §4 token rows)", () => {
+describe("Tokens (D-31 token rows)", () => {
   it.effect("C5-g a created token is dbd_ + base64url(32 bytes), stored 0600 as a salted SHA-256 without its value", () => {
     const home = tempHome()
     return withTokens(home, (tokens) =>
@@ -109,7 +109,7 @@ describe("Tokens (product-decisions §4 token rows)", () => {
       })))
   })
 
-  it.live("C5-i the server stamping lastUsedAt never writes back a token another process deleted meanwhile (issue 30)", () => {
+  it.live("C5-i the server stamping lastUsedAt never writes back a token another process deleted meanwhile", () => {
     const home = tempHome()
     return withTokens(home, (server) =>
       Effect.gen(function*() {

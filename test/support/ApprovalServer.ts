@@ -20,7 +20,7 @@ export interface ApprovalServer extends TestServer {
   readonly rows: (sql: string) => Array<any>
 }
 
-/** A server whose app dialog is scripted (product-decisions §3.2 "scripted answers in tests"). */
+/** A server whose app dialog is scripted (D-28). */
 export const startApprovalServer = async (): Promise<ApprovalServer> => {
   const asked: Array<PendingApproval> = []
   const holder: { script: (approval: PendingApproval) => ApprovalDecision | "never" } = { script: () => "approved" }

@@ -50,7 +50,7 @@ export const ensureUiBuilt = async (): Promise<void> => {
 
 export const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
 
-/** product-decisions §10 "Browser": Debian's chromium through playwright-core, a fresh profile per launch. */
+/** D-61: Debian's chromium through playwright-core, a fresh profile per launch. */
 export const launchBrowser = async (): Promise<{ readonly context: BrowserContext; readonly close: () => Promise<void> }> => {
   const profile = mkdtempSync(join(tmpdir(), "dbdesk-chromium-"))
   const context = await chromium.launchPersistentContext(profile, {

@@ -3,7 +3,7 @@ import { join } from "node:path"
 
 /**
  * vitest globalSetup: the CLI and bridge tests spawn bin/dbdesk.mjs and bin/dbdesk-mcp.mjs, which run the built
- * dist/app (issue 23); building it once per run (esbuild, about a second) keeps them on the current sources.
+ * dist/app (D-76); building it once per run (esbuild, about a second) keeps them on the current sources.
  */
 export default function setup() {
   const root = join(import.meta.dirname, "..", "..")

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 
 /**
- * examples/embedded-host/host.mjs run as a user runs it (issue 24 item 4): its stdout is watched, and its console
+ * examples/embedded-host/host.mjs run as a user runs it (D-77): its stdout is watched, and its console
  * approval prompt is answered by writing a line to its stdin.
  */
 export interface ExampleHostRun {

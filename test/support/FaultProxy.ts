@@ -1,6 +1,6 @@
 // A loopback TCP proxy that sits between dbdesk and a database server (or the search test engine) and breaks
 // the connections on command: reset (RST both ways), half-close (FIN towards dbdesk, the server side kept),
-// or stall (nothing forwarded in either direction while closes still propagate). Issue 32, item 4.
+// or stall (nothing forwarded in either direction while closes still propagate). D-73, item 4.
 import { createServer, type Server, type Socket } from "node:net"
 
 export interface FaultProxy {

@@ -1,4 +1,4 @@
-// Issue 35 item 6: the in-process server in front of a connection under test, one token per access level, and the
+// D-64: the in-process server in front of a connection under test, one token per access level, and the
 // scan every answer goes through: no known secret value (in any of the forms a shape may print it) may appear.
 import { Context, Effect } from "effect"
 import { writeFileSync } from "node:fs"
@@ -68,7 +68,7 @@ export const policyRefusalOf = (answer: RawResponse): { readonly gate: string; r
 export type SecretStop = "names" | "origins" | "classifier"
 
 /**
- * A secret-catalog shape's answer (issue 35 item 1): no secret in it; refused by the classifier, or by the AI settings
+ * A secret-catalog shape's answer (D-64): no secret in it; refused by the classifier, or by the AI settings
  * (a readOnly token may be stopped earlier by its scope, for statements classified as writes); and it reached the
  * database exactly when it was stopped on its origins (`ran`: whether the server's statement log shows its marker).
  */
@@ -80,7 +80,7 @@ export const expectSecretShape = (answer: RawResponse, shape: string, stop: Secr
   expect(ran(refused), `${shape} ${stop === "origins" ? "runs and is refused on its origins" : "never reaches the server"}`).toBe(stop === "origins" && refused)
 }
 
-/** A masking-rule shape's answer (issue 35 item 2) that is refused: the untraceable gate, naming the setting. */
+/** A masking-rule shape's answer (D-65) that is refused: the untraceable gate, naming the setting. */
 export const expectUntraceable = (answer: RawResponse, shape: string, secrets: ReadonlyArray<string>): void => {
   expectNoSecret(answer.text, secrets, shape)
   expect(policyRefusalOf(answer), answer.text).toMatchObject({ gate: "untraceable", setting: "maskingRules" })

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3"
 
-/** Bytes of the blob and the text of `wide` (issue 25: a 50 MB blob cell and a 5 MB text cell). */
+/** Bytes of the blob and the text of `wide` (D-71: a 50 MB blob cell and a 5 MB text cell). */
 export const WIDE_BLOB_BYTES = 50 * 1024 * 1024
 export const WIDE_TEXT_BYTES = 5_000_000
 

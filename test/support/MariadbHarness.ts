@@ -1,4 +1,4 @@
-// A throwaway MariaDB server per test file (issue 34 item 7): Debian's `mariadb-server` binaries, a data
+// A throwaway MariaDB server per test file (D-75): Debian's `mariadb-server` binaries, a data
 // directory made by mariadb-install-db in a temp directory, a free port on 127.0.0.1, its own socket, no system
 // service; run as the `mysql` user when we are root (mariadbd refuses root without --user); removed afterwards.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -193,7 +193,7 @@ export const startMariadb = async (options: MariadbOptions = {}): Promise<Mariad
   }
 }
 
-/** Sessions of the account under test still running a statement whose text contains `marker` (issue 34 item 4). */
+/** Sessions of the account under test still running a statement whose text contains `marker` (D-75). */
 export const runningStatements = async (server: MariadbServer, marker: string): Promise<number> => {
   const [rows] = await server.admin().query(
     "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE USER = ? AND COMMAND = 'Query' AND INSTR(INFO, ?) > 0 AND ID <> CONNECTION_ID()",
@@ -202,7 +202,7 @@ export const runningStatements = async (server: MariadbServer, marker: string): 
   return Number((rows as Array<{ n: number }>)[0]?.n ?? 0)
 }
 
-/** Sessions of the account under test with an open transaction while idle (issue 32's "idle in transaction"). */
+/** Sessions of the account under test with an open transaction while idle (D-73's "idle in transaction"). */
 export const idleInTransaction = async (server: MariadbServer): Promise<number> => {
   const [rows] = await server.admin().query(
     `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id

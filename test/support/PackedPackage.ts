@@ -6,7 +6,7 @@ import { ensureUiBuilt } from "./Browser.ts"
 import { tempHome } from "./TestServer.ts"
 
 /**
- * The package as a user gets it (issues 23 and 24): `npm pack`, then `npm install --omit=dev` of the tarball into an
+ * The package as a user gets it (D-76, D-77): `npm pack`, then `npm install --omit=dev` of the tarball into an
  * empty ESM project. Packed once per test run by test/package/Package.test.ts, which holds every test of the tarball.
  *
  * The install runs with --ignore-scripts and the better-sqlite3 binary this checkout already compiled is copied

@@ -1,4 +1,4 @@
-// A throwaway PostgreSQL cluster per test file, exactly as product-decisions §10 describes: Debian's binaries,
+// A throwaway PostgreSQL cluster per test file, exactly as D-61 describes: Debian's binaries,
 // a root-safe initdb through runuser, a free port on 127.0.0.1, its own socket directory, removed afterwards.
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -222,7 +222,7 @@ export const busyBackends = (server: PostgresServer): Promise<Array<BusyBackend>
   )
 
 /**
- * The oracle of the fault scenarios (issue 32): within `seconds` no backend of the role under test is idle in a
+ * The oracle of the fault scenarios (D-73): within `seconds` no backend of the role under test is idle in a
  * transaction or still running a statement. Resolves with the backends seen last when they never cleared.
  */
 export const backendsSettle = async (server: PostgresServer, seconds = 2): Promise<Array<BusyBackend>> => {

@@ -1,4 +1,4 @@
-// The in-process dbdesk server in front of a harness PostgreSQL, with the issue 32 oracle: the caller's error
+// The in-process dbdesk server in front of a harness PostgreSQL, with the D-73 oracle: the caller's error
 // names the connection, the endpoint still answers, no backend is left busy, and the next call returns its row.
 import { randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
@@ -87,7 +87,7 @@ export const expectConnectionFailure = (answer: RawResponse, connection: PgConne
 
 /**
  * Exceptions that escaped every promise while the in-process server ran: in `dbdesk serve` each one would have
- * ended the process (the issue 32 crash), so the oracle treats any as a failure. Vitest's own handler still runs.
+ * ended the process (the D-73 crash), so the oracle treats any as a failure. Vitest's own handler still runs.
  */
 const uncaught: Array<unknown> = []
 let watching = false

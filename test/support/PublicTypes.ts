@@ -3,7 +3,7 @@ import { join, relative } from "node:path"
 import ts from "typescript"
 
 /**
- * Issue 24 item 1 and acceptance: a TypeScript consumer of the installed package, written against the public entry
+ * D-77 and acceptance: a TypeScript consumer of the installed package, written against the public entry
  * points only (no path under dist/ or src/), compiled with strict, nodenext and skipLibCheck false; and every `any`
  * of the shipped declarations, found on their syntax trees.
  */

@@ -1,4 +1,4 @@
-// `dbdesk serve` with a fault planted in pg (tests of issue 32 item 3 only): a data row holding the text
+// `dbdesk serve` with a fault planted in pg (tests of D-74 only): a data row holding the text
 // "dbdesk-injected-fault" makes pg's socket callback throw, outside any promise, as the postgres 3.4.9 crash did.
 // The error text carries the session's password, so the test can check that the log line is redacted.
 import { register } from "tsx/esm/api"

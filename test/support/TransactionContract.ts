@@ -6,7 +6,7 @@ import type { DatabaseDriver } from "../../src/services/drivers/Driver.ts"
 const read = { maxRows: 10, timeoutSeconds: 30, access: "readonly" } as const
 
 /**
- * Issue 27: the driver port's `transaction`, as the grid's Save uses it, on any driver. `table.column` must be a
+ * D-86: the driver port's `transaction`, as the grid's Save uses it, on any driver. `table.column` must be a
  * primary key or unique; `first` and `second` are literals not in it yet; `duplicate` matches the database's message.
  */
 export const transactionContract = (

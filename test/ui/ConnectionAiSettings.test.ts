@@ -3,7 +3,7 @@ import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 import { grid } from "../support/Grid.ts"
 import { modernRequest, postMcp } from "../support/TestServer.ts"
 
-/** Issue 35 item 2 in the browser: the connection form's masking rules apply to AI clients, and the UI itself still shows the values. */
+/** D-65 in the browser: the connection form's masking rules apply to AI clients, and the UI itself still shows the values. */
 describe("UI: a connection's masking rules", () => {
   let ui: UiSession
   beforeAll(async () => {
@@ -11,7 +11,7 @@ describe("UI: a connection's masking rules", () => {
   })
   afterAll(() => ui?.close())
 
-  it("issue 35 item 2: rules typed in the form mask a column for MCP callers; a line that is not a rule is refused with the form to use", async () => {
+  it("D-65: rules typed in the form mask a column for MCP callers; a line that is not a rule is refused with the form to use", async () => {
     const { page, server } = ui
     const row = page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Sample \(SQLite\)/ })
     await row.getByRole("button", { name: "Edit" }).click()

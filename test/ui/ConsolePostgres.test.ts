@@ -8,7 +8,7 @@ import { describePostgres } from "../support/PostgresSuite.ts"
 import { tempHome } from "../support/TestServer.ts"
 
 
-/** Issue 27: the console's Cancel reaches PostgreSQL as a real cancel request, as an MCP cancel does. */
+/** The console's Cancel reaches PostgreSQL as a real cancel request, as an MCP cancel does. */
 describePostgres("the console on PostgreSQL", () => {
   let postgres: PostgresServer
   let ui: UiSession

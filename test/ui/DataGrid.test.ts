@@ -5,10 +5,10 @@ import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 import { cell, columnTexts, grid, renderedRows } from "../support/Grid.ts"
 
 /**
- * Issue 27 in a real Chromium against the real server on the sample SQLite connection: the typed, virtualized grid,
+ * D-85 in a real Chromium against the real server on the sample SQLite connection: the typed, virtualized grid,
  * editing with the statements dialog, range copy and keyboard moves. One server and one browser for the file.
  */
-describe("the data grid (issue 27)", () => {
+describe("the data grid (D-85)", () => {
   let ui: UiSession
   let db: Database.Database
   const rows = () => db.prepare("SELECT id, name, nick, score, active FROM people ORDER BY id").all() as Array<Record<string, unknown>>

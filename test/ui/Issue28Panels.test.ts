@@ -6,8 +6,8 @@ import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 import { columnTexts, grid } from "../support/Grid.ts"
 import { type RunningEngine, startEngine } from "../support/engine/index.ts"
 
-/** Issue 28's UI parts in a real browser against the real server: "Open in console", the explainer, node health. */
-describe("issue 28 in the UI", () => {
+/** D-87's UI parts in a real browser against the real server: "Open in console", the explainer, node health. */
+describe(" in the UI", () => {
   let ui: UiSession
   let engines: Array<RunningEngine> = []
   beforeAll(async () => {

@@ -6,8 +6,8 @@ import { modernRequest, postMcp } from "../support/TestServer.ts"
 
 const DISCOVER = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } }
 
-/** The MCP panel's new flows and the UI's look (issue 27), in a real Chromium; one server and one browser. */
-describe("MCP panel and look (issue 27)", () => {
+/** The MCP panel's new flows and the UI's look, in a real Chromium; one server and one browser. */
+describe("MCP panel and look", () => {
   let ui: UiSession
   beforeAll(async () => {
     ui = await openUi()

@@ -1,4 +1,4 @@
-// Issue 34 item 2: the UI's connection form, grid, structure and console work on a MySQL/MariaDB connection through
+// D-75: the UI's connection form, grid, structure and console work on a MySQL/MariaDB connection through
 // the driver port, like on PostgreSQL (the UI API the React app calls; the password is never shown back).
 import { Context } from "effect"
 import { afterAll, beforeAll, expect, it } from "vitest"
@@ -39,7 +39,7 @@ describeMariadb("UI API on a MySQL/MariaDB connection", () => {
     return response.json()
   }
 
-  it("issue 34 items 1-2: add a MySQL connection from the form, test it, list tables, structure, a sorted grid page and a console read", async () => {
+  it("D-75: add a MySQL connection from the form, test it, list tables, structure, a sorted grid page and a console read", async () => {
     const added = await json("/api/connections", {
       name: "Store (MariaDB)", type: "mysql", host: mariadb.host, port: mariadb.port, database: mariadb.database, user: mariadb.user,
       password: mariadb.password, sslMode: "disabled", externalAccess: "readOnly", aiPolicy: "askEachTime", confirmQueries: "writes"

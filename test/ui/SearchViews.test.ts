@@ -4,7 +4,7 @@ import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 import { cell, grid } from "../support/Grid.ts"
 import { type RunningEngine, startEngine } from "../support/engine/index.ts"
 
-/** Browser tests of the search views (product-decisions §8, §9; doc 2) against the Typesense-compatible test engine. */
+/** Browser tests of the search views (D-55, D-60; doc 2) against the Typesense-compatible test engine. */
 describe("UI on a search connection", () => {
   let engine: RunningEngine
   let ui: UiSession

@@ -3,7 +3,7 @@ import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 import { cell, columnTexts, grid } from "../support/Grid.ts"
 import { modernRequest, postMcp } from "../support/TestServer.ts"
 
-/** Browser tests of the views on the sample SQLite connection (product-decisions §9), against the real server. */
+/** Browser tests of the views on the sample SQLite connection (D-60), against the real server. */
 describe("UI on the sample SQLite connection", () => {
   let ui: UiSession
   beforeAll(async () => {
@@ -119,7 +119,7 @@ describe("UI on the sample SQLite connection", () => {
     const modal = page.getByRole("dialog")
     await modal.waitFor()
     expect(await modal.getByLabel("Statement").textContent()).toBe("UPDATE orders SET status = 'refunded' WHERE id = 7")
-    // issue 28 item 1: the dry run, rolled back, under the statement
+    // D-69: the dry run, rolled back, under the statement
     expect(await modal.getByLabel("Preview").textContent()).toMatch(/^Dry run \(rolled back\): will change 1 row in orders\.id=7: status: '\w+' → 'refunded'$/)
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Deny")
     await screenshot(page, "approval-modal")

@@ -7,7 +7,7 @@ import { UiAddress } from "../../src/http/ui/UiListener.ts"
 import { QueryHistory } from "../../src/services/QueryHistory.ts"
 import { modernRequest, postMcp, startTestServer, type TestServer } from "../support/TestServer.ts"
 
-/** Node-side tests of the UI server (product-decisions §1 "UI access") and of each UI API route family. */
+/** Node-side tests of the UI server (D-4) and of each UI API route family. */
 describe("UI server and API", () => {
   let server: TestServer
   let origin: string
@@ -193,7 +193,7 @@ describe("UI server and API", () => {
     expect(bad.status).toBe(400)
   })
 
-  it("C8-f settings: a UI change of limits.requestsPerMinute applies to the MCP endpoint at once (issue 30)", async () => {
+  it("C8-f settings: a UI change of limits.requestsPerMinute applies to the MCP endpoint at once (D-11)", async () => {
     const created = await json("/api/tokens", { method: "POST", body: JSON.stringify({ name: "rate", access: "readOnly", connections: "all", expiresInDays: null }) })
     try {
       await json("/api/settings", { method: "PATCH", body: JSON.stringify({ limits: { requestsPerMinute: 2 } }) })

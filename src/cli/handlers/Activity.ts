@@ -21,7 +21,7 @@ export const verifyActivityFile = (path: string): Effect.Effect<ChainVerdict, Er
 
 const noLog = (path: string) => `No activity log at ${path}: the server has not run with this support directory`
 
-/** `dbdesk activity verify` (product-decisions §6): names the first row edited, inserted or deleted; exit 1 then. */
+/** `dbdesk activity verify` (D-51): names the first row edited, inserted or deleted; exit 1 then. */
 export const verify = (options: { readonly home: Option.Option<string>; readonly json: boolean }) =>
   Effect.gen(function*() {
     const { activity: path } = filesOf(Option.getOrUndefined(options.home))
@@ -82,7 +82,7 @@ const cells = (entry: ActivityEntry) => [
   entry.durationMs === null ? "" : `${Math.round(entry.durationMs)} ms`
 ]
 
-/** `dbdesk activity list` (issue 29): newest first, as a table or JSON. */
+/** `dbdesk activity list`: newest first, as a table or JSON. */
 export const list = (options: Filter & { readonly json: boolean; readonly limit: number }) =>
   Effect.gen(function*() {
     if (options.limit < 1 || options.limit > 10_000) return yield* failCommand("--limit takes 1 to 10000")
@@ -96,7 +96,7 @@ export const list = (options: Filter & { readonly json: boolean; readonly limit:
 /** Export keeps every matching row up to this many, oldest first. */
 export const EXPORT_LIMIT = 1_000_000
 
-/** `dbdesk activity export` (issue 29): the UI's CSV, or JSON lines, to stdout or atomically to a 0600 file. */
+/** `dbdesk activity export`: the UI's CSV, or JSON lines, to stdout or atomically to a 0600 file. */
 export const exportActivity = (options: Filter & { readonly format: ActivityExportFormat; readonly output: Option.Option<string> }) =>
   Effect.gen(function*() {
     const rows = yield* readRows(options, EXPORT_LIMIT)

@@ -41,7 +41,7 @@ const stateOf = (client: AiClient, file: string, name: string) =>
     return serverEntryIn(client, read.right, name) === undefined ? "not configured" : "configured"
   })
 
-/** `dbdesk clients list` (issue 29). */
+/** `dbdesk clients list` (D-78). */
 export const list = (options: { readonly json: boolean; readonly name: string }) =>
   Effect.gen(function*() {
     const here = clientPlatform()
@@ -99,7 +99,7 @@ interface Target {
   readonly name: string
 }
 
-/** `dbdesk clients install` (issue 29): a backup first, an atomic write, other servers untouched, byte-identical on a second run. */
+/** `dbdesk clients install` (D-78): a backup first, an atomic write, other servers untouched, byte-identical on a second run. */
 export const install = (options: Target & { readonly home: Option.Option<string>; readonly print: boolean }) =>
   failingPlainly(Effect.gen(function*() {
     const client = findAiClient(options.client)!
@@ -123,7 +123,7 @@ export const install = (options: Target & { readonly home: Option.Option<string>
     yield* Console.log(`Restart ${client.name} to load it; dbdesk serve must be running when the client connects.`)
   }))
 
-/** `dbdesk clients remove` (issue 29): takes out only dbdesk's entry. */
+/** `dbdesk clients remove` (D-78): takes out only dbdesk's entry. */
 export const remove = (options: Target) =>
   failingPlainly(Effect.gen(function*() {
     const client = findAiClient(options.client)!

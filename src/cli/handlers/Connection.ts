@@ -36,7 +36,7 @@ const refuseWhileServing = (home: Home) =>
 const withStore = <A, E>(home: Home, use: (store: ConnectionsShape) => Effect.Effect<A, E>) =>
   Effect.flatMap(Connections, use).pipe(Effect.provide(Connections.layerFile.pipe(Layer.provide(SupportPaths.layer(Option.getOrUndefined(home))))))
 
-/** `dbdesk connection list` (issue 29): never a password or API key. */
+/** `dbdesk connection list`: never a password or API key. */
 export const list = (options: { readonly home: Home; readonly json: boolean }) =>
   failingPlainly(Effect.gen(function*() {
     const all = yield* loadAll(options.home)
@@ -80,7 +80,7 @@ const flagProblems = (spec: ConnectionTypeSpec, error: ParseResult.ParseError) =
   }))].join("; ")
 }
 
-/** `dbdesk connection add <type>` (issue 29): the type's fields from its flags, secrets from a prompt, stdin or an env var. */
+/** `dbdesk connection add <type>` (D-79): the type's fields from its flags, secrets from a prompt, stdin or an env var. */
 export const add = (spec: ConnectionTypeSpec) =>
 (options: { readonly home: Home; readonly json: boolean; readonly url: unknown; readonly fields: unknown; readonly secrets: unknown; readonly rules: unknown; readonly ssh?: unknown }) =>
   failingPlainly(Effect.gen(function*() {
@@ -141,7 +141,7 @@ export const url = (options: { readonly home: Home; readonly connection: string 
     yield* Console.log(text)
   }))
 
-/** `dbdesk connection test` (issue 29): exit 1 when the database does not answer. */
+/** `dbdesk connection test`: exit 1 when the database does not answer. */
 export const test = (options: { readonly home: Home; readonly json: boolean; readonly connection: string }) =>
   failingPlainly(Effect.gen(function*() {
     const connection = yield* resolveOne(options.home, options.connection)
@@ -154,7 +154,7 @@ export const test = (options: { readonly home: Home; readonly json: boolean; rea
     if (!result!.ok) process.exitCode = 1
   }))
 
-/** `dbdesk connection remove` (issue 29): the database itself is untouched. */
+/** `dbdesk connection remove`: the database itself is untouched. */
 export const remove = (options: { readonly home: Home; readonly json: boolean; readonly connection: string }) =>
   failingPlainly(Effect.gen(function*() {
     const connection = yield* resolveOne(options.home, options.connection)

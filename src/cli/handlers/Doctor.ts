@@ -6,7 +6,7 @@ import { printJson } from "./Output.ts"
 const MARK = { ok: "[ok]  ", warn: "[warn]", fail: "[FAIL]" } as const
 
 /**
- * `dbdesk doctor` (issue 29): checks the installation and the support directory without changing
+ * `dbdesk doctor` (D-78): checks the installation and the support directory without changing
  * anything, explains each finding in plain words with a fix, and exits 1 when something is broken
  * (a warning, such as a server that is not running, leaves the exit code 0).
  */

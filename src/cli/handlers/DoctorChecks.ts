@@ -83,7 +83,7 @@ export const settingsCheck = (files: SupportFiles) =>
     return { settings: decoded.right, check: check("settings", "Settings", "ok", `${files.settings} (MCP port ${decoded.right.mcp.port}, authentication ${decoded.right.mcp.requireAuth ? "on" : "off"})`) }
   })
 
-/** Asks the server the handshake names for its instance id, as the bridge does (product-decisions §7). */
+/** Asks the server the handshake names for its instance id, as the bridge does (D-53). */
 const discover = (port: number) =>
   Effect.tryPromise(async () => {
     const response = await fetch(`http://127.0.0.1:${port}/mcp`, {

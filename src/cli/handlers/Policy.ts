@@ -8,7 +8,7 @@ import { connectionChoices, decodeJsonFile, filesOf, findConnection, readConnect
 import { failCommand } from "./Failure.ts"
 
 /**
- * `dbdesk policy explain` (issue 28 item 3): reads tokens.json, connections.json and settings.json (nothing else is
+ * `dbdesk policy explain` (D-70): reads tokens.json, connections.json and settings.json (nothing else is
  * loaded or opened) and prints the statement policy's decision, the one the server's tools enact. The access dialog's
  * memory lives in the running server, so the CLI says the dialog is asked unless that server remembers a grant.
  */

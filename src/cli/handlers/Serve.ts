@@ -6,7 +6,7 @@ import { SettingsStore } from "../../services/Settings.ts"
 import { terminalApprovalPrompt } from "../../services/TerminalApprovalPrompt.ts"
 import { Tokens } from "../../services/Tokens.ts"
 
-/** product-decisions §4 "Authentication": first start with auth on and no token prints a "Default" token once. */
+/** D-33: first start with auth on and no token prints a "Default" token once. */
 const announceDefaultToken = Effect.gen(function*() {
   const { mcp } = yield* Effect.flatMap(SettingsStore, (store) => store.current)
   if (!mcp.requireAuth) return
@@ -16,7 +16,7 @@ const announceDefaultToken = Effect.gen(function*() {
   yield* Console.log(created.value)
 })
 
-/** Issue 30: an edit of settings.json while serve runs is applied or refused, and the terminal says which. */
+/** D-11: an edit of settings.json while serve runs is applied or refused, and the terminal says which. */
 const reportSettingsEdits = Effect.gen(function*() {
   const events = yield* Effect.flatMap(SettingsStore, (store) => store.subscribeEvents)
   yield* Effect.forkScoped(Stream.runForEach(events, (event) =>
@@ -26,7 +26,7 @@ const reportSettingsEdits = Effect.gen(function*() {
 })
 
 /**
- * Issue 33 item 4 (bench/README.md "Memory"). By default the old generation may grow by a tenth over what survived the
+ * D-81 (bench/README.md "Memory"). By default the old generation may grow by a tenth over what survived the
  * last full collection, not V8's factor of up to four: under load the heap stays near its live size (RSS +4 % from
  * 1,000 to 50,000 requests instead of +50 %) for up to a tenth fewer requests a second at 16 clients.
  * `DBDESK_HEAP=throughput` keeps V8's own sizing; `small` also sizes everything else for memory.
@@ -36,18 +36,18 @@ const setHeapSizing = (choice: string | undefined) => {
   if (choice === "small") setFlagsFromString("--optimize-for-size")
 }
 
-/** `dbdesk serve` (product-decisions §1). */
+/** `dbdesk serve` (D-1). */
 export const serve = ({ home, port }: { readonly home: Option.Option<string>; readonly port: Option.Option<number> }) =>
   Effect.gen(function*() {
     const layer = makeServerLayer({
       ...(Option.isSome(home) ? { home: home.value } : {}),
       ...(Option.isSome(port) ? { settings: { mcp: { port: port.value } } } : {}),
-      // product-decisions §3.2: a terminal prompt answers approvals when the server runs in a TTY.
+      // D-28: a terminal prompt answers approvals when the server runs in a TTY.
       ...(process.stdin.isTTY ? { approvalPrompt: terminalApprovalPrompt() } : {})
     })
     setHeapSizing(process.env["DBDESK_HEAP"])
     yield* Effect.scoped(Effect.gen(function*() {
-      // Issue 32 item 3: a failure escaping a driver's I/O fails that connection's calls, not the process.
+      // D-74: a failure escaping a driver's I/O fails that connection's calls, not the process.
       if (process.env["DBDESK_DRIVER_NET"] !== "off") yield* Effect.acquireRelease(Effect.sync(() => installDriverSafetyNet()), (remove) => Effect.sync(remove))
       const context = yield* Layer.build(layer)
       yield* Effect.provide(announce, context)
@@ -60,7 +60,7 @@ export const serve = ({ home, port }: { readonly home: Option.Option<string>; re
       Console.error(error.message).pipe(Effect.zipRight(Effect.sync(() => {
         process.exitCode = 1
       })))),
-    // Issue 30: a start that fails (a full disk, a file that cannot be written) says so in one line, not a stack trace.
+    // D-88: a start that fails (a full disk, a file that cannot be written) says so in one line, not a stack trace.
     Effect.catchAllCause((cause) => {
       if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
       const error = Cause.squash(cause)

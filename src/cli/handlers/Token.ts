@@ -12,7 +12,7 @@ const describeConnections = (connections: TokenSummary["connections"]) => (conne
 
 /**
  * `--connections` names connections that exist (by id or exact name); the token stores their ids.
- * A token for a connection that does not exist would silently grant nothing (issue 30).
+ * A token for a connection that does not exist would silently grant nothing.
  */
 const resolveConnections = (directory: Option.Option<string>, text: Option.Option<string>) =>
   Effect.gen(function*() {
@@ -32,7 +32,7 @@ const resolveConnections = (directory: Option.Option<string>, text: Option.Optio
     return Either.right<"all" | ReadonlyArray<string>>(ids)
   })
 
-/** `dbdesk token create` (product-decisions §4 "Issuing"). */
+/** `dbdesk token create` (D-35). */
 export const create = (options: {
   readonly home: Option.Option<string>
   readonly name: string
@@ -88,7 +88,7 @@ export const revoke = (options: { readonly home: Option.Option<string>; readonly
     Effect.provide(tokensLayer(options.home))
   )
 
-/** `dbdesk token delete <id>`: removes the record for good; a running server cancels its requests as for a revocation (issue 30). */
+/** `dbdesk token delete <id>`: removes the record for good; a running server cancels its requests as for a revocation. */
 export const remove = (options: { readonly home: Option.Option<string>; readonly id: string; readonly json: boolean }) =>
   Effect.gen(function*() {
     const tokens = yield* Tokens

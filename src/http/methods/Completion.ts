@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { Completions } from "../../services/resources/Completions.ts"
 import type { McpMethod } from "../McpMethod.ts"
 
-/** Wire contract §4.3 and product-decisions §5: `completion/complete` needs `resources:read`. */
+/** Wire contract §4.3 and D-49: `completion/complete` needs `resources:read`. */
 export const CompletionMethod = Effect.gen(function*() {
   const completions = yield* Completions
   return {

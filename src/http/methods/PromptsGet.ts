@@ -6,7 +6,7 @@ import { PromptRenderer } from "../../services/resources/PromptRenderer.ts"
 import type { McpMethod } from "../McpMethod.ts"
 
 /**
- * Wire contract §4.3 and product-decisions §5: `prompts/get` needs `resources:read`; an unknown
+ * Wire contract §4.3 and D-47: `prompts/get` needs `resources:read`; an unknown
  * prompt, undeclared or missing arguments are -32602, a hidden connection -33007. Rendering reads
  * the live schema before the response commits, so those errors keep their HTTP status. A host's
  * prompt answers for itself.

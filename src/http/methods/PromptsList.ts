@@ -4,7 +4,7 @@ import { promptListing, PROMPTS } from "../../services/resources/PromptCatalog.t
 import { fixedListMethod } from "./FixedList.ts"
 
 /**
- * Wire contract §4.3–4.5, product-decisions §5: the same five prompts for every caller (3600000 ms,
+ * Wire contract §4.3–4.5, D-49: the same five prompts for every caller (3600000 ms,
  * `public`), then any an embedding host adds.
  */
 export const PromptsListMethod = Effect.map(HostCatalog, (host) =>

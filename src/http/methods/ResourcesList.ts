@@ -14,7 +14,7 @@ export const cursorParam = (params: JsonObject) => {
 }
 
 /**
- * Wire contract §4.3–4.5 and product-decisions §5: `resources/list` needs `resources:read` and lists
+ * Wire contract §4.3–4.5 and D-47: `resources/list` needs `resources:read` and lists
  * `dbdesk://connections` plus schema, tables and history of each visible connection (hence
  * `private`, 30000 ms from the §4.4 table), 50 per page; then the resources an embedding host adds.
  */

@@ -6,7 +6,7 @@ import { parseResourceUri, RESOURCE_TTL_MS } from "../../services/resources/Reso
 import type { McpMethod } from "../McpMethod.ts"
 
 /**
- * Wire contract §4.3/§4.4/§7.1 and product-decisions §5: `resources/read` needs `resources:read`;
+ * Wire contract §4.3/§4.4/§7.1 and D-47: `resources/read` needs `resources:read`;
  * the TTL depends on the URI (always `private`); hidden connections are -33007 and resources that
  * do not exist -32602 (C7.1-b). The read happens before the response commits, so every one of
  * those errors keeps its HTTP status even when a progressToken asked for SSE. A URI an embedding

@@ -16,7 +16,7 @@ const flag = (filter: JsonObject, name: string) => {
 }
 
 /**
- * Wire contract §4.3/§6 and product-decisions §5: `subscriptions/listen` is modern only (C6-d),
+ * Wire contract §4.3/§6 and D-50: `subscriptions/listen` is modern only (C6-d),
  * needs no scope, takes no request slot and has no deadline (C3.2-e); `params.notifications` is
  * required (interop §5.1). The response is the subscription's own SSE stream.
  */

@@ -19,7 +19,7 @@ export const ToolsCallMethod = Effect.gen(function*() {
   const registry = yield* ToolRegistry
   const settings = yield* SettingsStore
   const curated = yield* Effect.serviceOption(CuratedToolSet)
-  /** Every answer within limits.maxCellBytes / maxAnswerBytes, read at call time (issue 25). */
+  /** Every answer within limits.maxCellBytes / maxAnswerBytes, read at call time (D-71). */
   const capped = (result: JsonObject) => Effect.map(settings.current, ({ limits }) => capToolAnswer(result, limits))
   return {
     name: "tools/call",

@@ -17,7 +17,7 @@ import { UiSessions } from "./UiSessions.ts"
 /** The principal key console runs are registered under; MCP keys are `token:…` or `anonymous:…`, never this. */
 const UI_CONSOLE = "ui:console"
 /**
- * Rows a console result may hold: a person scrolls a virtualized grid (issue 27), so more than a model's
+ * Rows a console result may hold: a person scrolls a virtualized grid (D-85), so more than a model's
  * limits.maxRows; the answer still stops at limits.maxAnswerBytes.
  */
 const UI_CONSOLE_ROWS = 100_000
@@ -73,10 +73,10 @@ export const BrowseHandlers = HttpApiBuilder.group(UiApi, "browse", (handlers) =
                 sqlConsole(driver, payload.text, payload.confirmed, { maxRows: Math.max(limits.maxRows, UI_CONSOLE_ROWS), timeoutSeconds: limits.queryTimeoutSeconds, answer: limits }, checked)),
             search: (client) => searchConsole(client, payload.text, payload.confirmed, limits)
           })
-          // the UI console records its statements in the query history with source "ui" (product-decisions §5)
+          // the UI console records its statements in the query history with source "ui" (D-48)
           const record = (outcome: HistoryOutcome, rowCount: number | null) =>
             history.record({ connectionId: path.id, text: payload.text, durationMs: Date.now() - started, rowCount, outcome, source: "ui" }).pipe(Effect.ignore)
-          // Cancel interrupts the run through the registry MCP cancels use, so the driver stops the statement (issue 27)
+          // Cancel interrupts the run through the registry MCP cancels use, so the driver stops the statement
           const tracked = payload.runId === undefined ? run : registry.track(UI_CONSOLE, payload.runId, run).pipe(
             Effect.catchTag("ProtocolError", () => Effect.fail(new UiError({ message: CANCELLED })))
           )

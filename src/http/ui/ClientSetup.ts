@@ -15,7 +15,7 @@ export const launchFor = (supportDirectory: string): BridgeLaunch => {
   return bridgeLaunch(path.resolve(supportDirectory) === path.resolve(usual) ? undefined : supportDirectory)
 }
 
-/** The "Connect a client" tab (issue 27): the entries `dbdesk clients install --print` would print, for every client. */
+/** The "Connect a client" tab (D-78): the entries `dbdesk clients install --print` would print, for every client. */
 export const clientSetup = (supportDirectory: string, endpoint: string): UiClientSetup => {
   const platform = clientPlatform()
   const launch = launchFor(supportDirectory)

@@ -89,7 +89,7 @@ const tlsInput = (input: UiConnectionInput) => {
   }
 }
 
-/** Issue 28 item 4: a search connection's cluster settings as the form shows them (nodes as URLs). */
+/** D-59: a search connection's cluster settings as the form shows them (nodes as URLs). */
 const uiCluster = (connection: SearchConnection) => ({
   ...(connection.nodes === undefined || connection.nodes.length === 0 ? {} : { nodes: connection.nodes.map(nodeOrigin).join(", ") }),
   ...(connection.nearestNode === undefined ? {} : { nearestNode: nodeOrigin(connection.nearestNode) }),

@@ -13,7 +13,7 @@ import { forUi } from "./UiErrors.ts"
 import { UiSessions } from "./UiSessions.ts"
 
 /**
- * Issue 28: the MCP settings' policy explainer (item 3), the statement policy the tools enact with the running
+ * D-70: the MCP settings' policy explainer (item 3), the statement policy the tools enact with the running
  * server's own memory of the access dialog (a grant or a refusal of the last 60 s), which runs nothing; and a Data
  * view's page as the console request that gives exactly its rows (item 2).
  */

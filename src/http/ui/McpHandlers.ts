@@ -36,7 +36,7 @@ export const toUiToken = (token: TokenSummary, now: number): UiToken => ({
 
 const isCategory = (value: string): value is ActivityCategory => (ActivityCategory.literals as ReadonlyArray<string>).includes(value)
 
-/** The UI's activity filters (product-decisions §6: time, category, token, client). */
+/** The UI's activity filters (D-51: time, category, token, client). */
 export const activityQuery = (params: {
   readonly category?: string | undefined
   readonly tokenId?: string | undefined
@@ -53,7 +53,7 @@ export const activityQuery = (params: {
   ...(params.until === undefined || params.until === "" ? {} : { until: params.until })
 })
 
-/** The MCP panel: tokens, connected clients, activity log and the approval dialogs (product-decisions §4, §6, §3.2). */
+/** The MCP panel: tokens, connected clients, activity log and the approval dialogs (D-31, D-52, D-26). */
 export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
   Effect.gen(function*() {
     const tokens = yield* Tokens

@@ -8,7 +8,7 @@ import { createKey, deleteKey, listKeys, readDashboard } from "../../search/Sear
 import { forUi } from "./UiErrors.ts"
 import { UiSessions } from "./UiSessions.ts"
 
-/** Users & Roles and the Server Dashboard of a search connection (product-decisions §8). */
+/** Users & Roles and the Server Dashboard of a search connection (D-59). */
 export const SearchAdminHandlers = HttpApiBuilder.group(UiApi, "search", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* UiSessions

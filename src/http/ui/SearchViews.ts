@@ -48,7 +48,7 @@ export const searchStructure = (client: SearchClient, collection: string) =>
     readOnly: true
   }))
 
-/** The grid's state as a page read; the grid reads it and "Open in console" writes it (issue 28 item 2). */
+/** The grid's state as a page read; the grid reads it and "Open in console" writes it (D-87). */
 const readRequest = (collection: string, request: UiBrowseRequest): Effect.Effect<ReadPageRequest, UiError> =>
   request.caseSensitive
     ? Effect.fail(new UiError({ message: caseControlLabel }))
@@ -69,14 +69,14 @@ const readRequest = (collection: string, request: UiBrowseRequest): Effect.Effec
       sort: request.sort
     })
 
-/** Issue 28 item 2: the `multi_search` request that gives exactly the grid's documents, for the console. */
+/** D-87: the `multi_search` request that gives exactly the grid's documents, for the console. */
 export const searchPageText = (client: SearchClient, collection: string, request: UiBrowseRequest) =>
   Effect.flatMap(readRequest(collection, request), (read) => pageConsoleText(client, read))
 
 export const searchPage = (client: SearchClient, collection: string, request: UiBrowseRequest, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS) =>
   Effect.gen(function*() {
     const page = yield* readPage(client, yield* readRequest(collection, request))
-    // issue 25: the grid's page holds fields cut at limits.maxCellBytes and stops at limits.maxAnswerBytes
+    // D-71: the grid's page holds fields cut at limits.maxCellBytes and stops at limits.maxAnswerBytes
     const budget = new AnswerBudget(request.limit, limits, SEARCH_HINTS)
     budget.header(page.columns.map((column) => column.name))
     for (const row of page.rows) if (!budget.add(row)) break

@@ -9,7 +9,7 @@ import { SupportPaths } from "../../services/SupportPaths.ts"
 import { McpServerAddress } from "../NodeMcpServer.ts"
 import { forUi } from "./UiErrors.ts"
 
-/** Server status and settings for the MCP panel (product-decisions §9 point 5, §4.4). */
+/** Server status and settings for the MCP panel (D-60, D-11). */
 export const ServerHandlers = HttpApiBuilder.group(UiApi, "server", (handlers) =>
   Effect.gen(function*() {
     const address = yield* McpServerAddress

@@ -5,7 +5,7 @@ import type { UiSqlApplyResult, UiSqlEdits, UiSqlPreview } from "../../domain/Ui
 import type { DatabaseDriver } from "../../services/drivers/Driver.ts"
 import { sqlStructure } from "./SqlViews.ts"
 
-/** The statements a grid Save of a SQL table runs, built from the table's live structure (issue 27). */
+/** The statements a grid Save of a SQL table runs, built from the table's live structure (D-86). */
 const plan = (driver: DatabaseDriver, table: string, edits: UiSqlEdits) =>
   Effect.flatMap(sqlStructure(driver, table), (structure) =>
     Either.match(planSqlEdits({ dialect: driver.dialect, table, columns: structure.columns }, edits), {

@@ -21,7 +21,7 @@ const patternOperators = new Set(["ends_with", "like", "ilike"])
 /** Binary columns are left out of the any-column search: their text form is hex or raw bytes, not what a person types. */
 const searchable = (column: UiColumn) => !/blob|bytea|binary/i.test(column.type)
 
-/** A SQL grid is editable when its rows can be found again by primary key (issue 27). */
+/** A SQL grid is editable when its rows can be found again by primary key (D-86). */
 const editability = (table: string, columns: ReadonlyArray<UiColumn>) => {
   const reason = readOnlyReason({ table, columns })
   return reason === undefined ? { editable: true } : { editable: false, readOnlyReason: reason }

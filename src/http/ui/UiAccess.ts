@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto"
 
-/** The cookie that carries the UI session after the key exchange (product-decisions §1 "UI access"). */
+/** The cookie that carries the UI session after the key exchange (D-4). */
 export const UI_COOKIE = "dbdesk_ui"
 
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"]

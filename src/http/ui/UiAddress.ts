@@ -34,7 +34,7 @@ export interface UiAddressShape {
   readonly port: number
   /** `http://127.0.0.1:<port>`: what `serverInfo.websiteUrl` and the handshake's `uiUrl` carry (no secret). */
   readonly origin: string
-  /** The terminal URL with the per-launch key (product-decisions §1 "UI access"). */
+  /** The terminal URL with the per-launch key (D-4). */
   readonly launchUrl: string
   /** Installs the UI API handler once the services behind it are built. */
   readonly attach: (handler: UiHandler) => Effect.Effect<void>

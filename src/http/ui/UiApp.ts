@@ -22,7 +22,7 @@ const frame = (event: UiEvent) => `data: ${JSON.stringify(event)}\n\n`
 
 /**
  * `GET /api/events`: the dialogs waiting for the user, then every new or settled one, as Server-Sent Events, with a
- * keep-alive comment every 15 s (product-decisions §3.2 "The app dialog": the UI answers in a modal).
+ * keep-alive comment every 15 s (D-28: the UI answers in a modal).
  */
 const EventsRoute = HttpLayerRouter.add("GET", "/api/events", Effect.gen(function*() {
   const approvals = yield* Approvals
@@ -39,7 +39,7 @@ const EventsRoute = HttpLayerRouter.add("GET", "/api/events", Effect.gen(functio
   })
 }))
 
-/** `GET /api/activity.csv` and `.jsonl`: the filtered activity log as a download (product-decisions §6). */
+/** `GET /api/activity.csv` and `.jsonl`: the filtered activity log as a download (D-51). */
 const activityDownload = (format: ActivityExportFormat) =>
   HttpLayerRouter.add("GET", `/api/activity.${format}`, Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -54,7 +54,7 @@ const activityDownload = (format: ActivityExportFormat) =>
   }))
 
 /**
- * `POST /api/pairing/exchange {code, code_verifier}` → `{token}` (product-decisions §4 "Issuing"). The one UI API
+ * `POST /api/pairing/exchange {code, code_verifier}` → `{token}` (D-35). The one UI API
  * route a client program calls without the UI cookie (UiListener lets it through after the Host and Origin checks);
  * refusals carry the pairing client's status codes, and a lockout its Retry-After.
  */

@@ -12,7 +12,7 @@ const send500 = (res: Parameters<NodeHandler>[1], message: string) => {
 
 /**
  * The UI API behind the access checks of UiListener, imported and built on the first request that passes them
- * (issue 23): `serve` answers MCP without loading the HTTP API framework, the UI handlers or the search client.
+ * (D-76): `serve` answers MCP without loading the HTTP API framework, the UI handlers or the search client.
  * The handler's resources live in this layer's scope, so they close with the server.
  */
 export const UiAppOnDemand = Layer.scopedDiscard(Effect.gen(function*() {

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { UiError, UiNotFound } from "../../domain/UiSchemas.ts"
 
-/** Turns any service failure into words a person can act on (product-decisions §9); secrets were redacted upstream. */
+/** Turns any service failure into words a person can act on (D-60); secrets were redacted upstream. */
 export const uiMessage = (error: unknown): string => {
   if (typeof error === "object" && error !== null) {
     const tagged = error as { readonly _tag?: string; readonly message?: unknown; readonly table?: unknown; readonly seconds?: unknown; readonly detail?: unknown }

@@ -32,7 +32,7 @@ const refuse = (res: http.ServerResponse, status: number, api: boolean, message:
     : send(res, status, "text/html; charset=utf-8", status === 401 ? LOCKED_PAGE : `<!doctype html><p>${message}</p>`)
 
 /**
- * The UI server's loopback port (product-decisions §1): `ui.port` (23751), a kernel-assigned port when busy, never the
+ * The UI server's loopback port (D-3): `ui.port` (23751), a kernel-assigned port when busy, never the
  * MCP port. Bound first, so the server identity can name the real origin; every request passes the Host and Origin
  * checks, the terminal key is exchanged for an HttpOnly SameSite=Strict cookie, and nothing but that exchange is
  * served without the cookie.
@@ -62,7 +62,7 @@ export const UiListener = (options: UiListenerOptions = {}) =>
         return send(res, 302, "text/plain", "", { location: `${url.pathname}${url.search}`, "set-cookie": sessionCookie(session), "cache-control": "no-store" })
       }
       // the pairing exchange is called by the client program being paired, which has no UI cookie: its code and PKCE
-      // verifier are the proof (product-decisions §4 "Issuing"); Host and Origin were checked above
+      // verifier are the proof (D-35); Host and Origin were checked above
       const exchange = req.method === "POST" && url.pathname === "/api/pairing/exchange"
       if (!exchange && !sameSecret(cookieValue(req.headers.cookie, UI_COOKIE), session)) {
         return refuse(res, 401, isApi, "Open the UI from the address dbdesk serve printed (it ends with ?key=…).")

@@ -13,7 +13,7 @@ import { notFound, uiMessage } from "./UiErrors.ts"
 /**
  * The UI's way to a connection: the shared SQL drivers and the search driver's clients, one per search connection for
  * the whole server (replaced when the connection changes), so a cluster's node health is one view whether the MCP
- * tools or the UI met a failing node (issue 28 item 4). Opening a saved search connection enables its driver without
+ * tools or the UI met a failing node (D-59). Opening a saved search connection enables its driver without
  * asking (S1-b).
  */
 export class UiSessions extends Effect.Service<UiSessions>()("dbdesk/http/ui/UiSessions", {

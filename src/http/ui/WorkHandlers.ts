@@ -14,7 +14,7 @@ import { McpServerAddress } from "../NodeMcpServer.ts"
 import { clientSetup, testBridge } from "./ClientSetup.ts"
 import { forUi } from "./UiErrors.ts"
 
-/** Saved queries, "Connect a client", pairing approval, the plugin switch and the chain check (issue 27). */
+/** Saved queries, "Connect a client", pairing approval, the plugin switch and the chain check (D-55). */
 export const WorkHandlers = HttpApiBuilder.group(UiApi, "work", (handlers) =>
   Effect.gen(function*() {
     const saved = yield* SavedQueries

@@ -2,7 +2,7 @@ import { ACTIVITY_FIELDS, type ActivityEntry } from "../../domain/Activity.ts"
 
 /**
  * The activity log's export formats, shared by the UI's download and `dbdesk activity export`:
- * the same columns, in the order they are hashed (product-decisions §6).
+ * the same columns, in the order they are hashed (D-51).
  */
 export const ACTIVITY_EXPORT_FORMATS = ["csv", "jsonl"] as const
 export type ActivityExportFormat = (typeof ACTIVITY_EXPORT_FORMATS)[number]

@@ -7,7 +7,7 @@ import { Tokens } from "../Tokens.ts"
 import { sha256Hex } from "./ActivityChain.ts"
 
 /**
- * product-decisions §6 `token` rows: created and revoked tokens, whether the server or the CLI
+ * D-51 `token` rows: created and revoked tokens, whether the server or the CLI
  * (another process, seen when the server reloads tokens.json) made the change. Bridge tokens
  * are logged by BridgeToken itself (created, rotated).
  */
@@ -27,7 +27,7 @@ export const TokenActivity = Layer.scopedDiscard(Effect.gen(function*() {
 }))
 
 /**
- * product-decisions §6 `approval` rows: asked, approved, denied, no response. The statement is
+ * D-51 `approval` rows: asked, approved, denied, no response. The statement is
  * kept as its digest only, like a tool row's.
  */
 export const ApprovalActivity = Layer.scopedDiscard(Effect.gen(function*() {
@@ -58,7 +58,7 @@ export const ApprovalActivity = Layer.scopedDiscard(Effect.gen(function*() {
   }))
 }))
 
-/** product-decisions §6 `server` rows: started (with the port) now, stopped when the scope closes. */
+/** D-51 `server` rows: started (with the port) now, stopped when the scope closes. */
 export const recordServerLifecycle = (port: number) =>
   Effect.gen(function*() {
     const log = yield* ActivityLog
@@ -67,7 +67,7 @@ export const recordServerLifecycle = (port: number) =>
   })
 
 /**
- * product-decisions §6 `server` rows for settings.json edited while the server runs (issue 30): the settings that
+ * D-51 `server` rows for settings.json edited while the server runs (D-11): the settings that
  * changed, or why an edit was refused and the previous settings kept.
  */
 export const SettingsActivity = Layer.scopedDiscard(Effect.gen(function*() {

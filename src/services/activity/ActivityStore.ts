@@ -31,7 +31,7 @@ const selectActivity = (db: Database.Database, filter: ActivityQuery): ReadonlyA
 }
 
 /**
- * `activity.db` (product-decisions §1, §6): created 0600 before SQLite opens it; WAL so readers
+ * `activity.db` (D-7, D-51): created 0600 before SQLite opens it; WAL so readers
  * (the UI, `dbdesk activity`) never block the writer. `meta` holds the chain's anchor (the last
  * pruned row) and head (the last written row).
  */
@@ -70,7 +70,7 @@ export const openActivityStore = (path: string) => {
 
   /**
    * Chains and writes one batch in a single transaction; returns the rows as stored. The chain's tail moves only once
-   * the transaction has committed: a batch refused at COMMIT (a full disk) leaves no gap for the next one (issue 30).
+   * the transaction has committed: a batch refused at COMMIT (a full disk) leaves no gap for the next one (D-88).
    */
   const append = (batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
     const written = writeBatch(batch)
@@ -79,7 +79,7 @@ export const openActivityStore = (path: string) => {
     return written
   }
 
-  /** product-decisions §6 "Kept 90 days": drops the oldest rows and anchors the chain at the last one dropped. */
+  /** D-51: drops the oldest rows and anchors the chain at the last one dropped. */
   const prune: (cutoffIso: string) => number = db.transaction((cutoffIso: string): number => {
     const edge = db.prepare("SELECT seq, hash FROM activity WHERE at < ? ORDER BY seq DESC LIMIT 1").get(cutoffIso) as ChainAnchor | undefined
     if (edge === undefined) return 0

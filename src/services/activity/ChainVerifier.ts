@@ -2,13 +2,13 @@ import type { ActivityEntry, ChainVerdict } from "../../domain/Activity.ts"
 import { type ChainAnchor, type ChainHead, hashEntry } from "./ActivityChain.ts"
 
 // The verifier runs only on demand (`dbdesk activity verify`, the UI's check): its own module, so the
-// server loads it on first use, not at start (issue 23).
+// server loads it on first use, not at start (D-76).
 
 const describe = (entry: ActivityEntry): string => `row ${entry.seq} (${entry.at} ${entry.action})`
 
 /**
  * Walks the rows in seq order from the anchor and names the first one that was edited, inserted
- * or deleted (product-decisions §6 "verifiable with dbdesk activity verify"). A row whose content
+ * or deleted (D-51). A row whose content
  * no longer matches its own hash was edited, unless it hashes under a shifted seq (rows were
  * renumbered around an inserted or deleted one); a row whose link skips back two rows follows an
  * inserted one; a gap in seq is a deleted one; the head catches a removed or added last row.

@@ -9,7 +9,7 @@ import { touch, trimToBound } from "../BoundedMap.ts"
 import { ConnectedClients } from "../ConnectedClients.ts"
 import { sha256Hex } from "./ActivityChain.ts"
 
-/** product-decisions §6: an authentication success is logged once per client and token per 5 minutes. */
+/** D-52: an authentication success is logged once per client and token per 5 minutes. */
 export const AUTH_SUCCESS_INTERVAL_MS = 5 * 60_000
 
 /**
@@ -27,7 +27,7 @@ export interface CallAudit {
 
 const silent: CallAudit = { refused: () => Effect.void, settle: (work) => work }
 
-/** The statement a tool was given, if any; only its digest is ever stored (product-decisions §6). */
+/** The statement a tool was given, if any; only its digest is ever stored (D-51). */
 const statementOf = (args: JsonObject): string | undefined => {
   for (const key of ["query", "sql", "statement"]) if (typeof args[key] === "string") return args[key]
   return undefined
@@ -38,7 +38,7 @@ const outcomeOfCode = (code: number): ToolOutcome =>
 
 /** Wire contract §7.2: a tool error's text starts with its code; `denied`, `timeout`, `user_cancelled` have outcomes of their own. */
 const outcomeOfResult = (result: JsonObject): { outcome: ToolOutcome; details: string | null } => {
-  // Issue 35 item 4: the masking rules that changed the answer, or the gate that refused it (never a value).
+  // D-67: the masking rules that changed the answer, or the gate that refused it (never a value).
   if (result["isError"] !== true) {
     const note = (result as { readonly [POLICY_NOTE]?: string })[POLICY_NOTE]
     return { outcome: "success", details: note === undefined ? null : `policy: ${note}` }
@@ -51,7 +51,7 @@ const outcomeOfResult = (result: JsonObject): { outcome: ToolOutcome; details: s
   return { outcome, details: policy === undefined ? `code=${code}` : `code=${code}; gate=${String(policy["gate"])}; rule=${String(policy["rule"])}; setting=${String(policy["setting"])}` }
 }
 
-/** A protocol error's code, and for an AI-settings refusal (issue 35) its gate and rule. */
+/** A protocol error's code, and for an AI-settings refusal (D-65) its gate and rule. */
 const protocolDetails = (error: ProtocolError): string => {
   const data = error.data
   return typeof data?.["rule"] === "string"
@@ -62,7 +62,7 @@ const protocolDetails = (error: ProtocolError): string => {
 const connectionOfUri = (uri: string): string | null => /^dbdesk:\/\/connections\/([^/?#]+)/.exec(uri)?.[1] ?? null
 
 /**
- * The one place requests reach the activity log (product-decisions §6): every authenticated
+ * The one place requests reach the activity log (D-51): every authenticated
  * request marks its client as seen, an authentication success is logged at most once per client
  * and token per 5 minutes, and `tools/call` and `resources/read` get one row each with outcome,
  * duration, connection and statement digest. `server/discover` and list calls are not logged.

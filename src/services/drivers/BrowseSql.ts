@@ -56,7 +56,7 @@ const checkColumn = (known: ReadonlyArray<string>, column: string, flavor: SqlFl
   return flavor.quote(column)
 }
 
-/** How a value enters the text: a placeholder whose value is bound (the grid), or a literal (the console, issue 28). */
+/** How a value enters the text: a placeholder whose value is bound (the grid), or a literal (the console). */
 type Bind = (value: unknown) => string
 
 const whereClause = (
@@ -182,7 +182,7 @@ export const buildBrowse = (
   })
 
 /**
- * Issue 28 item 2: the grid's page as the statement a person runs in the console — the same builder with every value
+ * D-87: the grid's page as the statement a person runs in the console — the same builder with every value
  * written as a literal and exactly `limit` rows, so running it gives the rows the grid shows.
  */
 export const buildBrowseText = (

@@ -18,13 +18,13 @@ export class DriverError extends Data.TaggedError("DriverError")<{ readonly mess
 /** dbdesk's statement deadline ended the call; the MCP layer answers -33003 with `data.deadline: "statement"`. */
 export class StatementTimeout extends Data.TaggedError("StatementTimeout")<{ readonly seconds: number }> {}
 
-/** The database gave up waiting for a lock (PostgreSQL SQLSTATE 55P03); the tools answer `timeout:` (product-decisions §3). */
+/** The database gave up waiting for a lock (PostgreSQL SQLSTATE 55P03); the tools answer `timeout:` (D-18). */
 export class LockTimeout extends Data.TaggedError("LockTimeout")<{ readonly message: string }> {}
 
 export class TableNotFound extends Data.TaggedError("TableNotFound")<{ readonly table: string }> {}
 
 /**
- * Issue 35: the answer of an MCP call is refused by the connection's AI settings (a secret catalog, or output that
+ * D-65: the answer of an MCP call is refused by the connection's AI settings (a secret catalog, or output that
  * cannot be traced while masking rules apply). The message names the rule and the setting.
  */
 export class PolicyRefusal extends Data.TaggedError("PolicyRefusal")<{ readonly refusal: Refusal }> {}
@@ -47,7 +47,7 @@ export class NamespaceNotFound extends Data.TaggedError("NamespaceNotFound")<{ r
 export type ReachFailure = DriverError | NotConnected | NamespaceNotFound | InvalidArgument | LockTimeout | PolicyRefusal
 
 /**
- * Where a call reaches (issue 25): `database` is another database of the connection's server, reached with the
+ * Where a call reaches (D-72): `database` is another database of the connection's server, reached with the
  * same credentials (default: the connection's own); `schema` is the schema of the tables named or listed (default:
  * every schema for listings, the search path for table names). A driver refuses a value it cannot honour with
  * InvalidArgument (SQLite has only `main`), never ignores it.
@@ -72,7 +72,7 @@ export interface ConnectionStatus {
 export type StatementAccess = "readonly" | "readwrite"
 
 /**
- * Issue 35: what guards an MCP caller's answer (the UI, the user's own client, passes none): the connection's AI
+ * D-64: what guards an MCP caller's answer (the UI, the user's own client, passes none): the connection's AI
  * settings and what the statement gate found in the text. The driver decides from its column origins.
  */
 export interface AnswerGuard {
@@ -93,7 +93,7 @@ export interface ExecuteOptions extends Namespace {
   readonly guard?: AnswerGuard | undefined
 }
 
-/** What a dry run found (issue 28 item 1): every changed row counted, the first few kept; all of it rolled back. */
+/** What a dry run found (D-69): every changed row counted, the first few kept; all of it rolled back. */
 export interface DryRun {
   readonly count: number
   readonly columns: ReadonlyArray<string>
@@ -111,7 +111,7 @@ export interface InsertResult {
   readonly failed_rows: ReadonlyArray<{ readonly index: number; readonly error: string }>
 }
 
-/** One statement of a transaction the UI built (issue 27); `expectRows`: any other count of changed rows fails it. */
+/** One statement of a transaction the UI built; `expectRows`: any other count of changed rows fails it. */
 export interface TransactionStatement {
   readonly sql: string
   readonly expectRows?: number
@@ -133,7 +133,7 @@ export interface RowCount {
 
 /**
  * The port every database driver implements. Interrupting any returned Effect really stops the work on
- * the database (product-decisions §2); none of them blocks the event loop.
+ * the database (D-12); none of them blocks the event loop.
  */
 /**
  * A read kept open for fetch_more: the statement ran once, its rows are read page by page from the same cursor.
@@ -191,7 +191,7 @@ export interface DatabaseDriver {
     limits?: AnswerLimits,
     guard?: AnswerGuard
   ) => Effect.Effect<GuardedResultSet, ReachFailure | TableNotFound | StatementTimeout | PolicyRefusal>
-  /** Issue 28 item 2: the `browse` page as console SQL (same builder, values as literals, exactly `limit` rows). */
+  /** D-87: the `browse` page as console SQL (same builder, values as literals, exactly `limit` rows). */
   readonly browseText: (table: string, query: GridQuery, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
   /**
    * `guard`: the count is decided like an answer (a filter on a view over a secret catalog would otherwise tell its
@@ -216,18 +216,18 @@ export interface DatabaseDriver {
   ) => Effect.Effect<InsertResult, ReachFailure | TableNotFound>
   /**
    * Runs `statements` in one transaction, each under its own savepoint so every failing one is reported; commits only
-   * when all succeeded, else rolls everything back (the grid's Save, issue 27).
+   * when all succeeded, else rolls everything back (the grid's Save, D-86).
    */
   readonly transaction: (
     statements: ReadonlyArray<TransactionStatement>,
     options: { readonly timeoutSeconds: number }
   ) => Effect.Effect<TransactionOutcome, ReachFailure | StatementTimeout>
   /**
-   * Issue 28 item 5: the database compiles the statement without running it (SQLite prepare, PostgreSQL Parse inside a
+   * D-68: the database compiles the statement without running it (SQLite prepare, PostgreSQL Parse inside a
    * read-only transaction, MySQL PREPARE), so one that does not parse or names a missing table fails with its message.
    */
   readonly check: (sql: string, options: { readonly access: StatementAccess } & Namespace) => Effect.Effect<void, ReachFailure | StatementTimeout>
-  /** Issue 28 item 1: the write run inside a transaction that is always rolled back, within `seconds`. */
+  /** D-69: the write run inside a transaction that is always rolled back, within `seconds`. */
   readonly dryRun: (plan: RunPlan, options: { readonly seconds: number } & Namespace) => Effect.Effect<DryRun, ReachFailure | StatementTimeout | PreviewRefused>
   /**
    * Opens a safe statement as a held cursor (fetch_more): it runs once, read-only. Unsupported (before anything ran)

@@ -1,4 +1,4 @@
-// The last line of defence of issue 32 item 3, not the fix: an exception that escapes a driver's I/O (a socket or
+// The last line of defence of D-74, not the fix: an exception that escapes a driver's I/O (a socket or
 // timer callback of a database client) is logged, redacted, fails the requests of that one connection and leaves
 // every other connection and the MCP endpoint serving. Each driver runs its I/O inside its own scope; `dbdesk serve`
 // installs the handlers (DBDESK_DRIVER_NET=off leaves them out, which the fault tests rely on).

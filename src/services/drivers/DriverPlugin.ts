@@ -6,10 +6,10 @@ import type { ToolFailure } from "../../domain/ToolErrors.ts"
 export type { StatementTier }
 
 /**
- * The one interface a loadable driver registers through (S1-b, product-decisions §8 "Plugin"): `start` makes its
+ * The one interface a loadable driver registers through (S1-b, D-55): `start` makes its
  * shared parts; `connect` opens one saved connection's session, whose methods describe, read and write; `classify`
- * gives a statement's tier (product-decisions §3.1); cancel is interruption — interrupting any session effect aborts
- * the work on the server (product-decisions §2); `disconnect` closes a connection that changed or went away.
+ * gives a statement's tier (D-22); cancel is interruption — interrupting any session effect aborts
+ * the work on the server (D-12); `disconnect` closes a connection that changed or went away.
  */
 export interface DriverPlugin<Session> {
   readonly type: ConnectionType

@@ -56,7 +56,7 @@ const asReachFailure = <E extends { readonly _tag: string }>(error: E | Statemen
     ? new DriverError({ message: (error as LockTimeout).message })
     : error as E
 
-/** Issue 35: the guard of an MCP call, looked up before the statement in its session; the database for its names. */
+/** D-64: the guard of an MCP call, looked up before the statement in its session; the database for its names. */
 interface ReadGuard {
   readonly guard: AnswerGuard
   readonly database: string | undefined
@@ -65,8 +65,8 @@ interface ReadGuard {
 
 /**
  * Reads a statement's rows into an answer under max_rows and the byte caps (AnswerBudget, raw values); reading stops
- * at the first row that does not fit and the statement is killed rather than drained (issue 34 item 5). Under a
- * guard the answer is decided on the statement's field packets, before its first row is kept (issue 35).
+ * at the first row that does not fit and the statement is killed rather than drained (D-71). Under a
+ * guard the answer is decided on the statement's field packets, before its first row is kept (D-64).
  */
 const readInto = async (session: Session, sql: string, values: ReadonlyArray<unknown> | undefined, budget: AnswerBudget, started: number, read?: ReadGuard): Promise<GuardedResultSet> => {
   const decision = read === undefined ? undefined : await mysqlGuard(session, read.guard, read.database)
@@ -108,7 +108,7 @@ const readInto = async (session: Session, sql: string, values: ReadonlyArray<unk
 }
 
 /**
- * MySQL 8.0+ and MariaDB 10.6+ driver (issue 34): a lazily opened pool per connection; safe statements inside
+ * MySQL 8.0+ and MariaDB 10.6+ driver (D-75): a lazily opened pool per connection; safe statements inside
  * `START TRANSACTION READ ONLY`; interruption and the statement deadline send `KILL QUERY` on a separate session.
  */
 export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<DatabaseDriver> =>
@@ -199,7 +199,7 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
       return { rows_affected: affected, failed_rows: failed }
     }
 
-    /** The grid's Save (issue 27): one transaction, a savepoint per statement so every failing one is reported. */
+    /** The grid's Save (D-86): one transaction, a savepoint per statement so every failing one is reported. */
     const transact = async (session: Session, statements: ReadonlyArray<TransactionStatement>): Promise<TransactionOutcome> => {
       const results: Array<TransactionOutcome["results"][number]> = []
       await session.query("START TRANSACTION")
@@ -264,7 +264,7 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
           const outcome = await session.query(sql, params)
           return { row_count: Number(outcome.rows[0]?.[0] ?? 0), is_approximate: false }
         }).pipe(Effect.withSpan("MysqlDriver.count")),
-      // No span here: every execute_query runs this, and a span (with its stack trace) costs ~10 µs (issue 33).
+      // No span here: every execute_query runs this, and a span (with its stack trace) costs ~10 µs (D-84).
       execute: (sql, options) => execute(sql, options),
       // The tools allow analyze only for a safe inner statement (MariaDB's ANALYZE runs it); it still runs read-only.
       explain: (sql, analyze, limits) =>

@@ -74,7 +74,7 @@ const SPANNING_TRANSACTION =
   "each execute_query call runs on its own and ends with no transaction open, so BEGIN, COMMIT and ROLLBACK cannot span calls; the transaction this statement opened was rolled back. Send the change as one statement (an UPDATE, INSERT … SELECT or a data-modifying WITH)"
 
 /**
- * PostgreSQL driver on `pg` (issues 25 and 32): a pool per database of the connection, one round trip per read
+ * PostgreSQL driver on `pg` (D-72, D-73): a pool per database of the connection, one round trip per read
  * (PgPipeline.ts) with at most max_rows + 1 rows fetched, answers under the byte caps (PgResults.ts), and every
  * session given back clean or destroyed (PostgresRunner.ts).
  */
@@ -92,7 +92,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
 
     /**
      * Runs a statement and collects its answer; reads fetch at most max_rows + 1 rows and stop at the caps. Under a
-     * guard (issue 35) the catalog lookup goes first in the same round trip and the answer is decided on the
+     * guard (D-64) the catalog lookup goes first in the same round trip and the answer is decided on the
      * statement's RowDescription: refused (a write's rows withheld, its effect reported), or masked and hidden.
      */
     const statement = async (
@@ -162,7 +162,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       return { rows_affected: affected, failed_rows: failed }
     }
 
-    /** The grid's Save (issue 27): one transaction, a savepoint per statement so every failing one is reported. */
+    /** The grid's Save (D-86): one transaction, a savepoint per statement so every failing one is reported. */
     const transact = async (db: Db, statements: ReadonlyArray<TransactionStatement>): Promise<TransactionOutcome> => {
       const results: Array<TransactionOutcome["results"][number]> = []
       await db.plain([{ text: "BEGIN" }])
@@ -238,7 +238,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           const [row] = await db.rows<Record<string, unknown>>(sql, values)
           return { row_count: Number(Object.values(row ?? {})[0] ?? 0), is_approximate: false }
         }, namespace).pipe(Effect.withSpan("PostgresDriver.count")),
-      // No span here: every execute_query runs this, and a span (with its stack trace) costs ~10 µs (issue 33).
+      // No span here: every execute_query runs this, and a span (with its stack trace) costs ~10 µs (D-84).
       execute: (sql, options) =>
         runner.run({
           access: options.access,
@@ -270,7 +270,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
               guard: options.guard === undefined ? undefined : { ...options.guard, facts: { ...options.guard.facts, names: [found.name] } }
             }, BROWSE_HINTS)
         ),
-      // product-decisions §3: the tools allow analyze only for a safe inner statement; it still runs read-only.
+      // D-21: the tools allow analyze only for a safe inner statement; it still runs read-only.
       explain: (sql, analyze, limits) =>
         list((db) => statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).pipe(
           Effect.withSpan("PostgresDriver.explain")

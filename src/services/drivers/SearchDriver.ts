@@ -22,7 +22,7 @@ import type { ConnectionStatus } from "./Driver.ts"
 
 /** The open session of one search connection: every call takes the trace context of its MCP call (C2.2-f). */
 const makeSearchSession = (client: SearchClient) => ({
-  /** The connection's REST client, for the approval's check and dry run (issue 28). */
+  /** The connection's REST client, for the approval's check and dry run (D-69). */
   client,
   status: (options?: CallOptions) =>
     connect(client, options).pipe(
@@ -49,7 +49,7 @@ const makeSearchSession = (client: SearchClient) => ({
 
 export type SearchSession = ReturnType<typeof makeSearchSession>
 
-/** The search-engine driver, loaded by the driver registry with a dynamic import (product-decisions §8 "Plugin"). */
+/** The search-engine driver, loaded by the driver registry with a dynamic import (D-55). */
 export const searchDriver: DriverPlugin<SearchSession> = {
   type: "search",
   title: "Typesense (search engine)",

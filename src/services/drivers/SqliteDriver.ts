@@ -38,7 +38,7 @@ export interface SqliteSettings {
   readonly path: string
   /** Secrets of the connection to redact from every error text (C7.2-b). */
   readonly secrets?: ReadonlyArray<string>
-  /** The connection's name, so a lost process or file says which connection (issue 32). */
+  /** The connection's name, so a lost process or file says which connection (D-73). */
   readonly name?: string
 }
 
@@ -48,7 +48,7 @@ export interface SqliteDriver extends DatabaseDriver {
 }
 
 /**
- * The child's script (issue 23). In the package this module is part of a bundle chunk in `dist/`, beside the built
+ * The child's script (D-76). In the package this module is part of a bundle chunk in `dist/`, beside the built
  * `sqlite-child.js` (an entry of scripts/build.mjs), which loads better-sqlite3 and the message protocol only. Run
  * from the sources (vitest, tsx) it forks `sqlite/child.ts` through the tsx loader, resolved only then: the
  * installed package has no tsx.
@@ -82,7 +82,7 @@ interface ChildLink {
 /**
  * SQLite driver: statements run in a child process per connection, one at a time. Cancellation and the
  * statement deadline SIGKILL the child (a worker thread cannot stop a running better-sqlite3 statement,
- * product-decisions §2); the next request forks a fresh child that reopens the file.
+ * D-13); the next request forks a fresh child that reopens the file.
  */
 export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<SqliteDriver> =>
   Effect.gen(function*() {
@@ -375,7 +375,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
 const exactly = (table: string, namespace: Namespace | undefined): string =>
   namespace?.exact === true ? `"main"."${table.replace(/"/g, "\"\"")}"` : table
 
-/** A SQLite connection is one file: its only database and schema are `main` (issue 25). */
+/** A SQLite connection is one file: its only database and schema are `main` (D-72). */
 const mainOnly = (namespace: Namespace | undefined): Effect.Effect<void, InvalidArgument> => {
   const other = [namespace?.database, namespace?.schema].find((name) => name !== undefined && name !== "main")
   return other === undefined

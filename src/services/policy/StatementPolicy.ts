@@ -11,12 +11,12 @@ import { policyFailure, toolFailure, type ToolFailure } from "../../domain/ToolE
 import { classifyConsoleText } from "../../search/ConsoleRequest.ts"
 
 /**
- * The decision on one statement from one caller (issue 28 item 3), made of the gates the server runs for
+ * The decision on one statement from one caller (D-70), made of the gates the server runs for
  * `execute_query` and `confirm_destructive_operation`, in the server's order. The tools enact this decision and the
  * policy explainer prints it: there is no second implementation. Each gate is pure; the two that ask a person (the
  * access dialog, the statement approval) say so, and the server then asks.
  *
- * More gates are added to `STATEMENT_GATES` at their place in the order (issue 35's AI settings sit before the
+ * More gates are added to `STATEMENT_GATES` at their place in the order (D-64's AI settings sit before the
  * approval); a gate reads the input and the facts earlier gates found (`facts.tier`), and refuses, asks or passes.
  */
 export type PolicyTool = "execute_query" | "confirm_destructive_operation"
@@ -29,7 +29,7 @@ export const TOOL_SCOPES: Record<PolicyTool, ReadonlyArray<Scope>> = {
   confirm_destructive_operation: ["tools:write", "admin"]
 }
 
-/** What the server knows of the access dialog's memory for this caller and connection (product-decisions §3.2). */
+/** What the server knows of the access dialog's memory for this caller and connection (D-29). */
 export type GrantState = "granted" | "refused" | "none" | "unknown"
 
 export interface PolicyInput {
@@ -37,7 +37,7 @@ export interface PolicyInput {
   readonly principal: Pick<Principal, "access" | "scopes" | "connections" | "kind" | "tokenName">
   readonly connection: Connection
   readonly statement: string
-  /** The client declares form elicitation (product-decisions §3.2). */
+  /** The client declares form elicitation (D-26). */
   readonly elicitation: boolean
   readonly connectionApproval: ConnectionApprovalMode
   readonly grant: GrantState
@@ -48,7 +48,7 @@ export interface PolicyInput {
 export interface PolicyFacts {
   tier?: StatementTier
   classification?: Classification
-  /** What the AI-settings gate found, for the driver to decide the answer with (issue 35); absent when nothing is guarded. */
+  /** What the AI-settings gate found, for the driver to decide the answer with (D-64); absent when nothing is guarded. */
   guard?: { readonly policy: GuardPolicy; readonly facts: StatementFacts }
 }
 
@@ -95,7 +95,7 @@ const hiddenText: Record<HiddenReason, string> = {
   token_allowlist: "this token is not allowed to use it"
 }
 
-/** product-decisions §2: blocked, AI policy `never`, or outside the token's allowlist hide a connection. */
+/** D-12: blocked, AI policy `never`, or outside the token's allowlist hide a connection. */
 export const hiddenReason = (principal: Pick<Principal, "connections">, connection: Connection): HiddenReason | undefined => {
   if (connection.externalAccess === "blocked") return "external_access_blocked"
   if (connection.aiPolicy === "never") return "ai_policy_never"
@@ -113,11 +113,11 @@ export const toolScopeRefusal = (name: string, toolScopes: ReadonlyArray<Scope>,
   return missing.length === 0 ? undefined : ProtocolError.of(-33007, `The tool ${name} needs the scope ${missing.join(", ")}`, { requiredScopes: ["tools:read", ...toolScopes] })
 }
 
-/** product-decisions §3.2: the refusal remembered for 60 s after the user refused the access dialog. */
+/** D-29: the refusal remembered for 60 s after the user refused the access dialog. */
 export const refusedAccess = (connection: Connection) =>
   ProtocolError.of(-33007, `The user refused access to '${connection.name}' for this client`, { reason: "user_refused_access", connectionId: connection.id })
 
-/** Whether the access dialog is asked (product-decisions §3.2 "Connection access dialog"). */
+/** Whether the access dialog is asked (D-29). */
 export const accessDialogVerdict = (connection: Connection, mode: ConnectionApprovalMode, grant: GrantState): GateVerdict => {
   if (connection.aiPolicy !== "askEachTime") return pass(`AI policy ${connection.aiPolicy}: no access dialog`)
   if (mode === "alwaysApprove") return pass("AI policy askEachTime, but mcp.connectionApproval is alwaysApprove: no access dialog")
@@ -128,7 +128,7 @@ export const accessDialogVerdict = (connection: Connection, mode: ConnectionAppr
 
 export const dialectOf = (connection: Connection): SqlDialect => (connection.type === "postgresql" ? "postgresql" : connection.type === "mysql" ? "mysql" : "sqlite")
 
-/** product-decisions §3.1 for SQL: one statement per call; files/code refused for every external caller. */
+/** D-22 for SQL: one statement per call; files/code refused for every external caller. */
 export const sqlVerdict = (statement: string, dialect: SqlDialect, facts: PolicyFacts): GateVerdict => {
   if (statement.trim() === "") return refuse(toolFailure("invalid_argument", "query must not be empty"))
   const classification = classifyStatement(statement, dialect)
@@ -141,7 +141,7 @@ export const sqlVerdict = (statement: string, dialect: SqlDialect, facts: Policy
   return pass(`${classification.tier}${classification.reason === undefined ? "" : `: ${classification.reason}`}${classification.approvalHint === undefined ? "" : ` (${classification.approvalHint})`}`)
 }
 
-/** product-decisions §3.1: SQL by the statement classifier, a search connection's console text by its request tier. */
+/** D-22: SQL by the statement classifier, a search connection's console text by its request tier. */
 export const classifierVerdict = (statement: string, connection: Connection, facts: PolicyFacts): GateVerdict => {
   if (connection.type !== "search") return sqlVerdict(statement, dialectOf(connection), facts)
   const tier = classifyConsoleText(statement)
@@ -152,7 +152,7 @@ export const classifierVerdict = (statement: string, connection: Connection, fac
 
 const tierOf = (facts: PolicyFacts): StatementTier => facts.tier ?? "write"
 
-/** The connection's AI settings as they apply (issue 35): SQLite has no secret catalogs, so without rules nothing is guarded. */
+/** The connection's AI settings as they apply (D-65): SQLite has no secret catalogs, so without rules nothing is guarded. */
 export const guardPolicyOf = (connection: Connection): GuardPolicy => ({
   rules: connection.maskingRules,
   secretCatalogs: connection.type !== "search" && SECRET_CATALOGS[dialectOf(connection)].length > 0 ? connection.secretCatalogs : "open"

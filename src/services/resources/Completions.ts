@@ -9,7 +9,7 @@ import { LiveSchema } from "./LiveSchema.ts"
 import { promptNamed } from "./PromptCatalog.ts"
 import { RESOURCE_TEMPLATES } from "./ResourceUris.ts"
 
-/** product-decisions §5: at most 100 values per completion. */
+/** D-49: at most 100 values per completion. */
 export const MAX_COMPLETIONS = 100
 const LIMIT_VALUES = ["10", "50", "100", String(HISTORY_LIMIT.max)]
 
@@ -22,7 +22,7 @@ export interface Completion {
 const natural = (a: string, b: string) => a.localeCompare(b, "en", { sensitivity: "base", numeric: true })
 
 /**
- * product-decisions §5: prefix matches first, then substring matches (case-insensitive), each in
+ * D-47: prefix matches first, then substring matches (case-insensitive), each in
  * natural order unless `ordered` keeps a fixed list's declared order; duplicates once; ≤ 100 values.
  */
 export const rankCompletions = (candidates: ReadonlyArray<string>, typed: string, ordered = false): Completion => {
@@ -46,7 +46,7 @@ const stringArg = (args: JsonObject, ...names: ReadonlyArray<string>) => {
 /**
  * `completion/complete` for prompt arguments and resource-template variables: connection ids and
  * names, table and collection names of the referenced connection, and fixed lists. A hidden
- * connection named in the context is -33007 (product-decisions §2); an unknown argument completes to nothing.
+ * connection named in the context is -33007 (D-12); an unknown argument completes to nothing.
  */
 export class Completions extends Effect.Service<Completions>()("dbdesk/services/resources/Completions", {
   effect: Effect.gen(function*() {

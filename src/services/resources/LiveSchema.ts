@@ -12,7 +12,7 @@ import type { DatabaseDriver } from "../drivers/Driver.ts"
 import { type DriverFailure, mapDriverFailure } from "../tools/DriverFailures.ts"
 import { listable, resolveTarget } from "../tools/Guards.ts"
 
-/** product-decisions §5: the schema resource lists at most 100 tables, then `truncated: true`. */
+/** D-47: the schema resource lists at most 100 tables, then `truncated: true`. */
 export const SCHEMA_TABLE_LIMIT = 100
 
 export interface SchemaSnapshot {
@@ -28,14 +28,14 @@ export interface SchemaSnapshot {
  */
 const toProtocolError = (subject: JsonObject) => (error: ToolFailure | ProtocolError): ProtocolError => {
   if (!(error instanceof ToolFailure)) return error
-  // Issue 35: a secret catalog is the user's AI policy, so -33007 as the other connection gates (wire contract §5 point 8).
+  // D-64: a secret catalog is the user's AI policy, so -33007 as the other connection gates (wire contract §5 point 8).
   if (error.policy !== undefined) return ProtocolError.of(-33007, error.detail, { ...subject, reason: error.policy.gate, rule: error.policy.rule, setting: error.policy.setting })
   switch (error.code) {
     case "not_found":
     case "invalid_argument":
     case "unsupported":
       return ProtocolError.invalidParams(error.detail, { ...subject, reason: error.code })
-    // The database does not answer: unavailable now (-33000), not an internal error of dbdesk (issue 30).
+    // The database does not answer: unavailable now (-33000), not an internal error of dbdesk.
     case "not_connected":
       return ProtocolError.of(-33000, error.message, { ...subject, reason: error.code })
     default:
@@ -45,7 +45,7 @@ const toProtocolError = (subject: JsonObject) => (error: ToolFailure | ProtocolE
 
 /**
  * The live schema of a connection as resources, prompts and completion see it, behind the same
- * connection gates as the tools (product-decisions §2 "Hidden connections answer -33007 everywhere").
+ * connection gates as the tools (D-12).
  */
 export class LiveSchema extends Effect.Service<LiveSchema>()("dbdesk/services/resources/LiveSchema", {
   effect: Effect.gen(function*() {
@@ -75,7 +75,7 @@ export class LiveSchema extends Effect.Service<LiveSchema>()("dbdesk/services/re
     const use = <A>(connection: Connection, subject: JsonObject, f: (driver: DatabaseDriver) => Effect.Effect<A, DriverFailure | ToolFailure>) =>
       mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), f)).pipe(Effect.mapError(toProtocolError(subject)))
 
-    /** Issue 35: secret catalogs are neither listed nor described on these paths either. */
+    /** D-64: secret catalogs are neither listed nor described on these paths either. */
     const tables = (connection: Connection, subject: JsonObject = {}) =>
       use(connection, subject, (driver) => Effect.map(driver.listTables({ includeRowCounts: false }), (all) => all.filter((entry) => listable(connection)(entry.name))))
 

@@ -19,7 +19,7 @@ const connection: PromptArgument = {
 }
 const table: PromptArgument = { name: "table", description: "Name of a table of that connection, from list_tables", required: true }
 
-/** The five prompts of product-decisions §5, sorted by name; identical for every caller. */
+/** The five prompts of D-49, sorted by name; identical for every caller. */
 export const PROMPTS: ReadonlyArray<PromptDefinition> = [
   {
     name: "data_quality_audit",

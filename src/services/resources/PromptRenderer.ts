@@ -40,7 +40,7 @@ const header = (connection: Connection) =>
   `Connection **${connection.name}** (id \`${connection.id}\`, ${dialectOf(connection)}). Use the dbdesk tools with \`connection_id: "${connection.id}"\`.`
 
 /**
- * `prompts/get` for the five prompts of product-decisions §5: arguments checked against the
+ * `prompts/get` for the five prompts of D-49: arguments checked against the
  * declaration (-32602 for undeclared or missing ones), the connection behind its gates (-33007),
  * then a Markdown brief rendered from the connection's live schema.
  */
@@ -172,7 +172,7 @@ export class PromptRenderer extends Effect.Service<PromptRenderer>()("dbdesk/ser
       const args = yield* checkArguments(prompt, rawArguments)
       const connection = yield* schema.resolveByIdOrName(principal, args["connection"] ?? "")
       const lines = yield* render(prompt, connection, args)
-      // issue 25: a brief rendered from a huge schema is cut at limits.maxAnswerBytes like any answer
+      // D-71: a brief rendered from a huge schema is cut at limits.maxAnswerBytes like any answer
       const { limits } = yield* settings.current
       const brief = capAnswerText(lines.join("\n"), limits, "the schema is too large for one brief: read dbdesk://connections/{id}/tables and describe tables one at a time")
       return {

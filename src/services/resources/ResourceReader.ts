@@ -13,7 +13,7 @@ import { connectionsUri, historyUri, parseResourceUri, type ResourceRef, schemaU
 
 const MIME = "application/json"
 
-/** What a resource cut at limits.maxAnswerBytes / maxCellBytes tells its reader (issue 25). */
+/** What a resource cut at limits.maxAnswerBytes / maxCellBytes tells its reader (D-71). */
 const RESOURCE_HINTS = {
   items: "read a narrower resource: dbdesk://connections/{connection_id}/tables/{table} for one table, or history with a smaller ?limit=",
   texts: "raise limits.maxCellBytes to see long texts whole, or read them with execute_query and substr()",
@@ -39,7 +39,7 @@ export const resolveUri = (uri: string): Effect.Effect<ResourceRef, ProtocolErro
     onRight: Effect.succeed
   })
 
-/** Reads the `dbdesk://` resources of product-decisions §5; each payload mirrors the matching tool. */
+/** Reads the `dbdesk://` resources of D-47; each payload mirrors the matching tool. */
 export class ResourceReader extends Effect.Service<ResourceReader>()("dbdesk/services/resources/ResourceReader", {
   effect: Effect.gen(function*() {
     const access = yield* ConnectionAccess
@@ -47,7 +47,7 @@ export class ResourceReader extends Effect.Service<ResourceReader>()("dbdesk/ser
     const history = yield* QueryHistory
     const settings = yield* SettingsStore
 
-    /** product-decisions §5: `dbdesk://connections`, then schema, tables and history of each visible connection. */
+    /** D-47: `dbdesk://connections`, then schema, tables and history of each visible connection. */
     const list = Effect.fn("ResourceReader.list")(function*(principal: Principal) {
       const visible = byName(yield* access.visible(principal))
       const root: ResourceListing = {

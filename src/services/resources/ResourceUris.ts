@@ -1,7 +1,7 @@
 import { Either } from "effect"
 import { HISTORY_LIMIT } from "../QueryHistory.ts"
 
-/** The six `dbdesk://` resources of product-decisions §5. */
+/** The six `dbdesk://` resources of D-47. */
 export type ResourceRef =
   | { readonly kind: "connections" }
   | { readonly kind: "schema"; readonly connectionId: string }
@@ -12,7 +12,7 @@ export type ResourceRef =
 
 export type ResourceKind = ResourceRef["kind"]
 
-/** product-decisions §5: `ttlMs` of each resource (wire contract §4.4 clamps them to 5000–300000). */
+/** D-47: `ttlMs` of each resource (wire contract §4.4 clamps them to 5000–300000). */
 export const RESOURCE_TTL_MS: Readonly<Record<ResourceKind, number>> = {
   connections: 15_000,
   schema: 60_000,

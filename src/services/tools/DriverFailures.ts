@@ -6,7 +6,7 @@ import type { LockTimeout, PolicyRefusal, ReachFailure, StatementTimeout, TableN
 export type DriverFailure = ReachFailure | TableNotFound | Unsupported | StatementTimeout | LockTimeout | PolicyRefusal
 
 /**
- * Wire contract §7.2 and product-decisions §3 "Deadlines": driver failures become tool errors,
+ * Wire contract §7.2 and D-18: driver failures become tool errors,
  * except dbdesk's own statement deadline, which is the JSON-RPC error -33003.
  */
 export const mapDriverFailure = <A, R>(effect: Effect.Effect<A, DriverFailure | ToolFailure | ProtocolError, R>) =>

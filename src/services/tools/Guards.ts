@@ -15,7 +15,7 @@ import { dialectOf } from "./StatementGates.ts"
 export { dialectOf } from "./StatementGates.ts"
 
 /**
- * Issue 35: the AI settings of a connection applied to an MCP call, before it runs (the statement's text, a table
+ * D-64: the AI settings of a connection applied to an MCP call, before it runs (the statement's text, a table
  * argument) and where its answer is built (the driver, given the guard). The UI never goes through here.
  */
 export { guardPolicyOf } from "../policy/StatementPolicy.ts"

@@ -57,14 +57,14 @@ export const QueryTools = Effect.gen(function*() {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
         const namespace = yield* namespaceOf(args)
-        // Issue 28 item 3: the statement policy decides (gates in order, the access dialog asked where it says).
+        // D-70: the statement policy decides (gates in order, the access dialog asked where it says).
         const { connection, decision } = yield* access.statement(context, args.connection_id, "execute_query", args.query, namespace.database)
-        // product-decisions §3.2: approval for every non-safe statement, and for every statement on a confirm-all connection.
+        // D-26: approval for every non-safe statement, and for every statement on a confirm-all connection.
         const needsApproval = decision.outcome.kind === "runs" && decision.outcome.asks.includes("approval")
         if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds, tier: decision.facts.tier ?? "write", needsApproval }, context)
         const classification: Classification = decision.facts.classification ?? { tier: "write", reachesFilesOrCode: false, statementCount: 1 }
         const handle = classification.tier === "safe" ? "readonly" : "readwrite"
-        // Issue 35: the policy's AI-settings gate refused what they forbid; what it found guards the answer.
+        // D-64: the policy's AI-settings gate refused what they forbid; what it found guards the answer.
         const guard = decision.facts.guard
         const gate = needsApproval
           ? yield* approval.gate(context, {
@@ -114,7 +114,7 @@ export const QueryTools = Effect.gen(function*() {
         const { limits } = yield* settings.current
         const run: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
           Effect.map(driver.explain(args.query, args.analyze ?? false, limits), (resultSet) => toolResult(resultSet as unknown as JsonObject))))
-        // Issue 35: analyze runs the statement, and an error while it reads rows may quote a guarded value.
+        // D-64: analyze runs the statement, and an error while it reads rows may quote a guarded value.
         return guard === undefined || args.analyze !== true ? run : Effect.mapError(run, (error) =>
           error instanceof ToolFailure && error.code === "query_failed"
             ? toolFailure("query_failed", `${withheldError(undefined)}; without analyze the statement does not run, and the planner's own message is shown`)

@@ -16,7 +16,7 @@ import { connectionId, database, integer, schemaName, table, text } from "./Tool
 export const requireName = (value: string, what: string) =>
   value.trim() === "" ? Effect.fail(toolFailure("invalid_argument", `${what} must not be empty`)) : Effect.void
 
-/** The `database` and `schema` arguments of a call (issue 25): absent means the connection's defaults, empty is refused. */
+/** The `database` and `schema` arguments of a call (D-72): absent means the connection's defaults, empty is refused. */
 export const namespaceOf = (args: { readonly database?: string; readonly schema?: string }): Effect.Effect<Namespace, ToolFailure> =>
   Effect.as(
     Effect.all([
@@ -28,7 +28,7 @@ export const namespaceOf = (args: { readonly database?: string; readonly schema?
 
 /**
  * Resolves the connection (gates before the response starts), then runs `use` with its driver, or `onSearch` for a
- * search-engine connection (product-decisions §3, search rows).
+ * search-engine connection (D-21, search rows).
  */
 export const withDriver = (
   access: ConnectionAccess,

@@ -14,7 +14,7 @@ const wholeNumberIn = (value: number | undefined, name: string, min: number, max
     ? Effect.void
     : Effect.fail(toolFailure("invalid_argument", `${name} must be a whole number from ${min} to ${max}`))
 
-/** `search_documents` (product-decisions §3): one text search on a collection of a search-engine connection. */
+/** `search_documents` (D-21): one text search on a collection of a search-engine connection. */
 export const SearchDocumentTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
   const routes = yield* SearchToolRoutes

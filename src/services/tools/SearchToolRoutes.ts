@@ -23,22 +23,22 @@ const optionsOf = (context: MethodContext): CallOptions => ({ trace: context.env
 
 const json = (value: unknown): JsonObject => JSON.parse(JSON.stringify(value)) as JsonObject
 
-/** dbdesk's own statement deadline is the JSON-RPC error -33003 (product-decisions §3 "Deadlines"). */
+/** dbdesk's own statement deadline is the JSON-RPC error -33003 (D-18). */
 const withDeadline = (seconds: number) => <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.timeoutFail(effect, {
     duration: Duration.seconds(seconds),
     onTimeout: () => ProtocolError.of(-33003, `The request ran past its ${seconds} s deadline and was stopped`, { deadline: "statement", seconds })
   })
 
-/** A lost or unreachable engine names the connection, as every driver's connection failure does (issue 32). */
+/** A lost or unreachable engine names the connection, as every driver's connection failure does (D-73). */
 const namingConnection = (connection: SearchConnection) => <A, R>(effect: Effect.Effect<A, ToolFailure | ProtocolError, R>) =>
   Effect.mapError(effect, (error) =>
     error instanceof ToolFailure && error.code === "not_connected" ? toolFailure("not_connected", `'${connection.name}': ${error.detail}`) : error)
 
-/** How many import lines the approval shows before "… and N more" (product-decisions §3.2). */
+/** How many import lines the approval shows before "… and N more" (D-26). */
 const shownRows = 10
 
-/** product-decisions §3.2: for a search-engine request the statement shown is the method, path and body. */
+/** D-26: for a search-engine request the statement shown is the method, path and body. */
 export const importApprovalText = (collection: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
   const lines = rows.slice(0, shownRows).map((row) => JSON.stringify(Object.fromEntries(columns.map((name, index) => [name, row[index] ?? null]))))
   const more = rows.length > shownRows ? [`… and ${rows.length - shownRows} more documents`] : []
@@ -46,7 +46,7 @@ export const importApprovalText = (collection: string, columns: ReadonlyArray<st
 }
 
 /**
- * The search-engine branch of each MCP tool (product-decisions §3, search rows): the session comes from the driver
+ * The search-engine branch of each MCP tool (D-21, search rows): the session comes from the driver
  * registry, which enables the search driver on the first use of a saved connection (S1-b). Interrupting a run aborts
  * its HTTP request.
  */
@@ -59,7 +59,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
     /** The answer caps are read at call time, so a settings change applies to the next call. */
     const answerLimits = Effect.map(settings.current, ({ limits }): AnswerLimits => limits)
 
-    // A tool without timeout_seconds gets limits.queryTimeoutSeconds: a stalled engine socket cannot hold a call (issue 32).
+    // A tool without timeout_seconds gets limits.queryTimeoutSeconds: a stalled engine socket cannot hold a call (D-73).
     const withSession = (connection: SearchConnection, context: MethodContext, use: SessionCall): ToolRun =>
       Effect.flatMap(settings.current, (current) =>
         Effect.flatMap(registry.openSearch(connection), ({ session }) => use(session, optionsOf(context))).pipe(
@@ -94,7 +94,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         Effect.flatMap(answerLimits, (limits) => Effect.map(session.search(request, options, limits, connection.maskingRules), guardedResult)))
 
     /**
-     * `execute_query` with console text (product-decisions §3.1), after the statement policy passed it (issue 28 item
+     * `execute_query` with console text (D-22), after the statement policy passed it (D-70 item
      * 3): safe requests run, writes are approved; the policy refused DELETE already.
      */
     const execute = Effect.fn("SearchToolRoutes.execute")(function*(
@@ -148,7 +148,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       return run
     })
 
-    /** `insert_rows` into a collection: one approved import call; failed rows are reported (product-decisions §3). */
+    /** `insert_rows` into a collection: one approved import call; failed rows are reported (D-21). */
     const insertRows = Effect.fn("SearchToolRoutes.insertRows")(function*(
       connection: SearchConnection,
       args: { readonly table: string; readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<ReadonlyArray<unknown>> },

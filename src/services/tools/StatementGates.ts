@@ -7,8 +7,8 @@ import { dialectOf, type PolicyFacts, sqlVerdict, writeGateRefusal } from "../po
 export { dialectOf } from "../policy/StatementPolicy.ts"
 
 /**
- * product-decisions §3.1 for `explain_query` and `confirm_destructive_operation`: one statement per call; files/code
- * refused for every external caller (the statement policy's SQL classifier gate, issue 28 item 3).
+ * D-24 for `explain_query` and `confirm_destructive_operation`: one statement per call; files/code
+ * refused for every external caller (the statement policy's SQL classifier gate, D-70).
  */
 export const classifyForExecution = (query: string, connection: Connection) =>
   Effect.suspend(() => {
@@ -17,7 +17,7 @@ export const classifyForExecution = (query: string, connection: Connection) =>
     return verdict.kind === "refuse" ? Effect.fail(verdict.error) : Effect.succeed(facts.classification ?? { tier: facts.tier ?? "write", reachesFilesOrCode: false, statementCount: 1 })
   })
 
-/** Wire contract §5 point 8 / product-decisions §2: the policy's write gates (scope, external access) for a built statement. */
+/** Wire contract §5 point 8 / D-12: the policy's write gates (scope, external access) for a built statement. */
 export const checkWriteGates = (tier: StatementTier, connection: Connection, context: MethodContext) =>
   Effect.suspend(() => {
     const refusal = writeGateRefusal({ principal: context.principal, connection }, tier)
@@ -26,7 +26,7 @@ export const checkWriteGates = (tier: StatementTier, connection: Connection, con
 
 /** The leading keyword of a statement, for the approval question ("Allow UPDATE on 'Sample'?"). */
 export const statementVerb = (query: string): string => {
-  // An executable comment (MySQL `/*! … */`, `/*M! … */`) is code, not a comment to skip (issue 34).
+  // An executable comment (MySQL `/*! … */`, `/*M! … */`) is code, not a comment to skip (D-75).
   const match = /^(?:\s|--[^\n]*\n|\/\*(?!M?!)[\s\S]*?\*\/)*([A-Za-z]+)/.exec(query)
   return match?.[1]?.toUpperCase() ?? "this statement"
 }

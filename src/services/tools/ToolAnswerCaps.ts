@@ -15,10 +15,10 @@ const isResultSet = (value: JsonObject): boolean =>
   Array.isArray(value["columns"]) && Array.isArray(value["rows"]) && typeof value["is_truncated"] === "boolean"
 
 /**
- * The last step of every `tools/call` answer (issue 25, settings `limits.maxCellBytes` and `limits.maxAnswerBytes`):
+ * The last step of every `tools/call` answer (D-71, settings `limits.maxCellBytes` and `limits.maxAnswerBytes`):
  * whatever built it (a driver, the search engine, a catalog read), the JSON of its structured content stays within
  * `maxAnswerBytes` and its texts within `maxCellBytes`, and a cut answer says so. Answers the drivers already capped
- * pass unchanged; the text content is the JSON of the capped structured content again (product-decisions §3).
+ * pass unchanged; the text content is the JSON of the capped structured content again (D-17).
  */
 export const capToolAnswer = (result: JsonObject, limits: AnswerLimits): JsonObject => {
   const content = result["structuredContent"]

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { FilterValue, ScalarValue } from "../../domain/SqlBrowse.ts"
 
 /**
- * The arguments several tools share, defined once (issue 35 item 5: tools/list is read into the model's context at
+ * The arguments several tools share, defined once (D-67: tools/list is read into the model's context at
  * every session, so each name and description is as short as it can be while still saying what to pass). The JSON
  * shape only: value rules (ranges, operator names) are checked by the tools and answered `invalid_argument`.
  */

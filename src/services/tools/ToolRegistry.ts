@@ -8,7 +8,7 @@ import { SearchDocumentTools } from "./SearchDocumentTools.ts"
 import type { AnyTool } from "./Tool.ts"
 import { WriteTools } from "./WriteTools.ts"
 
-/** The tools offered by `tools/list`, sorted by name (product-decisions §3). */
+/** The tools offered by `tools/list`, sorted by name (D-21). */
 export class ToolRegistry extends Context.Tag("dbdesk/services/tools/ToolRegistry")<ToolRegistry, {
   readonly tools: ReadonlyArray<AnyTool>
   readonly get: (name: string) => AnyTool | undefined

@@ -17,7 +17,7 @@ import { connectionId, integer, text } from "./ToolArguments.ts"
 const quote = (name: string) => `"${name.replace(/"/g, "\"\"")}"`
 const literal = (value: unknown) => (typeof value === "string" ? `'${value.replace(/'/g, "''")}'` : value === null ? "NULL" : String(value))
 
-/** product-decisions §3.2: for insert_rows the statement shown is the parameterised SQL followed by the first rows' values. */
+/** D-26: for insert_rows the statement shown is the parameterised SQL followed by the first rows' values. */
 export const insertApprovalText = (table: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
   const sql = `INSERT INTO ${quote(table)} (${columns.map(quote).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`
   const shown = rows.slice(0, 10).map((row) => `(${row.map(literal).join(", ")})`)
@@ -85,10 +85,10 @@ export const WriteTools = Effect.gen(function*() {
         if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 300) {
           return yield* toolFailure("invalid_argument", "timeout_seconds must be a whole number from 1 to 300")
         }
-        // Issue 28 item 3: the statement policy decides (gates in order, the access dialog asked where it says).
+        // D-70: the statement policy decides (gates in order, the access dialog asked where it says).
         const { connection } = yield* access.statement(context, args.connection_id, "confirm_destructive_operation", args.query)
         if (connection.type === "search") return yield* search.confirmDestructive(connection, { query: args.query, timeoutSeconds }, context)
-        // product-decisions §3: consent is always required and never skipped by a policy.
+        // D-21: consent is always required and never skipped by a policy.
         const gate = yield* approval.gate(context, {
           connection,
           what: statementVerb(args.query),

@@ -5,7 +5,7 @@ import { type CellKind, parseInput } from "./cellTypes.ts"
 const PLACEHOLDER: Record<CellKind, string> = { number: "number", boolean: "true / false", date: "YYYY-MM-DD HH:MM:SS", json: "JSON", binary: "", text: "" }
 
 /**
- * The in-cell editor (issue 27): typed by the column (a number, true/false, JSON checked before it is kept), Enter or
+ * The in-cell editor (D-85): typed by the column (a number, true/false, JSON checked before it is kept), Enter or
  * Tab keeps the value, Escape cancels, the NULL button or Ctrl/Cmd+Shift+N sets NULL.
  */
 export const CellEditor = ({ kind, value, initial, onDone }: {

@@ -58,7 +58,7 @@ export interface DataGridProps {
 const HEADER_HEIGHT = 40
 
 /**
- * The data grid of SQL tables, search collections and console results (issue 27, ui-anchors §3): TanStack Table for
+ * The data grid of SQL tables, search collections and console results (D-85, ui-anchors §3): TanStack Table for
  * the column model (sizes, resizing, order), TanStack Virtual for rows and columns, so only what is on screen is in
  * the DOM. Cells are typed (numbers right-aligned, NULL apart from ''), selected as a range with the mouse or the
  * keyboard, copied as TSV, CSV, JSON or SQL INSERT, viewed whole, and edited where the owner allows.

@@ -9,7 +9,7 @@ interface ResizableHeader {
 const COLUMN_DRAG = "text/x-dbdesk-column"
 
 /**
- * One column header of the data grid (issue 27): name, type hint, sort arrow, click to sort (or the reason it does
+ * One column header of the data grid (D-85): name, type hint, sort arrow, click to sort (or the reason it does
  * not), drag onto another header to reorder, drag its right edge to resize (double-click the edge resets the width).
  */
 export const HeaderCell = ({ header, column, colindex, kind, left, width, sort, onClick, onMove }: {

@@ -9,7 +9,7 @@ export interface GridColumn {
   readonly readOnly?: boolean
 }
 
-/** How a column's values are shown and edited (issue 27): by its declared type, else by what its values are. */
+/** How a column's values are shown and edited (D-85): by its declared type, else by what its values are. */
 export type CellKind = "number" | "boolean" | "date" | "json" | "binary" | "text"
 
 const NUMBER = /\b(int|integer|tinyint|smallint|mediumint|bigint|int2|int4|int8|int32|int64|real|float|float4|float8|double|numeric|decimal|number|serial|bigserial|smallserial|money|year)\b/i

@@ -12,7 +12,7 @@ const csvCell = (cell: Cell) => {
 }
 
 /**
- * A selected range as text (issue 27): TSV pastes into spreadsheets (NULL spelled out), CSV with a header row (NULL
+ * A selected range as text (D-85): TSV pastes into spreadsheets (NULL spelled out), CSV with a header row (NULL
  * empty), JSON as an array of objects (null kept), SQL as one INSERT with literals of the connection's dialect.
  */
 export const formatRange = (

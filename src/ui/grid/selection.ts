@@ -17,7 +17,7 @@ export const rangeOf = (a: Pos, b: Pos): Range => ({ r0: Math.min(a.r, b.r), r1:
 const clamp = (pos: Pos, last: Pos): Pos => ({ r: Math.max(0, Math.min(last.r, pos.r)), c: Math.max(0, Math.min(last.c, pos.c)) })
 
 /**
- * Where a navigation key moves the focus (issue 27): arrows, Tab/Shift+Tab, Home/End (row start/end; with Ctrl/Cmd the
+ * Where a navigation key moves the focus (D-85): arrows, Tab/Shift+Tab, Home/End (row start/end; with Ctrl/Cmd the
  * first/last cell), PageUp/PageDown (a screenful), Ctrl/Cmd+arrows (to the edge). Undefined for other keys.
  */
 export const step = (key: string, modifiers: { readonly mod: boolean; readonly shift: boolean }, at: Pos, last: Pos, pageRows: number): Pos | undefined => {

@@ -1,6 +1,6 @@
 import { type ReactNode, useEffect, useRef } from "react"
 
-/** A modal dialog: focus moves in, Escape closes it (issue 27). */
+/** A modal dialog: focus moves in, Escape closes it. */
 export const Dialog = ({ title, onClose, children, wide }: { readonly title: string; readonly onClose: () => void; readonly children: ReactNode; readonly wide?: boolean }) => {
   const ref = useRef<HTMLDivElement>(null)
   useEffect(() => {

@@ -27,7 +27,7 @@ const PrefsContext = createContext<Prefs>({
   setDensity: () => {}
 })
 
-/** Look preferences of this browser (issue 27): the theme follows the system unless chosen; the grid's density. */
+/** Look preferences of this browser (D-85): the theme follows the system unless chosen; the grid's density. */
 export const PrefsProvider = ({ children }: { readonly children: ReactNode }) => {
   const [theme, setTheme] = useState<Theme>(() => stored("dbdesk.theme", ["system", "light", "dark"], "system"))
   const [density, setDensity] = useState<Density>(() => stored("dbdesk.density", ["comfortable", "compact"], "comfortable"))

@@ -34,7 +34,7 @@ const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
 const typing = (target: EventTarget | null) =>
   target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))
 
-/** The keyboard shortcuts overlay (issue 27): "?" anywhere outside a text field, or the header's button. */
+/** The keyboard shortcuts overlay (D-85): "?" anywhere outside a text field, or the header's button. */
 export const useShortcutsOverlay = () => {
   const [open, setOpen] = useState(false)
   useEffect(() => {

@@ -1,4 +1,4 @@
-// Issue 34 item 3: statements generated in the MySQL dialect are classified, then run on a real MariaDB inside
+// D-23: statements generated in the MySQL dialect are classified, then run on a real MariaDB inside
 // `START TRANSACTION READ ONLY` (as dbdesk runs a safe statement); whatever changed the server's state must not
 // have been called safe, and the dialect's wrappings must not lower the verdict of what the server runs.
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
@@ -121,7 +121,7 @@ describeMariadb("MySQL classifier verdicts against what MariaDB does in a read-o
     return { changed, errno }
   }
 
-  it.live("issue 34 item 3: whatever changes the server inside READ ONLY was never classified safe; READ ONLY stops the rest", () =>
+  it.live("D-23: whatever changes the server inside READ ONLY was never classified safe; READ ONLY stops the rest", () =>
     Effect.promise(() =>
       FastCheck.assert(
         FastCheck.asyncProperty(FastCheck.constantFrom(...BASES), FastCheck.constantFrom(...wrappings), async (base, wrap) => {
@@ -141,7 +141,7 @@ describeMariadb("MySQL classifier verdicts against what MariaDB does in a read-o
         { numRuns: 100 }
       )), 120_000)
 
-  it.live("issue 34 item 3: every base statement that changes the server unwrapped is non-safe (the oracle sees writes)", () =>
+  it.live("D-23: every base statement that changes the server unwrapped is non-safe (the oracle sees writes)", () =>
     Effect.promise(async () => {
       const changing: Array<string> = []
       for (const base of BASES) {

@@ -43,7 +43,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
   const running = (marker: string) => Effect.promise(() => runningStatements(server, marker))
   const waitFor = (check: () => Promise<boolean>, what: string) => Effect.promise(() => eventually(check, what))
 
-  it.live("issue 34 item 4: interrupting execute sends KILL QUERY on another session; SLEEP leaves PROCESSLIST and the pool still works", () =>
+  it.live("D-75: interrupting execute sends KILL QUERY on another session; SLEEP leaves PROCESSLIST and the pool still works", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         const before = kills()
@@ -56,7 +56,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         expect(yield* Effect.promise(() => idleInTransaction(server))).toBe(0)
       })), 60_000)
 
-  it.live("issue 34 item 4: timeout_seconds ends SLEEP with StatementTimeout and nothing is left on the server", () =>
+  it.live("D-75: timeout_seconds ends SLEEP with StatementTimeout and nothing is left on the server", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         const error = yield* Effect.flip(driver.execute("SELECT SLEEP(60) AS deadline_sleep", { ...read, timeoutSeconds: 1 }))
@@ -64,14 +64,14 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         expect(yield* running("deadline_sleep")).toBe(0)
       })), 60_000)
 
-  it.live("issue 34 item 4: max_statement_time is the deadline plus 1 s, as a backstop, for reads and writes", () =>
+  it.live("D-75: max_statement_time is the deadline plus 1 s, as a backstop, for reads and writes", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         expect((yield* driver.execute("SELECT @@max_statement_time", { ...read, timeoutSeconds: 5 })).rows).toEqual([[6]])
         expect((yield* driver.execute("SELECT @@max_statement_time", { ...read, timeoutSeconds: 9, access: "readwrite" })).rows).toEqual([[10]])
       })))
 
-  it.live("issue 34 item 5: a 200,000-row SELECT stops at max_rows + 1 and the statement is killed, not drained", () =>
+  it.live("D-71: a 200,000-row SELECT stops at max_rows + 1 and the statement is killed, not drained", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         const before = kills()
@@ -83,7 +83,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         expect((yield* driver.execute("SELECT COUNT(*) FROM numbers", read)).rows).toEqual([[200000]])
       })))
 
-  it.live("issue 34 item 5: the byte caps apply: a long cell is cut with its length, and rows stop at limits.maxAnswerBytes (statement killed)", () =>
+  it.live("D-71: the byte caps apply: a long cell is cut with its length, and rows stop at limits.maxAnswerBytes (statement killed)", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         const cut = yield* driver.execute("SELECT REPEAT('x', 100000) AS long_text", { ...read, limits: { maxCellBytes: 1000, maxAnswerBytes: 8 * 1024 * 1024 } })
@@ -99,7 +99,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         expect(yield* running("bytes_marker")).toBe(0)
       })))
 
-  it.live("issue 34 item 3: START TRANSACTION READ ONLY stops a write the classifier calls safe (SELECT of a function that inserts)", () =>
+  it.live("D-23: START TRANSACTION READ ONLY stops a write the classifier calls safe (SELECT of a function that inserts)", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         expect(classifyStatement("SELECT bump()", "mysql").tier).toBe("safe")
@@ -112,14 +112,14 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         yield* driver.execute("DELETE FROM counter", { ...read, access: "readwrite" })
       })))
 
-  it.live("issue 34 item 3: a second statement never reaches the server in one call (multiple statements off)", () =>
+  it.live("D-23: a second statement never reaches the server in one call (multiple statements off)", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         const error = yield* Effect.flip(driver.execute("SELECT 1; DELETE FROM counter", { ...read, access: "readwrite" }))
         expect(error).toHaveProperty("message", expect.stringContaining("SQL syntax"))
       })))
 
-  it.live("issue 34 item 1: LOAD DATA LOCAL is refused by the client, so the server never reads a local file", () =>
+  it.live("D-75: LOAD DATA LOCAL is refused by the client, so the server never reads a local file", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         const error = yield* Effect.flip(driver.execute("LOAD DATA LOCAL INFILE '/etc/hostname' INTO TABLE counter", { ...read, access: "readwrite" }))
@@ -127,7 +127,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         expect((yield* driver.execute("SELECT COUNT(*) FROM counter", read)).rows).toEqual([[0]])
       })))
 
-  it.live("issue 34 item 1: SSL modes: disabled is plain, preferred and required encrypt, verify-ca and verify-full refuse an untrusted certificate", () =>
+  it.live("D-75: SSL modes: disabled is plain, preferred and required encrypt, verify-ca and verify-full refuse an untrusted certificate", () =>
     Effect.gen(function*() {
       const cipher = (sslMode: MysqlSettings["sslMode"]) =>
         withDriver((driver) => Effect.map(driver.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'", read), (answer) => String(answer.rows[0]?.[1] ?? "")), { sslMode })
@@ -153,7 +153,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
       }
     }))
 
-  it.live("issue 34 item 2: catalog tools: databases, tables with estimated counts, describe with indexes, foreign keys and comments, DDL, search", () =>
+  it.live("D-75: catalog tools: databases, tables with estimated counts, describe with indexes, foreign keys and comments, DDL, search", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         expect(yield* driver.listDatabases()).toEqual([server.otherDatabase, server.database])
@@ -176,7 +176,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         expect(matches).toContainEqual({ kind: "column", table: "orders", name: "customer_id", data_type: "int(11)" })
       })))
 
-  it.live("issue 34 item 2: the database argument selects the database; a schema argument is refused (a MySQL schema is a database)", () =>
+  it.live("D-75: the database argument selects the database; a schema argument is refused (a MySQL schema is a database)", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         expect((yield* driver.listTables({ includeRowCounts: false, database: server.otherDatabase })).map((t) => t.name)).toEqual(["regions"])
@@ -188,7 +188,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         expect(schema).toHaveProperty("message", expect.stringContaining("a schema is a database"))
       })))
 
-  it.live("issue 34 item 2: browse and count with filters and backtick quoting, cells, explain, insert_rows with a failing row", () =>
+  it.live("D-75: browse and count with filters and backtick quoting, cells, explain, insert_rows with a failing row", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         const page = yield* driver.browse("customers", { columns: ["name", "big", "doc", "created"], sort: [{ column: "id", direction: "asc" }], limit: 2 })
@@ -209,7 +209,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         yield* driver.execute("DELETE FROM counter", { ...read, access: "readwrite" })
       })))
 
-  it.live("issue 34 item 6: KILL CONNECTION mid-query fails that call naming the connection; the next call succeeds and no session is wedged", () =>
+  it.live("D-75: KILL CONNECTION mid-query fails that call naming the connection; the next call succeeds and no session is wedged", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         const fiber = yield* Effect.fork(Effect.flip(driver.execute("SELECT SLEEP(30) AS killed_conn", { ...read, timeoutSeconds: 60 })))
@@ -222,7 +222,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         expect(yield* Effect.promise(() => idleInTransaction(server))).toBe(0)
       })), 60_000)
 
-  it.live("issue 34 item 6: 240 calls at 16 at a time, a third abandoned at random points: nothing left running or in a transaction, the next call answers", () =>
+  it.live("D-75: 240 calls at 16 at a time, a third abandoned at random points: nothing left running or in a transaction, the next call answers", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         const one = (i: number) =>
@@ -236,7 +236,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         expect((yield* driver.execute("SELECT n FROM numbers WHERE n = 7", read)).rows).toEqual([[7]])
       })), 120_000)
 
-  it.live("issue 34 item 6: the server restarted (crash and clean) under an open pool: the next call reconnects and answers", () =>
+  it.live("D-75: the server restarted (crash and clean) under an open pool: the next call reconnects and answers", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         expect((yield* driver.execute("SELECT 4", read)).rows).toEqual([[4]])
@@ -247,7 +247,7 @@ describeMariadb("MysqlDriver against a real MariaDB", () => {
         }
       })), 120_000)
 
-  it.live("issue 27: transaction runs each statement under a savepoint, names every failure, and commits only when all succeed", () =>
+  it.live("D-86: transaction runs each statement under a savepoint, names every failure, and commits only when all succeed", () =>
     withDriver((driver) =>
       transactionContract(driver, { table: "numbers", column: "n", first: "927001", second: "927002", duplicate: /Duplicate entry '927001'/ })))
 })

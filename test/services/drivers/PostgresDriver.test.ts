@@ -65,7 +65,7 @@ describePostgres("PostgresDriver against a real PostgreSQL 15", () => {
         yield* Effect.promise(() => eventually(() => cancelledByRequest(server, "deadline_sleep"), "a cancel request in the server log"))
       })), 60_000)
 
-  it.live("product-decisions §3 the server's statement_timeout is the deadline plus 1 s, as a backstop", () =>
+  it.live("D-18 the server's statement_timeout is the deadline plus 1 s, as a backstop", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         const readOnly = yield* driver.execute("SELECT current_setting('statement_timeout') AS t", { ...read, timeoutSeconds: 5 })
@@ -74,7 +74,7 @@ describePostgres("PostgresDriver against a real PostgreSQL 15", () => {
         expect(readWrite.rows).toEqual([["10s"]])
       })))
 
-  it.live("product-decisions §2 BEGIN READ ONLY stops a write the classifier calls safe (SELECT of a function that inserts)", () =>
+  it.live("D-14 BEGIN READ ONLY stops a write the classifier calls safe (SELECT of a function that inserts)", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         expect(classifyStatement("SELECT bump()", "postgresql").tier).toBe("safe")
@@ -90,14 +90,14 @@ describePostgres("PostgresDriver against a real PostgreSQL 15", () => {
         yield* driver.execute("DELETE FROM counter", { ...read, access: "readwrite" })
       })))
 
-  it.live("product-decisions §3.1 a second statement never reaches the server in one call (extended protocol)", () =>
+  it.live("D-22 a second statement never reaches the server in one call (extended protocol)", () =>
     withDriver((driver) =>
       Effect.gen(function*() {
         const error = yield* Effect.flip(driver.execute("SELECT 1; DELETE FROM counter", { ...read, access: "readwrite" }))
         expect(error).toHaveProperty("message", expect.stringContaining("multiple commands"))
       })))
 
-  it.live("product-decisions §3 a lock timeout (55P03) is a LockTimeout, which the tools answer timeout:", () =>
+  it.live("D-18 a lock timeout (55P03) is a LockTimeout, which the tools answer timeout:", () =>
     Effect.gen(function*() {
       yield* Effect.promise(() =>
         server.sql(`CREATE ROLE dbdesk_locky LOGIN PASSWORD 'locky-pw'; GRANT SELECT ON orders TO dbdesk_locky; ALTER ROLE dbdesk_locky SET lock_timeout = '200ms'`))
@@ -175,7 +175,7 @@ describePostgres("PostgresDriver against a real PostgreSQL 15", () => {
         expect(written).toEqual(expect.objectContaining({ rows_affected: 2, status_message: "2 rows affected" }))
       })))
 
-  it.live("issue 27: transaction runs each statement under a savepoint, names every failure, and commits only when all succeed", () =>
+  it.live("D-86: transaction runs each statement under a savepoint, names every failure, and commits only when all succeed", () =>
     withDriver((driver) =>
       transactionContract(driver, { table: "sales.regions", column: "code", first: "'t27a'", second: "'t27b'", duplicate: /duplicate key value violates unique constraint/ })))
 })

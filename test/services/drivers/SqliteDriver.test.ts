@@ -175,7 +175,7 @@ describe("SqliteDriver on the sample database", () => {
       assert.strictEqual(analyze._tag, "Unsupported")
     }))
 
-  it.scopedLive("issue 27: transaction runs each statement under a savepoint, names every failure, and commits only when all succeed", () =>
+  it.scopedLive("D-86: transaction runs each statement under a savepoint, names every failure, and commits only when all succeed", () =>
     Effect.gen(function*() {
       const driver = yield* driverFor({ path: freshCopy() })
       yield* driver.execute("CREATE TABLE codes (code TEXT PRIMARY KEY)", { ...read, access: "readwrite" })

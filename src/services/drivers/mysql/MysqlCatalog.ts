@@ -1,5 +1,5 @@
 // Reads of information_schema for list_databases, list_tables, describe_table, get_table_ddl and search_schema on
-// MySQL and MariaDB (issue 34 item 2). Every function runs inside `START TRANSACTION READ ONLY` in the selected database.
+// MySQL and MariaDB (D-75). Every function runs inside `START TRANSACTION READ ONLY` in the selected database.
 import type { ColumnDescription, ForeignKeyDescription, IndexDescription, SchemaMatch, TableDescription, TableEntry } from "../../../domain/SqlTable.ts"
 import { tableReadings } from "../../../domain/TableReference.ts"
 import type { Session } from "./MysqlRunner.ts"

@@ -1,4 +1,4 @@
-// How dbdesk opens MySQL/MariaDB sessions (issue 34 item 1): TLS by SSL mode, LOCAL INFILE switched off in the
+// How dbdesk opens MySQL/MariaDB sessions (D-75): TLS by SSL mode, LOCAL INFILE switched off in the
 // client, one statement per query, exact integers, dates as the server writes them.
 import mysql from "mysql2"
 import { isIP } from "node:net"
@@ -68,7 +68,7 @@ export const connectionOptions = (settings: MysqlSettings, useTls: boolean): mys
     ...(settings.password === undefined ? {} : { password: settings.password }),
     ...(settings.database === undefined ? {} : { database: settings.database }),
     ...(ssl === undefined ? {} : { ssl }),
-    // Issue 34 item 1: a server must not read the user's files; without the capability it cannot even ask.
+    // D-75: a server must not read the user's files; without the capability it cannot even ask.
     flags: ["-LOCAL_FILES"],
     multipleStatements: false,
     // Through a tunnel the first session may wait for the SSH handshake and a host-key question.

@@ -1,4 +1,4 @@
-// Issue 35 on MySQL/MariaDB: the catalog facts for the names a statement uses (information_schema, before the
+// D-64 on MySQL/MariaDB: the catalog facts for the names a statement uses (information_schema, before the
 // statement, in its session), then the answer decided from each field's origin (database, original table and column).
 // A derived table or CTE is reported as its own alias, and a view as itself: neither is traced further.
 import { type AnswerVerdict, decideAnswer, type OutputSource } from "../../../domain/AnswerGate.ts"

@@ -1,4 +1,4 @@
-// Issue 28 item 1 on MySQL/MariaDB: a write dry-run inside START TRANSACTION … ROLLBACK, counted only (MySQL has no
+// D-69 on MySQL/MariaDB: a write dry-run inside START TRANSACTION … ROLLBACK, counted only (MySQL has no
 // RETURNING for UPDATE), and refused first when information_schema shows what a rollback cannot undo: a table
 // without transactions, triggers, an AUTO_INCREMENT counter or sequence an insert would advance, a stored function
 // or a built-in one with effects beyond the transaction.

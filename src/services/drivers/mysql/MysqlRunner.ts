@@ -1,4 +1,4 @@
-// The one place MySQL/MariaDB work starts and stops (issue 34): a lazily opened pool, `START TRANSACTION READ ONLY`
+// The one place MySQL/MariaDB work starts and stops (D-75): a lazily opened pool, `START TRANSACTION READ ONLY`
 // for safe statements, dbdesk's deadline with max_statement_time / max_execution_time as a backstop, and
 // `KILL QUERY` on a separate connection on interruption. A connection goes back to the pool clean or is destroyed.
 import { Duration, Effect } from "effect"
@@ -21,9 +21,9 @@ export interface Session {
   readonly flavor: Flavor
   /** A small statement read whole (catalog reads). `values` are bound server-side (a prepared statement). */
   readonly query: (sql: string, values?: ReadonlyArray<unknown>) => Promise<QueryOutcome>
-  /** Prepares the statement and closes it again, running nothing (issue 28 item 5). */
+  /** Prepares the statement and closes it again, running nothing (D-68). */
   readonly prepare: (sql: string) => Promise<void>
-  /** Rows one at a time; when `onRow` answers false, the rest is not read: the statement is killed (issue 34 item 5). */
+  /** Rows one at a time; when `onRow` answers false, the rest is not read: the statement is killed (D-71). */
   readonly stream: (
     sql: string,
     values: ReadonlyArray<unknown> | undefined,
@@ -137,7 +137,7 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
     return killer
   }
 
-  /** `KILL QUERY` on a separate session (issue 34 item 4); false when it could not be sent. */
+  /** `KILL QUERY` on a separate session (D-75); false when it could not be sent. */
   const killQuery = (threadId: number): Promise<boolean> =>
     killerConnection().then(
       (connection) =>
@@ -232,7 +232,7 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
         stream: (sql, values, onRow, onColumns) => track((db, kill) => streamRows(db, sql, values, onRow, onColumns, kill))
       })
 
-      const backstop = seconds + 1 // product-decisions §3 "Deadlines": the server's own timer is the deadline + 1 s
+      const backstop = seconds + 1 // D-18: the server's own timer is the deadline + 1 s
       const settled = prepare(access, backstop, database).then(async (acquired) => {
         conn = acquired
         const { flavor: found } = await open()

@@ -1,4 +1,4 @@
-// One statement on one mysql2 session, read whole or as a stream of rows (issue 34 items 2, 5).
+// One statement on one mysql2 session, read whole or as a stream of rows (D-71).
 import type mysql from "mysql2"
 
 const QUERY_INTERRUPTED = 1317
@@ -11,7 +11,7 @@ export interface QueryOutcome {
   readonly hasResultSet: boolean
 }
 
-/** A result column with its origin as the server reports it (issue 35): database, original table and column. */
+/** A result column with its origin as the server reports it (D-65): database, original table and column. */
 export interface FieldOrigin {
   readonly name: string
   readonly db: string
@@ -47,7 +47,7 @@ export const queryWhole = (db: mysql.PoolConnection, sql: string, values: Readon
 
 /**
  * Rows one at a time; when `onRow` answers false the rest is not read: `kill` ends the statement on the server and
- * the rows already in flight are discarded (issue 34 item 5).
+ * the rows already in flight are discarded (D-71).
  */
 export const streamRows = (
   db: mysql.PoolConnection,
@@ -106,7 +106,7 @@ export const streamRows = (
 const UNSUPPORTED_PS = 1295
 
 /**
- * Issue 28 item 5: the server prepares the statement (COM_STMT_PREPARE: parsed, names resolved) and the statement
+ * D-68: the server prepares the statement (COM_STMT_PREPARE: parsed, names resolved) and the statement
  * is closed again; nothing runs. A statement MySQL cannot prepare passes unchecked.
  */
 export const prepareOnly = (db: mysql.PoolConnection, sql: string): Promise<void> =>

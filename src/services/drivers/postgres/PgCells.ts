@@ -14,7 +14,7 @@ const JSON_OID = 114
 const NUMBERS = new Set([INT2, INT4, OID, FLOAT4, FLOAT8])
 const SAFE_DIGITS = 15
 
-/** 64-bit integers beyond the safe range stay their decimal text (product-decisions §3), as `toCell` does. */
+/** 64-bit integers beyond the safe range stay their decimal text (D-20), as `toCell` does. */
 const int8Cell = (text: string): Cell => {
   const digits = text.charCodeAt(0) === 45 ? text.length - 1 : text.length
   if (digits <= SAFE_DIGITS) return Number(text)

@@ -50,7 +50,7 @@ class Slot {
 }
 
 /**
- * Runs `body` on the handle's session within dbdesk's deadline (product-decisions §3 "Deadlines": the server's own
+ * Runs `body` on the handle's session within dbdesk's deadline (D-18: the server's own
  * statement_timeout is one second longer), the wait for a session included. Interrupting it or the deadline cancels
  * the running statement; the handle is then closed by its owner.
  */

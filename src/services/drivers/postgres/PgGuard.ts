@@ -1,4 +1,4 @@
-// Issue 35 on PostgreSQL: the catalog facts for the names a statement uses, read in the statement's own round trip
+// D-64 on PostgreSQL: the catalog facts for the names a statement uses, read in the statement's own round trip
 // (one more step before it, PgPipeline.ts), so the answer is decided from the origins RowDescription reports (table
 // OID and column number) before its first row is kept.
 import pg from "pg"

@@ -1,4 +1,4 @@
-// One leased session of a call and what the call did to it (issue 32): the round trips it sends, the cancel request
+// One leased session of a call and what the call did to it (D-73): the round trips it sends, the cancel request
 // for the statement running when the call is stopped, and the way back: clean (idle, no transaction, no portal,
 // settings as the session started) or destroyed.
 import { DriverError } from "../Driver.ts"

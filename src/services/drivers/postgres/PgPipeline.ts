@@ -31,7 +31,7 @@ export interface Step {
    * then arrive before a long statement ends, which tells a live session from one that died while idle.
    */
   readonly flush?: boolean
-  /** Parse only (issue 28 item 5): the server parses and analyses the statement, nothing is bound or run. */
+  /** Parse only (D-68): the server parses and analyses the statement, nothing is bound or run. */
   readonly parseOnly?: boolean
   /**
    * Reads on from the unnamed portal an earlier round trip of the same transaction left suspended (fetch_more): only

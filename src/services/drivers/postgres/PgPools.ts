@@ -1,7 +1,7 @@
 // The sessions of one PostgreSQL connection: a pg.Pool for its own database and small pools for the other
-// databases tools name (issue 25 item 3), bounded in number and closed when idle. Every client has an 'error'
+// databases tools name (D-72), bounded in number and closed when idle. Every client has an 'error'
 // listener from birth (pg emits 'error' when its socket dies; unlistened, that would end the process), and every
-// session starts with dbdesk's backstops as startup parameters, so RESET/DISCARD ALL keep them (issue 32 item 2).
+// session starts with dbdesk's backstops as startup parameters, so RESET/DISCARD ALL keep them (D-73).
 import pg from "pg"
 import { describeTlsFailure, readTlsFiles, type TlsFiles } from "../TlsFiles.ts"
 import type { Tunnel } from "../../ssh/Tunnel.ts"

@@ -1,4 +1,4 @@
-// Issue 28 items 1 and 5 on PostgreSQL: a statement checked by the server without running it (Parse inside the
+// D-69, D-68 on PostgreSQL: a statement checked by the server without running it (Parse inside the
 // read-only transaction), and a write dry-run inside BEGIN … ROLLBACK with a short statement_timeout, refused first
 // when the catalog shows a side effect a rollback cannot undo (sequences, triggers, rules, volatile functions).
 import type { PreviewRow } from "../../../domain/ApprovalPreview.ts"
@@ -26,7 +26,7 @@ interface ColumnDefault {
 
 const NAMES_CALLED = /([A-Za-z_][A-Za-z0-9_$]*)\s*\(/g
 
-/** Issue 28 item 5: Parse (and its analysis: names resolved, types checked) without Bind or Execute. */
+/** D-68: Parse (and its analysis: names resolved, types checked) without Bind or Execute. */
 export const checkStatement = async (db: Db, sql: string): Promise<void> => {
   await db.read([{ text: sql, parseOnly: true }])
 }
@@ -106,7 +106,7 @@ const primaryKey = async (db: Db, oid: number): Promise<ReadonlyArray<string>> =
 }
 
 /**
- * Issue 28 item 1: BEGIN; SAVEPOINT; the statement with RETURNING * (all rows counted, five kept); ROLLBACK TO
+ * D-69: BEGIN; SAVEPOINT; the statement with RETURNING * (all rows counted, five kept); ROLLBACK TO
  * SAVEPOINT; the same rows read back by primary key as they are now; ROLLBACK. The catalog is read first, in its own
  * read-only transaction, and a side effect a rollback cannot undo refuses the dry run.
  */

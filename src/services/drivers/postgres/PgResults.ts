@@ -1,4 +1,4 @@
-// A statement's rows into a result set under the answer's caps (issue 25): AnswerBudget keeps at most max_rows
+// A statement's rows into a result set under the answer's caps (D-71): AnswerBudget keeps at most max_rows
 // rows, cuts long cells and stops at limits.maxAnswerBytes; a read also stops once the rows read from the server
 // pass TRANSFER_FACTOR × maxAnswerBytes (huge cells cost transfer even when cut), and is then cancelled server-side.
 import { AnswerBudget, type AnswerHints, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SQL_HINTS } from "../../../domain/AnswerBudget.ts"
@@ -23,12 +23,12 @@ export class ResultCollector implements RowSink {
 
   /** The column names as the answer shows them (charged to the budget, cut like cells when huge). */
   private names: ReadonlyArray<string> = []
-  /** Issue 35: the guard's verdict on this answer, made from the RowDescription before any row is kept. */
+  /** D-64: the guard's verdict on this answer, made from the RowDescription before any row is kept. */
   verdict: AnswerVerdict | undefined
 
   /**
    * `stopsStatement`: the statement is a read that may be cancelled when the answer is full (never a write).
-   * `guard`: decides on the answer from its columns' origins (MCP callers; issue 35).
+   * `guard`: decides on the answer from its columns' origins (MCP callers; D-65).
    */
   constructor(
     maxRows: number,

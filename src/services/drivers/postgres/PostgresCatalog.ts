@@ -1,6 +1,6 @@
 // Reads of the PostgreSQL catalog for list_schemas, list_tables, describe_table, get_table_ddl and search_schema
-// (product-decisions §3). Every read is one round trip inside `BEGIN READ ONLY` (PostgresRunner.ts); arrays come
-// back as json. A `schema` argument (issue 25 item 3) limits listings to it and resolves table names in it.
+// (D-21). Every read is one round trip inside `BEGIN READ ONLY` (PostgresRunner.ts); arrays come
+// back as json. A `schema` argument (D-72) limits listings to it and resolves table names in it.
 import { NamespaceNotFound, TableNotFound } from "../Driver.ts"
 import type {
   ColumnDescription,

@@ -1,4 +1,4 @@
-// What a PostgreSQL failure means for the caller (wire contract §7.2, product-decisions §3): every text is
+// What a PostgreSQL failure means for the caller (wire contract §7.2, D-21): every text is
 // redacted (C7.2-b) and names the connection when the session, not the statement, failed.
 import pg from "pg"
 import {

@@ -1,4 +1,4 @@
-// The one place PostgreSQL work starts and stops (issue 32). A call leases one session, runs its round trips
+// The one place PostgreSQL work starts and stops (D-73). A call leases one session, runs its round trips
 // (reads inside BEGIN READ ONLY with the deadline backstop, PgPipeline.ts), and gives the session back either clean
 // (transaction status idle, no portal, session settings as started) or destroyed. Interruption and dbdesk's deadline
 // send the protocol cancel request for the running statement and wait a bounded time for the session to come back.
@@ -36,7 +36,7 @@ export interface Db {
 
 export interface Work<A> {
   readonly access: StatementAccess
-  /** dbdesk's deadline; the server's statement_timeout is one second longer (product-decisions §3 "Deadlines"). */
+  /** dbdesk's deadline; the server's statement_timeout is one second longer (D-18). */
   readonly seconds: number
   readonly namespace?: Namespace | undefined
   /** Puts `namespace.schema` first on the search path for the call's statements (execute_query). */

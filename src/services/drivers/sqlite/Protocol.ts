@@ -3,7 +3,7 @@ import type { AnswerLimits } from "../../../domain/AnswerBudget.ts"
 import type { Refusal } from "../../../domain/AnswerGate.ts"
 import type { AnswerGuard, RunPlan, StatementAccess, TransactionStatement } from "../Driver.ts"
 
-/** Messages between the SQLite driver and its child process (one child per connection, product-decisions §2). */
+/** Messages between the SQLite driver and its child process (one child per connection, D-13). */
 export type ChildRequest =
   | { readonly op: "status" }
   | { readonly op: "listTables"; readonly includeRowCounts: boolean }

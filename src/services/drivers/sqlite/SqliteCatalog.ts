@@ -1,4 +1,4 @@
-// Reads of the SQLite catalog for list_tables, describe_table, get_table_ddl and search_schema (product-decisions §3).
+// Reads of the SQLite catalog for list_tables, describe_table, get_table_ddl and search_schema (D-21).
 import { tableReadings } from "../../../domain/TableReference.ts"
 import type Database from "better-sqlite3"
 import type {

@@ -1,4 +1,4 @@
-// Issue 35 on SQLite (in the child process): SQLite reports each result column's origin (database, table, column)
+// D-65 on SQLite (in the child process): SQLite reports each result column's origin (database, table, column)
 // through subqueries, CTEs and views, and none for an expression; the catalog (tables, and the names each view's
 // text uses) is read once per schema version and kept.
 import type Database from "better-sqlite3"

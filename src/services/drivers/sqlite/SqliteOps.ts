@@ -75,7 +75,7 @@ export class SqliteOps {
     return { sql: built.sql, params: built.params }
   }
 
-  /** The page `browse` reads, as console SQL (issue 28 item 2). */
+  /** The page `browse` reads, as console SQL (D-87). */
   browseText(name: string, query: GridQuery): string {
     const db = this.handles.readonly()
     const table = Catalog.findTable(db, name)
@@ -95,7 +95,7 @@ export class SqliteOps {
   /**
    * Runs one statement and keeps at most `maxRows` rows within the byte caps of `limits` (AnswerBudget); reading
    * stops at the first row the answer cannot take, so a huge table costs what the answer costs. Under a guard
-   * (issue 35) the answer is decided from the prepared statement's column origins before it runs.
+   * (D-65) the answer is decided from the prepared statement's column origins before it runs.
    */
   execute(
     sql: string,
@@ -135,7 +135,7 @@ export class SqliteOps {
         if (!budget.add(verdict === undefined ? row : projectRow(row, verdict.actions, maskedCell))) break
       }
     } catch (error) {
-      // A value may be quoted in the message (issue 35); a lock keeps its own meaning for the driver.
+      // A value may be quoted in the message (D-64); a lock keeps its own meaning for the driver.
       const code = (error as { code?: unknown }).code
       if (guarded?.readsGuarded === true && code !== "SQLITE_BUSY") throw new OpFailure({ kind: "Sql", message: withheldError(typeof code === "string" ? code : undefined) })
       throw error
@@ -177,7 +177,7 @@ export class SqliteOps {
     return { rows_affected: affected, failed_rows: failed }
   }
 
-  /** The grid's Save (issue 27): every statement under its own savepoint, committed only when all succeeded. */
+  /** The grid's Save (D-86): every statement under its own savepoint, committed only when all succeeded. */
   transaction(statements: ReadonlyArray<TransactionStatement>): TransactionOutcome {
     const db = this.handles.readwrite()
     const results: Array<TransactionOutcome["results"][number]> = []

@@ -9,14 +9,14 @@ import type { SqliteHandles } from "./SqliteOps.ts"
 const ROWID = "dbdesk_preview_rowid"
 const cellOf = (value: unknown): CellValue => capCell(toCellValue(value), 4096).cell
 
-/** Issue 28 item 5: SQLite compiles the statement (prepare) on the handle it would run on, and runs nothing. */
+/** D-68: SQLite compiles the statement (prepare) on the handle it would run on, and runs nothing. */
 export const checkStatement = (handles: SqliteHandles, sql: string, access: StatementAccess): null => {
   handles[access]().prepare(sql)
   return null
 }
 
 /**
- * Issue 28 item 1: the write runs on the read-write handle (the one the approved statement will use) inside
+ * D-69: the write runs on the read-write handle (the one the approved statement will use) inside
  * `SAVEPOINT … ROLLBACK TO`, returning its rows; the rows it changes are then read back as they are now by rowid.
  * A killed child (the 2 s time box) leaves a journal SQLite rolls back on the next open.
  */

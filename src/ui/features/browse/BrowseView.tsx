@@ -22,7 +22,7 @@ export interface TabActions {
 
 const isMod = (event: KeyboardEvent) => event.ctrlKey || event.metaKey || event.altKey
 
-/** Tab keys (product-decisions §9): Ctrl/Cmd+T new console, +W close, +1…9 switch, +PageUp/PageDown previous/next, with Shift move. */
+/** Tab keys (D-60): Ctrl/Cmd+T new console, +W close, +1…9 switch, +PageUp/PageDown previous/next, with Shift move. */
 const useTabKeys = (active: boolean, state: OpenConnection, actions: TabActions, select: (id: string) => void) => {
   useEffect(() => {
     if (!active) return
@@ -59,7 +59,7 @@ const useTabKeys = (active: boolean, state: OpenConnection, actions: TabActions,
 }
 
 /**
- * One open connection's workspace (product-decisions §9 point 2): the sidebar of tables with row counts and the
+ * One open connection's workspace (D-60): the sidebar of tables with row counts and the
  * connection's own tabs (a tab per table with its Data and Structure views, consoles, and the search admin views).
  * Every open tab stays mounted while hidden, so switching tabs or connections keeps its rows, filters, pending edits
  * and console without asking the server again.

@@ -24,7 +24,7 @@ export const cellText = (cell: Cell | undefined): string => (cell === null || ce
 const Toolbar = ({ children }: { readonly children: React.ReactNode }) => <div className="row toolbar" role="toolbar" aria-label="Data">{children}</div>
 
 /**
- * Data tab (product-decisions §9 point 2, issue 27): 1,000-row pages in the data grid, header-click sort, the filter
+ * Data tab (D-60, D-86): 1,000-row pages in the data grid, header-click sort, the filter
  * bar, and editing with pending changes saved through a dialog of the exact statements: SQL tables with a primary key
  * in one transaction, search documents one request each. The filters, sort, page and pending edits are kept for the
  * session (a reload restores them), and a page, sort or filter change with pending edits asks first.
@@ -32,7 +32,7 @@ const Toolbar = ({ children }: { readonly children: React.ReactNode }) => <div c
 export const DataTab = ({ connection, table, onOpenInConsole, active = true, rowCount = null }: {
   readonly connection: UiConnection
   readonly table: string
-  /** Issue 28 item 2: opens the console with the request of the page shown. */
+  /** D-87: opens the console with the request of the page shown. */
   readonly onOpenInConsole?: (text: string) => void
   /** Whether this tab is the one on screen (Ctrl/Cmd+S saves the shown grid only). */
   readonly active?: boolean

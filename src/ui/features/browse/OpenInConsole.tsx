@@ -3,7 +3,7 @@ import type { UiBrowseRequest } from "../../../domain/UiSchemas.ts"
 import { call } from "../../api.ts"
 
 /**
- * "Open in console" on a Data view (issue 28 item 2): asks the server for the request that gives exactly the rows the
+ * "Open in console" on a Data view (D-87): asks the server for the request that gives exactly the rows the
  * grid shows (a SELECT … WHERE … ORDER BY … LIMIT … OFFSET …, or the multi_search body) and hands it to `onOpen`.
  */
 export const OpenInConsole = ({ connectionId, table, request, onOpen }: {

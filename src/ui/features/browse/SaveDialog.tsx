@@ -8,7 +8,7 @@ export interface StatementResult {
 }
 
 /**
- * Save of the grid's pending changes (issue 27): the exact statements (SQL) or requests (search documents) are shown
+ * Save of the grid's pending changes (D-86): the exact statements (SQL) or requests (search documents) are shown
  * first; Apply runs them and shows what each did; a failure keeps the pending edits so they can be fixed and saved
  * again; Cancel runs nothing.
  */

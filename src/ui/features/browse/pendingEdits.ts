@@ -20,7 +20,7 @@ const rowKey = (page: UiPage, index: number): string | undefined => {
 }
 
 /**
- * The grid's pending changes (issue 27), the same model for SQL rows and search documents: edited cells by page row,
+ * The grid's pending changes (D-86), the same model for SQL rows and search documents: edited cells by page row,
  * deleted rows, and new rows shown first. A value set back to the original is no longer pending.
  */
 export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) => {

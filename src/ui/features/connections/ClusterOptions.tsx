@@ -11,7 +11,7 @@ const NUMBERS: ReadonlyArray<readonly [ClusterField, string, string]> = [
 ]
 
 /**
- * A Typesense cluster on the connection form's Options tab (issue 28 item 4): more nodes and a nearest node as URLs,
+ * A Typesense cluster on the connection form's Options tab (D-59): more nodes and a nearest node as URLs,
  * the official client's retry and health-check settings (empty: its defaults), and each saved node's health.
  */
 export const ClusterOptions = ({ form, set, connectionId }: {

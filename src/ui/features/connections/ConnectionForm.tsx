@@ -34,7 +34,7 @@ const initial = (connection: UiConnection | undefined, type: ConnectionKind): Fo
   ...(connection === undefined ? {} : clusterOf(connection))
 })
 
-/** Issue 28 item 4: the cluster settings a saved search connection has. */
+/** D-59: the cluster settings a saved search connection has. */
 const clusterOf = (connection: UiConnection): Partial<Form> => {
   const { connectionTimeoutSeconds, healthcheckIntervalSeconds, nearestNode, nodes, numRetries, randomizeNodes, retryIntervalSeconds } = connection
   return Object.fromEntries(Object.entries({ nodes, nearestNode, healthcheckIntervalSeconds, numRetries, retryIntervalSeconds, connectionTimeoutSeconds, randomizeNodes }).filter(([, value]) => value !== undefined))
@@ -51,7 +51,7 @@ const Choice = ({ label, value, options, onChange }: { label: string; value: str
   <label className="field">{label}<select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>{options.map(([v, text]) => <option key={v} value={v}>{text}</option>)}</select></label>
 )
 
-/** The masking rules box: one rule a line, `mask users.password_hash` or `hide *.ssn` (issue 35). */
+/** The masking rules box: one rule a line, `mask users.password_hash` or `hide *.ssn` (D-65). */
 const parseRules = (text: string): Array<UiMaskingRule> | string => {
   const rules: Array<UiMaskingRule> = []
   for (const [index, line] of text.split("\n").entries()) {
@@ -82,7 +82,7 @@ const fromUrl = (text: string, form: Form): { readonly form: Form; readonly note
   return parsed.ignored.length === 0 ? { form: next } : { form: next, note: `dbdesk does not use these URL parameters and left them out: ${parsed.ignored.join(", ")}.` }
 }
 
-/** New/edit form per driver (product-decisions §9 point 1); search settings per doc 2 §2.1, Skip TLS on an Options tab. */
+/** New/edit form per driver (D-60); search settings per doc 2 §2.1, Skip TLS on an Options tab. */
 export const ConnectionForm = ({ connection, onDone }: { readonly connection: UiConnection | undefined; readonly onDone: () => void }) => {
   const drivers = useLoad((client) => client.connections.drivers(), [])
   const [form, setForm] = useState<Form | undefined>(connection === undefined ? undefined : initial(connection, connection.type))

@@ -8,7 +8,7 @@ import { TestResult, type TestState } from "./TestResult.tsx"
 
 const kindLabel = { sqlite: "SQLite", postgresql: "PostgreSQL", mysql: "MySQL / MariaDB", search: "Typesense" } as const
 
-/** Connections (product-decisions §9 point 1): the list, a driver chooser with the install step, the form. */
+/** Connections (D-60): the list, a driver chooser with the install step, the form. */
 export const ConnectionsView = ({ connections, onOpen }: { readonly connections: Loaded<ReadonlyArray<UiConnection>>; readonly onOpen: (c: UiConnection) => void }) => {
   const [editing, setEditing] = useState<UiConnection | "new" | undefined>()
   const [error, setError] = useState<string>()

@@ -17,7 +17,7 @@ const CANCELLED = "Cancelled: the statement was stopped on the database."
 type Confirm = { readonly text: string; readonly reason: string; readonly preview?: Extract<UiConsoleResult, { _tag: "NeedsConfirmation" }>["preview"]; readonly rest: ReadonlyArray<string> }
 
 /**
- * The console (product-decisions §9 point 3): the SQL editor (or method + path + body for search); Run the statement
+ * The console (D-60): the SQL editor (or method + path + body for search); Run the statement
  * under the cursor (tinted), the selection, or every statement; a write is checked by the database and dry-run
  * (rolled back) before the user confirms it; Cancel stops it on the database; one result tab per statement, named
  * after it. The editor's text is kept per connection and `tabId` by the server, across restarts of `serve`.

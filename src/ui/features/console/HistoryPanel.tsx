@@ -3,7 +3,7 @@ import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { call, useLoad } from "../../api.ts"
 
 /**
- * The console's side panel (issue 27): the query history of this connection (searchable; from history.db, UI and MCP
+ * The console's side panel: the query history of this connection (searchable; from history.db, UI and MCP
  * statements alike) and saved queries. Choosing one puts its text in the editor.
  */
 export const HistoryPanel = ({ connection, tick, currentText, onPick }: {

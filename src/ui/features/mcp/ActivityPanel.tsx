@@ -35,7 +35,7 @@ const ActivityDetail = ({ entry, onClose }: { readonly entry: UiActivityRow; rea
   )
 }
 
-/** Activity log (product-decisions §6): filters by time, category, token and client, CSV and JSONL export, and the hash-chain check. */
+/** Activity log (D-51): filters by time, category, token and client, CSV and JSONL export, and the hash-chain check. */
 export const ActivityPanel = () => {
   const [open, setOpen] = useState<UiActivityRow>()
   const [category, setCategory] = useState("")

@@ -8,7 +8,7 @@ import { PreviewBlock } from "./PreviewBlock.tsx"
 const decodeEvent = Schema.decodeUnknownOption(Schema.parseJson(UiEvent))
 
 /**
- * The app's own dialog (product-decisions §3.2): every call waiting for the user appears here, pushed over SSE, one at
+ * The app's own dialog (D-25): every call waiting for the user appears here, pushed over SSE, one at
  * a time in arrival order; the statement is shown whole as a block; Deny is the default (focus, Escape).
  */
 export const ApprovalModal = () => {

@@ -9,7 +9,7 @@ const CopyButton = ({ text, label }: { readonly text: string; readonly label: st
 }
 
 /**
- * "Connect a client" (issue 27): ready-to-paste entries for Claude Desktop, Claude Code, Cursor, VS Code and Windsurf
+ * "Connect a client" (D-78): ready-to-paste entries for Claude Desktop, Claude Code, Cursor, VS Code and Windsurf
  * that start dbdesk's stdio bridge by absolute path on this machine (the same entries as `dbdesk clients install
  * --print`), the HTTP endpoint with a token for clients that speak HTTP, and a Test that runs server/discover
  * through the bridge.

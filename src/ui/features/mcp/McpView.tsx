@@ -23,7 +23,7 @@ export const MCP_SECTIONS: ReadonlyArray<McpSection> = [
   { id: "settings", label: "Settings", render: () => <><SettingsPanel /><PolicyExplainerPanel /></> }
 ]
 
-/** MCP panel (product-decisions §9 point 5). */
+/** MCP panel (D-60). */
 export const McpView = ({ sections = MCP_SECTIONS }: { readonly sections?: ReadonlyArray<McpSection> }) => {
   const [section, setSection] = useState(sections[0]?.id ?? "server")
   const current = sections.find((entry) => entry.id === section) ?? sections[0]

@@ -5,7 +5,7 @@ import { type Density, type Theme, usePrefs } from "../../shell/Prefs.tsx"
 
 const STATE: Record<UiDriver["state"], string> = { builtIn: "built in", available: "available (not installed)", enabled: "installed" }
 
-/** The plugin browser (product-decisions §8 "Plugin", issue 27): drivers, built in or loadable, with enable/disable. */
+/** The plugin browser (D-55): drivers, built in or loadable, with enable/disable. */
 export const PluginsPanel = () => {
   const drivers = useLoad((client) => client.connections.drivers(), [])
   const [list, setList] = useState<ReadonlyArray<UiDriver>>()
@@ -35,7 +35,7 @@ export const PluginsPanel = () => {
   )
 }
 
-/** Theme and density of this browser (issue 27). */
+/** Theme and density of this browser. */
 export const AppearancePanel = () => {
   const prefs = usePrefs()
   return (

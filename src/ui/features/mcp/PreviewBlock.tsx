@@ -1,6 +1,6 @@
 import { type ApprovalPreview, previewHeadline, previewRowText } from "../../../domain/ApprovalPreview.ts"
 
-/** The dry run shown in the approval dialog (issue 28 item 1): what the statement would change, rolled back. */
+/** The dry run shown in the approval dialog (D-69): what the statement would change, rolled back. */
 export const PreviewBlock = ({ preview }: { readonly preview: ApprovalPreview }) => {
   if (preview._tag !== "Changes") {
     return <p className="note" aria-label="Preview">{preview._tag === "Unavailable" ? "Preview unavailable" : "No preview"}: {preview.reason}.</p>

@@ -2,7 +2,7 @@ import { useState } from "react"
 import type { UiCreatedToken } from "../../../domain/UiSchemas.ts"
 import { call, useLoad } from "../../api.ts"
 
-/** Tokens (product-decisions §4): create shows the value once, revoke. */
+/** Tokens (D-36): create shows the value once, revoke. */
 export const TokensPanel = () => {
   const tokens = useLoad((client) => client.mcp.tokens({ urlParams: {} }), [])
   const connections = useLoad((client) => client.connections.list(), [])

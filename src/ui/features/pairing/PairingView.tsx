@@ -17,7 +17,7 @@ const withParams = (base: string, params: Record<string, string>) => {
 }
 
 /**
- * The pairing page (product-decisions §4 "Issuing"): a client opened `/pair?client=…&challenge=…[&redirect=…&state=…]`;
+ * The pairing page (D-35): a client opened `/pair?client=…&challenge=…[&redirect=…&state=…]`;
  * the user chooses the level, connections and expiry and approves. The code goes to the client's loopback redirect,
  * or is shown here to paste; the client exchanges it with its PKCE verifier within 5 minutes.
  */

@@ -5,7 +5,7 @@ const clientView = (node: UiNodeHealth) =>
   node.healthy ? "healthy" : `unhealthy${node.checkedAt === null ? "" : ` since ${new Date(node.checkedAt).toLocaleTimeString()}`}${node.lastError === null ? "" : `: ${node.lastError}`}`
 
 /**
- * Each node of a search connection (issue 28 item 4): whether dbdesk's client counts it healthy (it fails over away
+ * Each node of a search connection (D-59): whether dbdesk's client counts it healthy (it fails over away
  * from an unhealthy node until the health-check interval passes) and a live `GET /health` to that node alone.
  */
 export const NodesPanel = ({ connectionId }: { readonly connectionId: string }) => {
