@@ -1,6 +1,6 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
-import { ActivityEntry, ConnectedClient } from "./Activity.ts"
+import { ConnectedClient } from "./Activity.ts"
 import { PendingApproval } from "./Approval.ts"
 import { CuratedToolDefinition } from "./CuratedTool.ts"
 import { PolicyExplainRequest, PolicyExplanation } from "./PolicyExplanation.ts"

@@ -85,7 +85,7 @@ const Shell = () => {
     return {
       open: (tab) => go({ view: "connection", connectionId: id, tab }),
       newConsole: () => go({ view: "connection", connectionId: id, tab: { kind: "console", name: String((state?.consoles ?? 0) + 1) } }),
-      close: async (tab) => {
+      close: (tab) => void (async () => {
         if (!await guard.confirmLeave(`${id}/${tab}`, () => select(tab))) return
         const next = closeTab(open, id, tab)
         // a closed console's text is not kept for the next start
@@ -93,7 +93,7 @@ const Shell = () => {
         setOpen(next.open)
         const after = next.open.find((c) => c.id === id)
         go(next.active === undefined ? { view: "connection", connectionId: id } : routeOfTab(id, next.active, after), true)
-      },
+      })(),
       move: (tab, to) => setOpen((current) => moveTab(current, id, tab, to)),
       select,
       setView: (tab, view) => {

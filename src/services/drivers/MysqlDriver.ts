@@ -242,7 +242,7 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
       tableDdl: (table, namespace) => onTable(table, namespace, "readonly", Catalog.tableDdl).pipe(Effect.withSpan("MysqlDriver.tableDdl")),
       searchSchema: (term, limit, namespace) => read(namespace, (session, database) => Catalog.searchSchema(session, term, limit, database)).pipe(Effect.withSpan("MysqlDriver.searchSchema")),
       browse: (table, query, namespace, limits, guard) =>
-        onTable(table, namespace, "readonly", async (session, found, database) => {
+        onTable(table, namespace, "readonly", async (session, found, _database) => {
           const started = performance.now()
           const known = await Catalog.columnNames(session, found)
           const { sql, params } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER, MYSQL_FLAVOR), found)

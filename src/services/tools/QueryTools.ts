@@ -16,7 +16,7 @@ import { gateStatement, guardedResult } from "./Guards.ts"
 import { namespaceOf } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { readContinued } from "./ContinuationTools.ts"
-import { checkWriteGates, classifyForExecution, statementVerb } from "./StatementGates.ts"
+import { classifyForExecution, statementVerb } from "./StatementGates.ts"
 import { defineTool, toolResult, type ToolRun } from "./Tool.ts"
 import { connectionId, database, integer, schemaName, text } from "./ToolArguments.ts"
 
