@@ -29,7 +29,7 @@ describe("settings and the support directory (D-6, D-11)", () => {
       expect(settings).toStrictEqual(defaultSettings())
       expect(settings.mcp).toMatchObject({ enabled: true, port: 23750, requireAuth: true, connectionApproval: "oncePerConnection", logQueries: true, idleTimeoutSeconds: 30 })
       expect(settings.mcp.allowedOrigins).toStrictEqual(["https://claude.ai", "https://app.cursor.com"])
-      expect(settings.limits).toStrictEqual({ defaultRows: 500, maxRows: 10_000, queryTimeoutSeconds: 30, requestsPerMinute: 240, concurrentPerCaller: 8, maxCellBytes: 32_768, maxAnswerBytes: 8_388_608 })
+      expect(settings.limits).toStrictEqual({ defaultRows: 500, maxRows: 10_000, queryTimeoutSeconds: 30, requestsPerMinute: 240, concurrentPerCaller: 8, maxCellBytes: 32_768, maxAnswerBytes: 8_388_608, continuationIdleSeconds: 120, continuationMaxSeconds: 900 })
       expect(settings.ui.port).toBe(23751)
       expect(statSync(home).mode & 0o777).toBe(0o700)
       expect(JSON.parse(readFileSync(join(home, "settings.json"), "utf8")).limits.requestsPerMinute).toBe(240)
