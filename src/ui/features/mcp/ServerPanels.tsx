@@ -55,7 +55,9 @@ const LIMITS: Partial<Record<keyof Settings["limits"], { readonly label: string;
   maxRows: { label: "Most rows an AI client may ask for", help: "rows in one answer, at most" },
   queryTimeoutSeconds: { label: "Statement time limit (seconds)", help: "a longer statement is stopped, in the console too" },
   requestsPerMinute: { label: "Requests per minute, per client", help: "more are refused until the minute is over" },
-  concurrentPerCaller: { label: "Requests at once, per client", help: "more wait their turn" }
+  concurrentPerCaller: { label: "Requests at once, per client", help: "more wait their turn" },
+  continuationIdleSeconds: { label: "Unread rest of an answer kept (idle seconds)", help: "how long a cut answer's next page waits to be fetched" },
+  continuationMaxSeconds: { label: "Unread rest of an answer kept (seconds in all)", help: "the longest a cut answer stays open, however often it is read" }
 }
 
 export const SettingsPanel = () => {
@@ -93,7 +95,7 @@ export const SettingsPanel = () => {
         </select>
       </label>
       <div className="form-grid">
-        {num("limits", "defaultRows")}{num("limits", "maxRows")}{num("limits", "queryTimeoutSeconds")}{num("limits", "requestsPerMinute")}{num("limits", "concurrentPerCaller")}
+        {num("limits", "defaultRows")}{num("limits", "maxRows")}{num("limits", "queryTimeoutSeconds")}{num("limits", "requestsPerMinute")}{num("limits", "concurrentPerCaller")}{num("limits", "continuationIdleSeconds")}{num("limits", "continuationMaxSeconds")}
         <label className="field">MCP port (next start)<input type="number" value={draft.mcp.port} onChange={(e) => setDraft({ ...draft, mcp: { ...draft.mcp, port: Number(e.target.value) } })} /></label>
         <label className="field">UI port (next start)<input type="number" value={draft.ui.port} onChange={(e) => setDraft({ ...draft, ui: { port: Number(e.target.value) } })} /></label>
       </div>
