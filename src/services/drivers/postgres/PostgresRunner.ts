@@ -134,6 +134,10 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
     return { read, plain: (steps) => lease.submit(steps), rows, transactionStatus: () => lease.client.getTransactionStatus() }
   }
 
+  /** What a call gets when the safety net (D-74) caught a failure in this connection's driver during it. */
+  const driverFault = () =>
+    new DriverError({ message: redact(`dbdesk's PostgreSQL driver failed unexpectedly on '${settings.name}' (logged); the call was stopped and the next call opens a new session`) })
+
   const execute = async <A>(work: Work<A>, state: { stopped: boolean; lease: Lease | undefined }): Promise<A> => {
     const context = contextOf(work)
     for (let attempt = 0; ; attempt++) {
@@ -160,9 +164,7 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
         return await work.body(dbOf(lease, work))
       } catch (error) {
         if (error instanceof StaleSession && attempt < STALE_RETRIES) continue
-        if (lease.client.lost instanceof DriverFault) {
-          throw new DriverError({ message: redact(`dbdesk's PostgreSQL driver failed unexpectedly on '${settings.name}' (logged); the call was stopped and the next call opens a new session`) })
-        }
+        if (lease.client.lost instanceof DriverFault) throw driverFault()
         throw runFailure(error, context)
       } finally {
         leases.delete(lease)
@@ -211,7 +213,10 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
       })
     })
 
-  const hold = async (work: Pick<Work<unknown>, "access" | "seconds" | "namespace">): Promise<HeldSession> => {
+  // A held session's I/O belongs to the driver's scope like a call's (D-74): its socket may be opened here.
+  const hold = (work: Pick<Work<unknown>, "access" | "seconds" | "namespace">): Promise<HeldSession> => withinDriver(scope, () => holdSession(work))
+
+  const holdSession = async (work: Pick<Work<unknown>, "access" | "seconds" | "namespace">): Promise<HeldSession> => {
     const context = contextOf({ ...work, body: () => Promise.resolve(undefined) })
     let client: PooledClient
     try {
@@ -225,7 +230,10 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
     let released: Promise<void> | undefined
     return {
       lease,
-      failure: (error) => runFailure(error, context),
+      failure: (error) =>
+        lease.client.lost instanceof DriverFault
+          ? driverFault()
+          : runFailure(error, context),
       release: () => {
         released ??= (async () => {
           leases.delete(lease)
