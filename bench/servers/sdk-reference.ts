@@ -6,7 +6,7 @@
  *
  * Usage: tsx bench/servers/sdk-reference.ts <fixture.json>; prints `READY <url>` on stdout.
  */
-import { McpServer, createMcpHandler, fromJsonSchema, type CallToolResult, type JsonSchemaType, type StandardSchemaWithJSON, type ToolAnnotations } from "@modelcontextprotocol/server"
+import { McpServer, createMcpHandler, fromJsonSchema, type CallToolResult, type JsonSchemaType, type StandardSchemaWithJSON } from "@modelcontextprotocol/server"
 import { readFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -50,7 +50,7 @@ const factory = () => {
     server.registerTool(tool.name, {
       ...(tool.title === undefined ? {} : { title: tool.title }),
       ...(tool.description === undefined ? {} : { description: tool.description }),
-      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations as ToolAnnotations }),
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
       inputSchema: schemas.get(tool.name)!
     }, async (_args: unknown, ctx) => {
       const token = ctx.mcpReq._meta?.progressToken

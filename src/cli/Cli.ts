@@ -20,6 +20,7 @@ const PROGRAM = "dbdesk"
 const SHELLS = ["bash", "zsh", "fish"] as const
 
 /** The root, for the completions command that is one of its own subcommands. */
+// eslint-disable-next-line prefer-const -- assigned once below, after the root that lists this command is built
 let completionRoot: Command.Command<"dbdesk", any, any, any> | undefined
 
 const completions = Command.make("completions", { shell: Args.choice(SHELLS.map((shell) => [shell, shell] as const), { name: "shell" }) }, ({ shell }) =>

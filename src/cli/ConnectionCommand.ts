@@ -29,7 +29,7 @@ const fieldOption = (spec: ConnectionTypeSpec, field: FieldSpec, urlCanGive = fa
       default:
         return Options.text(field.flag)
     }
-  })().pipe(Options.withDescription(`${connectionFlagHelp(spec, field)}${urlCanGive ? " (required unless the URL gives it)" : ""}`)) as Options.Options<unknown>
+  })().pipe(Options.withDescription(`${connectionFlagHelp(spec, field)}${urlCanGive ? " (required unless the URL gives it)" : ""}`))
   return field.optional && field.kind !== "boolean" ? Options.optional(named) : named
 }
 

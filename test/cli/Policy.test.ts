@@ -1,6 +1,6 @@
 import { Context, Effect } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
-import { Connections, type NewConnection } from "../../src/services/Connections.ts"
+import { Connections } from "../../src/services/Connections.ts"
 import { Tokens } from "../../src/services/Tokens.ts"
 import { startTestServer, tempHome } from "../support/TestServer.ts"
 import { runInProcess } from "./CliHarness.ts"
@@ -21,7 +21,7 @@ beforeAll(async () => {
   await Effect.runPromise(Context.get(server.context, Connections).add({
     name: "Warehouse", type: "postgresql", host: "127.0.0.1", database: "warehouse", user: "analyst", externalAccess: "readOnly",
     aiPolicy: "alwaysAllow", maskingRules: [{ pattern: "customers.email", action: "mask" }]
-  } as NewConnection))
+  }))
   await server.stop()
 }, 60_000)
 

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough } from "node:stream"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HostKeyQuestions, terminalHostKeyQuestions } from "../../src/services/ssh/HostKeys.ts"
 import { describeWhenInstalled } from "../support/InstalledSuite.ts"
@@ -100,7 +100,7 @@ describe("the terminal's host-key question", () => {
     input.end(typed)
     const answer = Effect.runPromise(Effect.flatMap(HostKeyQuestions, (questions) =>
       questions.ask({ connectionId: "c", connectionName: "Prod", host: "bastion:22", fingerprint: "SHA256:abc", message: "Trust the SSH host bastion:22 for 'Prod'? SHA256:abc" })
-    ).pipe(Effect.provide(terminalHostKeyQuestions(input, output) as Layer.Layer<HostKeyQuestions>)))
+    ).pipe(Effect.provide(terminalHostKeyQuestions(input, output))))
     return answer.then((decision) => ({ decision, shown }))
   }
 

@@ -3,7 +3,7 @@ import { Context, Effect, FastCheck, Layer } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import type { ActivityCategory, ActivityQuery } from "../../src/domain/Activity.ts"
-import { ActivityLog, ActivitySink, type ActivitySinkShape, SupportPaths, Tokens, TokenStore, type UnchainedActivity } from "../../src/index.ts"
+import { ActivityLog, ActivitySink, SupportPaths, Tokens, TokenStore, type UnchainedActivity } from "../../src/index.ts"
 import { verifyChain } from "../../src/services/activity/ChainVerifier.ts"
 import { connectModernClient } from "../support/McpClients.ts"
 import { startTestServer, tempHome } from "../support/TestServer.ts"
@@ -16,12 +16,12 @@ describe("storage ports (D-77)", () => {
   it("a host's token store and activity sink replace tokens.json and activity.db; tokens authenticate and the chain verifies", async () => {
     const server = await startTestServer({ ui: false, tokenStore: TokenStore.memory(), activitySink: ActivitySink.memory() })
     try {
-      const tokens = Context.get(server.context, Tokens) as Tokens
+      const tokens = Context.get(server.context, Tokens)
       const { value } = await Effect.runPromise(tokens.create({ name: "host", access: "readOnly", connections: "all" }))
       const client = await connectModernClient(server.url, { token: value })
       await client.callTool({ name: "list_connections", arguments: {} })
       await client.close()
-      const log = Context.get(server.context, ActivityLog) as ActivityLog
+      const log = Context.get(server.context, ActivityLog)
       await Effect.runPromise(log.flush)
       const rows = await Effect.runPromise(log.list({ limit: 100 }))
       expect(rows.map((row) => row.action)).toContain("tool.call")
@@ -34,7 +34,7 @@ describe("storage ports (D-77)", () => {
   })
 
   const sinkOf = (layer: Layer.Layer<ActivitySink, never, SupportPaths>) =>
-    Effect.map(Layer.build(layer.pipe(Layer.provide(SupportPaths.layer(tempHome())))), (context) => Context.get(context, ActivitySink) as ActivitySinkShape)
+    Effect.map(Layer.build(layer.pipe(Layer.provide(SupportPaths.layer(tempHome())))), (context) => Context.get(context, ActivitySink))
 
   const category = FastCheck.constantFrom<ActivityCategory>("auth", "token", "tool")
   const event = FastCheck.record({

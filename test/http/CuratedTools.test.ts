@@ -3,7 +3,6 @@ import { Effect, FastCheck } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { ActivityEntry } from "../../src/domain/Activity.ts"
 import type { PendingApproval } from "../../src/domain/Approval.ts"
 import type { CuratedToolDefinition } from "../../src/domain/CuratedTool.ts"
 import { ActivityLog } from "../../src/services/ActivityLog.ts"
@@ -16,7 +15,7 @@ import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } fr
 let server: TestServer
 let home: string
 const asked: Array<PendingApproval> = []
-const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provide(effect, server.context) as Effect.Effect<A, E>)
+const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provide(effect, server.context))
 
 export const ORDERS: CuratedToolDefinition = {
   name: "orders_by_region",
@@ -55,7 +54,7 @@ const call = (name: string, args: Record<string, unknown>, token = server.token)
 const list = (token = server.token) => postMcp(server.url, modernRequest("tools/list", {}), { authorization: `Bearer ${token}` })
 const rowsOf = (response: { json: any }) => response.json.result.structuredContent.rows as ReadonlyArray<ReadonlyArray<unknown>>
 const activity = () =>
-  run(Effect.flatMap(ActivityLog, (log) => Effect.zipRight(log.flush, log.list({ limit: 10_000 })))).then((entries) => [...(entries as ReadonlyArray<ActivityEntry>)].reverse())
+  run(Effect.flatMap(ActivityLog, (log) => Effect.zipRight(log.flush, log.list({ limit: 10_000 })))).then((entries) => [...(entries)].reverse())
 const refresh = () => run(Effect.flatMap(CuratedToolSet, (set) => set.refresh))
 const tokenWith = (tools: ReadonlyArray<string>) =>
   run(Effect.flatMap(Tokens, (tokens) => tokens.create({ name: `set ${tools.join(",")}`, access: "readWrite", connections: "all", tools }))).then((created) => created.value)

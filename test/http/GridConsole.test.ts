@@ -27,7 +27,7 @@ beforeAll(async () => {
     name: "Books", type: "search", host: engine.host, port: engine.port, apiKey: engine.apiKey,
     externalAccess: "readOnly", aiPolicy: "alwaysAllow", confirmQueries: "writes", sslMode: "Disabled", skipTlsVerification: false
   } as never))).id
-  const ui = Context.get(server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+  const ui = Context.get(server.context, UiAddress)
   origin = ui.origin
   cookie = (await fetch(ui.launchUrl, { redirect: "manual" })).headers.get("set-cookie")!.split(";")[0]!
 }, 60_000)

@@ -195,11 +195,11 @@ describePostgres("D-64 on PostgreSQL (superuser connection)", () => {
   })
 
   it("D-64: the UI, the user's own client, still shows the real values", async () => {
-    const ui = Context.get(corpus.server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+    const ui = Context.get(corpus.server.context, UiAddress)
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     const cookie = exchange.headers.get("set-cookie")!.split(";")[0]!
     const post = async (path: string, body: unknown) =>
-      (await fetch(`${ui.origin}${path}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<any>
+      (await fetch(`${ui.origin}${path}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify(body) })).json()
     const console = await post(`/api/connections/${id}/console`, { text: "SELECT rolpassword FROM pg_authid WHERE rolname = 'victim'", confirmed: false })
     expect(JSON.stringify(console)).toMatch(/SCRAM-SHA-256\$4096:/)
     const page = await post(`/api/connections/${id}/tables/users/rows`, { filters: [], logic: "and", caseSensitive: false, sort: [], offset: 0, limit: 10 })

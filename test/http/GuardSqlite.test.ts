@@ -115,11 +115,11 @@ describe("D-65 on SQLite with a rules-protected table", () => {
   })
 
   it("D-64: the UI, the user's own client, shows the real values in the grid and the console", async () => {
-    const ui = Context.get(corpus.server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+    const ui = Context.get(corpus.server.context, UiAddress)
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     const cookie = exchange.headers.get("set-cookie")!.split(";")[0]!
     const post = async (path: string, body: unknown) =>
-      (await fetch(`${ui.origin}${path}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<any>
+      (await fetch(`${ui.origin}${path}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify(body) })).json()
     const page = await post(`/api/connections/${id}/tables/users/rows`, { filters: [], logic: "and", caseSensitive: false, sort: [], offset: 0, limit: 10 })
     expect(JSON.stringify(page)).toContain(MASKED[0])
     expect(JSON.stringify(page)).toContain(HIDDEN[1])
@@ -128,11 +128,11 @@ describe("D-65 on SQLite with a rules-protected table", () => {
   })
 
   it("D-65: the connection form edits the rules (a bad pattern refused with the form to use), and the next MCP call follows them", async () => {
-    const ui = Context.get(corpus.server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+    const ui = Context.get(corpus.server.context, UiAddress)
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     const cookie = exchange.headers.get("set-cookie")!.split(";")[0]!
     const send = async (method: string, path: string, body?: unknown) =>
-      (await fetch(`${ui.origin}${path}`, { method, headers: { cookie, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })).json() as Promise<any>
+      (await fetch(`${ui.origin}${path}`, { method, headers: { cookie, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })).json()
     const listed = (await send("GET", "/api/connections")).find((connection: any) => connection.id === id)
     expect(listed).toMatchObject({ secretCatalogs: "closed", maskingRules: [{ pattern: "users.password_hash", action: "mask" }, { pattern: "*.ssn", action: "hide" }] })
     const form = { name: listed.name, type: "sqlite", path: listed.path, externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes" }

@@ -79,7 +79,7 @@ describe("D-59: a Typesense cluster through dbdesk", () => {
   }, 60_000)
 
   it("the dashboard's and the form's node list says node 2 is down, in dbdesk's client and to a live GET /health", async () => {
-    const ui = Context.get(server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+    const ui = Context.get(server.context, UiAddress)
     const cookie = (await fetch(ui.launchUrl, { redirect: "manual" })).headers.get("set-cookie")!.split(";")[0]!
     const nodes = await (await fetch(`${ui.origin}/api/connections/${CLUSTER_ID}/nodes`, { headers: { cookie } })).json() as Array<any>
     expect(nodes.map((node) => [node.label, node.url, node.healthy, node.probe.ok])).toEqual([

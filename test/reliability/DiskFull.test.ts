@@ -79,7 +79,7 @@ describeWhenInstalled(asRoot || sudo, TMPFS_MISSING)("disk full while dbdesk wri
     privileged("mount", ["-t", "tmpfs", "-o", `size=16m,mode=0700${asRoot ? "" : `,uid=${process.getuid?.()}`}`, "tmpfs", mountPoint])
     home = join(mountPoint, "home")
     server = await startTestServer({ home, token: "readWrite", settings: { ui: { port: 0 } }, bridgeTiming: { rotateEvery: "1 second", overlap: "10 minutes" } })
-    const address = Context.get(server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+    const address = Context.get(server.context, UiAddress)
     origin = address.origin
     cookie = (await fetch(address.launchUrl, { redirect: "manual" })).headers.get("set-cookie")!.split(";")[0]!
   }, 120_000)

@@ -78,7 +78,7 @@ export interface UiSession {
 export const openUi = async (options: TestServerOptions = {}): Promise<UiSession> => {
   await ensureUiBuilt()
   const server = await startTestServer({ ...options, settings: { ...options.settings, ui: { port: 0 } } })
-  const ui = Context.get(server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+  const ui = Context.get(server.context, UiAddress)
   const { context, close } = await launchBrowser()
   const page = context.pages()[0] ?? await context.newPage()
   await page.goto(ui.launchUrl)

@@ -47,7 +47,7 @@ const filterSuite = (start: (server: () => TestServer) => Promise<Engine>) => {
     await engine.setup(`CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(200), note VARCHAR(200), payload ${engine.blobType});
       CREATE TABLE words (id INT PRIMARY KEY, w VARCHAR(200))`)
     for (const [index, value] of SEED.entries()) await engine.insert(index + 1, value)
-    const ui = Context.get(server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+    const ui = Context.get(server.context, UiAddress)
     origin = ui.origin
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     cookie = exchange.headers.get("set-cookie")!.split(";")[0]!

@@ -19,7 +19,7 @@ describeMariadb("UI API on a MySQL/MariaDB connection", () => {
       CREATE TABLE products (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, price DECIMAL(8,2));
       INSERT INTO products VALUES (1, 'Lamp', 19.90), (2, 'Desk', 120.00), (3, 'Chair', 45.50)`)
     server = await startTestServer({ token: "readWrite", settings: { ui: { port: 0 } } })
-    const ui = Context.get(server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+    const ui = Context.get(server.context, UiAddress)
     origin = ui.origin
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     cookie = exchange.headers.get("set-cookie")!.split(";")[0]!

@@ -1,6 +1,6 @@
 import { Context, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Connections, type NewConnection } from "../../src/services/Connections.ts"
+import { Connections } from "../../src/services/Connections.ts"
 import { bookDocuments, books } from "../search/EngineHelpers.ts"
 import { openUi, type UiSession } from "../support/Browser.ts"
 import { cell, grid } from "../support/Grid.ts"
@@ -18,7 +18,7 @@ describe("the row detail of a search document", () => {
     await Effect.runPromise(Context.get(ui.server.context, Connections).add({
       name: "Books engine", type: "search", host: engine.host, port: engine.port, apiKey: engine.apiKey, externalAccess: "readWrite",
       aiPolicy: "alwaysAllow", confirmQueries: "writes"
-    } as NewConnection))
+    }))
     await ui.page.reload()
   })
   afterAll(async () => {

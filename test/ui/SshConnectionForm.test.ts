@@ -75,7 +75,7 @@ describe("UI: SSH tunnel fields and the host-key dialog", () => {
 
   it("an unknown SSH host key is a dialog with its fingerprint; Approve answers the question", async () => {
     const { page } = ui
-    const approvals = Context.get(ui.server.context, Approvals) as Approvals
+    const approvals = Context.get(ui.server.context, Approvals)
     const answer = Effect.runPromise(approvals.ask({
       kind: "host_key",
       message: "Trust the SSH host db-bastion (10.0.0.9:22) for 'Behind bastion'? dbdesk has not seen its key before. Its fingerprint is SHA256:abcDEF123",

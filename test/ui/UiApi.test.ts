@@ -15,7 +15,7 @@ describe("UI server and API", () => {
   let cookie: string
   beforeAll(async () => {
     server = await startTestServer({ token: "readWrite", settings: { ui: { port: 0 } } })
-    const ui = Context.get(server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+    const ui = Context.get(server.context, UiAddress)
     origin = ui.origin
     launchUrl = ui.launchUrl
     const exchange = await fetch(launchUrl, { redirect: "manual" })
@@ -25,7 +25,7 @@ describe("UI server and API", () => {
 
   const api = (path: string, init: RequestInit = {}) =>
     fetch(`${origin}${path}`, { ...init, headers: { cookie, "content-type": "application/json", ...init.headers } })
-  const json = async (path: string, init: RequestInit = {}) => (await api(path, init)).json() as Promise<any>
+  const json = async (path: string, init: RequestInit = {}) => (await api(path, init)).json()
 
   /** fetch cannot send another Host header, so this one goes through node:http. */
   const withHost = (host: string) =>

@@ -1,6 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Redacted } from "effect"
-import type { SearchConnection } from "../../domain/Connection.ts"
 import { UiApi } from "../../domain/UiApi.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
 import type { SearchClient } from "../../search/SearchClient.ts"
@@ -16,7 +15,7 @@ export const SearchAdminHandlers = HttpApiBuilder.group(UiApi, "search", (handle
       forUi(Effect.gen(function*() {
         const connection = yield* sessions.connection(id)
         if (connection.type !== "search") return yield* new UiError({ message: `'${connection.name}' is not a search connection.` })
-        return yield* f(yield* sessions.search(connection as SearchConnection))
+        return yield* f(yield* sessions.search(connection))
       }))
     return handlers
       .handle("keys", ({ path }) => withClient(path.id, (client) => listKeys(client)))

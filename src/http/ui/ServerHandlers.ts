@@ -1,7 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from "../../domain/ProtocolVersions.ts"
-import type { SettingsPatch } from "../../domain/Settings.ts"
 import { UiApi } from "../../domain/UiApi.ts"
 import { ServerIdentity } from "../../services/ServerIdentity.ts"
 import { SettingsStore } from "../../services/Settings.ts"
@@ -30,5 +29,5 @@ export const ServerHandlers = HttpApiBuilder.group(UiApi, "server", (handlers) =
           requireAuth: current.mcp.requireAuth
         })))
       .handle("settings", () => settings.current)
-      .handle("updateSettings", ({ payload }) => forUi(Effect.zipRight(settings.update(payload as SettingsPatch), settings.current)))
+      .handle("updateSettings", ({ payload }) => forUi(Effect.zipRight(settings.update(payload), settings.current)))
   }))

@@ -1,7 +1,7 @@
 import { parseDocument, patchDocument, writeActionOf, writeDocument } from "./DocumentWrites.ts"
 import { compileFilter } from "./Filter.ts"
 import { EngineFailure, failure, handlerError, json, text, type EngineResponse } from "./Http.ts"
-import { dump, type JsonObject } from "./Json.ts"
+import { dump } from "./Json.ts"
 import { commaList, pruneDocument } from "./Prune.ts"
 import { route, type RequestContext, type Route } from "./Router.ts"
 import type { Collection } from "./State.ts"
@@ -84,7 +84,7 @@ const updateByFilter = withCollection((context, collection) => {
   for (const stored of collection.inSeqOrder().filter((s) => predicate(s.doc))) {
     const { id: _ignored, ...changes } = partial
     try {
-      patchDocument(collection, String(stored.doc["id"]), changes as JsonObject, query["dirty_values"])
+      patchDocument(collection, String(stored.doc["id"]), changes, query["dirty_values"])
       updated++
     } catch (error) {
       if (!(error instanceof EngineFailure)) throw error

@@ -1,13 +1,13 @@
 import { Context, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Connections, type NewConnection } from "../../src/services/Connections.ts"
+import { Connections } from "../../src/services/Connections.ts"
 import { books } from "../search/EngineHelpers.ts"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 import { columnTexts, grid } from "../support/Grid.ts"
 import { type RunningEngine, startEngine } from "../support/engine/index.ts"
 
 /** D-87's UI parts in a real browser against the real server: "Open in console", the explainer, node health. */
-describe(" in the UI", () => {
+describe("D-87 in the UI: open in console, the policy explainer, cluster nodes", () => {
   let ui: UiSession
   let engines: Array<RunningEngine> = []
   beforeAll(async () => {
@@ -20,7 +20,7 @@ describe(" in the UI", () => {
     await Promise.all(engines.map((engine) => engine.stop().catch(() => undefined)))
   })
 
-  it("item 2: 'Open in console' on a sorted Data view opens the console with its SELECT, which gives the grid's rows", async () => {
+  it("'Open in console' on a sorted Data view opens the console with its SELECT, which gives the grid's rows", async () => {
     const { page } = ui
     await page.getByRole("button", { name: "Sample (SQLite)" }).first().click()
     await page.getByRole("complementary", { name: "Tables" }).getByRole("button", { name: /products/ }).click()
@@ -50,7 +50,7 @@ describe(" in the UI", () => {
     await screenshot(page, "open-in-console")
   })
 
-  it("item 3: the policy explainer in MCP › Settings lists the gates in order and the outcome of a write from a readOnly token", async () => {
+  it("the policy explainer in MCP › Settings lists the gates in order and the outcome of a write from a readOnly token", async () => {
     const { page } = ui
     await page.getByRole("button", { name: "MCP" }).click()
     await page.getByRole("tab", { name: "Settings" }).click()
@@ -69,13 +69,13 @@ describe(" in the UI", () => {
     await screenshot(page, "policy-explainer")
   })
 
-  it("item 4: the connection form's Options tab and the Server Dashboard list each node of a cluster with its health", async () => {
+  it("the connection form's Options tab and the Server Dashboard list each node of a cluster with its health", async () => {
     const { page, server } = ui
     const [one, two, three] = engines as [RunningEngine, RunningEngine, RunningEngine]
     await Effect.runPromise(Context.get(server.context, Connections).add({
       name: "Books cluster", type: "search", host: one.host, port: one.port, apiKey: one.apiKey, externalAccess: "readOnly", aiPolicy: "alwaysAllow",
       confirmQueries: "writes", nodes: `http://127.0.0.1:${two.port}, http://127.0.0.1:${three.port}`, randomizeNodes: false
-    } as NewConnection))
+    }))
     await two.stop()
     await page.reload()
     await page.getByRole("button", { name: "Connections" }).click()
