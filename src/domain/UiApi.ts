@@ -119,6 +119,12 @@ const mcp = HttpApiGroup.make("mcp")
     HttpApiEndpoint.post("setCuratedToolDisabled", "/curated-tools/:name/disabled")
       .setPath(Schema.Struct({ name: Schema.String })).setPayload(Schema.Struct({ disabled: Schema.Boolean }))
   )
+  // Save a tool (the console's Save dialog, the panel's Edit): `replacing` names the tool it replaces, null for a new one.
+  .add(
+    HttpApiEndpoint.post("saveCuratedTool", "/curated-tools")
+      .setPayload(Schema.Struct({ tool: CuratedToolDefinition, replacing: Schema.NullOr(Schema.String) }))
+      .addSuccess(Schema.Struct({ message: Schema.String }))
+  )
   .add(
     HttpApiEndpoint.post("testCuratedTool", "/curated-tools/:name/test")
       .setPath(Schema.Struct({ name: Schema.String })).setPayload(Schema.Struct({ arguments: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))

@@ -61,15 +61,19 @@ export class ApprovalPreflight extends Effect.Service<ApprovalPreflight>()("dbde
     const drivers = yield* Drivers
     const registry = yield* DriverRegistry
 
-    /** A SQL statement, checked on the handle it will run on and dry-run as the write it is (same handle rules). */
-    const sql = (connection: Connection, statement: string, access: StatementAccess, namespace: Namespace = {}): Preflight => ({
+    /**
+     * A SQL statement, checked on the handle it will run on and dry-run as the write it is (same handle rules).
+     * `params`: the values of its parameter markers (a curated tool's arguments): the check compiles the statement with
+     * its markers, as the run's Parse / PREPARE / prepare does; the dry run binds the values as the run will.
+     */
+    const sql = (connection: Connection, statement: string, access: StatementAccess, namespace: Namespace = {}, params?: ReadonlyArray<unknown>): Preflight => ({
       check: checked(mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) => driver.check(statement, { access, ...namespace })))),
       preview: access === "readonly"
         ? Effect.succeed({ _tag: "NoPreview", reason: "this statement only reads, so it changes nothing" })
         : Effect.suspend(() => {
           const plan = planPreview(statement, dialectOf(connection))
           if (plan._tag === "NoPreview") return Effect.succeed<ApprovalPreview>(plan)
-          return timeBoxed(Effect.flatMap(drivers.forConnection(connection), (driver) => driver.dryRun(plan, { seconds: PREVIEW_SECONDS, ...namespace })).pipe(
+          return timeBoxed(Effect.flatMap(drivers.forConnection(connection), (driver) => driver.dryRun(plan, { seconds: PREVIEW_SECONDS, ...namespace, ...(params === undefined ? {} : { params }) })).pipe(
             Effect.map((run): ApprovalPreview => ({
               _tag: "Changes",
               action: plan.action,

@@ -95,6 +95,7 @@ describe("the SQL console", () => {
     await expect.poll(() => page.getByLabel("SQL").textContent()).toBe("SELECT 1 AS first_one")
     await page.getByLabel("Query name").fill("The answer")
     await page.getByRole("button", { name: "Save query" }).click()
+    await page.getByRole("dialog", { name: "Save query" }).getByRole("button", { name: "Save", exact: true }).click()
     const saved = page.getByRole("list", { name: "Saved queries" })
     await saved.getByRole("button", { name: "The answer", exact: true }).waitFor()
     await typeSql("SELECT 0")

@@ -126,6 +126,29 @@ describe("UI server and API", () => {
     rmSync(file)
   })
 
+  it("D-90: saving a curated tool checks it as the CLI does (name rules, built-ins, placeholders, the statement's policy) and replaces one in place", async () => {
+    const file = join(server.home, "tools.json")
+    const tool = { name: "one_row", description: "One row", connection: "Sample (SQLite)", sql: "SELECT :n AS n", parameters: [{ name: "n", type: "integer" }] }
+    const save = (body: unknown) => api("/api/curated-tools", { method: "POST", body: JSON.stringify(body) })
+    const refusal = async (body: unknown) => {
+      const response = await save(body)
+      expect(response.status).toBe(400)
+      return ((await response.json()) as { message: string }).message
+    }
+    const saved = await save({ tool, replacing: null })
+    expect(saved.status).toBe(200)
+    expect(((await saved.json()) as { message: string }).message).toMatch(/^Saved the tool one_row on Sample \(SQLite\): it reads/)
+    expect(await refusal({ tool, replacing: null })).toBe("A curated tool is already named one_row.")
+    expect(await refusal({ tool: { ...tool, name: "execute_query" }, replacing: null })).toContain("execute_query is the name of a built-in tool")
+    expect(await refusal({ tool: { ...tool, name: "two rows" }, replacing: null })).toContain("must be 1 to 128 letters, digits, _, - or .")
+    expect(await refusal({ tool: { ...tool, name: "other", sql: "SELECT :n, :m" }, replacing: null })).toContain("the statement uses :m, which is not a declared parameter")
+    expect(await refusal({ tool: { ...tool, name: "dropper", sql: "DROP TABLE orders", parameters: [] }, replacing: null })).toContain("cannot drop or truncate data")
+    const changed = { ...tool, description: "One row, changed", disabled: true }
+    expect((await save({ tool: changed, replacing: "one_row" })).status).toBe(200)
+    expect(JSON.parse(readFileSync(file, "utf8")).tools).toEqual([changed])
+    rmSync(file)
+  })
+
   it("tokens: a toolset chosen at creation is stored and listed (the lean preset or tool names)", async () => {
     const created = await json("/api/tokens", { method: "POST", body: JSON.stringify({ name: "lean api", access: "readOnly", connections: "all", expiresInDays: null, tools: ["lean"] }) })
     expect(created.token.tools).toEqual(["lean"])

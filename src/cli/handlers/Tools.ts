@@ -6,9 +6,7 @@ import { uiMessage } from "../../http/ui/UiErrors.ts"
 import { readFileIfExists, writeJsonAtomic } from "../../services/AtomicFile.ts"
 import { Connections } from "../../services/Connections.ts"
 import { Drivers } from "../../services/Drivers.ts"
-import { dialectOf, sqlVerdict, type PolicyFacts } from "../../services/policy/StatementPolicy.ts"
-import { bindCurated } from "../../services/tools/CuratedTools.ts"
-import { trialRun } from "../../services/tools/CuratedTrial.ts"
+import { savedTier, trialRun } from "../../services/tools/CuratedTrial.ts"
 import { curatedToolsPath } from "../../services/tools/CuratedToolSet.ts"
 import { BUILT_IN_TOOL_NAMES, LEAN_PRESET } from "../../services/tools/Toolsets.ts"
 import { connectionChoices, filesOf, findConnection, readConnections } from "../SupportFiles.ts"
@@ -64,14 +62,9 @@ const typedValue = (parameter: CuratedParameter, text: string): string | number 
 const classify = (definition: CuratedToolDefinition, connection: Connection) =>
   Effect.gen(function*() {
     if (connection.type === "search") return yield* problem(`${connection.name} is a search connection; a curated tool runs a SQL statement`)
-    const bound = bindCurated(definition, connection, {})
-    if (Either.isLeft(bound)) return yield* problem(`--sql: ${bound.left}`)
-    const facts: PolicyFacts = {}
-    const verdict = sqlVerdict(bound.right.sql, dialectOf(connection), facts)
-    if (verdict.kind === "refuse") return yield* problem(`--sql: ${verdict.error.message}`)
-    // A curated tool runs under execute_query's policy, which sends DROP and TRUNCATE to the confirmation tool.
-    if ((facts.tier ?? facts.classification?.tier) === "destructive") return yield* problem("--sql: a curated tool cannot drop or truncate data")
-    return { bound: bound.right, tier: facts.tier ?? facts.classification?.tier ?? "write" }
+    const tier = savedTier(definition, connection)
+    if (Either.isLeft(tier)) return yield* problem(`--sql: ${tier.left}`)
+    return { tier: tier.right }
   })
 
 const tierText = (tier: string) => (tier === "safe" ? "reads" : "changes data: each call asks for approval")

@@ -112,5 +112,6 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
       .handle("answer", ({ path, payload }) => Effect.map(approvals.answer(path.id, payload.decision), (answered) => ({ answered })))
       .handle("curatedTools", () => forUi(curated.list))
       .handle("setCuratedToolDisabled", ({ path, payload }) => forUi(curated.setDisabled(path.name, payload.disabled)))
+      .handle("saveCuratedTool", ({ payload }) => forUi(curated.save(payload.tool, payload.replacing)))
       .handle("testCuratedTool", ({ path, payload }) => forUi(curated.test(path.name, payload.arguments)))
   }))

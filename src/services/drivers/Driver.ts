@@ -227,8 +227,14 @@ export interface DatabaseDriver {
    * read-only transaction, MySQL PREPARE), so one that does not parse or names a missing table fails with its message.
    */
   readonly check: (sql: string, options: { readonly access: StatementAccess } & Namespace) => Effect.Effect<void, ReachFailure | StatementTimeout>
-  /** D-69: the write run inside a transaction that is always rolled back, within `seconds`. */
-  readonly dryRun: (plan: RunPlan, options: { readonly seconds: number } & Namespace) => Effect.Effect<DryRun, ReachFailure | StatementTimeout | PreviewRefused>
+  /**
+   * D-69: the write run inside a transaction that is always rolled back, within `seconds`. `params`: the values of the
+   * plan's parameter markers (a curated tool's arguments), bound by the driver exactly as `execute` binds them.
+   */
+  readonly dryRun: (
+    plan: RunPlan,
+    options: { readonly seconds: number; readonly params?: ReadonlyArray<unknown> } & Namespace
+  ) => Effect.Effect<DryRun, ReachFailure | StatementTimeout | PreviewRefused>
   /**
    * Opens a safe statement as a held cursor (fetch_more): it runs once, read-only. Unsupported (before anything ran)
    * for a statement the driver cannot hold open; drivers without held cursors leave it out.

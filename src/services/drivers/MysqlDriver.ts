@@ -280,7 +280,7 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
       dryRun: (plan, options) =>
         Effect.flatMap(target(options, false), (database) =>
           inSession("readwrite", options.seconds, database, (session) =>
-            dryRunStatement(session, plan).catch((error: unknown) => (error instanceof PreviewRefused ? error : Promise.reject(error))))).pipe(
+            dryRunStatement(session, plan, options.params).catch((error: unknown) => (error instanceof PreviewRefused ? error : Promise.reject(error))))).pipe(
             noTable,
             Effect.flatMap((outcome): Effect.Effect<DryRun, PreviewRefused> => (outcome instanceof PreviewRefused ? Effect.fail(outcome) : Effect.succeed(outcome))),
             Effect.withSpan("MysqlDriver.dryRun")

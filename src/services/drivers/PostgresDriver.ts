@@ -285,7 +285,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           seconds: options.seconds,
           namespace: options,
           searchPath: true,
-          body: (db) => dryRunStatement(db, plan, options.seconds).catch((error: unknown) => (error instanceof PreviewRefused ? error : Promise.reject(error)))
+          body: (db) => dryRunStatement(db, plan, options.seconds, (options.params ?? []).map(parameterText)).catch((error: unknown) => (error instanceof PreviewRefused ? error : Promise.reject(error)))
         }).pipe(
           Effect.mapError(asExecuteFailure),
           Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))),

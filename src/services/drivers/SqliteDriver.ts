@@ -340,7 +340,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       }),
       dryRun: Effect.fn("SqliteDriver.dryRun")(function*(plan, options) {
         yield* mainOnly(options)
-        return yield* sendWithin<DryRun>({ op: "dryRun", plan }, options.seconds).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
+        return yield* sendWithin<DryRun>({ op: "dryRun", plan, ...(options.params === undefined ? {} : { params: options.params }) }, options.seconds).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
       insertRows: Effect.fnUntraced(function*(table, columns, rows) {
         return yield* send<InsertResult>({ op: "insertRows", table, columns, rows })

@@ -1,4 +1,5 @@
 import { Effect, Either } from "effect"
+import { type ApprovalPreview, TOOK_TOO_LONG } from "../../domain/ApprovalPreview.ts"
 import { bindPlaceholders, scanPlaceholders } from "../../domain/CuratedSql.ts"
 import {
   auditedArguments,
@@ -14,7 +15,7 @@ import type { Connection } from "../../domain/Connection.ts"
 import type { Classification } from "../../domain/StatementClassifier.ts"
 import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ActivityLog } from "../ActivityLog.ts"
-import { ApprovalPreflight } from "../ApprovalPreflight.ts"
+import { ApprovalPreflight, type Preflight } from "../ApprovalPreflight.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Connections } from "../Connections.ts"
 import { Drivers } from "../Drivers.ts"
@@ -64,6 +65,23 @@ export const readsOnly = (definition: CuratedToolDefinition): boolean => {
     return verdict.kind !== "refuse" && (facts.tier ?? facts.classification?.tier) === "safe"
   })
 }
+
+/**
+ * D-98: a tool with a secret parameter shows its dry run counted only: the rows (which may hold the secret value) and
+ * the database's message of a failed dry run (which may quote it) are withheld from the question.
+ */
+export const secretSafe = (definition: CuratedToolDefinition, preflight: Preflight): Preflight =>
+  (definition.parameters ?? []).some((parameter) => parameter.secret === true)
+    ? {
+      ...preflight,
+      preview: Effect.map(preflight.preview, (preview): ApprovalPreview =>
+        preview._tag === "Changes"
+          ? { ...preview, columns: [], rows: [], note: "rows are not shown: an argument of this tool is secret" }
+          : preview._tag === "Unavailable" && preview.reason !== TOOK_TOO_LONG
+          ? { _tag: "Unavailable", reason: "the dry run failed (its message is not shown: an argument of this tool is secret)" }
+          : preview)
+    }
+    : preflight
 
 /** The connection a definition names, by id first, then by name. */
 export const findConnection = (all: ReadonlyArray<Connection>, idOrName: string): Connection | undefined =>
@@ -143,7 +161,8 @@ export const CuratedToolFactory = Effect.gen(function*() {
           connection,
           what: `${statementVerb(sql)} (${definition.name})`,
           statement: `${sql}\n-- arguments: ${JSON.stringify(auditedArguments(definition, decoded.right))}`,
-          preflight: { ...preflight.sql(connection, bound.right.sql, handle), preview: Effect.succeed({ _tag: "NoPreview", reason: "the statement takes bound arguments; its dry run is not shown" }) },
+          // The dry run binds the arguments as the run will (D-69): the rows shown are the ones the call would change.
+          preflight: secretSafe(definition, preflight.sql(connection, bound.right.sql, handle, {}, bound.right.params)),
           ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint })
         })
         : undefined

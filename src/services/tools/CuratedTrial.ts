@@ -30,3 +30,23 @@ export const trialRun = (definition: CuratedToolDefinition, connection: Connecti
     const result = yield* driver.execute(bound.right.sql, { maxRows: 20, timeoutSeconds: 30, access: "readonly", params: bound.right.params })
     return { kind: "rows", result } satisfies CuratedTrial as CuratedTrial
   })
+
+/**
+ * What the statement policy makes of a tool's statement when it is saved (the parameters as bound values; classified
+ * again at each call): "safe" for a read, "write" for a change, or why it cannot be saved. A curated tool runs under
+ * execute_query's policy, which sends DROP and TRUNCATE to the confirmation tool, so those are refused here.
+ */
+export const savedTier = (definition: CuratedToolDefinition, connection: Connection): Either.Either<"safe" | "write", string> => {
+  if (connection.type === "search") {
+    return definition.search === undefined ? Either.left(`${connection.name} is a search connection; a curated tool on it searches a collection`) : Either.right("safe")
+  }
+  if (definition.sql === undefined) return Either.left(`${connection.name} is a SQL connection; a curated tool on it runs a statement`)
+  const bound = bindCurated(definition, connection, {})
+  if (Either.isLeft(bound)) return Either.left(bound.left)
+  const facts: PolicyFacts = {}
+  const verdict = sqlVerdict(bound.right.sql, dialectOf(connection), facts)
+  if (verdict.kind === "refuse") return Either.left(verdict.error.message)
+  const tier = facts.tier ?? facts.classification?.tier ?? "write"
+  if (tier === "destructive") return Either.left("a curated tool cannot drop or truncate data")
+  return Either.right(tier === "safe" ? "safe" : "write")
+}

@@ -1,20 +1,10 @@
 import type { Principal } from "../../domain/Principal.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
+import { LEAN_PRESET } from "../../domain/ToolNames.ts"
 import type { AnyTool } from "./Tool.ts"
 
-/** The preset for clients that pay per token: three built-in tools and every curated tool. */
-export const LEAN_PRESET = "lean"
+export { BUILT_IN_TOOL_NAMES, LEAN_PRESET } from "../../domain/ToolNames.ts"
 export const LEAN_TOOLS: ReadonlyArray<string> = ["list_connections", "describe_table", "execute_query"]
-
-/**
- * The built-in tools' names, for the CLI, which checks a curated tool's name without building the server (the server
- * checks against its registry). export_data and fetch_more are reserved ahead of their tools.
- */
-export const BUILT_IN_TOOL_NAMES: ReadonlyArray<string> = [
-  "browse_table", "confirm_destructive_operation", "count_rows", "describe_table", "execute_query", "explain_query",
-  "export_data", "fetch_more", "get_connection_status", "get_table_ddl", "insert_rows", "list_connections",
-  "list_databases", "list_schemas", "list_tables", "search_documents", "search_schema"
-]
 
 /** Whether a token's toolset (none: every tool) holds the tool. */
 export const toolsetAllows = (toolset: ReadonlyArray<string> | undefined, name: string, curated: boolean): boolean =>

@@ -16,6 +16,7 @@ const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ["Shift+Enter", "View the focused cell whole"],
   ["Space", "Open the row detail of the selected row (every column, editable)"],
   ["Cmd/Ctrl+Enter in the row detail", "Stage the row detail's changes (Save shows the statements)"],
+  ["Cmd/Ctrl+Enter in the Save query dialog or a curated tool's Edit form", "Save the query (and the AI tool, with Expose to AI clients), or the tool's changes"],
   ["Typing on a cell", "Start editing it with the character typed"],
   ["Delete", "Mark the selected rows for deletion (again: unmark)"],
   ["Cmd/Ctrl+D", "Duplicate the selected rows as new rows"],

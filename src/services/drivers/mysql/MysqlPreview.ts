@@ -48,12 +48,15 @@ const sideEffects = async (session: Session, plan: RunPlan): Promise<void> => {
   if (stored.rows.length > 0) return refuse(`it calls the stored function ${String(stored.rows[0]![0])}, whose effects a rollback may not undo`)
 }
 
-/** START TRANSACTION; the statement; ROLLBACK: the rows it affects, counted (the session is closed afterwards). */
-export const dryRunStatement = async (session: Session, plan: RunPlan): Promise<DryRun> => {
+/**
+ * START TRANSACTION; the statement; ROLLBACK: the rows it affects, counted (the session is closed afterwards).
+ * `params`: the values of its `?` markers (a curated tool's arguments), bound server-side as the run binds them.
+ */
+export const dryRunStatement = async (session: Session, plan: RunPlan, params?: ReadonlyArray<unknown>): Promise<DryRun> => {
   await sideEffects(session, plan)
   await session.query("START TRANSACTION")
   try {
-    const outcome = await session.query(plan.body)
+    const outcome = await session.query(plan.body, params === undefined || params.length === 0 ? undefined : params)
     return { count: outcome.affectedRows, columns: [], rows: [], note: "MySQL and MariaDB dry runs count the rows; they do not show them" }
   } finally {
     await session.query("ROLLBACK").catch(() => undefined)

@@ -108,9 +108,10 @@ const primaryKey = async (db: Db, oid: number): Promise<ReadonlyArray<string>> =
 /**
  * D-69: BEGIN; SAVEPOINT; the statement with RETURNING * (all rows counted, five kept); ROLLBACK TO
  * SAVEPOINT; the same rows read back by primary key as they are now; ROLLBACK. The catalog is read first, in its own
- * read-only transaction, and a side effect a rollback cannot undo refuses the dry run.
+ * read-only transaction, and a side effect a rollback cannot undo refuses the dry run. `values`: the statement's `$n`
+ * parameters (a curated tool's arguments), bound in Bind as the run binds them.
  */
-export const dryRunStatement = async (db: Db, plan: RunPlan, seconds: number): Promise<DryRun> => {
+export const dryRunStatement = async (db: Db, plan: RunPlan, seconds: number, values: ReadonlyArray<string | null> = []): Promise<DryRun> => {
   const target = await findTarget(db, plan)
   const reason = await sideEffect(db, plan, target)
   if (reason !== undefined) throw new PreviewRefused({ reason })
@@ -119,7 +120,7 @@ export const dryRunStatement = async (db: Db, plan: RunPlan, seconds: number): P
   const earlier = new Keeper()
   try {
     await db.plain([{ text: "BEGIN" }, { text: `SET LOCAL statement_timeout = ${seconds * 1000}` }, { text: "SAVEPOINT dbdesk_preview" }])
-    const run = await db.plain([{ text: plan.returning ? plan.body : `${plan.body}\nRETURNING *`, rows: { limit: 0, sink: changed } }])
+    const run = await db.plain([{ text: plan.returning ? plan.body : `${plan.body}\nRETURNING *`, values, rows: { limit: 0, sink: changed } }])
     await db.plain([{ text: "ROLLBACK TO SAVEPOINT dbdesk_preview" }])
     if (plan.returning) return { count: run.outcomes[0]?.count ?? changed.count, columns: [], rows: [], note: "rows are not shown: the statement has its own RETURNING" }
     const names = changed.columns.map((field) => field.name)

@@ -26,7 +26,7 @@ export type ChildRequest =
   }
   | { readonly op: "explain"; readonly sql: string; readonly limits?: AnswerLimits }
   | { readonly op: "check"; readonly sql: string; readonly access: StatementAccess }
-  | { readonly op: "dryRun"; readonly plan: RunPlan }
+  | { readonly op: "dryRun"; readonly plan: RunPlan; readonly params?: ReadonlyArray<unknown> }
   | {
     readonly op: "insertRows"
     readonly table: string

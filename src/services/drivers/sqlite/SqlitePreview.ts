@@ -4,7 +4,7 @@ import { PREVIEW_ROWS, quotedTable } from "../../../domain/PreviewPlan.ts"
 import type { CellValue } from "../../../domain/ResultSet.ts"
 import { capCell, toCellValue } from "../../../domain/SqlCell.ts"
 import type { DryRun, RunPlan, StatementAccess } from "../Driver.ts"
-import type { SqliteHandles } from "./SqliteOps.ts"
+import { bindValue, type SqliteHandles } from "./SqliteOps.ts"
 
 const ROWID = "dbdesk_preview_rowid"
 const cellOf = (value: unknown): CellValue => capCell(toCellValue(value), 4096).cell
@@ -18,10 +18,12 @@ export const checkStatement = (handles: SqliteHandles, sql: string, access: Stat
 /**
  * D-69: the write runs on the read-write handle (the one the approved statement will use) inside
  * `SAVEPOINT … ROLLBACK TO`, returning its rows; the rows it changes are then read back as they are now by rowid.
- * A killed child (the 2 s time box) leaves a journal SQLite rolls back on the next open.
+ * A killed child (the 2 s time box) leaves a journal SQLite rolls back on the next open. `params`: the values of the
+ * statement's `?` markers (a curated tool's arguments), bound as the run binds them.
  */
-export const dryRunStatement = (handles: SqliteHandles, plan: RunPlan): DryRun => {
+export const dryRunStatement = (handles: SqliteHandles, plan: RunPlan, params: ReadonlyArray<unknown> = []): DryRun => {
   const db = handles.readwrite()
+  const bound = params.map(bindValue)
   let keyed = !plan.returning && plan.action === "change"
   let columns: Array<string> = []
   const kept: Array<Array<unknown>> = []
@@ -43,12 +45,12 @@ export const dryRunStatement = (handles: SqliteHandles, plan: RunPlan): DryRun =
     if (statement.reader) {
       statement.raw(true)
       columns = statement.columns().map((column) => column.name)
-      for (const row of statement.iterate() as Iterable<Array<unknown>>) {
+      for (const row of statement.iterate(...bound) as Iterable<Array<unknown>>) {
         count++
         if (kept.length < PREVIEW_ROWS) kept.push(row)
       }
     } else {
-      count = Number(statement.run().changes)
+      count = Number(statement.run(...bound).changes)
     }
   } finally {
     db.exec("ROLLBACK TO dbdesk_preview")

@@ -61,7 +61,7 @@ const run = (request: ChildRequest): unknown => {
     case "check":
       return checkStatement(handles, request.sql, request.access)
     case "dryRun":
-      return dryRunStatement(handles, request.plan)
+      return dryRunStatement(handles, request.plan, request.params)
     case "insertRows":
       return ops.insertRows(request.table, request.columns, request.rows)
     case "transaction":

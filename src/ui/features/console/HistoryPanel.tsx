@@ -1,6 +1,7 @@
 import { useState } from "react"
 import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { call, useLoad } from "../../api.ts"
+import { SaveQueryDialog } from "./SaveQueryDialog.tsx"
 
 /**
  * The console's side panel: the query history of this connection (searchable; from history.db, UI and MCP
@@ -17,9 +18,13 @@ export const HistoryPanel = ({ connection, tick, currentText, onPick }: {
   const [error, setError] = useState<string>()
   const history = useLoad((client) => client.browse.history({ path: { id: connection.id }, urlParams: { limit: 200, ...(term === "" ? {} : { search: term }) } }), [connection.id, term, tick])
   const saved = useLoad((client) => client.work.savedQueries(), [])
+  // The Save dialog (name, and "Expose to AI clients"), opened with the editor's text as it is now.
+  const [saving, setSaving] = useState<string>()
+  const [notice, setNotice] = useState<string>()
   const save = () => {
     setError(undefined)
-    call((client) => client.work.saveQuery({ payload: { name, text: currentText(), connectionId: connection.id } })).then(() => { setName(""); saved.reload() }, (e: Error) => setError(e.message))
+    setNotice(undefined)
+    setSaving(currentText())
   }
   const remove = (id: string) => call((client) => client.work.deleteQuery({ path: { id } })).then(saved.reload, (e: Error) => setError(e.message))
   const mine = (saved.data ?? []).filter((query) => query.connectionId === null || query.connectionId === connection.id)
@@ -31,6 +36,11 @@ export const HistoryPanel = ({ connection, tick, currentText, onPick }: {
         <button onClick={save}>Save query</button>
       </div>
       {error !== undefined && <div className="error" role="alert">{error}</div>}
+      {notice !== undefined && <div className="muted" role="status" aria-label="Saved">{notice}</div>}
+      {saving !== undefined && (
+        <SaveQueryDialog connection={connection} text={saving} initialName={name} onClose={() => setSaving(undefined)}
+          onSaved={(message) => { setSaving(undefined); setName(""); setNotice(message); saved.reload() }} />
+      )}
       <ul className="side-list" aria-label="Saved queries">
         {mine.map((query) => (
           <li key={query.id}>
