@@ -29,7 +29,7 @@ const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ["Cmd/Ctrl+PageUp/PageDown", "Show the previous or next tab; with Shift, move the tab left or right"],
   ["Middle-click a tab", "Close it; drag a tab to reorder the tabs"],
   ["Enter in Page", "Jump to the page typed"],
-  ["Cmd/Ctrl+F", "Focus the filter bar's search box (the raw filter on a search collection); Enter applies"],
+  ["Cmd/Ctrl+F", "Focus the filter bar's search box (the raw filter on a search collection); Enter applies. On Connections: the search box (Esc clears it)"],
   ["?", "Show this list"]
 ]
 
