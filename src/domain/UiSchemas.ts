@@ -247,6 +247,8 @@ export type UiConsoleRequest = typeof UiConsoleRequest.Type
 export const UiConsoleResult = Schema.Union(
   Schema.TaggedStruct("Grid", {
     columns: Schema.Array(Schema.String),
+    /** Each column's type name from the driver's field metadata ("" when it has none); absent when the driver gives none. */
+    columnTypes: optional(Schema.Array(Schema.String)),
     rows: Schema.Array(Schema.Array(Cell)),
     rowsAffected: Schema.Number,
     timeMs: Schema.Number,

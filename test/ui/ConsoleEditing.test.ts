@@ -96,6 +96,20 @@ describe("the console formats, comments and completes", () => {
     await expect.poll(async () => (await lines()).every((line) => line.startsWith("-- "))).toBe(true)
   })
 
+  it("result headers show each column's declared type beside its name; an expression, which SQLite gives no type, shows none", async () => {
+    const { page } = ui
+    const db = new Database(join(ui.server.home, "sample.db"), { readonly: true })
+    const declared = db.prepare("SELECT name, type FROM pragma_table_info('orders')").all() as Array<{ name: string; type: string }>
+    db.close()
+    const shown = declared.slice(0, 3)
+    await typeSql(`SELECT ${shown.map((column) => column.name).join(", ")}, 1 + 1 AS two FROM orders LIMIT 1`)
+    await page.keyboard.press("Control+Enter")
+    const headers = page.locator('[role="grid"][aria-label="Results"] [role="columnheader"]')
+    await headers.filter({ hasText: "two" }).waitFor()
+    expect(await headers.locator(".th-type").allTextContents()).toEqual(shown.map((column) => column.type))
+    expect(await headers.filter({ hasText: "two" }).locator(".th-type").count()).toBe(0)
+  })
+
   it("completion right after `alias.` lists exactly the columns of the table the alias names", async () => {
     const { page } = ui
     const db = new Database(join(ui.server.home, "sample.db"), { readonly: true })
