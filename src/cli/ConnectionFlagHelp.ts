@@ -16,6 +16,7 @@ const MEANINGS: Readonly<Record<string, string>> = {
   secretCatalogs: "tables that hold password hashes and other secrets: closed (refused) or open",
   color: "a colour for the connection's row and tabs in the UI (#rrggbb)",
   production: "mark it as a production database: its row and tabs in the UI say so",
+  group: "the group the UI's connection list shows it under",
   path: "the SQLite database file",
   host: "host name or address of the server",
   port: "TCP port",

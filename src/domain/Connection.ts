@@ -14,6 +14,12 @@ export type ConfirmQueries = typeof ConfirmQueries.Type
 /** A connection's colour in the UI, `#rrggbb`. */
 export const ConnectionColor = Schema.String.pipe(Schema.pattern(/^#[0-9a-f]{6}$/i, { message: () => "A connection colour is #rrggbb." }))
 
+/** D-105: a connection list group, free text of at most 60 characters. */
+export const ConnectionGroup = Schema.String.pipe(
+  Schema.trimmed({ message: () => "A connection group has no spaces around it." }),
+  Schema.maxLength(60, { message: () => "A connection group is at most 60 characters." })
+)
+
 export const ConnectionId = Schema.String.pipe(Schema.nonEmptyString(), Schema.brand("ConnectionId"))
 export type ConnectionId = typeof ConnectionId.Type
 
@@ -27,7 +33,9 @@ const common = {
   secretCatalogs: Schema.optionalWith(SecretCatalogs, { default: () => "closed" as const }),
   /** How the UI marks the connection and every tab of it: a colour, and whether it is a production database. */
   color: Schema.optionalWith(ConnectionColor, { exact: true }),
-  production: Schema.optionalWith(Schema.Boolean, { exact: true })
+  production: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  /** D-105: the group the connection list shows it under (free text; absent: ungrouped). */
+  group: Schema.optionalWith(ConnectionGroup, { exact: true })
 }
 const sql = { ...common, maskingRules: maskingRulesField("sql") }
 

@@ -64,7 +64,9 @@ export const UiConnection = Schema.Struct({
   /** `#rrggbb` when the user chose a colour for the connection; its tabs and its row show it. */
   color: optional(Schema.String),
   /** The user marked it as a production database: its tabs and its row say so. */
-  production: optional(Schema.Boolean)
+  production: optional(Schema.Boolean),
+  /** D-105: the connection list's group it sits in. */
+  group: optional(Schema.String)
 })
 export type UiConnection = typeof UiConnection.Type
 
@@ -93,7 +95,9 @@ export const UiConnectionInput = Schema.Struct({
   ssh: optional(Schema.NullOr(UiSshInput)),
   /** An empty string clears the colour. */
   color: optional(Schema.String),
-  production: optional(Schema.Boolean)
+  production: optional(Schema.Boolean),
+  /** An empty string takes the connection out of its group. */
+  group: optional(Schema.String)
 })
 export type UiConnectionInput = typeof UiConnectionInput.Type
 
@@ -243,6 +247,8 @@ export type UiConsoleRequest = typeof UiConsoleRequest.Type
 export const UiConsoleResult = Schema.Union(
   Schema.TaggedStruct("Grid", {
     columns: Schema.Array(Schema.String),
+    /** Each column's type name from the driver's field metadata ("" when it has none); absent when the driver gives none. */
+    columnTypes: optional(Schema.Array(Schema.String)),
     rows: Schema.Array(Schema.Array(Cell)),
     rowsAffected: Schema.Number,
     timeMs: Schema.Number,

@@ -50,4 +50,17 @@ describePostgres("the console on PostgreSQL", () => {
     await page.keyboard.press("Control+Enter")
     await page.locator('[role="grid"][aria-label="Results"] [role="gridcell"]').filter({ hasText: "42" }).waitFor()
   })
+
+  it("result headers show each column's type from the RowDescription, muted beside its name", async () => {
+    const { page } = ui
+    const editor = page.getByLabel("SQL")
+    await editor.click()
+    await page.keyboard.press("Control+a")
+    await editor.fill("SELECT 1::int4 AS i, 2::int8 AS b, 'x'::text AS t, now() AS ts, '{a}'::text[] AS arr, '{}'::jsonb AS j, 1.5::numeric(4,1) AS n")
+    await page.keyboard.press("Control+Enter")
+    const headers = page.locator('[role="grid"][aria-label="Results"] [role="columnheader"]')
+    await headers.first().waitFor()
+    await expect.poll(() => headers.locator(".th-type").allTextContents()).toEqual(["integer", "bigint", "text", "timestamptz", "text[]", "jsonb", "numeric"])
+    await screenshot(page, "console-postgres-types")
+  })
 })

@@ -60,4 +60,10 @@ describeMariadb("UI API on a MySQL/MariaDB connection", () => {
     const console = await json(`/api/connections/${added.id}/console`, { text: "SELECT name FROM `products` WHERE id = 1", confirmed: false })
     expect(console).toMatchObject({ _tag: "Grid", columns: ["name"], rows: [["Lamp"]] })
   }, 60_000)
+
+  it("a console result names each column's type from the driver's field metadata (the table's declared types)", async () => {
+    const store = (await json("/api/connections")).find((c: any) => c.name === "Store (MariaDB)")
+    const typed = await json(`/api/connections/${store.id}/console`, { text: "SELECT id, name, price, id + 1 AS next_id FROM `products` WHERE id = 1", confirmed: false })
+    expect(typed).toMatchObject({ _tag: "Grid", columns: ["id", "name", "price", "next_id"], columnTypes: ["int", "varchar", "decimal", "bigint"] })
+  }, 60_000)
 })

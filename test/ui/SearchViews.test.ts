@@ -115,6 +115,23 @@ describe("UI on a search connection", () => {
     await page.getByLabel("Response").filter({ hasText: "\"name\": \"magazines\"" }).waitFor()
   })
 
+  it("D-104: Format indents the request's JSON body (Shift+Alt+F or the button), one Undo reverts it, and a body that is not JSON is left as typed", async () => {
+    const { page } = ui
+    const body = page.getByLabel("Body")
+    const typed = '{"searches":[{"collection":"books","q":"*","per_page":2}]}'
+    await body.fill(typed)
+    await body.press("Shift+Alt+KeyF")
+    expect(await body.inputValue()).toBe(JSON.stringify(JSON.parse(typed), null, 2))
+    await body.press("Control+z")
+    expect(await body.inputValue()).toBe(typed)
+    await page.getByRole("button", { name: "Format" }).click()
+    expect(await body.inputValue()).toBe(JSON.stringify(JSON.parse(typed), null, 2))
+    await body.fill('{"q": "*",')
+    await page.getByRole("button", { name: "Format" }).click()
+    await page.getByRole("alert").filter({ hasText: /^Not formatted \(nothing was changed\): / }).waitFor()
+    expect(await body.inputValue()).toBe('{"q": "*",')
+  })
+
   it("Users & Roles lists keys, a new key's value is shown once; the dashboard shows metrics and the two empty panels", async () => {
     const { page } = ui
     await page.getByRole("tab", { name: "Users & Roles" }).click()

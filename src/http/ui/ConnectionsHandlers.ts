@@ -24,7 +24,8 @@ export const toUiConnection = (connection: Connection): UiConnection => {
     secretCatalogs: connection.secretCatalogs,
     maskingRules: connection.maskingRules.map((rule) => ({ ...rule })),
     ...(connection.color === undefined ? {} : { color: connection.color }),
-    production: connection.production ?? false
+    production: connection.production ?? false,
+    ...(connection.group === undefined ? {} : { group: connection.group })
   }
   switch (connection.type) {
     case "sqlite":
@@ -127,7 +128,9 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
       ...(input.maskingRules === undefined ? {} : { maskingRules: input.maskingRules.map((rule) => ({ pattern: rule.pattern.trim(), action: rule.action })) }),
       // an empty colour is undefined, so an edit removes it (Connections drops undefined keys)
       ...(input.color === undefined ? {} : { color: input.color.trim() === "" ? undefined : input.color.trim() }),
-      ...(input.production === undefined ? {} : { production: input.production })
+      ...(input.production === undefined ? {} : { production: input.production }),
+      // an empty group is undefined, so an edit takes the connection out of its group
+      ...(input.group === undefined ? {} : { group: input.group.trim() === "" ? undefined : input.group.trim() })
     }
     switch (input.type) {
       case "sqlite":

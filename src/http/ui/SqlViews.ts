@@ -233,6 +233,7 @@ export const sqlConsole = (
     }
     const started = Date.now()
     const set = yield* driver.execute(text, {
+      columnTypes: true,
       maxRows: limits.maxRows,
       timeoutSeconds: limits.timeoutSeconds,
       access: verdict.tier === "safe" && !verdict.reachesFilesOrCode ? "readonly" : "readwrite",
@@ -241,6 +242,7 @@ export const sqlConsole = (
     const result: UiConsoleResult = {
       _tag: "Grid",
       columns: set.columns,
+      ...(set.columnTypes === undefined || set.columnTypes.length !== set.columns.length ? {} : { columnTypes: set.columnTypes }),
       rows: set.rows,
       rowsAffected: set.rows_affected,
       timeMs: set.execution_time_ms || Date.now() - started,

@@ -81,9 +81,15 @@ export interface AnswerGuard {
 }
 
 /** A result set built under a guard: `applied` names the masking rules that changed it (for the activity log). */
-export type GuardedResultSet = ResultSet & { readonly applied?: ReadonlyArray<AppliedRule> }
+export type GuardedResultSet = ResultSet & {
+  readonly applied?: ReadonlyArray<AppliedRule>
+  /** Each column's type name from the driver's field metadata ("" when it has none), when `columnTypes` asked. */
+  readonly columnTypes?: ReadonlyArray<string>
+}
 
 export interface ExecuteOptions extends Namespace {
+  /** The UI console's headers: add `columnTypes` to an unguarded answer (MCP answers never carry it). */
+  readonly columnTypes?: boolean
   readonly maxRows: number
   readonly timeoutSeconds: number
   readonly access: StatementAccess

@@ -68,9 +68,10 @@ interface ReadGuard {
  * at the first row that does not fit and the statement is killed rather than drained (D-71). Under a
  * guard the answer is decided on the statement's field packets, before its first row is kept (D-64).
  */
-const readInto = async (session: Session, sql: string, values: ReadonlyArray<unknown> | undefined, budget: AnswerBudget, started: number, read?: ReadGuard): Promise<GuardedResultSet> => {
+const readInto = async (session: Session, sql: string, values: ReadonlyArray<unknown> | undefined, budget: AnswerBudget, started: number, read?: ReadGuard, withTypes = false): Promise<GuardedResultSet> => {
   const decision = read === undefined ? undefined : await mysqlGuard(session, read.guard, read.database)
   let columns: ReadonlyArray<string> = []
+  let types: ReadonlyArray<string> = []
   let verdict: AnswerVerdict | undefined
   let described = false
   const onRow = (row: ReadonlyArray<unknown>) => {
@@ -81,6 +82,7 @@ const readInto = async (session: Session, sql: string, values: ReadonlyArray<unk
     described = true
     verdict = decision?.decide(fields)
     const names = fields.map((field) => field.name)
+    types = fields.map((field) => field.typeName ?? "")
     columns = verdict?.kind === "refuse" ? [] : budget.header(verdict === undefined ? names : keptNames(names, verdict.actions))
   }
   let outcome: StreamOutcome
@@ -104,6 +106,7 @@ const readInto = async (session: Session, sql: string, values: ReadonlyArray<unk
     if (read?.access !== "readwrite") throw new Missing(new PolicyRefusal({ refusal: verdict.refusal }))
     return withheldRows(resultSet, verdict.refusal)
   }
+  if (verdict === undefined && withTypes) return { ...resultSet, columnTypes: types }
   return verdict === undefined || verdict.applied.length === 0 ? resultSet : { ...resultSet, applied: verdict.applied }
 }
 
@@ -225,7 +228,7 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
       Effect.flatMap(target(options, false), (database) =>
         inSession(options.access, options.timeoutSeconds, database, (session) =>
           readInto(session, sql, options.params, new AnswerBudget(options.maxRows, options.limits), performance.now(),
-            options.guard === undefined ? undefined : { guard: options.guard, database, access: options.access }))).pipe(noTable)
+            options.guard === undefined ? undefined : { guard: options.guard, database, access: options.access }, options.columnTypes === true))).pipe(noTable)
 
     const driver: DatabaseDriver = {
       dialect: "mysql",

@@ -32,6 +32,7 @@ import type { PipelineResult } from "./postgres/PgPipeline.ts"
 import { openPgCursor } from "./postgres/PgCursor.ts"
 import { checkStatement, dryRunStatement } from "./postgres/PgPreview.ts"
 import { ResultCollector } from "./postgres/PgResults.ts"
+import { pgTypeName } from "./postgres/PgTypeNames.ts"
 import { structureDetails } from "./postgres/PgStructure.ts"
 import { rowRejection } from "./postgres/PostgresErrors.ts"
 import { type Db, makeRunner, type PostgresSettings, type RunFailure, searchPathStep } from "./postgres/PostgresRunner.ts"
@@ -100,7 +101,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       access: StatementAccess,
       sql: string,
       values: ReadonlyArray<string | null>,
-      options: { readonly maxRows: number; readonly limits?: AnswerLimits | undefined; readonly hints?: AnswerHints; readonly guard?: AnswerGuard | undefined }
+      options: { readonly maxRows: number; readonly limits?: AnswerLimits | undefined; readonly hints?: AnswerHints; readonly guard?: AnswerGuard | undefined; readonly columnTypes?: boolean | undefined }
     ): Promise<GuardedResultSet> => {
       const started = performance.now()
       const lookup = options.guard === undefined ? undefined : new PgGuardLookup(options.guard)
@@ -123,6 +124,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
         if (access === "readonly") throw new PolicyRefusal({ refusal: verdict.refusal })
         return withheldRows(resultSet, verdict.refusal)
       }
+      if (verdict === undefined && options.columnTypes === true) return { ...resultSet, columnTypes: collector.columns.map((field) => pgTypeName(field.typeOid)) }
       return verdict === undefined || verdict.applied.length === 0 ? resultSet : { ...resultSet, applied: verdict.applied }
     }
 

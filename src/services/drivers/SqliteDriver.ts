@@ -321,6 +321,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         return yield* sendWithin<GuardedResultSet>({
           op: "execute",
           sql,
+          ...(options.columnTypes === true ? { columnTypes: true } : {}),
           maxRows: options.maxRows,
           access: options.access,
           params: options.params ?? [],

@@ -4,6 +4,8 @@ import { Dialog } from "./Dialog.tsx"
 const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ["Cmd/Ctrl+Enter", "Run the selection or the statement under the cursor (Console)"],
   ["Cmd/Ctrl+Shift+Enter", "Run every statement of the console, each into its own result tab"],
+  ["Shift+Alt+F", "Format the console's selection, or all its text (a search request's JSON body); Cmd/Ctrl+Z reverts it"],
+  ["Cmd/Ctrl+/", "Comment or uncomment the console's current line or selected lines (-- )"],
   ["Up/Down on the editor's split bar", "Make the console editor shorter or taller"],
   ["Cmd/Ctrl+S", "Save the pending changes of the grid shown (shows the statements first)"],
   ["Esc", "Cancel the cell being edited; close a dialog"],
@@ -28,7 +30,7 @@ const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ["Cmd/Ctrl+PageUp/PageDown", "Show the previous or next tab; with Shift, move the tab left or right"],
   ["Middle-click a tab", "Close it; drag a tab to reorder the tabs"],
   ["Enter in Page", "Jump to the page typed"],
-  ["Cmd/Ctrl+F", "Focus the filter bar's search box (the raw filter on a search collection); Enter applies"],
+  ["Cmd/Ctrl+F", "Focus the filter bar's search box (the raw filter on a search collection); Enter applies. On Connections: the search box (Esc clears it)"],
   ["?", "Show this list"]
 ]
 

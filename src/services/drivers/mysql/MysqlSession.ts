@@ -1,5 +1,6 @@
 // One statement on one mysql2 session, read whole or as a stream of rows (D-71).
 import type mysql from "mysql2"
+import { mysqlTypeName } from "./MysqlTypeNames.ts"
 
 const QUERY_INTERRUPTED = 1317
 
@@ -17,6 +18,8 @@ export interface FieldOrigin {
   readonly db: string
   readonly orgTable: string
   readonly orgName: string
+  /** The field's type name for the console's headers (mysqlTypeName). */
+  readonly typeName?: string
 }
 
 export interface StreamOutcome {
@@ -81,7 +84,7 @@ export const streamRows = (
       if (!hasResultSet && fields !== undefined) {
         columns = fields.map((field) => field.name)
         hasResultSet = true
-        onColumns(fields.map((field) => ({ name: field.name, db: field.db ?? "", orgTable: field.orgTable ?? "", orgName: field.orgName ?? "" })))
+        onColumns(fields.map((field) => ({ name: field.name, db: field.db ?? "", orgTable: field.orgTable ?? "", orgName: field.orgName ?? "", typeName: mysqlTypeName(field) })))
       }
     })
     emitter.on("result", (row: unknown, index: number | undefined) => {

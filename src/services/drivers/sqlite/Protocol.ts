@@ -18,6 +18,7 @@ export type ChildRequest =
   | {
     readonly op: "execute"
     readonly sql: string
+    readonly columnTypes?: boolean
     readonly maxRows: number
     readonly access: StatementAccess
     readonly params: ReadonlyArray<unknown>

@@ -104,7 +104,8 @@ export class SqliteOps {
     maxRows: number,
     limits: AnswerLimits = DEFAULT_ANSWER_LIMITS,
     hints: AnswerHints = SQL_HINTS,
-    guard?: AnswerGuard
+    guard?: AnswerGuard,
+    columnTypes = false
   ): GuardedResultSet {
     const db = access === "readonly" ? this.handles.readonly() : this.handles.readwrite()
     const started = performance.now()
@@ -143,6 +144,8 @@ export class SqliteOps {
     const affected = totalChanges() - changesBefore
     const resultSet = budget.resultSet(columns, { executionMs: performance.now() - started, rowsAffected: Math.max(0, affected) })
     if (verdict?.kind === "refuse") return withheldRows(resultSet, verdict.refusal)
+    // the declared type of a table's column; an expression has none in SQLite
+    if (verdict === undefined && columnTypes) return { ...resultSet, columnTypes: described.map((column) => column.type ?? "") }
     return verdict === undefined || verdict.applied.length === 0 ? resultSet : { ...resultSet, applied: verdict.applied }
   }
 

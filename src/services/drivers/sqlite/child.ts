@@ -55,7 +55,7 @@ const run = (request: ChildRequest): unknown => {
     case "count":
       return ops.count(request.table, request.filters, request.logic)
     case "execute":
-      return ops.execute(request.sql, request.params, request.access, request.maxRows, request.limits, undefined, request.guard)
+      return ops.execute(request.sql, request.params, request.access, request.maxRows, request.limits, undefined, request.guard, request.columnTypes)
     case "explain":
       return ops.execute(`EXPLAIN QUERY PLAN ${request.sql.replace(EXPLAIN_PREFIX, "")}`, [], "readonly", 10_000, request.limits)
     case "check":

@@ -21,6 +21,7 @@ const initial = (connection: UiConnection | undefined, type: ConnectionKind): Fo
   secretCatalogs: connection?.secretCatalogs ?? "closed",
   color: connection?.color ?? "",
   production: connection?.production ?? false,
+  group: connection?.group ?? "",
   ...(connection?.path === undefined ? {} : { path: connection.path }),
   ...(connection?.host === undefined ? {} : { host: connection.host }),
   ...(connection?.port === undefined ? {} : { port: connection.port }),
@@ -32,6 +33,25 @@ const initial = (connection: UiConnection | undefined, type: ConnectionKind): Fo
   ...(connection?.sslKey === undefined ? {} : { sslKey: connection.sslKey }),
   ...(connection?.skipTlsVerification === undefined ? {} : { skipTlsVerification: connection.skipTlsVerification }),
   ...(connection === undefined ? {} : clusterOf(connection))
+})
+
+/**
+ * D-105: a duplicate is a new connection with every setting of the original except its secrets (password, API key,
+ * key passphrase, SSH password or passphrase), named "… copy"; the user types the secret again.
+ */
+const duplicateOf = (original: UiConnection): Form => ({
+  ...initial(original, original.type),
+  name: `${original.name} copy`,
+  ...(original.ssh === undefined ? {} : {
+    ssh: {
+      host: original.ssh.host,
+      ...(original.ssh.port === undefined ? {} : { port: original.ssh.port }),
+      ...(original.ssh.user === undefined ? {} : { user: original.ssh.user }),
+      ...(original.ssh.auth === undefined ? {} : { auth: original.ssh.auth }),
+      ...(original.ssh.keyFile === undefined ? {} : { keyFile: original.ssh.keyFile }),
+      ...(original.ssh.jumps === undefined ? {} : { jumps: [...original.ssh.jumps] })
+    }
+  })
 })
 
 /** D-59: the cluster settings a saved search connection has. */
@@ -83,15 +103,20 @@ const fromUrl = (text: string, form: Form): { readonly form: Form; readonly note
 }
 
 /** New/edit form per driver (D-60); search settings per doc 2 §2.1, Skip TLS on an Options tab. */
-export const ConnectionForm = ({ connection, onDone }: { readonly connection: UiConnection | undefined; readonly onDone: () => void }) => {
+export const ConnectionForm = ({ connection, copyOf, onDone }: {
+  readonly connection: UiConnection | undefined
+  /** D-105: a new connection filled from this one, without its secrets. */
+  readonly copyOf?: UiConnection | undefined
+  readonly onDone: () => void
+}) => {
   const drivers = useLoad((client) => client.connections.drivers(), [])
-  const [form, setForm] = useState<Form | undefined>(connection === undefined ? undefined : initial(connection, connection.type))
+  const [form, setForm] = useState<Form | undefined>(connection !== undefined ? initial(connection, connection.type) : copyOf === undefined ? undefined : duplicateOf(copyOf))
   const [tab, setTab] = useState<"general" | "options">("general")
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState<string>()
   const [url, setUrl] = useState("")
   const [note, setNote] = useState<string>()
-  const [rules, setRules] = useState((connection?.maskingRules ?? []).map(ruleLine).join("\n"))
+  const [rules, setRules] = useState(((connection ?? copyOf)?.maskingRules ?? []).map(ruleLine).join("\n"))
   const [tested, setTested] = useState<TestState & { readonly saving?: boolean }>()
   const [testing, setTesting] = useState<AbortController>()
   const set = (patch: Partial<Form>) => { setTested(undefined); setForm((f) => (f === undefined ? f : { ...f, ...patch })) }
@@ -177,6 +202,11 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
   return (
     <section className="card" aria-label="Connection form">
       <h2>{connection === undefined ? "New" : "Edit"} {TITLES[form.type]} connection</h2>
+      {copyOf !== undefined && (
+        <p className="note" role="note">
+          A copy of '{copyOf.name}' with all its settings except its secrets: {copyOf.type === "search" ? "enter the API key" : "enter the password"} again if it needs one.
+        </p>
+      )}
       {form.type === "search" && (
         <div className="tabs" role="tablist">
           <button role="tab" aria-selected={tab === "general"} onClick={() => setTab("general")}>General</button>
@@ -231,6 +261,7 @@ export const ConnectionForm = ({ connection, onDone }: { readonly connection: Ui
             ))}
           </div>
           <label className="row"><input type="checkbox" checked={form.production ?? false} onChange={(e) => set({ production: e.target.checked })} /> Production database (every tab of it says so)</label>
+          <Text label="Group" value={form.group} onChange={(group) => set({ group })} placeholder="e.g. Local, Staging (the list groups connections by it)" />
         </fieldset>
       )}
       {tab === "options" && form.type === "search" && (

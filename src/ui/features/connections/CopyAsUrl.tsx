@@ -20,3 +20,18 @@ export const CopyAsUrl = ({ connection }: { readonly connection: UiConnection })
     </div>
   )
 }
+
+/** "Copy as URL" on a row of the list: the URL without the password goes to the clipboard; the status says so. */
+export const CopyUrlButton = ({ connection, onCopied }: { readonly connection: UiConnection; readonly onCopied: (message: string) => void }) => {
+  const url = connectionUrl(connection)
+  if (url === undefined) return null
+  const copy = () => {
+    const clipboard = typeof navigator === "undefined" ? undefined : navigator.clipboard
+    if (clipboard === undefined) return onCopied(`The browser has no clipboard here: Edit shows the URL to copy.`)
+    clipboard.writeText(url).then(
+      () => onCopied(`Copied the URL of '${connection.name}' (without the password).`),
+      () => onCopied("The browser refused the clipboard: Edit shows the URL to copy.")
+    )
+  }
+  return <button onClick={copy} aria-label={`Copy ${connection.name} as URL`} title="Copies the connection's URL without its password">Copy as URL</button>
+}

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react"
+import { type KeyboardEvent, lazy, Suspense, useCallback, useEffect, useRef, useState } from "react"
 import type { UiConnection, UiConsoleResult } from "../../../domain/UiSchemas.ts"
 import { call } from "../../api.ts"
 import { Skeleton } from "../../shell/Skeleton.tsx"
@@ -14,6 +14,8 @@ const SqlEditor = lazy(() => import("./SqlEditor.tsx"))
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const
 const MAX_TABS = 8
 const CANCELLED = "Cancelled: the statement was stopped on the database."
+/** The search console's body indented by two spaces (an empty body stays empty); throws on text that is not JSON. */
+const formatJsonBody = (text: string): string => (text.trim() === "" ? text : JSON.stringify(JSON.parse(text), null, 2))
 type Confirm = { readonly text: string; readonly reason: string; readonly preview?: Extract<UiConsoleResult, { _tag: "NeedsConfirmation" }>["preview"]; readonly rest: ReadonlyArray<string> }
 
 /**
@@ -37,6 +39,8 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
   const [body, setBody] = useState(rest.join("\n"))
   const [text, setText] = useState<string>()
   const [saveError, setSaveError] = useState("")
+  const [formatError, setFormatError] = useState("")
+  const bodyField = useRef<HTMLTextAreaElement>(null)
   const [tabs, setTabs] = useState<ReadonlyArray<ResultTab>>([])
   const [active, setActive] = useState<number>()
   const [running, setRunning] = useState<{ readonly runId: string; readonly started: number }>()
@@ -109,6 +113,36 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
     if (running !== undefined) void call((client) => client.browse.cancelConsole({ path: { id: connection.id, runId: running.runId } }))
   }
   const changed = (next: string) => saveConsoleText(connection.id, tabId, next, setSaveError)
+  /** Format (D-104): the SQL in the connection's dialect, or the search request's JSON body; one Undo step reverts it. */
+  const format = () => {
+    if (!search) {
+      setFormatError(editor.current?.format() ?? "")
+      editor.current?.focus()
+      return
+    }
+    const field = bodyField.current
+    if (field === null) return
+    let formatted: string
+    try {
+      formatted = formatJsonBody(field.value)
+    } catch (e) {
+      setFormatError((e as Error).message)
+      return
+    }
+    setFormatError("")
+    if (formatted === field.value) return
+    field.focus()
+    field.select()
+    // insertText keeps the textarea's own undo stack (Ctrl+Z reverts the format in one step); setBody alone would clear it
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    if (!document.execCommand("insertText", false, formatted)) setBody(formatted)
+  }
+  const onBodyKey = (event: KeyboardEvent) => {
+    if (event.shiftKey && event.altKey && event.code === "KeyF") {
+      event.preventDefault()
+      format()
+    }
+  }
 
   return (
     <div className={search ? "" : `console${sideOpen ? "" : " side-closed"}`}>
@@ -120,7 +154,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
                 <select aria-label="Method" value={method} onChange={(e) => setMethod(e.target.value)}>{METHODS.map((m) => <option key={m}>{m}</option>)}</select>
                 <input aria-label="Path" style={{ flex: 1 }} value={path} onChange={(e) => setPath(e.target.value)} />
               </div>
-              <textarea aria-label="Body" rows={6} style={{ width: "100%", marginTop: 6 }} value={body} placeholder="Optional JSON body" onChange={(e) => setBody(e.target.value)} />
+              <textarea ref={bodyField} onKeyDown={onBodyKey} aria-label="Body" rows={6} style={{ width: "100%", marginTop: 6 }} value={body} placeholder="Optional JSON body" onChange={(e) => setBody(e.target.value)} />
             </div>
           )
           : (
@@ -133,6 +167,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
                     schema={schema}
                     onRun={runCurrent}
                     onRunAll={runAll}
+                    onFormat={format}
                     onChange={changed}
                     onReady={(api) => (editor.current = api)}
                   />
@@ -146,6 +181,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
           {!search && <button onClick={runSelection} disabled={running !== undefined} title="Runs only the selected text">Run selection</button>}
           {!search && <button onClick={runAll} disabled={running !== undefined} title="Runs every statement in order, each into its own result tab (Cmd/Ctrl+Shift+Enter)">Run all</button>}
           <button onClick={cancel} disabled={running === undefined} title="Stops the statement on the database">Cancel</button>
+          <button onClick={format} title={search ? "Indents the JSON body (Shift+Alt+F)" : "Formats the selection, or all the text (Shift+Alt+F); Undo reverts it"}>Format</button>
           {running !== undefined && <span className="progress" role="timer" aria-label="Elapsed">Running… {(elapsed / 1000).toFixed(1)} s</span>}
           {!search && (
             <button className="side-toggle" aria-expanded={sideOpen} aria-controls="console-side" onClick={() => setSideOpen(!sideOpen)}>
@@ -153,6 +189,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
             </button>
           )}
         </div>
+        {formatError !== "" && <div className="error" role="alert">Not formatted (nothing was changed): {formatError}</div>}
         {saveError !== "" && <div className="error" role="alert">The console text could not be kept: {saveError}</div>}
         {confirm !== undefined && (
           <div className="confirm card" role="alertdialog" aria-label="Confirm the statement">

@@ -4,7 +4,7 @@ import { DataGrid, type GridColumn } from "../../grid/DataGrid.tsx"
 
 /** One console result: a grid (typed by its values), pretty JSON, or the message of a statement without rows. */
 export const ResultView = ({ result, dialect }: { readonly result: UiConsoleResult; readonly dialect: "sqlite" | "postgresql" | "mysql" | undefined }) => {
-  const columns = useMemo((): ReadonlyArray<GridColumn> => (result._tag === "Grid" ? result.columns.map((name) => ({ name, type: "" })) : []), [result])
+  const columns = useMemo((): ReadonlyArray<GridColumn> => (result._tag === "Grid" ? result.columns.map((name, i) => ({ name, type: result.columnTypes?.[i] ?? "" })) : []), [result])
   if (result._tag === "Json") return <pre className="json" aria-label="Response">{result.text}</pre>
   if (result._tag !== "Grid") return null
   const summary = result.columns.length > 0 ? `${result.rows.length.toLocaleString()} row${result.rows.length === 1 ? "" : "s"}` : `${result.rowsAffected.toLocaleString()} row${result.rowsAffected === 1 ? "" : "s"} affected`

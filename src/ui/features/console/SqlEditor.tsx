@@ -5,6 +5,7 @@ import { bracketMatching, defaultHighlightStyle, syntaxHighlighting, syntaxTree 
 import { Compartment, EditorState, Prec, type Range, StateField } from "@codemirror/state"
 import { Decoration, type DecorationSet, drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers, placeholder } from "@codemirror/view"
 import { useEffect, useRef } from "react"
+import { formatSql } from "./formatSql.ts"
 
 export interface SqlEditorApi {
   /** The selection when there is one, else the statement under the cursor (without its `;`). */
@@ -20,6 +21,8 @@ export interface SqlEditorApi {
   readonly focus: () => void
   /** Closes the completion list (a run starts: it would cover the editor). */
   readonly closePopups: () => void
+  /** Formats the selection, or the whole text when nothing is selected, as one undoable change (D-104); the formatter's complaint when it cannot. */
+  readonly format: () => string | undefined
 }
 
 const DIALECTS = { sqlite: SQLite, postgresql: PostgreSQL, mysql: MySQL } as const
@@ -89,16 +92,18 @@ const theme = EditorView.theme({
 
 /**
  * The console's SQL editor: CodeMirror 6 with the connection's SQL dialect, highlighting, completion of table and
- * column names, wrapped lines, the statement under the cursor tinted; Cmd/Ctrl+Enter runs it (or the selection),
+ * column names, wrapped lines, the statement under the cursor tinted; Shift+Alt+F formats (D-104), Cmd/Ctrl+/ toggles
+ * `-- ` line comments (CodeMirror's toggleComment with lang-sql's comment tokens); Cmd/Ctrl+Enter runs it (or the selection),
  * Cmd/Ctrl+Shift+Enter runs every statement. Loaded on demand (a dynamic import), so the rest of the UI does not
  * carry the editor.
  */
-const SqlEditor = ({ initial, dialect, schema, onRun, onRunAll, onChange, onReady }: {
+const SqlEditor = ({ initial, dialect, schema, onRun, onRunAll, onFormat, onChange, onReady }: {
   readonly initial: string
   readonly dialect: Dialect
   readonly schema: Schema
   readonly onRun: () => void
   readonly onRunAll: () => void
+  readonly onFormat: () => void
   readonly onChange?: (text: string) => void
   readonly onReady: (api: SqlEditorApi) => void
 }) => {
@@ -106,8 +111,10 @@ const SqlEditor = ({ initial, dialect, schema, onRun, onRunAll, onChange, onRead
   const view = useRef<EditorView>(undefined)
   const language = useRef(new Compartment())
   const completer = useRef(new Compartment())
-  const handlers = useRef({ onRun, onRunAll, onChange })
-  handlers.current = { onRun, onRunAll, onChange }
+  const handlers = useRef({ onRun, onRunAll, onFormat, onChange })
+  handlers.current = { onRun, onRunAll, onFormat, onChange }
+  const dialectNow = useRef(dialect)
+  dialectNow.current = dialect
 
   useEffect(() => {
     const editor = new EditorView({
@@ -117,7 +124,8 @@ const SqlEditor = ({ initial, dialect, schema, onRun, onRunAll, onChange, onRead
         extensions: [
           Prec.highest(keymap.of([
             { key: "Mod-Shift-Enter", run: () => { handlers.current.onRunAll(); return true } },
-            { key: "Mod-Enter", run: () => { handlers.current.onRun(); return true } }
+            { key: "Mod-Enter", run: () => { handlers.current.onRun(); return true } },
+            { key: "Shift-Alt-f", run: () => { handlers.current.onFormat(); return true } }
           ])),
           lineNumbers(),
           history(),
@@ -159,7 +167,29 @@ const SqlEditor = ({ initial, dialect, schema, onRun, onRunAll, onChange, onRead
       setText: (text) => editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } }),
       text: () => editor.state.doc.toString(),
       focus: () => editor.focus(),
-      closePopups: () => { closeCompletion(editor) }
+      closePopups: () => { closeCompletion(editor) },
+      format: () => {
+        const { state } = editor
+        const selection = state.selection.main
+        const [from, to] = selection.empty ? [0, state.doc.length] : [selection.from, selection.to]
+        const before = state.sliceDoc(from, to)
+        if (before.trim() === "") return undefined
+        let after: string
+        try {
+          after = formatSql(before, dialectNow.current)
+        } catch (e) {
+          return (e as Error).message
+        }
+        if (after === before) return undefined
+        // one transaction: one Undo step brings the text back as typed
+        editor.dispatch({
+          changes: { from, to, insert: after },
+          selection: selection.empty ? { anchor: Math.min(selection.head, after.length) } : { anchor: from, head: from + after.length },
+          userEvent: "format",
+          scrollIntoView: true
+        })
+        return undefined
+      }
     })
     return () => editor.destroy()
     // the editor is created once; the schema is swapped in below
