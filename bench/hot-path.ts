@@ -6,7 +6,8 @@
  * seconds after a warm-up, and the profile is summarized: CPU time per request of each process (from /proc), and
  * the busy time by the nearest source file on the stack (bench/profile.ts `timeBySource`). `--dist` profiles the built
  * bins instead (build them with DBDESK_BUILD_UNMINIFIED=1 so the profile names source files); `--cpu` runs the built
- * bins unprofiled and prints only the rate and the CPU time per request (`--root DIR`: another checkout's bins).
+ * bins unprofiled and prints only the rate and the CPU time per request (`--root DIR`: another checkout's bins);
+ * `--alloc` runs them unprofiled under `--trace-gc-nvp` and prints the bytes dbdesk allocated per request as well.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -30,6 +31,8 @@ const DIST = argv.includes("--dist")
 /** The built bins, unprofiled: rate and CPU time only. */
 const CPU_ONLY = argv.includes("--cpu")
 const CHECKOUT = option("root")
+/** The built bins unprofiled under `--trace-gc-nvp`: the bytes V8 allocated per request (the GCs' `allocated=` summed). */
+const ALLOC = argv.includes("--alloc")
 /** Keep the .cpuprofile files in this directory (they are removed otherwise). */
 const KEEP = option("keep")
 const ROOT = join(import.meta.dirname, "..")
@@ -80,14 +83,14 @@ try {
     const profileFlags = ["--cpu-prof", "--cpu-prof-dir"]
     const dbdesk = await startDbdesk({
       connections,
-      ...(CPU_ONLY ? {} : DIST ? { nodeFlags: [...profileFlags, dir] } : { cpuProfileDir: dir }),
+      ...(ALLOC ? { nodeFlags: ["--trace-gc-nvp"] } : CPU_ONLY ? {} : DIST ? { nodeFlags: [...profileFlags, dir] } : { cpuProfileDir: dir }),
       ...(CHECKOUT === undefined ? {} : { root: CHECKOUT })
     })
     const request = httpRequest({ ...c.spec, id: 1 }, dbdesk.token)
     const bridge = c.via === "bridge"
       ? new StdioPeer("bridge", {
         command: process.execPath,
-        args: CPU_ONLY
+        args: CPU_ONLY || ALLOC
           ? [join(CHECKOUT ?? ROOT, "bin/dbdesk-mcp.mjs")]
           : [...profileFlags, join(dir, "bridge"), ...(DIST ? [join(CHECKOUT ?? ROOT, "bin/dbdesk-mcp.mjs")] : ["--import", "tsx", join(ROOT, "src/bridge/BridgeMain.ts")])],
         env: { ...process.env, DBDESK_HOME: dbdesk.home }
@@ -106,14 +109,17 @@ try {
     const bridgeSkipMs = performance.now() - bridgeSpawned
     const children = descendants(dbdesk.pid)
     const before = { server: readCpuMs(dbdesk.pid), children: cpuOf(children), bridge: bridge === undefined ? 0 : readCpuMs(bridge.pid) }
+    const outputBefore = dbdesk.output().length
     const stats = await call(SECONDS * 1000)
+    const allocated = [...dbdesk.output().slice(outputBefore).matchAll(/ allocated=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0)
     const untilMs = performance.now() - spawned
     const bridgeUntilMs = performance.now() - bridgeSpawned
     const after = { server: readCpuMs(dbdesk.pid), children: cpuOf(children), bridge: bridge === undefined ? 0 : readCpuMs(bridge.pid) }
     const n = stats.requests
     await bridge?.stop()
     await dbdesk.stop()
-    console.log(`\n${c.name}: ${n} requests, ${stats.rps.toFixed(0)}/s, p50 ${stats.p50Ms.toFixed(2)} ms, p99 ${stats.p99Ms.toFixed(2)} ms${CPU_ONLY ? "" : " (profiled: slower than unprofiled)"}`)
+    console.log(`\n${c.name}: ${n} requests, ${stats.rps.toFixed(0)}/s, p50 ${stats.p50Ms.toFixed(2)} ms, p99 ${stats.p99Ms.toFixed(2)} ms${CPU_ONLY || ALLOC ? "" : " (profiled: slower than unprofiled)"}`)
+    if (ALLOC) console.log(`  allocated per request (V8 GC trace): dbdesk ${(allocated / n / 1024).toFixed(1)} KB`)
     console.log(`  CPU per request (/proc): dbdesk ${((after.server - before.server) / n).toFixed(3)} ms, SQLite child ${((after.children - before.children) / n).toFixed(3)} ms${bridge === undefined ? "" : `, bridge ${((after.bridge - before.bridge) / n).toFixed(3)} ms`}`)
     const print = (what: string, path: string, skip: number, until: number) => {
       const bySource = timeBySource(path, undefined, skip, until)
@@ -124,7 +130,7 @@ try {
       console.log("  by nearest source file:")
       for (const [where, ms] of bySource.rows.slice(0, 16)) console.log(line(where, ms))
     }
-    if (CPU_ONLY) continue
+    if (CPU_ONLY || ALLOC) continue
     console.log(`  (profile window: ${skipMs.toFixed(0)}–${untilMs.toFixed(0)} ms after spawn)`)
     print("dbdesk", dir, skipMs, untilMs)
     if (bridge !== undefined) print("bridge", join(dir, "bridge"), bridgeSkipMs, bridgeUntilMs)

@@ -24,6 +24,8 @@ export interface RunningDbdesk {
     readonly connection: Record<string, unknown>
   }
   readonly stop: () => Promise<void>
+  /** Everything dbdesk wrote to stdout so far (e.g. `--trace-gc-nvp` lines). */
+  readonly output: () => string
 }
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url))
@@ -110,6 +112,7 @@ export const startDbdesk = async (options: StartOptions = {}): Promise<RunningDb
       settings,
       connection: { name: connection["name"], type: connection["type"], aiPolicy: connection["aiPolicy"], externalAccess: connection["externalAccess"], confirmQueries: connection["confirmQueries"] }
     },
-    stop
+    stop,
+    output: () => out
   }
 }

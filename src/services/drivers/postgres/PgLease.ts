@@ -93,6 +93,16 @@ export class Lease {
     })
   }
 
+  /**
+   * ROLLBACK as one pipeline step (our own light submittable rather than pg's Query: a held read that was not cut
+   * ends with it on every call).
+   */
+  private rollback(): Promise<PipelineResult> {
+    const pipeline = new Pipeline([{ text: "ROLLBACK" }], () => this.cancelRunning())
+    this.client.query(pipeline as never)
+    return pipeline.done
+  }
+
   /** Gives the session back clean (idle, no transaction, settings as started) or destroys it. */
   async finish(): Promise<void> {
     const { client } = this
@@ -107,7 +117,7 @@ export class Lease {
     if (client.lost !== undefined || !client._queryable) return destroy("the session was lost")
     try {
       if (this.needsRollback || client.getTransactionStatus() !== "I") {
-        if (!(await succeededWithin(client.query("ROLLBACK"), CLEANUP_MS)) || client.getTransactionStatus() !== "I") return destroy("ROLLBACK failed")
+        if (!(await succeededWithin(this.rollback(), CLEANUP_MS)) || client.getTransactionStatus() !== "I") return destroy("ROLLBACK failed")
       }
       if (this.tainted && !(await succeededWithin(client.query("DISCARD ALL"), CLEANUP_MS))) return destroy("DISCARD ALL failed")
       if (client.lost !== undefined || client.getTransactionStatus() !== "I") return destroy("the session was lost")
