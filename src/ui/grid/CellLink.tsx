@@ -1,6 +1,7 @@
 /**
  * A cell's link (D-101): a small ↗ after the value, e.g. to a foreign key's referenced row. It takes no focus (the
- * keyboard follows it with Ctrl/Cmd+Enter on the cell) and does not start a selection drag.
+ * keyboard follows it with Ctrl/Cmd+Enter on the cell) and does not start a selection drag. The arrow is drawn by
+ * CSS, so the cell's text stays its value.
  */
 export const CellLink = ({ title, follow }: { readonly title: string | undefined; readonly follow: () => void }) =>
   title === undefined
@@ -18,7 +19,5 @@ export const CellLink = ({ title, follow }: { readonly title: string | undefined
           event.stopPropagation()
           follow()
         }}
-      >
-        ↗
-      </button>
+      />
     )
