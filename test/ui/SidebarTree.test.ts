@@ -133,6 +133,7 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     const first = await cell(rows, 0, "customer_id")
     const customer = (await first.textContent())!.replace(/\D/g, "")
     expect(await (await cell(rows, 0, "status")).locator(".fk-link").count()).toBe(0)
+    await screenshot(page, "fk-cells-sqlite")
     await first.getByRole("button", { name: "Open the referenced row in customers" }).click()
     await page.getByRole("tab", { name: "customers", selected: true }).waitFor()
     await status().filter({ hasText: /of 1$/ }).waitFor()
