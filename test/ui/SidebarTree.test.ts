@@ -47,10 +47,13 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     await screenshot(ui.page, "sidebar-tree-sqlite")
   })
 
-  it("D-100 the search box narrows the tree; arrows move and Enter opens the object", async () => {
+  it("D-100 the search box (Ctrl/Cmd+Shift+F) narrows the tree fuzzily; arrows move, Enter opens the object, Esc clears the search", async () => {
     const { page } = ui
     const search = sidebar().getByLabel("Search the sidebar")
-    await search.fill("ordrs")
+    await page.locator("body").click()
+    await page.keyboard.press("Control+Shift+F")
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Search the sidebar")
+    await page.keyboard.type("ordrs")
     await expect.poll(() => tree().getByRole("treeitem").count()).toBe(3)
     const labels = await tree().locator(".tree-name").allTextContents()
     expect([...labels].sort()).toEqual(["order_items", "orders", "shipped_orders"])
@@ -60,7 +63,8 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("title"))).toBe("shipped_orders (view)")
     await page.keyboard.press("Enter")
     await page.getByRole("tab", { name: "shipped_orders", selected: true }).waitFor()
-    await search.fill("")
+    await search.press("Escape")
+    expect(await search.inputValue()).toBe("")
     await expect.poll(() => tree().getByRole("treeitem").count()).toBeGreaterThanOrEqual(6)
   })
 
@@ -120,7 +124,7 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     const list = page.getByRole("table", { name: "Shortcuts" })
     await list.waitFor()
     expect(await list.locator("kbd").allTextContents()).toEqual(expect.arrayContaining([
-      "Cmd/Ctrl+P", "Up/Down, Right/Left, Home/End in the sidebar", "Left/Right on the sidebar's edge", "Cmd/Ctrl+Enter on a foreign-key cell"
+      "Cmd/Ctrl+P", "Cmd/Ctrl+Shift+F", "Up/Down, Right/Left, Home/End in the sidebar", "Left/Right on the sidebar's edge", "Cmd/Ctrl+Enter on a foreign-key cell"
     ]))
     await page.keyboard.press("Escape")
   })

@@ -29,6 +29,7 @@ const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ["Enter in Page", "Jump to the page typed"],
   ["Cmd/Ctrl+F", "Focus the filter bar's search box (the raw filter on a search collection); Enter applies"],
   ["Cmd/Ctrl+P", "Open anything: a table, view, function, saved query or history entry of the open connections"],
+  ["Cmd/Ctrl+Shift+F", "Search the sidebar (tables, views, functions); Esc clears the search"],
   ["Up/Down, Right/Left, Home/End in the sidebar", "Move in the tree; expand or collapse a schema; Enter opens (Down from its search box enters the tree)"],
   ["Left/Right on the sidebar's edge", "Make the sidebar narrower or wider (Shift: larger steps)"],
   ["Cmd/Ctrl+Enter on a foreign-key cell", "Open the referenced row in its table's tab, filtered by the key"],

@@ -24,7 +24,7 @@ type Row =
  * The sidebar tree of one connection (D-100): the database, its schemas (loaded first), each schema's tables, views,
  * materialized views and functions (loaded when the schema is first expanded), with a kind icon and the row count in
  * its own column. The search box narrows it (every schema is loaded then); Up/Down move, Right/Left expand and
- * collapse, Enter opens.
+ * collapse, Enter opens; Ctrl/Cmd+Shift+F focuses the search box.
  */
 export const CatalogTree = ({ connectionId, activeTable, reloadTick, onOpen, onLoaded }: {
   readonly connectionId: string
@@ -78,6 +78,19 @@ export const CatalogTree = ({ connectionId, activeTable, reloadTick, onOpen, onL
   useEffect(() => {
     onLoaded?.(Object.values(lists).flatMap((list) => ("error" in list ? [] : list.objects)))
   }, [lists, onLoaded])
+
+  // Ctrl/Cmd+Shift+F: the search box of the sidebar shown
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.shiftKey && !event.altKey && event.key.toLowerCase() === "f" && searchRef.current?.offsetParent != null) {
+        event.preventDefault()
+        searchRef.current.focus()
+        searchRef.current.select()
+      }
+    }
+    document.addEventListener("keydown", onKey)
+    return () => document.removeEventListener("keydown", onKey)
+  }, [])
 
   const matches = (object: UiCatalogObject) => !searching || fuzzyScore(query, object.label) !== undefined
   const rows = useMemo((): ReadonlyArray<Row> => {
