@@ -94,12 +94,21 @@ describePostgres("the sidebar tree on PostgreSQL", () => {
     await expect.poll(() => page.locator(".cm-content:visible").textContent()).toContain(`pg_get_functiondef('"public"."add_tax"(amount numeric)'::regprocedure)`)
   })
 
-  it("D-100 the schema switcher shows one schema's objects", async () => {
+  it("D-100 the schema switcher shows one schema's objects, and the console resolves names in it", async () => {
     const { page } = ui
     const sidebar = page.getByRole("complementary", { name: "Tables" }).filter({ visible: true })
     await sidebar.getByLabel("Schema").selectOption("analytics")
     await tree().getByRole("button", { name: /^page_views/ }).waitFor()
     expect(await tree().getByRole("button", { name: /^accounts/ }).count()).toBe(0)
+    // a console run now resolves unqualified names in that schema first
+    await page.getByRole("button", { name: "New console" }).click()
+    const editor = page.getByLabel("SQL").filter({ visible: true })
+    await editor.click()
+    await page.keyboard.press("Control+a")
+    await page.keyboard.press("Delete")
+    await editor.fill("SELECT count(*) AS seen FROM page_views")
+    await page.keyboard.press("Control+Enter")
+    await expect.poll(async () => (await cell(grid(page, "Results"), 0, "seen")).textContent().catch(() => ""), { timeout: 15_000 }).toBe("300")
     await sidebar.getByLabel("Schema").selectOption("")
     await tree().getByRole("button", { name: /^accounts/ }).waitFor()
   })

@@ -55,6 +55,12 @@ export const definitionQuery = (dialect: string, object: UiCatalogObject): strin
   return `SHOW CREATE ${object.kind === "procedure" ? "PROCEDURE" : "FUNCTION"} \`${object.label.replaceAll("`", "``")}\`;`
 }
 
+/** The schema the sidebar's switcher chose (D-100), for the console's unqualified names; none when "All schemas". */
+export const consoleSchema = (connectionId: string): { readonly schema?: string } => {
+  const schema = readSession<string>(`schema:${connectionId}`)
+  return schema === undefined || schema === "" ? {} : { schema }
+}
+
 const OPEN_TABLE = "dbdesk:open-table"
 const OPEN_CONSOLE = "dbdesk:open-console"
 const FILTER_REQUEST = "dbdesk:filter-request"
