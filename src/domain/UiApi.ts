@@ -6,6 +6,7 @@ import { CuratedToolDefinition } from "./CuratedTool.ts"
 import { PolicyExplainRequest, PolicyExplanation } from "./PolicyExplanation.ts"
 import { SearchDashboard, SearchKeyRecord, NewSearchKey } from "./SearchAdmin.ts"
 import { Settings } from "./Settings.ts"
+import { UiCatalog, UiCatalogObjects } from "./UiCatalog.ts"
 import {
   UiAnswer,
   UiBrowseRequest,
@@ -153,6 +154,15 @@ const insight = HttpApiGroup.make("insight")
       .addSuccess(Schema.Struct({ text: Schema.String }))
   )
 
+/** The sidebar tree (D-100): databases and schemas first, a schema's objects when it is expanded. */
+const catalog = HttpApiGroup.make("catalog")
+  .add(HttpApiEndpoint.get("overview", "/connections/:id/catalog").setPath(IdPath).addSuccess(UiCatalog))
+  .add(
+    HttpApiEndpoint.get("objects", "/connections/:id/catalog/objects").setPath(IdPath)
+      .setUrlParams(Schema.Struct({ schema: Schema.optional(Schema.String) }))
+      .addSuccess(UiCatalogObjects)
+  )
+
 /** The UI API (D-3, D-60): served under `/api` on the UI port; the UI derives its client from it. */
 export class UiApi extends HttpApi.make("ui")
   .add(server)
@@ -162,6 +172,7 @@ export class UiApi extends HttpApi.make("ui")
   .add(mcp)
   .add(work)
   .add(insight)
+  .add(catalog)
   .addError(UiError, { status: 400 })
   .addError(UiNotFound, { status: 404 })
   .prefix("/api")

@@ -240,7 +240,13 @@ export const UiEditResult = Schema.Struct({
 export type UiEditResult = typeof UiEditResult.Type
 
 /** `runId` (chosen by the UI) names the run for Cancel, which interrupts it as an MCP cancel does. */
-export const UiConsoleRequest = Schema.Struct({ text: Schema.String, confirmed: Schema.Boolean, runId: optional(Schema.String) })
+export const UiConsoleRequest = Schema.Struct({
+  text: Schema.String,
+  confirmed: Schema.Boolean,
+  runId: optional(Schema.String),
+  /** The sidebar's schema switcher (D-100): unqualified names resolve in this schema first (PostgreSQL). */
+  schema: optional(Schema.String)
+})
 export type UiConsoleRequest = typeof UiConsoleRequest.Type
 
 /** A console answer (doc 2 §4.3 for search): a grid, one pretty JSON cell, or a question before a write runs. */

@@ -13,6 +13,7 @@ import { useSessionState } from "./workspace/sessionState.ts"
 import { applyRoute, closeTab, moveTab, type OpenConnections, routeOfTab } from "./workspace/state.ts"
 import { forgetConsoleTab } from "./features/console/consoleStore.ts"
 import { ConnectionMark } from "./features/connections/ConnectionMark.tsx"
+import { OpenAnything } from "./features/browse/sidebar/OpenAnything.tsx"
 import "./styles.css"
 
 /** The address is the source of truth for what is shown; a new view is a history entry, so Back and Forward work. */
@@ -108,6 +109,7 @@ const Shell = () => {
     const connection = known?.find((c) => c.id === state.id)
     return connection === undefined ? [] : [{ state, connection }]
   }), [open, known])
+  const openConnections = useMemo(() => openKnown.map(({ connection }) => connection), [openKnown])
 
   return (
     <div className="app">
@@ -142,6 +144,7 @@ const Shell = () => {
         })}
       </main>
       <ApprovalModal />
+      <OpenAnything connections={openConnections} shown={shownConnection} />
       {shortcuts.overlay}
     </div>
   )

@@ -64,13 +64,14 @@ export const BrowseHandlers = HttpApiBuilder.group(UiApi, "browse", (handlers) =
         Effect.gen(function*() {
           const { limits } = yield* settings.current
           const started = Date.now()
+          const namespace = payload.schema === undefined ? {} : { schema: payload.schema }
           // the user's own writes get the database's check and the rolled-back dry run an MCP write gets
           const checks = Effect.map(Effect.orElseSucceed(sessions.connection(path.id), () => undefined), (connection) =>
-            connection === undefined || connection.type === "search" ? undefined : preflight.sql(connection, payload.text, "readwrite"))
+            connection === undefined || connection.type === "search" ? undefined : preflight.sql(connection, payload.text, "readwrite", namespace))
           const run = onConnection(path.id, {
             sql: (driver) =>
               Effect.flatMap(checks, (checked) =>
-                sqlConsole(driver, payload.text, payload.confirmed, { maxRows: Math.max(limits.maxRows, UI_CONSOLE_ROWS), timeoutSeconds: limits.queryTimeoutSeconds, answer: limits }, checked)),
+                sqlConsole(driver, payload.text, payload.confirmed, { maxRows: Math.max(limits.maxRows, UI_CONSOLE_ROWS), timeoutSeconds: limits.queryTimeoutSeconds, answer: limits, namespace }, checked)),
             search: (client) => searchConsole(client, payload.text, payload.confirmed, limits)
           })
           // the UI console records its statements in the query history with source "ui" (D-48)

@@ -9,7 +9,7 @@ import type { SqlDialect } from "../../domain/SqlLexer.ts"
 import { classifyStatement } from "../../domain/StatementClassifier.ts"
 import type { UiBrowseRequest, UiColumn, UiConsoleResult, UiPage, UiStructure, UiTableList } from "../../domain/UiSchemas.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
-import type { DatabaseDriver } from "../../services/drivers/Driver.ts"
+import type { DatabaseDriver, Namespace } from "../../services/drivers/Driver.ts"
 import { plainConsoleNote, plainNotes } from "./PlainNotes.ts"
 import { changesSchema } from "../../services/StatementRecorder.ts"
 import { uiMessage } from "./UiErrors.ts"
@@ -211,7 +211,7 @@ export const sqlConsole = (
   driver: DatabaseDriver,
   text: string,
   confirmed: boolean,
-  limits: { readonly maxRows: number; readonly timeoutSeconds: number; readonly answer?: AnswerLimits },
+  limits: { readonly maxRows: number; readonly timeoutSeconds: number; readonly answer?: AnswerLimits; readonly namespace?: Namespace },
   preflight?: ConsolePreflight
 ) =>
   Effect.gen(function*() {
@@ -237,7 +237,8 @@ export const sqlConsole = (
       maxRows: limits.maxRows,
       timeoutSeconds: limits.timeoutSeconds,
       access: verdict.tier === "safe" && !verdict.reachesFilesOrCode ? "readonly" : "readwrite",
-      ...(limits.answer === undefined ? {} : { limits: limits.answer })
+      ...(limits.answer === undefined ? {} : { limits: limits.answer }),
+      ...limits.namespace
     })
     const result: UiConsoleResult = {
       _tag: "Grid",

@@ -10,6 +10,7 @@ import { ConsoleTabs } from "../../services/ConsoleTabs.ts"
 import { SavedQueries } from "../../services/SavedQueries.ts"
 import { Approvals } from "../../services/Approvals.ts"
 import { BrowseHandlers } from "./BrowseHandlers.ts"
+import { CatalogHandlers } from "./CatalogHandlers.ts"
 import { ConnectionsHandlers } from "./ConnectionsHandlers.ts"
 import { activityQuery, McpHandlers } from "./McpHandlers.ts"
 import { InsightHandlers } from "./InsightHandlers.ts"
@@ -72,7 +73,7 @@ const PairingExchangeRoute = HttpLayerRouter.add("POST", "/api/pairing/exchange"
 }))
 
 const ApiRoutes = HttpLayerRouter.addHttpApi(UiApi).pipe(
-  Layer.provide([ServerHandlers, ConnectionsHandlers, BrowseHandlers, SearchAdminHandlers, McpHandlers, WorkHandlers, InsightHandlers]),
+  Layer.provide([ServerHandlers, ConnectionsHandlers, BrowseHandlers, SearchAdminHandlers, McpHandlers, WorkHandlers, InsightHandlers, CatalogHandlers]),
   Layer.provide([UiSessions.Default, SavedQueries.Default, ConsoleTabs.Default]),
   Layer.provide(NodeHttpServer.layerContext)
 )

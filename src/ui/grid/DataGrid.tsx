@@ -6,6 +6,7 @@ import type { Cell } from "../../domain/UiSchemas.ts"
 import { usePrefs } from "../shell/Prefs.tsx"
 import { displayText, kindOfType, kindOfValues } from "./cellTypes.ts"
 import { CellEditor } from "./CellEditor.tsx"
+import { CellLink } from "./CellLink.tsx"
 import { CellViewer } from "./CellViewer.tsx"
 import { HeaderCell } from "./HeaderCell.tsx"
 import type { GridColumn } from "./cellTypes.ts"
@@ -53,6 +54,10 @@ export interface DataGridProps {
   readonly onDuplicateRows?: (rows: ReadonlyArray<number>) => void
   /** The menu's "Filter by this value" (`column` as in `columns`). */
   readonly onFilterValue?: (column: number, value: Cell) => void
+  /** A cell that links somewhere (a foreign key's referenced row, D-101): its title; `column` as in `columns`. */
+  readonly cellLink?: (row: number, column: number) => string | undefined
+  /** Follows a cell's link: its ↗ button, or Ctrl/Cmd+Enter on the cell. */
+  readonly onCellLink?: (row: number, column: number) => void
 }
 
 const HEADER_HEIGHT = 40
@@ -176,6 +181,11 @@ export const DataGrid = (props: DataGridProps) => {
     if (mod && !event.shiftKey && event.key.toLowerCase() === "d" && props.onDuplicateRows !== undefined) {
       event.preventDefault()
       return props.onDuplicateRows(selectedRows())
+    }
+    const linkColumn = order[focus.c] ?? focus.c
+    if (mod && !event.shiftKey && event.key === "Enter" && props.onCellLink !== undefined && props.cellLink?.(focus.r, linkColumn) !== undefined) {
+      event.preventDefault()
+      return props.onCellLink(focus.r, linkColumn)
     }
     if (!mod && !event.altKey && event.key.length === 1 && event.key !== " " && editable(focus)) {
       // typing on a cell starts its editor with that character, as in a spreadsheet
@@ -323,6 +333,7 @@ export const DataGrid = (props: DataGridProps) => {
                           />
                         )
                         : displayText(value, kind)}
+                      {editing?.r !== r || editing.c !== col.index ? <CellLink title={props.cellLink?.(r, original)} follow={() => props.onCellLink?.(r, original)} /> : null}
                     </div>
                   )
                 })}

@@ -31,6 +31,11 @@ const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ["Middle-click a tab", "Close it; drag a tab to reorder the tabs"],
   ["Enter in Page", "Jump to the page typed"],
   ["Cmd/Ctrl+F", "Focus the filter bar's search box (the raw filter on a search collection); Enter applies. On Connections: the search box (Esc clears it)"],
+  ["Cmd/Ctrl+P", "Open anything: a table, view, function, saved query or history entry of the open connections"],
+  ["Cmd/Ctrl+Shift+F", "Search the sidebar (tables, views, functions); Esc clears the search"],
+  ["Up/Down, Right/Left, Home/End in the sidebar", "Move in the tree; expand or collapse a schema; Enter opens (Down from its search box enters the tree)"],
+  ["Left/Right on the sidebar's edge", "Make the sidebar narrower or wider (Shift: larger steps)"],
+  ["Cmd/Ctrl+Enter on a foreign-key cell", "Open the referenced row in its table's tab, filtered by the key"],
   ["?", "Show this list"]
 ]
 

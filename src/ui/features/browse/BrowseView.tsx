@@ -1,7 +1,6 @@
-import { useEffect, useState } from "react"
+import { useCallback, useEffect, useRef, useState } from "react"
+import type { UiCatalogObject } from "../../../domain/UiCatalog.ts"
 import type { UiConnection } from "../../../domain/UiSchemas.ts"
-import { useLoad } from "../../api.ts"
-import { Skeleton } from "../../shell/Skeleton.tsx"
 import { type TabRef, tabOfId } from "../../workspace/route.ts"
 import { useSessionState } from "../../workspace/sessionState.ts"
 import { type OpenConnection, tabLabel } from "../../workspace/state.ts"
@@ -12,6 +11,9 @@ import { onSchemaChanged } from "../console/consoleStore.ts"
 import { ConnectionMark } from "../connections/ConnectionMark.tsx"
 import { DataTab } from "./DataTab.tsx"
 import { StructureTab } from "./StructureTab.tsx"
+import { definitionQuery, onOpenConsole, onOpenTable } from "./sidebar/catalogStore.ts"
+import { CatalogTree } from "./sidebar/CatalogTree.tsx"
+import { ResizableSidebar } from "./sidebar/SidebarResize.tsx"
 
 export interface TabActions {
   readonly open: (tab: TabRef) => void
@@ -59,7 +61,7 @@ const useTabKeys = (active: boolean, state: OpenConnection, actions: TabActions,
 }
 
 /**
- * One open connection's workspace (D-60): the sidebar of tables with row counts and the
+ * One open connection's workspace (D-60): the sidebar tree (D-100) and the
  * connection's own tabs (a tab per table with its Data and Structure views, consoles, and the search admin views).
  * Every open tab stays mounted while hidden, so switching tabs or connections keeps its rows, filters, pending edits
  * and console without asking the server again.
@@ -72,12 +74,14 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
   readonly select: (id: string) => void
   readonly setView: (id: string, view: "data" | "structure") => void
 }) => {
-  const tables = useLoad((client) => client.browse.tables({ path: { id: connection.id } }), [connection.id])
+  const [reloadTick, setReloadTick] = useState(0)
+  const reload = useCallback(() => setReloadTick((n) => n + 1), [])
+  const [objects, setObjects] = useState<ReadonlyArray<UiCatalogObject>>([])
   // the request "Open in console" handed to a console tab, kept for the session so a reload opens it with it again
   const [consoleTexts, setConsoleTexts] = useSessionState<Readonly<Record<string, string>>>(`consoles:${connection.id}`, {})
   const [dragged, setDragged] = useState<string>()
   // a CREATE, ALTER, DROP or RENAME run in the console reloads the table list
-  useEffect(() => onSchemaChanged(connection.id, tables.reload), [connection.id, tables.reload])
+  useEffect(() => onSchemaChanged(connection.id, reload), [connection.id, reload])
   const isSearch = connection.type === "search"
   useTabKeys(visible, state, actions, select)
   const activeTable = state.active !== undefined && tabOfId(state.active).kind === "table" ? tabOfId(state.active).name : undefined
@@ -88,22 +92,25 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
     actions.newConsole(text)
   }
 
+  const openObject = (object: UiCatalogObject) =>
+    object.kind === "function" || object.kind === "procedure"
+      ? openConsole(definitionQuery(connection.type, object))
+      : actions.open({ kind: "table", name: object.name })
+  // "open anything" and a foreign-key link ask through window events (D-100, D-101)
+  const opener = useRef({ openConsole, open: actions.open })
+  opener.current = { openConsole, open: actions.open }
+  useEffect(() => onOpenConsole(connection.id, (text) => opener.current.openConsole(text)), [connection.id])
+  useEffect(() => onOpenTable(connection.id, (detail) => opener.current.open({ kind: "table", name: detail.table })), [connection.id])
+
   return (
     <div className="browse" hidden={!visible}>
-      <aside className="sidebar" aria-label={isSearch ? "Collections" : "Tables"}>
+      <ResizableSidebar label={isSearch ? "Collections" : "Tables"}>
         <div className="row" style={{ justifyContent: "space-between", padding: "2px 6px" }}>
           <strong>{isSearch ? "Collections" : "Tables"}</strong>
-          <button onClick={tables.reload} title="Reload the list and the row counts">↻</button>
+          <button onClick={reload} title="Reload the list and the row counts">↻</button>
         </div>
-        {tables.loading && tables.data === undefined && <Skeleton rows={6} />}
-        {tables.error !== undefined && <div className="error">{tables.error}</div>}
-        {tables.data?.note != null && <p className="note">{tables.data.note}</p>}
-        {(tables.data?.tables ?? []).map((t) => (
-          <button key={t.name} className="table-link" title={t.name} aria-current={t.name === activeTable} onClick={() => actions.open({ kind: "table", name: t.name })}>
-            <span className="table-name">{t.name}</span><span className="muted table-count">{t.rowCount?.toLocaleString() ?? ""}</span>
-          </button>
-        ))}
-      </aside>
+        <CatalogTree connectionId={connection.id} activeTable={activeTable} reloadTick={reloadTick} onOpen={openObject} onLoaded={setObjects} />
+      </ResizableSidebar>
       <section className="workspace-pane">
         <div className="tabs doc-tabs" role="tablist" aria-label="Open tabs">
           {state.tabs.map((id, index) => (
@@ -137,7 +144,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
                   active={shown}
                   view={state.views?.[id] ?? "data"}
                   setView={(view) => setView(id, view)}
-                  rowCount={tables.data?.tables.find((t) => t.name === tab.name)?.rowCount ?? null}
+                  rowCount={objects.find((t) => t.name === tab.name)?.rowCount ?? null}
                   onOpenInConsole={openConsole}
                 />
               )}

@@ -11,6 +11,7 @@ import { OpenInConsole } from "./OpenInConsole.tsx"
 import { searchRequests, usePendingEdits } from "./pendingEdits.ts"
 import { PageControls } from "./PageControls.tsx"
 import { filterByValue } from "./filterByValue.ts"
+import { useForeignKeyLinks } from "./foreignKeyLinks.ts"
 import { RowDetail } from "./RowDetail.tsx"
 import { SaveDialog } from "./SaveDialog.tsx"
 
@@ -107,6 +108,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
   const setOffset = (next: number) => leaving(() => setView((v) => ({ ...v, offset: Math.max(0, next) })))
 
   const columns = page?.columns ?? []
+  const links = useForeignKeyLinks({ connection, table, columns, rows: pending.rows, storageKey: `${storage}:view`, setView })
   const gridColumns = useMemo((): ReadonlyArray<GridColumn> =>
     columns.map((c) => ({ name: c.name, type: c.type, sortable: c.sortable, sortNote: c.sortNote, readOnly: c.isReadOnly })), [columns])
 
@@ -211,6 +213,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
             if (name !== undefined) leaving(() => setView((v) => { const next = filterByValue(v.filter, name, value); return { ...v, filter: next, applied: next, offset: 0 } }))
           }}
           {...(editable ? { onDeleteRows: pending.toggleDelete, onDuplicateRows: duplicate } : {})}
+          {...links}
         />
         {detail !== undefined && detailRow !== undefined && pending.rows[detailRow] !== undefined && (
           <RowDetail

@@ -9,6 +9,7 @@ import { ResultTabs, type ResultTab } from "./ResultTabs.tsx"
 import { SplitHandle } from "./SplitHandle.tsx"
 import type { SqlEditorApi } from "./SqlEditor.tsx"
 import { useSchemaNames } from "./useSchemaNames.ts"
+import { consoleSchema } from "../browse/sidebar/catalogStore.ts"
 
 const SqlEditor = lazy(() => import("./SqlEditor.tsx"))
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const
@@ -87,7 +88,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
       setElapsed(0)
       setRunning({ runId, started: performance.now() })
       try {
-        const result = await call((client) => client.browse.console({ path: { id: connection.id }, payload: { text: statement, confirmed: confirmed && index === 0, runId } }))
+        const result = await call((client) => client.browse.console({ path: { id: connection.id }, payload: { text: statement, confirmed: confirmed && index === 0, runId, ...consoleSchema(connection.id) } }))
         if (result._tag === "NeedsConfirmation") {
           setConfirm({ text: statement, reason: result.reason, rest: statements.slice(index + 1), ...(result.preview === undefined ? {} : { preview: result.preview }) })
           break
