@@ -9,8 +9,8 @@ export const PER_CALLER = 4
 /** Open handles in all; opening one more closes the oldest of anyone's. */
 export const IN_ALL = 16
 /**
- * Open handles on one connection's own database: each holds a session of its pool (4 on PostgreSQL), so calls keep
- * sessions to run on; on another database of the server (a pool of 2), one.
+ * Open handles on one connection: each holds a session of its pool (4 on PostgreSQL and MySQL/MariaDB), so calls keep
+ * sessions to run on; on another database of the server (on PostgreSQL a pool of 2), one of those.
  */
 export const PER_CONNECTION = 2
 export const PER_OTHER_DATABASE = 1
@@ -72,6 +72,8 @@ export class Continuations extends Effect.Service<Continuations>()("dbdesk/servi
         const bounds: ReadonlyArray<[(entry: Continuation) => boolean, number]> = [
           [(entry) => entry.caller === caller, PER_CALLER],
           [(entry) => entry.connectionId === connectionId && entry.database === database, database === undefined ? PER_CONNECTION : PER_OTHER_DATABASE],
+          // MySQL/MariaDB reach every database through the connection's one pool (4 sessions): held ones stay 2 in all.
+          [(entry) => entry.connectionId === connectionId, PER_CONNECTION],
           [() => true, IN_ALL]
         ]
         for (const [keep, limit] of bounds) {

@@ -21,6 +21,7 @@ export interface ContinuedRead extends Namespace {
   readonly timeoutSeconds: number
   readonly limits: AnswerLimits
   readonly guard: AnswerGuard | undefined
+  readonly onRows?: ((rows: number) => void) | undefined
 }
 
 /**
@@ -28,11 +29,11 @@ export interface ContinuedRead extends Namespace {
  * for fetch_more, which reads on without running the statement again). `undefined`: the driver cannot hold this
  * statement open (nothing ran); the caller runs it as before.
  */
-export const readContinued = (continuations: Continuations, driver: DatabaseDriver, sql: string, read: ContinuedRead, idleSeconds: number) =>
+export const readContinued = (continuations: Continuations, driver: DatabaseDriver, sql: string, read: ContinuedRead, idleSeconds: number, lifeSeconds?: number) =>
   Effect.gen(function*() {
     if (driver.openCursor === undefined) return undefined
-    const { caller, connectionId, maxRows, timeoutSeconds, limits, guard, ...namespace } = read
-    const opened = yield* driver.openCursor(sql, { ...namespace, timeoutSeconds, idleSeconds, guard, maxRows, limits }).pipe(
+    const { caller, connectionId, maxRows, timeoutSeconds, limits, guard, onRows, ...namespace } = read
+    const opened = yield* driver.openCursor(sql, { ...namespace, timeoutSeconds, idleSeconds, lifeSeconds, guard, onRows, maxRows, limits }).pipe(
       Effect.catchTag("Unsupported", () => Effect.succeed(undefined))
     )
     if (opened === undefined) return undefined
