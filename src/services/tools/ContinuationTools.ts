@@ -37,17 +37,20 @@ export const readContinued = (continuations: Continuations, driver: DatabaseDriv
       Effect.catchTag("Unsupported", () => Effect.succeed(undefined))
     )
     if (opened === undefined) return undefined
-    return yield* keepOpened(continuations, opened, { caller, connectionId, database: namespace.database, maxRows })
+    return yield* keepOpened(continuations, opened, { caller, connectionId, database: namespace.database, maxRows, statement: sql })
   })
 
 /** The first page of an opened cursor; while rows remain the cursor is kept under a new handle of the caller's. */
 export const keepOpened = (
   continuations: Continuations,
   { cursor, first }: OpenedCursor,
-  owner: { readonly caller: string; readonly connectionId: string; readonly database: string | undefined; readonly maxRows: number }
+  owner: { readonly caller: string; readonly connectionId: string; readonly database: string | undefined; readonly maxRows: number; readonly statement: string }
 ): Effect.Effect<{ readonly resultSet: GuardedResultSet; readonly handle: string | undefined }> =>
   first.more
-    ? Effect.map(continuations.register(owner.caller, owner.connectionId, owner.database, cursor, owner.maxRows), (handle) => ({ resultSet: first.resultSet, handle }))
+    ? Effect.map(
+      continuations.register(owner.caller, owner.connectionId, owner.database, cursor, owner.maxRows, { statement: owner.statement, rows: first.resultSet.rows.length }),
+      (handle) => ({ resultSet: first.resultSet, handle })
+    )
     : Effect.succeed({ resultSet: first.resultSet, handle: undefined })
 
 /** The answer of a first page: while rows remain, `continuation.handle` reads on with fetch_more. */
@@ -79,7 +82,10 @@ export const ContinuationTools = Effect.gen(function*() {
             // The caller must still reach the connection (a grant withdrawn since closes the read).
             Effect.zipRight(
               access.resolve(context.principal, entry.connectionId, context.clientInfo?.name),
-              entry.cursor.page(args.max_rows ?? entry.maxRows, limits)
+              Effect.tap(entry.cursor.page(args.max_rows ?? entry.maxRows, limits), (page) =>
+                Effect.sync(() => {
+                  entry.rows += page.resultSet.rows.length
+                }))
             ))
           return continuedResult(page.resultSet, handle)
         }))
