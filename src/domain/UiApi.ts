@@ -41,6 +41,7 @@ import {
   UiPairingCode,
   UiSavedQuery,
   UiActivityRow,
+  UiContinuation,
   UiConsoleTabs,
   UiSqlApply,
   UiSqlApplyResult,
@@ -109,6 +110,9 @@ const mcp = HttpApiGroup.make("mcp")
       limit: Schema.optional(Schema.NumberFromString)
     })).addSuccess(Schema.Array(UiActivityRow))
   )
+  // D-94: the open continued reads (fetch_more handles), each closable.
+  .add(HttpApiEndpoint.get("continuations", "/continuations").addSuccess(Schema.Array(UiContinuation)))
+  .add(HttpApiEndpoint.del("closeContinuation", "/continuations/:id").setPath(IdPath).addSuccess(Schema.Struct({ closed: Schema.Boolean })))
   .add(HttpApiEndpoint.get("approvals", "/approvals").addSuccess(Schema.Array(PendingApproval)))
   .add(HttpApiEndpoint.post("answer", "/approvals/:id").setPath(IdPath).setPayload(UiAnswer).addSuccess(Schema.Struct({ answered: Schema.Boolean })))
   // Curated tools (D-90): the tools of tools.json and why the file is not in force, if it is not; disable or enable one.

@@ -126,3 +126,15 @@ export const UiActivityRow = Schema.Struct({
   statement: Schema.optionalWith(Schema.String, { exact: true })
 })
 export type UiActivityRow = typeof UiActivityRow.Type
+
+/** An open continued read (D-94) as the MCP panel lists it; `caller` is the token's name or "the stdio bridge". */
+export const UiContinuation = Schema.Struct({
+  id: Schema.String,
+  connection: Schema.String,
+  caller: Schema.String,
+  statement: Schema.String,
+  rows: Schema.Number,
+  openedAt: Schema.String,
+  expiresAt: Schema.String
+})
+export type UiContinuation = typeof UiContinuation.Type

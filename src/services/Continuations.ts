@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import { Effect, Schedule } from "effect"
 import { toolFailure, type ToolFailure } from "../domain/ToolErrors.ts"
 import type { HeldCursor } from "./drivers/Driver.ts"
@@ -9,13 +9,15 @@ export const PER_CALLER = 4
 /** Open handles in all; opening one more closes the oldest of anyone's. */
 export const IN_ALL = 16
 /**
- * Open handles on one connection's own database: each holds a session of its pool (4 on PostgreSQL), so calls keep
- * sessions to run on; on another database of the server (a pool of 2), one.
+ * Open handles on one connection: each holds a session of its pool (4 on PostgreSQL and MySQL/MariaDB), so calls keep
+ * sessions to run on; on another database of the server (on PostgreSQL a pool of 2), one of those.
  */
 export const PER_CONNECTION = 2
 export const PER_OTHER_DATABASE = 1
 
 export interface Continuation {
+  /** Stable while the handle moves page to page (the UI closes a read by it). */
+  readonly id: string
   readonly caller: string
   readonly connectionId: string
   /** The database read when it is not the connection's own (it has a smaller pool). */
@@ -23,6 +25,10 @@ export interface Continuation {
   readonly cursor: HeldCursor
   readonly opened: number
   readonly maxRows: number
+  /** What was read: the statement, or the table browsed. */
+  readonly statement: string
+  /** Rows answered so far. */
+  rows: number
   used: number
   busy: boolean
 }
@@ -67,11 +73,13 @@ export class Continuations extends Effect.Service<Continuations>()("dbdesk/servi
     yield* Effect.addFinalizer(() => Effect.forEach([...open.keys()], drop, { discard: true }))
 
     /** Keeps `cursor` open for `caller`, closing the oldest handles past the bounds; returns its handle. */
-    const register = (caller: string, connectionId: string, database: string | undefined, cursor: HeldCursor, maxRows: number) =>
+    const register = (caller: string, connectionId: string, database: string | undefined, cursor: HeldCursor, maxRows: number, about: { readonly statement: string; readonly rows: number } = { statement: "", rows: 0 }) =>
       Effect.gen(function*() {
         const bounds: ReadonlyArray<[(entry: Continuation) => boolean, number]> = [
           [(entry) => entry.caller === caller, PER_CALLER],
           [(entry) => entry.connectionId === connectionId && entry.database === database, database === undefined ? PER_CONNECTION : PER_OTHER_DATABASE],
+          // MySQL/MariaDB reach every database through the connection's one pool (4 sessions): held ones stay 2 in all.
+          [(entry) => entry.connectionId === connectionId, PER_CONNECTION],
           [() => true, IN_ALL]
         ]
         for (const [keep, limit] of bounds) {
@@ -83,7 +91,7 @@ export class Continuations extends Effect.Service<Continuations>()("dbdesk/servi
         }
         const handle = newHandle()
         const now = Date.now()
-        open.set(handle, { caller, connectionId, database, cursor, opened: now, used: now, maxRows, busy: false })
+        open.set(handle, { id: randomUUID(), caller, connectionId, database, cursor, opened: now, used: now, maxRows, statement: about.statement, rows: about.rows, busy: false })
         return handle
       })
 
@@ -118,9 +126,28 @@ export class Continuations extends Effect.Service<Continuations>()("dbdesk/servi
         return { page, handle: following, entry }
       })
 
-    /** The handles open now (tests, the UI's list): caller, connection and age, never the cursor. */
-    const list = () => Effect.sync(() => [...open].map(([handle, entry]) => ({ handle, caller: entry.caller, connectionId: entry.connectionId, opened: entry.opened })))
+    /** The handles open now (tests, the UI's list): what each reads and when it ends, never the cursor. */
+    const list = () =>
+      Effect.map(settings.current, ({ limits }) =>
+        [...open].map(([handle, entry]) => ({
+          handle,
+          id: entry.id,
+          caller: entry.caller,
+          connectionId: entry.connectionId,
+          database: entry.database,
+          statement: entry.statement,
+          rows: entry.rows,
+          opened: entry.opened,
+          expires: Math.min(entry.used + limits.continuationIdleSeconds * 1000, entry.opened + limits.continuationMaxSeconds * 1000)
+        })))
 
-    return { register, next, close: drop, list, sweep } as const
+    /** Closes the read `id` names (the UI's Close); false when it is no longer open. */
+    const closeById = (id: string) =>
+      Effect.suspend(() => {
+        const found = [...open].find(([, entry]) => entry.id === id && !entry.busy)
+        return found === undefined ? Effect.succeed(false) : Effect.as(drop(found[0]), true)
+      })
+
+    return { register, next, close: drop, closeById, list, sweep } as const
   })
 }) {}

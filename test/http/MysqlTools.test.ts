@@ -3,9 +3,11 @@
 import { randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { Context, Effect } from "effect"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import type { PendingApproval } from "../../src/domain/Approval.ts"
 import { ApprovalPrompt } from "../../src/services/ApprovalPrompt.ts"
+import { Continuations } from "../../src/services/Continuations.ts"
 import { eventually, idleInTransaction, type MariadbServer, runningStatements, startMariadb } from "../support/MariadbHarness.ts"
 import { describeMariadb } from "../support/MariadbSuite.ts"
 import { connectModernClient } from "../support/McpClients.ts"
@@ -157,11 +159,13 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     await eventually(async () => (await runningStatements(mariadb, "deadline_sleep")) === 0, "SLEEP killed")
   }, 60_000)
 
-  it("D-71: SELECT * of 1,000,000 rows answers the first max_rows, says so, and kills the statement", async () => {
+  it("D-71, D-94: SELECT * of 1,000,000 rows answers the first max_rows, says so, and the rest waits unread until its handle closes (then killed)", async () => {
     const answer = await ok("execute_query", { connection_id: shopId, query: "SELECT *, 'million_marker' FROM million", max_rows: 1000 })
-    expect(answer).toMatchObject({ row_count: 1000, is_truncated: true, status_message: expect.stringMatching(/^showing the first 1000 rows; /) })
+    expect(answer).toMatchObject({ row_count: 1000, is_truncated: true, status_message: expect.stringMatching(/^showing the first 1000 rows; .*fetch_more/) })
     expect(answer.rows[999][0]).toBe(1000)
-    expect(await runningStatements(mariadb, "million_marker")).toBe(0)
+    await Effect.runPromise(Context.get(server.context, Continuations).close(answer.continuation.handle))
+    await eventually(async () => (await runningStatements(mariadb, "million_marker")) === 0, "the statement killed")
+    expect(await idleInTransaction(mariadb)).toBe(0)
   }, 60_000)
 
   it("C7.2-b a wrong password: the error names the connection, never the password", async () => {

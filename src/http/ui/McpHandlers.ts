@@ -10,6 +10,7 @@ import { sha256Hex } from "../../services/activity/ActivityChain.ts"
 import { Approvals } from "../../services/Approvals.ts"
 import { ConnectedClients } from "../../services/ConnectedClients.ts"
 import { Connections } from "../../services/Connections.ts"
+import { Continuations } from "../../services/Continuations.ts"
 import { HISTORY_LIMIT, QueryHistory } from "../../services/QueryHistory.ts"
 import { Tokens } from "../../services/Tokens.ts"
 import type { UiActivityRow } from "../../domain/UiWorkSchemas.ts"
@@ -63,7 +64,25 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
     const connections = yield* Connections
     const history = yield* QueryHistory
     const curated = yield* CuratedToolsFileAccess
+    const continuations = yield* Continuations
     return handlers
+      .handle("continuations", () =>
+        forUi(Effect.gen(function*() {
+          const open = yield* continuations.list()
+          if (open.length === 0) return []
+          const names = new Map((yield* connections.list).map((connection) => [connection.id as string, connection.name]))
+          const tokenNames = new Map((yield* tokens.list()).map((token) => [`token:${token.id}`, token.name]))
+          return open.map((entry) => ({
+            id: entry.id,
+            connection: `${names.get(entry.connectionId) ?? entry.connectionId}${entry.database === undefined ? "" : ` (${entry.database})`}`,
+            caller: entry.caller === "bridge" ? "the stdio bridge" : tokenNames.get(entry.caller) ?? (entry.caller.startsWith("anonymous:") ? "a client without a token" : entry.caller),
+            statement: entry.statement,
+            rows: entry.rows,
+            openedAt: new Date(entry.opened).toISOString(),
+            expiresAt: new Date(entry.expires).toISOString()
+          }))
+        })))
+      .handle("closeContinuation", ({ path }) => Effect.map(continuations.closeById(path.id), (closed) => ({ closed })))
       .handle("tokens", ({ urlParams }) =>
         forUi(Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis

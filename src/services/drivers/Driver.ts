@@ -154,7 +154,11 @@ export interface HeldCursor {
 export interface CursorOptions extends Namespace {
   readonly timeoutSeconds: number
   readonly idleSeconds: number
+  /** The handle's whole life (settings limits.continuationMaxSeconds): a driver's backstop for the held statement. */
+  readonly lifeSeconds?: number | undefined
   readonly guard?: AnswerGuard | undefined
+  /** D-95: told the count of rows read from the database so far, as they arrive (for progress). */
+  readonly onRows?: ((rows: number) => void) | undefined
   /** The first page's size and caps. */
   readonly maxRows: number
   readonly limits: AnswerLimits | undefined

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { AnswerBudget } from "../../domain/AnswerBudget.ts"
+import { AnswerBudget, BROWSE_HINTS } from "../../domain/AnswerBudget.ts"
 import { type AnswerVerdict, keptNames, projectRow, withheldError, withheldRows } from "../../domain/AnswerGate.ts"
 import { maskedCell } from "../../domain/ColumnGuard.ts"
 import { type BuildResult, buildBrowse, buildBrowseText, buildCount, type SqlFlavor } from "./BrowseSql.ts"
@@ -25,6 +25,7 @@ import {
   type TransactionStatement
 } from "./Driver.ts"
 import * as Catalog from "./mysql/MysqlCatalog.ts"
+import { openMysqlCursor } from "./mysql/MysqlCursor.ts"
 import { mysqlGuard } from "./mysql/MysqlGuard.ts"
 import { dryRunStatement } from "./mysql/MysqlPreview.ts"
 import { structureDetails } from "./mysql/MysqlStructure.ts"
@@ -39,6 +40,8 @@ const TOOL_SECONDS = 30
 /** Preparing takes milliseconds; only a metadata lock another session holds makes it wait. */
 const CHECK_SECONDS = 10
 const PLACEHOLDER = () => "?"
+/** browse_table's held cursor reads the table from the offset on, with no LIMIT of its own. */
+const UNBOUNDED_ROWS = 2 ** 52
 const MYSQL_FLAVOR: SqlFlavor = { quote: Catalog.quoteName, likeEscape: " ESCAPE '\\\\'", inlinePaging: true, backslashEscapes: true, textType: "CHAR" }
 /** Stands for the table in BrowseSql's output, which quotes one identifier; replaced by the database-qualified name. */
 const TABLE_SLOT = "\u0000dbdesk-table\u0000"
@@ -269,6 +272,22 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
         }).pipe(Effect.withSpan("MysqlDriver.count")),
       // No span here: every execute_query runs this, and a span (with its stack trace) costs ~10 µs (D-84).
       execute: (sql, options) => execute(sql, options),
+      // fetch_more: a safe statement's rows streamed on a session held for it, the socket paused between pages (D-94).
+      openCursor: (sql, options) =>
+        Effect.flatMap(target(options, false), (database) => openMysqlCursor(runner, sql, undefined, database, options)),
+      // browse_table's rows with no LIMIT of their own (from the offset on), read page by page like a statement.
+      openBrowseCursor: (table, query, options) =>
+        Effect.flatMap(
+          onTable(table, options, "readonly", async (session, found) => ({
+            found,
+            ...built(buildBrowse(TABLE_SLOT, await Catalog.columnNames(session, found), { ...query, limit: UNBOUNDED_ROWS }, PLACEHOLDER, MYSQL_FLAVOR), found)
+          })),
+          ({ found, sql, params }) =>
+            openMysqlCursor(runner, sql, params, found.database, {
+              ...options,
+              guard: options.guard === undefined ? undefined : { ...options.guard, facts: { ...options.guard.facts, names: [found.name] } }
+            }, BROWSE_HINTS)
+        ),
       // The tools allow analyze only for a safe inner statement (MariaDB's ANALYZE runs it); it still runs read-only.
       explain: (sql, analyze, limits) =>
         Effect.flatMap(runner.flavor(), (flavor) => {

@@ -21,6 +21,7 @@ export interface ContinuedRead extends Namespace {
   readonly timeoutSeconds: number
   readonly limits: AnswerLimits
   readonly guard: AnswerGuard | undefined
+  readonly onRows?: ((rows: number) => void) | undefined
 }
 
 /**
@@ -28,25 +29,28 @@ export interface ContinuedRead extends Namespace {
  * for fetch_more, which reads on without running the statement again). `undefined`: the driver cannot hold this
  * statement open (nothing ran); the caller runs it as before.
  */
-export const readContinued = (continuations: Continuations, driver: DatabaseDriver, sql: string, read: ContinuedRead, idleSeconds: number) =>
+export const readContinued = (continuations: Continuations, driver: DatabaseDriver, sql: string, read: ContinuedRead, idleSeconds: number, lifeSeconds?: number) =>
   Effect.gen(function*() {
     if (driver.openCursor === undefined) return undefined
-    const { caller, connectionId, maxRows, timeoutSeconds, limits, guard, ...namespace } = read
-    const opened = yield* driver.openCursor(sql, { ...namespace, timeoutSeconds, idleSeconds, guard, maxRows, limits }).pipe(
+    const { caller, connectionId, maxRows, timeoutSeconds, limits, guard, onRows, ...namespace } = read
+    const opened = yield* driver.openCursor(sql, { ...namespace, timeoutSeconds, idleSeconds, lifeSeconds, guard, onRows, maxRows, limits }).pipe(
       Effect.catchTag("Unsupported", () => Effect.succeed(undefined))
     )
     if (opened === undefined) return undefined
-    return yield* keepOpened(continuations, opened, { caller, connectionId, database: namespace.database, maxRows })
+    return yield* keepOpened(continuations, opened, { caller, connectionId, database: namespace.database, maxRows, statement: sql })
   })
 
 /** The first page of an opened cursor; while rows remain the cursor is kept under a new handle of the caller's. */
 export const keepOpened = (
   continuations: Continuations,
   { cursor, first }: OpenedCursor,
-  owner: { readonly caller: string; readonly connectionId: string; readonly database: string | undefined; readonly maxRows: number }
+  owner: { readonly caller: string; readonly connectionId: string; readonly database: string | undefined; readonly maxRows: number; readonly statement: string }
 ): Effect.Effect<{ readonly resultSet: GuardedResultSet; readonly handle: string | undefined }> =>
   first.more
-    ? Effect.map(continuations.register(owner.caller, owner.connectionId, owner.database, cursor, owner.maxRows), (handle) => ({ resultSet: first.resultSet, handle }))
+    ? Effect.map(
+      continuations.register(owner.caller, owner.connectionId, owner.database, cursor, owner.maxRows, { statement: owner.statement, rows: first.resultSet.rows.length }),
+      (handle) => ({ resultSet: first.resultSet, handle })
+    )
     : Effect.succeed({ resultSet: first.resultSet, handle: undefined })
 
 /** The answer of a first page: while rows remain, `continuation.handle` reads on with fetch_more. */
@@ -78,7 +82,10 @@ export const ContinuationTools = Effect.gen(function*() {
             // The caller must still reach the connection (a grant withdrawn since closes the read).
             Effect.zipRight(
               access.resolve(context.principal, entry.connectionId, context.clientInfo?.name),
-              entry.cursor.page(args.max_rows ?? entry.maxRows, limits)
+              Effect.tap(entry.cursor.page(args.max_rows ?? entry.maxRows, limits), (page) =>
+                Effect.sync(() => {
+                  entry.rows += page.resultSet.rows.length
+                }))
             ))
           return continuedResult(page.resultSet, handle)
         }))

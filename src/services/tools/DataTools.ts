@@ -63,8 +63,8 @@ export const DataTools = Effect.gen(function*() {
             return driver.openBrowseCursor === undefined
               ? Effect.map(driver.browse(target.table, query, target.namespace, limits, guard), guardedResult)
               // A cut page keeps the table's rows open for fetch_more, from the row after it.
-              : driver.openBrowseCursor(target.table, query, { ...target.namespace, timeoutSeconds: BROWSE_SECONDS, idleSeconds: limits.continuationIdleSeconds, guard, maxRows: limit, limits }).pipe(
-                Effect.flatMap((opened) => keepOpened(continuations, opened, { caller: context.principal.key, connectionId: connection.id, database: target.namespace?.database, maxRows: limit })),
+              : driver.openBrowseCursor(target.table, query, { ...target.namespace, timeoutSeconds: BROWSE_SECONDS, idleSeconds: limits.continuationIdleSeconds, lifeSeconds: limits.continuationMaxSeconds, guard, maxRows: limit, limits }).pipe(
+                Effect.flatMap((opened) => keepOpened(continuations, opened, { caller: context.principal.key, connectionId: connection.id, database: target.namespace?.database, maxRows: limit, statement: `browse_table ${target.table}` })),
                 Effect.map((answer) => guardedResult(withContinuation(answer)))
               )
           }),

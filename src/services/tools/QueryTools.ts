@@ -16,6 +16,7 @@ import { gateStatement, guardedResult } from "./Guards.ts"
 import { namespaceOf } from "./SchemaTools.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { readContinued } from "./ContinuationTools.ts"
+import { withRowProgress } from "./RowProgress.ts"
 import { classifyForExecution, statementVerb } from "./StatementGates.ts"
 import { defineTool, toolResult, type ToolRun } from "./Tool.ts"
 import { connectionId, database, integer, schemaName, text } from "./ToolArguments.ts"
@@ -83,7 +84,8 @@ export const QueryTools = Effect.gen(function*() {
           yield* context.progress(0.3, "Executing")
           // A safe read is opened as a held cursor where the driver can: a capped answer then continues with fetch_more.
           const continued = handle === "readonly"
-            ? yield* readContinued(continuations, driver, args.query, { caller: context.principal.key, connectionId: connection.id, maxRows, timeoutSeconds, limits, guard, ...namespace }, limits.continuationIdleSeconds)
+            ? yield* withRowProgress(context.progress, maxRows, (onRows) =>
+              readContinued(continuations, driver, args.query, { caller: context.principal.key, connectionId: connection.id, maxRows, timeoutSeconds, limits, guard, onRows, ...namespace }, limits.continuationIdleSeconds, limits.continuationMaxSeconds))
             : undefined
           const resultSet = continued?.resultSet ?? (yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: handle, ...namespace, limits, guard }))
           yield* context.progress(1, "Done")

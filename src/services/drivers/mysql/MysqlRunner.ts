@@ -32,7 +32,25 @@ export interface Session {
   ) => Promise<StreamOutcome>
 }
 
+/**
+ * A session kept out of the pool for one held read (fetch_more), inside a read-only REPEATABLE READ transaction.
+ * `kill` sends `KILL QUERY` for its running statement (false: could not be sent); `release` gives it back clean
+ * (ROLLBACK, its write timeout reset) or destroys it.
+ */
+export interface HeldConnection {
+  readonly conn: Conn
+  readonly flavor: Flavor
+  readonly kill: () => Promise<boolean>
+  readonly failure: (error: unknown, seconds: number) => RunFailure
+  readonly release: (broken: boolean) => Promise<void>
+}
+
 export interface Runner {
+  /**
+   * A session held for one read: `writeSeconds` is how long the server may wait for the client to read on (the
+   * handle's idle limit and a margin), `lifeSeconds` the statement's own backstop (the handle's whole life).
+   */
+  readonly hold: (database: string | undefined, writeSeconds: number, lifeSeconds: number) => Promise<HeldConnection>
   readonly run: <A>(
     access: StatementAccess,
     seconds: number,
@@ -58,6 +76,8 @@ interface MysqlError {
   readonly message?: string
   readonly sqlMessage?: string
 }
+
+const READ_ONLY = ["START TRANSACTION READ ONLY"]
 
 const asError = (error: unknown): MysqlError => (typeof error === "object" && error !== null ? error as MysqlError : { message: String(error) })
 
@@ -155,7 +175,7 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
     found === "mariadb" ? `SET SESSION max_statement_time = ${seconds}` : `SET SESSION max_execution_time = ${seconds * 1000}`
 
   /** Selects the database and the backstop on a pooled session; a dead pooled socket is replaced once. */
-  const prepare = async (access: StatementAccess, backstop: number, database: string | undefined): Promise<Conn> => {
+  const prepare = async (access: StatementAccess, backstop: number, database: string | undefined, begin: ReadonlyArray<string> = READ_ONLY): Promise<Conn> => {
     const { pool: from, flavor: found } = await open()
     const wanted = database ?? settings.database ?? null
     for (let attempt = 1; ; attempt++) {
@@ -177,7 +197,7 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
           known.backstop = backstop
         }
         state.set(conn, known)
-        if (access === "readonly") await command(conn, "START TRANSACTION READ ONLY")
+        if (access === "readonly") for (const statement of begin) await command(conn, statement)
         else await new Promise<void>((resolve, reject) => conn.ping((error) => (error ? reject(error) : resolve())))
         return conn
       } catch (error) {
@@ -263,6 +283,36 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
     return Effect.timeoutFail(work, { duration: Duration.seconds(seconds), onTimeout: () => new StatementTimeout({ seconds }) })
   }
 
+  const hold = async (database: string | undefined, writeSeconds: number, lifeSeconds: number): Promise<HeldConnection> => {
+    // D-94: one statement read from one snapshot; the server waits for the next page at most writeSeconds.
+    // Its failures are the driver's own (a database that cannot be used, a server that cannot be reached).
+    const conn = await prepare("readonly", lifeSeconds, database, [
+      `SET SESSION net_write_timeout = ${writeSeconds}`,
+      "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+      "START TRANSACTION READ ONLY"
+    ]).catch((error: unknown) => Promise.reject(failureOf(error, lifeSeconds)))
+    const { flavor: found } = await open()
+    let released = false
+    return {
+      conn,
+      flavor: found,
+      kill: () => killQuery(conn.threadId),
+      failure: failureOf,
+      release: async (broken) => {
+        if (released) return
+        released = true
+        if (broken) return conn.destroy()
+        try {
+          await command(conn, "ROLLBACK")
+          await command(conn, "SET SESSION net_write_timeout = DEFAULT")
+          conn.release()
+        } catch {
+          conn.destroy()
+        }
+      }
+    }
+  }
+
   const flavorEffect = () =>
     Effect.tryPromise({ try: () => open().then((opened) => opened.flavor), catch: (error) => failureOf(error, 0) })
 
@@ -277,7 +327,7 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
       await openKiller?.then((connection) => connection.destroy(), () => undefined)
     })
 
-  return { run, flavor: flavorEffect, close }
+  return { run, hold, flavor: flavorEffect, close }
 }
 
 /** A plain promise race: an Effect timeout cannot end a wait that runs inside an (uninterruptible) canceller. */

@@ -105,6 +105,7 @@ export const openPgCursor = (
       let read = 0
       let transferLimit = 0
       let transferStopped = false
+      let arrived = 0
       const sink = {
         fields: (described: ReadonlyArray<FieldInfo>) => {
           fields = described
@@ -114,6 +115,7 @@ export const openPgCursor = (
           // A refused answer reads no row; the refusal is told once the round trip ends.
           if (verdict?.kind === "refuse") return "stop" as const
           rows.push(cells.map((text, index) => cellOf(text, fields[index]?.typeOid ?? 0)))
+          options.onRows?.(++arrived)
           read += size
           if (read <= transferLimit) return "more" as const
           transferStopped = true

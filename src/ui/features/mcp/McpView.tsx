@@ -2,6 +2,7 @@ import { type ReactNode, useState } from "react"
 import { ActivityPanel } from "./ActivityPanel.tsx"
 import { ConnectClientPanel } from "./ConnectClientPanel.tsx"
 import { CuratedToolsPanel } from "./CuratedToolsPanel.tsx"
+import { OpenReadsPanel } from "./OpenReadsPanel.tsx"
 import { PolicyExplainerPanel } from "./PolicyExplainerPanel.tsx"
 import { ClientsPanel, SettingsPanel, StatusPanel } from "./ServerPanels.tsx"
 import { TokensPanel } from "./TokensPanel.tsx"
@@ -19,6 +20,7 @@ export const MCP_SECTIONS: ReadonlyArray<McpSection> = [
   { id: "tokens", label: "Tokens", render: () => <TokensPanel /> },
   { id: "curated", label: "Curated tools", render: () => <CuratedToolsPanel /> },
   { id: "clients", label: "Connected clients", render: () => <ClientsPanel /> },
+  { id: "reads", label: "Open reads", render: () => <OpenReadsPanel /> },
   { id: "activity", label: "Activity", render: () => <ActivityPanel /> },
   { id: "settings", label: "Settings", render: () => <><SettingsPanel /><PolicyExplainerPanel /></> }
 ]
