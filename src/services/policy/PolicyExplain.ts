@@ -6,7 +6,11 @@ import type { Settings } from "../../domain/Settings.ts"
 import { type TokenSummary, tokenState } from "../../domain/Token.ts"
 import { decideStatement, type GateId, type GrantState, type PolicyDecision, type PolicyInput, type PolicyTool } from "./StatementPolicy.ts"
 
-const ASKED: Partial<Record<GateId, string>> = { access_dialog: "allows access in the access dialog", approval: "approves the statement" }
+const ASKED: Partial<Record<GateId, string>> = {
+  access_dialog: "allows access in the access dialog",
+  cost_guard: "approves a read the planner cannot estimate",
+  approval: "approves the statement"
+}
 
 /**
  * Each gate in plain words for the person reading the explanation: what it checks, where they change it, and for
@@ -35,6 +39,11 @@ export const GATE_WORDS: Record<GateId | "authentication", { readonly checks: st
     checks: "that the statement reads no stored credentials, and which columns of the answer are masked",
     changeIn: "Connections › Edit › Secret catalogs and Masking rules",
     rule: "D-64"
+  },
+  cost_guard: {
+    checks: "whether a read the planner expects to be large is asked about or refused before it runs",
+    changeIn: "Connections › Edit › Cost guard",
+    rule: "D-96"
   },
   approval: { checks: "whether you are asked to approve the statement before it runs", changeIn: "Connections › Edit › Confirm queries", rule: "C3.1-a" }
 }
