@@ -8,7 +8,7 @@ import type { ApprovalDecision, PendingApproval } from "../../src/domain/Approva
 import { ApprovalPrompt } from "../../src/services/ApprovalPrompt.ts"
 import { type MariadbServer, startMariadb } from "../support/MariadbHarness.ts"
 import { describeMariadb } from "../support/MariadbSuite.ts"
-import { eventually, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import { eventually, type PostgresServer, runningStatements, startPostgres } from "../support/PostgresHarness.ts"
 import { describePostgres } from "../support/PostgresSuite.ts"
 import { startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
@@ -164,6 +164,36 @@ describePostgres("the cost guard on PostgreSQL", () => {
     expect(postgres.log()).not.toContain("cost-trace explained-only")
     expect(postgres.log()).toContain("EXPLAIN (FORMAT JSON) SELECT trace('explained-only') FROM big")
   })
+  it("D-96: the estimate runs under the call's cancel and deadline: an EXPLAIN waiting on a lock is stopped by either", async () => {
+    const home = tempHome()
+    const id = randomUUID()
+    writeFileSync(join(home, "connections.json"), JSON.stringify({ version: 1, connections: [engine.connection(id, "Ask", { costGuard: "ask", costMaxRows: 1000 })] }), { mode: 0o600 })
+    const own = await startTestServer({ home, token: "fullAccess" })
+    const locker = await postgres.client()
+    const { client } = await clientOf(own, "none")
+    try {
+      // EXPLAIN takes the table's lightest lock, which waits behind this one: the estimate cannot finish on its own. A
+      // table of its own: the capped reads of the tests before hold big open for fetch_more.
+      await postgres.sql(`CREATE TABLE locked AS SELECT * FROM big; ANALYZE locked; GRANT SELECT ON locked TO ${postgres.user}`)
+      await locker.query("BEGIN; LOCK TABLE locked IN ACCESS EXCLUSIVE MODE")
+      const controller = new AbortController()
+      const call = client.callTool({ name: "execute_query", arguments: { connection_id: id, query: "SELECT id FROM locked /* cancelled-estimate */", timeout_seconds: 120 } }, { signal: controller.signal })
+      await eventually(async () => (await runningStatements(postgres, "cancelled-estimate")) === 1, "the EXPLAIN waits on the lock")
+      controller.abort()
+      await expect(call).rejects.toThrow()
+      await eventually(async () => (await runningStatements(postgres, "cancelled-estimate")) === 0, "the cancelled call's EXPLAIN ends on the server")
+      expect(postgres.log()).toContain("EXPLAIN (FORMAT JSON) SELECT id FROM locked /* cancelled-estimate */")
+
+      const timed: any = await client.callTool({ name: "execute_query", arguments: { connection_id: id, query: "SELECT id FROM locked /* timed-estimate */", timeout_seconds: 1 } }).catch((error: unknown) => error)
+      expect(String(timed?.message)).toContain("The statement ran past its 1 s deadline and was stopped")
+      await eventually(async () => (await runningStatements(postgres, "timed-estimate")) === 0, "the EXPLAIN past its deadline ends on the server")
+    } finally {
+      await locker.query("ROLLBACK").catch(() => undefined)
+      await locker.end()
+      await client.close()
+      await own.stop()
+    }
+  }, 60_000)
 })
 
 describeMariadb("the cost guard on MariaDB", () => {
