@@ -81,7 +81,7 @@ describe("dbdesk policy explain", () => {
     expect(read.code).toBe(0)
     expect(read.stdout).toContain("  11. pass  Cost guard: checked as it runs: the planner's estimate (EXPLAIN, which runs nothing) must stay within 5,000 estimated rows and an estimated cost of 1,000,000; above that it is refused with advice (a WHERE, an index, a LIMIT)")
     expect(read.stdout).toContain("checks whether a read the planner expects to be large is asked about or refused before it runs; change it in Connections › Edit › Cost guard")
-    expect(read.stdout).toContain("Outcome: runs at once on a read-only handle")
+    expect(read.stdout).toContain("Outcome: runs at once on a read-only handle, if the planner's estimate is within the cost budget (above it, the read is refused)")
     const analyze = await runInProcess("policy", "explain", "--home", home, "--token", "readOnly laptop", "--connection", "Lake", "--sql", "EXPLAIN ANALYZE SELECT * FROM events")
     expect(analyze.stdout).toMatch(/ {2}11\. STOP {2}Cost guard: the planner estimates SELECT, WITH, TABLE and VALUES queries only/)
     expect(analyze.stdout).toContain("Outcome: refused with the tool error denied: this connection's cost guard needs the planner's estimate before a read")

@@ -1,6 +1,8 @@
+import { Context, Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Connections, type NewConnection } from "../../src/services/Connections.ts"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 
 // D-96: the cost guard's setting and budgets in the connection form.
@@ -72,5 +74,39 @@ describe("UI: a connection's cost guard", () => {
     await page.getByRole("button", { name: "Choose SQLite" }).click()
     await page.getByLabel("Name").waitFor()
     expect(await page.getByLabel("Cost guard").count()).toBe(0)
+  })
+})
+
+describe("UI: the policy explainer shows the cost guard", () => {
+  let ui: UiSession
+  beforeAll(async () => {
+    ui = await openUi({ token: "readOnly" })
+    // the explainer runs nothing, so the connection need not reach a server
+    await Effect.runPromise(Context.get(ui.server.context, Connections).add({
+      name: "Lake", type: "postgresql", host: "127.0.0.1", database: "lake", user: "analyst", externalAccess: "readOnly", aiPolicy: "alwaysAllow",
+      costGuard: "ask", costMaxRows: 5000
+    } as NewConnection))
+    await ui.page.reload()
+  })
+  afterAll(() => ui?.close())
+
+  it("D-96: a read on a guarded connection lists the Cost guard gate with its budget, what happens above it and where to change it", async () => {
+    const { page } = ui
+    await page.getByRole("button", { name: "MCP" }).click()
+    await page.getByRole("tab", { name: "Settings" }).click()
+    const panel = page.getByRole("region", { name: "Policy explainer" })
+    await panel.getByLabel("Connection").selectOption({ label: "Lake" })
+    await panel.getByLabel("Statement to explain").fill("SELECT * FROM events ORDER BY at")
+    await panel.getByRole("button", { name: "Explain" }).click()
+    const outcome = panel.getByRole("status", { name: "Outcome" })
+    await outcome.waitFor()
+    expect(await outcome.textContent()).toBe("Outcome: It runs at once, if the planner's estimate is within the cost budget (above it, the user is asked first).")
+    const gate = panel.getByRole("list", { name: "Gates" }).locator("li").filter({ hasText: "Cost guard" })
+    const text = await gate.textContent()
+    expect(text).toContain("✔ passes Cost guard: checked as it runs: the planner's estimate (EXPLAIN, which runs nothing) must stay within 5,000 estimated rows and an estimated cost of 1,000,000; above that you are asked to approve it, with the estimate shown")
+    expect(text).toContain("Change it in Connections › Edit › Cost guard.")
+    await gate.scrollIntoViewIfNeeded()
+    await screenshot(page, "cost-guard-explainer")
+    if (process.env["DBDESK_COST_SHOTS_EXPLAINER"] !== undefined) await page.screenshot({ path: process.env["DBDESK_COST_SHOTS_EXPLAINER"] })
   })
 })
