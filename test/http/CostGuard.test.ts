@@ -114,6 +114,19 @@ const costGuardSuite = (engine: Engine, setup: () => Promise<{ server: TestServe
     expect(asked).toHaveLength(0)
   })
 
+  it(`D-96: ${engine.name} explain_query with analyze runs the statement, so it is estimated first; without analyze nothing runs and it is not`, async () => {
+    const { client } = await clientOf(server, "accept")
+    try {
+      const analyzed: any = await client.callTool({ name: "explain_query", arguments: { connection_id: ids.refuse, query: "SELECT id, t FROM big ORDER BY t", analyze: true } })
+      expect(analyzed.isError).toBe(true)
+      expect(analyzed.content[0].text).toMatch(/^denied: the planner estimates [\d,]+ rows \(budget 1,000\)/)
+      const planned: any = await client.callTool({ name: "explain_query", arguments: { connection_id: ids.refuse, query: "SELECT id, t FROM big ORDER BY t" } })
+      expect(planned.isError, JSON.stringify(planned)).toBe(false)
+    } finally {
+      await client.close()
+    }
+  })
+
   it(`D-96: ${engine.name} a statement the planner cannot estimate fails closed, and one it cannot plan fails with the database's message`, async () => {
     const closed = await query(server, "accept", ids.refuse, "/*!99999 SELECT 1 */ SELECT id FROM big")
     expect(closed.result.isError).toBe(true)

@@ -129,8 +129,19 @@ export const QueryTools = Effect.gen(function*() {
           return yield* toolFailure("denied", "analyze runs the statement, so it is only allowed for a statement that reads")
         }
         const { limits } = yield* settings.current
-        const run: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
+        const explained: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
           Effect.map(driver.explain(args.query, args.analyze ?? false, limits), (resultSet) => toolResult(resultSet as unknown as JsonObject))))
+        // D-96: analyze runs the statement, so on a guarded connection it is estimated first, like execute_query's read.
+        const budget = args.analyze === true ? costBudgetOf(connection) : undefined
+        const run: ToolRun = budget === undefined ? explained : Effect.gen(function*() {
+          const over = yield* checkCost(drivers, connection, args.query, budget, { seconds: limits.queryTimeoutSeconds })
+          if (over === undefined) return yield* explained
+          if (budget.mode === "refuse") return yield* over.refusal
+          const gate = yield* approval.gate(context, { connection, what: `EXPLAIN ANALYZE of ${statementVerb(args.query)}`, statement: args.query, warning: "reads more than this connection's cost budget allows", preflight: { check: Effect.void, preview: Effect.succeed(over.preview) } })
+          if (gate.kind === "input_required") return gate.result
+          yield* gate.askApp
+          return yield* explained
+        })
         // D-64: analyze runs the statement, and an error while it reads rows may quote a guarded value.
         return guard === undefined || args.analyze !== true ? run : Effect.mapError(run, (error) =>
           error instanceof ToolFailure && error.code === "query_failed"
