@@ -34,7 +34,16 @@ export const ApprovalPreview = Schema.Union(
   /** The dry run was tried and did not finish (too slow, or the database refused it); approval still works. */
   Schema.TaggedStruct("Unavailable", { reason: Schema.String }),
   /** Never tried: DDL, a statement whose side effects a rollback cannot undo, a read… */
-  Schema.TaggedStruct("NoPreview", { reason: Schema.String })
+  Schema.TaggedStruct("NoPreview", { reason: Schema.String }),
+  /** D-96: a read over the connection's cost budget: the planner's estimate (nothing ran) and what it exceeds. */
+  Schema.TaggedStruct("Estimate", {
+    rows: Schema.Number,
+    cost: Schema.optionalWith(Schema.Number, { exact: true }),
+    /** The plan's top node, e.g. "Seq Scan on orders"; empty when the planner gave no estimate. */
+    node: Schema.String,
+    /** Each budget exceeded in words, or why there is no estimate. */
+    over: Schema.Array(Schema.String)
+  })
 )
 export type ApprovalPreview = typeof ApprovalPreview.Type
 
@@ -77,6 +86,12 @@ export const previewRowText = (columns: ReadonlyArray<string>, row: PreviewRow, 
   return "(row not readable)"
 }
 
+/** D-96: the planner's estimate as lines (nothing ran): what it exceeds, then the plan's top node. */
+export const estimateLines = (preview: Extract<ApprovalPreview, { _tag: "Estimate" }>): ReadonlyArray<string> => [
+  `The planner's estimate (the statement has not run): ${preview.over.join(" and ")}.`,
+  ...(preview.node === "" ? [] : [`The plan starts with ${preview.node}.`])
+]
+
 /** The preview as plain lines, for the elicitation form message, the terminal prompt and the embedding host. */
 export const previewText = (preview: ApprovalPreview): string => {
   switch (preview._tag) {
@@ -84,6 +99,8 @@ export const previewText = (preview: ApprovalPreview): string => {
       return `Preview unavailable: ${preview.reason}.`
     case "NoPreview":
       return `No preview: ${preview.reason}.`
+    case "Estimate":
+      return estimateLines(preview).join("\n")
     case "Changes": {
       const lines = [`Preview (run and rolled back): ${previewHeadline(preview)}.`]
       for (const row of preview.rows) lines.push(`  • ${previewRowText(preview.columns, row, preview.action)}`)

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { costGuardFields } from "./CostGuard.ts"
 import { maskingRulesField, SecretCatalogs } from "./MaskingRules.ts"
 import { SearchClusterFields, SearchSslMode } from "./SearchConnection.ts"
 import { SshTunnel } from "./SshTunnel.ts"
@@ -73,7 +74,9 @@ export const PostgresConnection = Schema.Struct({
   sslMode: Schema.optionalWith(PostgresSslMode, { default: () => "prefer" as const }),
   ...TlsFileFields,
   /** Reached through an SSH tunnel: host and port are then as the last SSH host sees them. */
-  ssh: Schema.optionalWith(SshTunnel, { exact: true })
+  ssh: Schema.optionalWith(SshTunnel, { exact: true }),
+  /** D-96: the planner's estimate of a read against budgets (off when absent). */
+  ...costGuardFields
 })
 export type PostgresConnection = typeof PostgresConnection.Type
 
@@ -93,7 +96,9 @@ export const MysqlConnection = Schema.Struct({
   sslMode: Schema.optionalWith(MysqlSslMode, { default: () => "preferred" as const }),
   ...TlsFileFields,
   /** Reached through an SSH tunnel: host and port are then as the last SSH host sees them. */
-  ssh: Schema.optionalWith(SshTunnel, { exact: true })
+  ssh: Schema.optionalWith(SshTunnel, { exact: true }),
+  /** D-96: the planner's estimate of a read against budgets (off when absent). */
+  ...costGuardFields
 })
 export type MysqlConnection = typeof MysqlConnection.Type
 

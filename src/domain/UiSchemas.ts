@@ -3,6 +3,7 @@ import { CellValue } from "./ResultSet.ts"
 import { PendingApproval, ApprovalDecision } from "./Approval.ts"
 import { ApprovalPreview } from "./ApprovalPreview.ts"
 import { AiPolicy, ConfirmQueries, ExternalAccess } from "./Connection.ts"
+import { CostGuardMode } from "./CostGuard.ts"
 import { MaskingAction, SecretCatalogs } from "./MaskingRules.ts"
 import { UiSsh, UiSshInput } from "./SshTunnel.ts"
 import { AccessLevel } from "./Token.ts"
@@ -37,6 +38,13 @@ const uiTlsFiles = {
   sslKey: optional(Schema.String)
 }
 
+/** D-96: a PostgreSQL or MySQL/MariaDB connection's cost guard and budgets (absent: off, default budgets). */
+const uiCostGuard = {
+  costGuard: optional(CostGuardMode),
+  costMaxRows: optional(Schema.Number),
+  costMaxCost: optional(Schema.Number)
+}
+
 /** A connection as the UI sees it: whether a password or API key is set, never its value (D-60). */
 export const UiConnection = Schema.Struct({
   id: Schema.String,
@@ -54,6 +62,7 @@ export const UiConnection = Schema.Struct({
   user: optional(Schema.String),
   sslMode: optional(Schema.String),
   ...uiTlsFiles,
+  ...uiCostGuard,
   skipTlsVerification: optional(Schema.Boolean),
   ...clusterFields,
   ssh: optional(UiSsh),
@@ -90,6 +99,10 @@ export const UiConnectionInput = Schema.Struct({
   /** TLS files; an empty one is removed on save. The passphrase: absent or empty keeps the stored one. */
   ...uiTlsFiles,
   sslKeyPassphrase: optional(Schema.String),
+  /** An absent or null (cleared) budget uses the default; "off" or an absent guard turns it off. */
+  costGuard: optional(CostGuardMode),
+  costMaxRows: optional(Schema.NullOr(Schema.Number)),
+  costMaxCost: optional(Schema.NullOr(Schema.Number)),
   skipTlsVerification: optional(Schema.Boolean),
   ...clusterFields,
   ssh: optional(Schema.NullOr(UiSshInput)),

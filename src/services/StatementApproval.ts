@@ -61,6 +61,8 @@ const previewDetails = (preview: ApprovalPreview): { readonly outcome: string; r
       return { outcome: "unavailable", details: preview.reason.startsWith("took too long") ? "reason=took_too_long" : "reason=failed" }
     case "NoPreview":
       return { outcome: "none", details: "reason=not_previewed" }
+    case "Estimate":
+      return { outcome: "estimate", details: `rows=${Math.round(preview.rows)}${preview.cost === undefined ? "" : `; cost=${Math.round(preview.cost)}`}` }
   }
 }
 /**

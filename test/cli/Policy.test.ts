@@ -22,6 +22,10 @@ beforeAll(async () => {
     name: "Warehouse", type: "postgresql", host: "127.0.0.1", database: "warehouse", user: "analyst", externalAccess: "readOnly",
     aiPolicy: "alwaysAllow", maskingRules: [{ pattern: "customers.email", action: "mask" }]
   }))
+  await Effect.runPromise(Context.get(server.context, Connections).add({
+    name: "Lake", type: "postgresql", host: "127.0.0.1", database: "lake", user: "analyst", externalAccess: "readOnly", aiPolicy: "alwaysAllow",
+    costGuard: "refuse", costMaxRows: 5000
+  }))
   await server.stop()
 }, 60_000)
 
@@ -47,11 +51,11 @@ describe("dbdesk policy explain", () => {
     const explanation = JSON.parse(run.stdout)
     expect(explanation.steps.map((step: { gate: string; verdict: string }) => `${step.gate}:${step.verdict}`)).toEqual([
       "scope:pass", "external_access:pass", "ai_policy:pass", "allowlist:pass", "access_dialog:pass", "classifier:pass",
-      "destructive_tool:pass", "write_scope:pass", "write_access:pass", "ai_settings:skip", "approval:ask"
+      "destructive_tool:pass", "write_scope:pass", "write_access:pass", "ai_settings:skip", "cost_guard:skip", "approval:ask"
     ])
     expect(explanation.outcome).toEqual({ kind: "runs", summary: "runs on a read-write handle once the user approves the statement", asks: ["approval"] })
-    expect(explanation.steps.map((step: { rule: string }) => step.rule)).toEqual(["C4.3-a", "C5-h", "C5-h", "C5-h", "D-29", "D-22", "D-24", "C5-e", "C5-h", "D-64", "C3.1-a"])
-    expect(explanation.steps[10].detail).toBe("a write statement: the database checks it first and a dry run is shown; asked through the elicitation form, then the app's own dialog (confirmed twice)")
+    expect(explanation.steps.map((step: { rule: string }) => step.rule)).toEqual(["C4.3-a", "C5-h", "C5-h", "C5-h", "D-29", "D-22", "D-24", "C5-e", "C5-h", "D-64", "D-96", "C3.1-a"])
+    expect(explanation.steps[11].detail).toBe("a write statement: the database checks it first and a dry run is shown; asked through the elicitation form, then the app's own dialog (confirmed twice)")
   })
 
   it("a DROP through execute_query is sent to confirm_destructive_operation, which a readWrite token lacks the scope for", async () => {
@@ -70,6 +74,19 @@ describe("dbdesk policy explain", () => {
     expect(masked.stdout).toContain("  10. pass  AI settings (secret catalogs, masking rules)")
     expect(masked.stdout).toContain("1 masking rule(s) applied to the answer's columns by their origins")
     expect(masked.stdout).toContain("Outcome: runs")
+  })
+
+  it("D-96: the cost guard is a gate: its budget and what happens above it for a read, a refusal for a read it cannot estimate, nothing for SQLite", async () => {
+    const read = await runInProcess("policy", "explain", "--home", home, "--token", "readOnly laptop", "--connection", "Lake", "--sql", "SELECT * FROM events")
+    expect(read.code).toBe(0)
+    expect(read.stdout).toContain("  11. pass  Cost guard: checked as it runs: the planner's estimate (EXPLAIN, which runs nothing) must stay within 5,000 estimated rows and an estimated cost of 1,000,000; above that it is refused with advice (a WHERE, an index, a LIMIT)")
+    expect(read.stdout).toContain("checks whether a read the planner expects to be large is asked about or refused before it runs; change it in Connections › Edit › Cost guard")
+    expect(read.stdout).toContain("Outcome: runs at once on a read-only handle, if the planner's estimate is within the cost budget (above it, the read is refused)")
+    const analyze = await runInProcess("policy", "explain", "--home", home, "--token", "readOnly laptop", "--connection", "Lake", "--sql", "EXPLAIN ANALYZE SELECT * FROM events")
+    expect(analyze.stdout).toMatch(/ {2}11\. STOP {2}Cost guard: the planner estimates SELECT, WITH, TABLE and VALUES queries only/)
+    expect(analyze.stdout).toContain("Outcome: refused with the tool error denied: this connection's cost guard needs the planner's estimate before a read")
+    const sqlite = await runInProcess("policy", "explain", "--home", home, "--token", "readOnly laptop", "--connection", sampleId, "--sql", "SELECT * FROM orders")
+    expect(sqlite.stdout).toContain("  11. skip  Cost guard: a SQLite connection has no planner estimate to compare")
   })
 
   it("an unknown token or connection names the ones that exist and exits 1", async () => {

@@ -39,6 +39,7 @@ export const toUiConnection = (connection: Connection): UiConnection => {
         user: connection.user,
         sslMode: connection.sslMode,
         ...uiTls(connection),
+        ...uiCost(connection),
         ...toUiSsh(connection.ssh),
         hasPassword: connection.password !== undefined,
         hasApiKey: false
@@ -52,6 +53,7 @@ export const toUiConnection = (connection: Connection): UiConnection => {
         user: connection.user,
         sslMode: connection.sslMode,
         ...uiTls(connection),
+        ...uiCost(connection),
         ...toUiSsh(connection.ssh),
         hasPassword: connection.password !== undefined,
         hasApiKey: false
@@ -89,6 +91,20 @@ const tlsInput = (input: UiConnectionInput) => {
     ...(sslKey === undefined ? { sslKeyPassphrase: undefined } : input.sslKeyPassphrase === undefined || input.sslKeyPassphrase === "" ? {} : { sslKeyPassphrase: input.sslKeyPassphrase })
   }
 }
+
+/** D-96: the cost guard as the form shows it; absent fields are the defaults. */
+const uiCost = (connection: Connection & { readonly type: "postgresql" | "mysql" }) => ({
+  ...(connection.costGuard === undefined ? {} : { costGuard: connection.costGuard }),
+  ...(connection.costMaxRows === undefined ? {} : { costMaxRows: connection.costMaxRows }),
+  ...(connection.costMaxCost === undefined ? {} : { costMaxCost: connection.costMaxCost })
+})
+
+/** The form's cost guard; "off" and a cleared budget are undefined, so an edit removes them (the defaults apply). */
+const costInput = (input: UiConnectionInput) => ({
+  costGuard: input.costGuard === "off" ? undefined : input.costGuard,
+  costMaxRows: input.costMaxRows ?? undefined,
+  costMaxCost: input.type === "postgresql" ? input.costMaxCost ?? undefined : undefined
+})
 
 /** D-59: a search connection's cluster settings as the form shows them (nodes as URLs). */
 const uiCluster = (connection: SearchConnection) => ({
@@ -146,6 +162,7 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
           ...(input.password === undefined || input.password === "" ? {} : { password: input.password }),
           ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "prefer" }),
           ...tlsInput(input),
+          ...costInput(input),
           ...sshFromUi(input.ssh, undefined)
         }
       case "mysql":
@@ -159,6 +176,7 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
           ...(input.password === undefined || input.password === "" ? {} : { password: input.password }),
           ...(input.sslMode === undefined ? {} : { sslMode: input.sslMode as "preferred" }),
           ...tlsInput(input),
+          ...costInput(input),
           ...sshFromUi(input.ssh, undefined)
         }
       case "search": {

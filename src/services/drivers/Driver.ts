@@ -1,4 +1,5 @@
 import { Data, type Effect } from "effect"
+import type { PlanReading } from "../../domain/CostGuard.ts"
 import type { FilterLogic, GridFilter, GridQuery } from "../../domain/SqlBrowse.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../domain/SqlTable.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
@@ -256,6 +257,12 @@ export interface DatabaseDriver {
     query: GridQuery,
     options: CursorOptions
   ) => Effect.Effect<OpenedCursor, ReachFailure | TableNotFound | StatementTimeout>
+  /**
+   * D-96/D-97: the planner's estimate of a read, from `EXPLAIN` (never ANALYZE) inside a read-only transaction on the
+   * namespace the statement would run in; nothing runs. `reading.ok` false: a plan dbdesk could not read. Only the
+   * drivers whose planner gives one (PostgreSQL, MySQL/MariaDB) implement it.
+   */
+  readonly estimate?: (sql: string, options: { readonly seconds: number } & Namespace) => Effect.Effect<PlanReading, ReachFailure | StatementTimeout>
   /** Schemas of a database of the connection; only drivers that have schemas (PostgreSQL) implement it. */
   readonly listSchemas?: (namespace?: Namespace) => Effect.Effect<ReadonlyArray<string>, ReachFailure>
   readonly close: () => Effect.Effect<void>

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { AnswerBudget, BROWSE_HINTS } from "../../domain/AnswerBudget.ts"
+import { readMysqlPlan } from "../../domain/CostGuard.ts"
 import { type AnswerVerdict, keptNames, projectRow, withheldError, withheldRows } from "../../domain/AnswerGate.ts"
 import { maskedCell } from "../../domain/ColumnGuard.ts"
 import { type BuildResult, buildBrowse, buildBrowseText, buildCount, type SqlFlavor } from "./BrowseSql.ts"
@@ -294,6 +295,13 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
           const prefix = !analyze ? "EXPLAIN FORMAT=JSON" : flavor === "mariadb" ? "ANALYZE FORMAT=JSON" : "EXPLAIN ANALYZE"
           return execute(`${prefix} ${sql}`, { maxRows: 10_000, timeoutSeconds: TOOL_SECONDS, access: "readonly", ...(limits === undefined ? {} : { limits }) })
         }).pipe(Effect.mapError(asReachFailure), Effect.withSpan("MysqlDriver.explain")),
+      // D-97: classic EXPLAIN (its rows column holds on MySQL 8 and MariaDB 10.6 to 11) in a read-only transaction.
+      estimate: (sql, options) =>
+        Effect.flatMap(target(options, false), (database) =>
+          inSession("readonly", options.seconds, database, async (session) => {
+            const plan = await session.query(`EXPLAIN ${sql}`)
+            return readMysqlPlan(plan.columns, plan.rows)
+          })).pipe(noTable, Effect.withSpan("MysqlDriver.estimate")),
       check: (sql, options) =>
         Effect.flatMap(target(options, false), (database) => inSession(options.access, CHECK_SECONDS, database, (session) => session.prepare(sql))).pipe(
           noTable,

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { type AnswerHints, type AnswerLimits, BROWSE_HINTS } from "../../domain/AnswerBudget.ts"
 import { withheldRows } from "../../domain/AnswerGate.ts"
+import { readPostgresPlan } from "../../domain/CostGuard.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
 import { type BuildResult, buildBrowse, buildBrowseText, buildCount, POSTGRES_FLAVOR, quoteIdentifier } from "./BrowseSql.ts"
 import {
@@ -277,6 +278,15 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
         list((db) => statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).pipe(
           Effect.withSpan("PostgresDriver.explain")
         ),
+      // D-97: EXPLAIN (FORMAT JSON) in the read-only transaction the statement would run in; nothing runs.
+      estimate: (sql, options) =>
+        runner.run({
+          access: "readonly",
+          seconds: options.seconds,
+          namespace: options,
+          searchPath: true,
+          body: async (db) => readPostgresPlan(Object.values((await db.rows<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${sql}`))[0] ?? {})[0])
+        }).pipe(Effect.mapError(asExecuteFailure), Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))), Effect.withSpan("PostgresDriver.estimate")),
       check: (sql, options) =>
         runner.run({ access: "readonly", seconds: CHECK_SECONDS, namespace: options, searchPath: true, body: (db) => checkStatement(db, sql) })
           .pipe(Effect.mapError(asExecuteFailure), Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))), Effect.withSpan("PostgresDriver.check")),

@@ -1,12 +1,17 @@
 import { expiredToken, invalidToken } from "../../domain/AuthChallenges.ts"
 import type { Connection } from "../../domain/Connection.ts"
+import { costBudgetOf, planKind } from "../../domain/CostGuard.ts"
 import type { PolicyExplanation } from "../../domain/PolicyExplanation.ts"
 import { tokenPrincipal } from "../../domain/Principal.ts"
 import type { Settings } from "../../domain/Settings.ts"
 import { type TokenSummary, tokenState } from "../../domain/Token.ts"
 import { decideStatement, type GateId, type GrantState, type PolicyDecision, type PolicyInput, type PolicyTool } from "./StatementPolicy.ts"
 
-const ASKED: Partial<Record<GateId, string>> = { access_dialog: "allows access in the access dialog", approval: "approves the statement" }
+const ASKED: Partial<Record<GateId, string>> = {
+  access_dialog: "allows access in the access dialog",
+  cost_guard: "approves a read the planner cannot estimate",
+  approval: "approves the statement"
+}
 
 /**
  * Each gate in plain words for the person reading the explanation: what it checks, where they change it, and for
@@ -36,7 +41,20 @@ export const GATE_WORDS: Record<GateId | "authentication", { readonly checks: st
     changeIn: "Connections › Edit › Secret catalogs and Masking rules",
     rule: "D-64"
   },
+  cost_guard: {
+    checks: "whether a read the planner expects to be large is asked about or refused before it runs",
+    changeIn: "Connections › Edit › Cost guard",
+    rule: "D-96"
+  },
   approval: { checks: "whether you are asked to approve the statement before it runs", changeIn: "Connections › Edit › Confirm queries", rule: "C3.1-a" }
+}
+
+/** D-96: a read the planner will estimate runs as said only within the budget; above it the guard asks or refuses. */
+const costCondition = (input: PolicyInput, decision: PolicyDecision): string => {
+  const budget = costBudgetOf(input.connection)
+  const estimated = decision.steps.some((step) => step.id === "cost_guard" && step.verdict.kind === "pass") && planKind(input.statement) === "estimate"
+  if (budget === undefined || !estimated) return ""
+  return `, if the planner's estimate is within the cost budget (above it, ${budget.mode === "ask" ? "the user is asked first" : "the read is refused"})`
 }
 
 /** The decision as the explainer shows it: each gate in order and the outcome in one line. */
@@ -50,9 +68,7 @@ export const explainDecision = (
     ? outcome.error._tag === "ProtocolError"
       ? `refused with JSON-RPC error ${outcome.error.code} (HTTP ${outcome.error.status}): ${outcome.error.message}${outcome.error.data === undefined ? "" : ` ${JSON.stringify(outcome.error.data)}`}`
       : `refused with the tool error ${outcome.error.message}`
-    : outcome.asks.length === 0
-    ? `runs at once on a ${handle} handle`
-    : `runs on a ${handle} handle once the user ${outcome.asks.map((id) => ASKED[id] ?? id).join(" and ")}`
+    : `${outcome.asks.length === 0 ? `runs at once on a ${handle} handle` : `runs on a ${handle} handle once the user ${outcome.asks.map((id) => ASKED[id] ?? id).join(" and ")}`}${costCondition(input, decision)}`
   const reason = outcome.kind === "refused" && outcome.error._tag === "ProtocolError" ? outcome.error.data?.["reason"] : undefined
   return {
     tool: input.tool,

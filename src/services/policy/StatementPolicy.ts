@@ -4,6 +4,7 @@ import type { Connection } from "../../domain/Connection.ts"
 import type { Principal, Scope } from "../../domain/Principal.ts"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import type { Settings } from "../../domain/Settings.ts"
+import { costVerdict } from "./CostPolicy.ts"
 import { type Classification, classifyStatement, type SqlDialect, type StatementTier } from "../../domain/StatementClassifier.ts"
 import { SECRET_CATALOGS } from "../../domain/SecretCatalogs.ts"
 import { type StatementFacts, statementGate } from "../../domain/StatementGate.ts"
@@ -60,7 +61,7 @@ export type GateVerdict =
 
 export type GateId =
   | "scope" | "external_access" | "ai_policy" | "allowlist" | "access_dialog" | "classifier" | "destructive_tool"
-  | "write_scope" | "write_access" | "ai_settings" | "approval"
+  | "write_scope" | "write_access" | "ai_settings" | "cost_guard" | "approval"
 
 export interface StatementGate {
   readonly id: GateId
@@ -238,6 +239,11 @@ export const STATEMENT_GATES: ReadonlyArray<StatementGate> = [
       facts.guard = { policy, facts: verdict.facts }
       return pass(`names no secret catalog or credential; ${policy.rules.length === 0 ? "no masking rules" : `${policy.rules.length} masking rule(s)`} applied to the answer's columns by their origins`)
     }
+  },
+  {
+    id: "cost_guard",
+    title: "Cost guard",
+    decide: (input, facts) => costVerdict(input.connection, input.statement, tierOf(facts))
   },
   {
     id: "approval",

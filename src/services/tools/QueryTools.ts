@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { JsonObject } from "../../domain/Json.ts"
 import { withheldError } from "../../domain/AnswerGate.ts"
+import { costBudgetOf } from "../../domain/CostGuard.ts"
 import type { Classification } from "../../domain/StatementClassifier.ts"
 import { toolFailure, ToolFailure } from "../../domain/ToolErrors.ts"
 import { ApprovalPreflight } from "../ApprovalPreflight.ts"
@@ -9,8 +10,9 @@ import { Continuations } from "../Continuations.ts"
 import { TOOL_SCOPES } from "../policy/StatementPolicy.ts"
 import { Drivers } from "../Drivers.ts"
 import { SettingsStore } from "../Settings.ts"
-import { StatementApproval } from "../StatementApproval.ts"
+import { type ApprovalGate, StatementApproval } from "../StatementApproval.ts"
 import { StatementRecorder } from "../StatementRecorder.ts"
+import { checkCost, type OverBudget } from "./CostGuards.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
 import { gateStatement, guardedResult } from "./Guards.ts"
 import { namespaceOf } from "./SchemaTools.ts"
@@ -67,31 +69,46 @@ export const QueryTools = Effect.gen(function*() {
         const handle = classification.tier === "safe" ? "readonly" : "readwrite"
         // D-64: the policy's AI-settings gate refused what they forbid; what it found guards the answer.
         const guard = decision.facts.guard
-        const gate = needsApproval
-          ? yield* approval.gate(context, {
-            connection,
-            what: statementVerb(args.query),
-            statement: args.query,
-            preflight: preflight.sql(connection, args.query, handle, namespace),
-            ...(classification.approvalHint === undefined ? {} : { warning: classification.approvalHint })
-          })
-          : undefined
-        if (gate?.kind === "input_required") return Effect.succeed(gate.result)
-        const run = mapDriverFailure(Effect.gen(function*() {
-          yield* context.progress(0, "Resolving connection")
-          if (gate !== undefined) yield* gate.askApp
-          const driver = yield* drivers.forConnection(connection)
-          yield* context.progress(0.3, "Executing")
-          // A safe read is opened as a held cursor where the driver can: a capped answer then continues with fetch_more.
-          const continued = handle === "readonly"
-            ? yield* withRowProgress(context.progress, maxRows, (onRows) =>
-              readContinued(continuations, driver, args.query, { caller: context.principal.key, connectionId: connection.id, maxRows, timeoutSeconds, limits, guard, onRows, ...namespace }, limits.continuationIdleSeconds, limits.continuationMaxSeconds))
-            : undefined
-          const resultSet = continued?.resultSet ?? (yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: handle, ...namespace, limits, guard }))
-          yield* context.progress(1, "Done")
-          return continued?.handle === undefined ? resultSet : { ...resultSet, continuation: { handle: continued.handle } }
-        }))
-        return Effect.map(recorder.observe(connection.id, args.query, run), guardedResult)
+        const subject = (over?: OverBudget) => ({
+          connection,
+          what: statementVerb(args.query),
+          statement: args.query,
+          // D-96: the estimate is the question's preview; the planner compiled the statement already.
+          preflight: over === undefined ? preflight.sql(connection, args.query, handle, namespace) : { check: Effect.void, preview: Effect.succeed(over.preview) },
+          ...(over !== undefined ? { warning: "reads more than this connection's cost budget allows" } : classification.approvalHint === undefined ? {} : { warning: classification.approvalHint })
+        })
+        const runWith = (gate: ApprovalGate | undefined) => {
+          const run = mapDriverFailure(Effect.gen(function*() {
+            yield* context.progress(0, "Resolving connection")
+            if (gate?.kind === "proceed") yield* gate.askApp
+            const driver = yield* drivers.forConnection(connection)
+            yield* context.progress(0.3, "Executing")
+            // A safe read is opened as a held cursor where the driver can: a capped answer then continues with fetch_more.
+            const continued = handle === "readonly"
+              ? yield* withRowProgress(context.progress, maxRows, (onRows) =>
+                readContinued(continuations, driver, args.query, { caller: context.principal.key, connectionId: connection.id, maxRows, timeoutSeconds, limits, guard, onRows, ...namespace }, limits.continuationIdleSeconds, limits.continuationMaxSeconds))
+              : undefined
+            const resultSet = continued?.resultSet ?? (yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: handle, ...namespace, limits, guard }))
+            yield* context.progress(1, "Done")
+            return continued?.handle === undefined ? resultSet : { ...resultSet, continuation: { handle: continued.handle } }
+          }))
+          return Effect.map(recorder.observe(connection.id, args.query, run), guardedResult)
+        }
+        const budget = handle === "readonly" ? costBudgetOf(connection) : undefined
+        if (budget === undefined) {
+          const gate = needsApproval ? yield* approval.gate(context, subject()) : undefined
+          if (gate?.kind === "input_required") return Effect.succeed(gate.result)
+          return runWith(gate)
+        }
+        // D-96: the estimate runs inside the response, under the call's deadline and cancel; above the budget the
+        // call asks (the same dialog or form as a write, the estimate shown) or is refused with advice.
+        return Effect.gen(function*() {
+          const over = yield* checkCost(drivers, connection, args.query, budget, { seconds: timeoutSeconds, ...namespace })
+          if (over !== undefined && budget.mode === "refuse") return yield* over.refusal
+          const gate = needsApproval || over !== undefined ? yield* approval.gate(context, subject(over)) : undefined
+          if (gate?.kind === "input_required") return gate.result
+          return yield* runWith(gate)
+        })
       })
   })
 
@@ -114,8 +131,19 @@ export const QueryTools = Effect.gen(function*() {
           return yield* toolFailure("denied", "analyze runs the statement, so it is only allowed for a statement that reads")
         }
         const { limits } = yield* settings.current
-        const run: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
+        const explained: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
           Effect.map(driver.explain(args.query, args.analyze ?? false, limits), (resultSet) => toolResult(resultSet as unknown as JsonObject))))
+        // D-96: analyze runs the statement, so on a guarded connection it is estimated first, like execute_query's read.
+        const budget = args.analyze === true ? costBudgetOf(connection) : undefined
+        const run: ToolRun = budget === undefined ? explained : Effect.gen(function*() {
+          const over = yield* checkCost(drivers, connection, args.query, budget, { seconds: limits.queryTimeoutSeconds })
+          if (over === undefined) return yield* explained
+          if (budget.mode === "refuse") return yield* over.refusal
+          const gate = yield* approval.gate(context, { connection, what: `EXPLAIN ANALYZE of ${statementVerb(args.query)}`, statement: args.query, warning: "reads more than this connection's cost budget allows", preflight: { check: Effect.void, preview: Effect.succeed(over.preview) } })
+          if (gate.kind === "input_required") return gate.result
+          yield* gate.askApp
+          return yield* explained
+        })
         // D-64: analyze runs the statement, and an error while it reads rows may quote a guarded value.
         return guard === undefined || args.analyze !== true ? run : Effect.mapError(run, (error) =>
           error instanceof ToolFailure && error.code === "query_failed"

@@ -5,6 +5,7 @@ import { call, useLoad } from "../../api.ts"
 import { parseConnectionUrl } from "../../../domain/ConnectionUrl.ts"
 import { ClusterOptions } from "./ClusterOptions.tsx"
 import { CopyAsUrl } from "./CopyAsUrl.tsx"
+import { CostGuardFields } from "./CostGuardFields.tsx"
 import { TlsFields } from "./TlsFields.tsx"
 import { SshFields } from "./SshFields.tsx"
 import { AI_POLICY, COLORS, CONFIRM_QUERIES, EXTERNAL_ACCESS } from "./labels.ts"
@@ -32,6 +33,9 @@ const initial = (connection: UiConnection | undefined, type: ConnectionKind): Fo
   ...(connection?.sslCert === undefined ? {} : { sslCert: connection.sslCert }),
   ...(connection?.sslKey === undefined ? {} : { sslKey: connection.sslKey }),
   ...(connection?.skipTlsVerification === undefined ? {} : { skipTlsVerification: connection.skipTlsVerification }),
+  ...(connection?.costGuard === undefined ? {} : { costGuard: connection.costGuard }),
+  ...(connection?.costMaxRows === undefined ? {} : { costMaxRows: connection.costMaxRows }),
+  ...(connection?.costMaxCost === undefined ? {} : { costMaxCost: connection.costMaxCost }),
   ...(connection === undefined ? {} : clusterOf(connection))
 })
 
@@ -243,6 +247,7 @@ export const ConnectionForm = ({ connection, copyOf, onDone }: {
           {(form.type === "postgresql" || form.type === "mysql") && (
             <Choice label="Secret catalogs" value={form.secretCatalogs ?? "closed"} options={[["closed", "Closed to AI clients"], ["open", "Open to AI clients"]]} onChange={(v) => set({ secretCatalogs: v as "closed" | "open" })} />
           )}
+          {(form.type === "postgresql" || form.type === "mysql") && <CostGuardFields form={form} set={set} />}
           <label className="field">Masking rules (AI clients only; one a line)
             <textarea aria-label="Masking rules" rows={3} value={rules} placeholder={form.type === "search" ? "mask users.api_key\nhide *.ssn" : "mask users.password_hash\nhide *.ssn"} onChange={(e) => setRules(e.target.value)} />
           </label>

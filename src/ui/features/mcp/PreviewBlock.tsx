@@ -1,7 +1,10 @@
-import { type ApprovalPreview, previewHeadline, previewRowText } from "../../../domain/ApprovalPreview.ts"
+import { type ApprovalPreview, estimateLines, previewHeadline, previewRowText } from "../../../domain/ApprovalPreview.ts"
 
 /** The dry run shown in the approval dialog (D-69): what the statement would change, rolled back. */
 export const PreviewBlock = ({ preview }: { readonly preview: ApprovalPreview }) => {
+  if (preview._tag === "Estimate") {
+    return <div className="card" aria-label="Estimate">{estimateLines(preview).map((line) => <p key={line}>{line}</p>)}</div>
+  }
   if (preview._tag !== "Changes") {
     return <p className="note" aria-label="Preview">{preview._tag === "Unavailable" ? "Preview unavailable" : "No preview"}: {preview.reason}.</p>
   }
