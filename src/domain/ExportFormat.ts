@@ -21,12 +21,13 @@ export type ExportDialect = "postgresql" | "mysql" | "sqlite" | "search"
 
 /**
  * RFC 4180 like `psql \copy … CSV`: NULL is an empty field, an empty text is `""`, a field with a comma, a quote, a
- * line break (or psql's end marker `\.`) is quoted with its quotes doubled; lines end with LF as psql writes them.
+ * line break is quoted with its quotes doubled, and so is psql's end marker `\.` alone on a line (the only column);
+ * lines end with LF as psql writes them.
  */
-export const csvField = (cell: Cell): string => {
+export const csvField = (cell: Cell, only = false): string => {
   if (cell === null) return ""
   if (typeof cell !== "string") return String(cell)
-  if (cell === "" || cell === "\\." || /[",\r\n]/.test(cell)) return `"${cell.replaceAll("\"", "\"\"")}"`
+  if (cell === "" || (only && cell === "\\.") || /[",\r\n]/.test(cell)) return `"${cell.replaceAll("\"", "\"\"")}"`
   return cell
 }
 
@@ -60,8 +61,11 @@ export interface RowWriter {
 
 export const rowWriter = (format: ExportFormat, columns: ReadonlyArray<string>, target: { readonly table: string; readonly dialect: ExportDialect }): RowWriter => {
   switch (format) {
-    case "csv":
-      return { start: () => `${columns.map(csvField).join(",")}\n`, row: (cells) => `${cells.map(csvField).join(",")}\n`, end: () => "" }
+    case "csv": {
+      const only = columns.length === 1
+      const line = (cells: ReadonlyArray<Cell>) => `${cells.map((cell) => csvField(cell, only)).join(",")}\n`
+      return { start: () => line(columns), row: line, end: () => "" }
+    }
     case "jsonl":
     case "json": {
       const keys = uniqueKeys(columns)
