@@ -63,6 +63,13 @@ export interface ExportOutcome {
   readonly preview: ReadonlyArray<ReadonlyArray<Cell>>
 }
 
+export const sizeText = (bytes: number) =>
+  bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+
+/** The numbers a progress report carries (rows written, bytes, seconds), in words. */
+export const progressText = (progress: ExportProgress) =>
+  `${progress.rows.toLocaleString("en-US")} rows, ${sizeText(progress.bytes)}, ${(progress.elapsedMs / 1000).toFixed(1)} s`
+
 /** The platform's Downloads folder when it exists, else the home folder (settings `exports.directory` empty). */
 export const defaultExportDirectory = async (): Promise<string> => {
   const downloads = path.join(os.homedir(), "Downloads")

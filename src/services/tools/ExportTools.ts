@@ -8,7 +8,7 @@ import { toolFailure } from "../../domain/ToolErrors.ts"
 import { ApprovalPreflight } from "../ApprovalPreflight.ts"
 import { ConnectionAccess } from "../ConnectionAccess.ts"
 import { Drivers } from "../Drivers.ts"
-import { type ExportFailed, exportDirectory, exportFileName, type ExportProgress, exportRows, type ExportSource } from "../Exporter.ts"
+import { type ExportFailed, exportDirectory, exportFileName, type ExportProgress, exportRows, type ExportSource, progressText, sizeText } from "../Exporter.ts"
 import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { mapDriverFailure } from "./DriverFailures.ts"
@@ -17,13 +17,6 @@ import { namespaceOf, requireName } from "./SchemaTools.ts"
 import { statementVerb } from "./StatementGates.ts"
 import { defineTool, fenced, type ToolRun } from "./Tool.ts"
 import { connectionId, database, schemaName, text } from "./ToolArguments.ts"
-
-const sizeText = (bytes: number) =>
-  bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`
-
-/** The numbers a progress notification carries (rows written, bytes, seconds), in words. */
-export const progressText = (progress: ExportProgress) =>
-  `${progress.rows.toLocaleString("en-US")} rows, ${sizeText(progress.bytes)}, ${(progress.elapsedMs / 1000).toFixed(1)} s`
 
 /**
  * Progress must grow and stays below 1 (the total is not known before the last row): rows / (rows + one page's worth
