@@ -8,6 +8,7 @@ import { clientsCommand } from "./ClientsCommand.ts"
 import { described, EXIT_USAGE } from "./CliSupport.ts"
 import { connectionCommand } from "./ConnectionCommand.ts"
 import { doctorCommand } from "./DoctorCommand.ts"
+import { exportCommand } from "./ExportCommand.ts"
 import { commandHelp } from "./Help.ts"
 import { helpStyle, helpTarget, renderHelp } from "./HelpText.ts"
 import { policyCommand } from "./PolicyCommand.ts"
@@ -44,7 +45,7 @@ const dbdesk = Command.make(PROGRAM).pipe(
     "dbdesk doctor                         check the installation",
     "dbdesk <command> --help               help for one command"
   ])),
-  Command.withSubcommands([serveCommand, doctorCommand, clientsCommand, connectionCommand, tokenCommand, toolsCommand, policyCommand, activityCommand, bridgeCommand, completions])
+  Command.withSubcommands([serveCommand, doctorCommand, clientsCommand, connectionCommand, tokenCommand, toolsCommand, policyCommand, exportCommand, activityCommand, bridgeCommand, completions])
 )
 
 completionRoot = dbdesk

@@ -35,11 +35,17 @@ const UiSettings = Schema.Struct({
   port: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 65535)), { default: () => 23751 })
 })
 
+/** D-92: where exports are written; empty is the platform's Downloads folder (the home folder without one). */
+const ExportSettings = Schema.Struct({
+  directory: Schema.optionalWith(Schema.String, { default: () => "" })
+})
+
 /** D-11: every setting with its default; a partial `settings.json` is completed by them. */
 export const Settings = Schema.Struct({
   mcp: Schema.optionalWith(McpSettings, { default: () => Schema.decodeSync(McpSettings)({}) }),
   limits: Schema.optionalWith(LimitSettings, { default: () => Schema.decodeSync(LimitSettings)({}) }),
-  ui: Schema.optionalWith(UiSettings, { default: () => Schema.decodeSync(UiSettings)({}) })
+  ui: Schema.optionalWith(UiSettings, { default: () => Schema.decodeSync(UiSettings)({}) }),
+  exports: Schema.optionalWith(ExportSettings, { default: () => Schema.decodeSync(ExportSettings)({}) })
 })
 export type Settings = typeof Settings.Type
 export type SettingsFile = typeof Settings.Encoded
@@ -54,5 +60,6 @@ export type SettingsPatch = {
 export const applySettingsPatch = (settings: Settings, patch: SettingsPatch): Settings => ({
   mcp: { ...settings.mcp, ...patch.mcp },
   limits: { ...settings.limits, ...patch.limits },
-  ui: { ...settings.ui, ...patch.ui }
+  ui: { ...settings.ui, ...patch.ui },
+  exports: { ...settings.exports, ...patch.exports }
 })

@@ -5,7 +5,7 @@ export const LEAN_PRESET = "lean"
 
 /**
  * The built-in tools' names, for the CLI and the UI, which check a curated tool's name without building the server (the
- * server checks against its registry). export_data and fetch_more are reserved ahead of their tools.
+ * server checks against its registry).
  */
 export const BUILT_IN_TOOL_NAMES: ReadonlyArray<string> = [
   "browse_table", "confirm_destructive_operation", "count_rows", "describe_table", "execute_query", "explain_query",

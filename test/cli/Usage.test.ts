@@ -19,7 +19,7 @@ describe("the dbdesk command line (D-79)", () => {
   })
 
   it.each([
-    [["frobnicate"], "dbdesk: unknown command \"frobnicate\"; the commands are serve, doctor, clients, connection, token, tools, policy, activity, bridge, completions (dbdesk --help)"],
+    [["frobnicate"], "dbdesk: unknown command \"frobnicate\"; the commands are serve, doctor, clients, connection, token, tools, policy, export, activity, bridge, completions (dbdesk --help)"],
     [["token", "lst"], "dbdesk token: unknown command \"lst\"; did you mean \"dbdesk token list\"? (dbdesk token --help)"],
     [["token", "list", "--jsn"], "dbdesk token list: unknown option --jsn; did you mean --json? (dbdesk token list --help)"],
     [["clients", "instal", "cursor"], "dbdesk clients: unknown command \"instal\"; did you mean \"dbdesk clients install\"? (dbdesk clients --help)"],

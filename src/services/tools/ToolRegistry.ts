@@ -2,6 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import { ConnectionTools } from "./ConnectionTools.ts"
 import { ContinuationTools } from "./ContinuationTools.ts"
 import { DataTools } from "./DataTools.ts"
+import { ExportTools } from "./ExportTools.ts"
 import { QueryTools } from "./QueryTools.ts"
 import { SchemaTools } from "./SchemaTools.ts"
 import { SearchDocumentTools } from "./SearchDocumentTools.ts"
@@ -22,7 +23,7 @@ export class ToolRegistry extends Context.Tag("dbdesk/services/tools/ToolRegistr
   /** The built-in tools, plus any an embedding host adds (names must not clash with the built-in ones). */
   static readonly layerWith = (extra: ReadonlyArray<AnyTool>) => Layer.effect(
     ToolRegistry,
-    Effect.map(Effect.all([ConnectionTools, SchemaTools, DataTools, QueryTools, WriteTools, SearchDocumentTools, ContinuationTools]), (families) => {
+    Effect.map(Effect.all([ConnectionTools, SchemaTools, DataTools, QueryTools, WriteTools, SearchDocumentTools, ContinuationTools, ExportTools]), (families) => {
       const builtIn = families.flat()
       const clash = extra.find((tool) => builtIn.some((own) => own.name === tool.name))
       if (clash !== undefined) throw new Error(`An extra tool may not replace the built-in tool ${clash.name}`)
