@@ -14,7 +14,7 @@ export type { GridColumn } from "./cellTypes.ts"
 import { type CopyFormat, copyText, formatRange } from "./copyFormats.ts"
 import { cellMenuItems, GridMenu, type MenuItem } from "./GridMenu.tsx"
 import { GridStatus } from "./GridStatus.tsx"
-import { pasteEdits } from "./pasteRange.ts"
+import { pastedText, pasteEdits } from "./pasteRange.ts"
 import { widthOf } from "./columnWidth.ts"
 import { useFocusFollow } from "./useFocusFollow.ts"
 import { type Pos, type Range, rangeOf, step } from "./selection.ts"
@@ -51,6 +51,11 @@ export interface DataGridProps {
   /** Delete (and the menu): mark the selected rows for deletion; Ctrl/Cmd+D: duplicate them as new rows. */
   readonly onDeleteRows?: (rows: ReadonlyArray<number>) => void
   readonly onDuplicateRows?: (rows: ReadonlyArray<number>) => void
+  /**
+   * Ctrl/Cmd+V of a range, staged at once (D-102): cell edits (`row`, `column` as in `columns`) and the lines past the
+   * last row as new rows; without it a paste edits cell by cell through `onEdit` and must fit the rows shown.
+   */
+  readonly onPasteRows?: (edits: ReadonlyArray<readonly [number, number, Cell]>, newRows: ReadonlyArray<ReadonlyArray<readonly [number, Cell]>>) => void
   /** The menu's "Filter by this value" (`column` as in `columns`). */
   readonly onFilterValue?: (column: number, value: Cell) => void
 }
@@ -235,16 +240,19 @@ export const DataGrid = (props: DataGridProps) => {
         tabIndex={0}
         onKeyDown={onKeyDown}
         onPaste={(event) => {
-          if (editing !== undefined || props.onEdit === undefined || rows.length === 0) return
+          if (editing !== undefined || props.onEdit === undefined || (rows.length === 0 && props.onPasteRows === undefined)) return
           event.preventDefault()
-          const result = pasteEdits(event.clipboardData.getData("text/plain"), focus, last, {
+          const plan = pasteEdits(event.clipboardData.getData("text/plain"), rows.length === 0 ? { r: 0, c: 0 } : focus, { rows: rows.length, columns: headers.length }, {
             kindAt: (c) => kinds[order[c] ?? c] ?? "text",
             nameAt: (c) => columns[order[c] ?? c]?.name ?? "",
-            editable
+            editable,
+            addRows: props.onPasteRows !== undefined
           })
-          if ("error" in result) return setCopied(result.error)
-          for (const [pos, value] of result.edits) props.onEdit?.(pos.r, order[pos.c] ?? pos.c, value)
-          setCopied(`Pasted ${result.edits.length} cell${result.edits.length === 1 ? "" : "s"}: Save shows the statements.`)
+          if ("error" in plan) return setCopied(plan.error)
+          const edits = plan.edits.map(([pos, value]) => [pos.r, order[pos.c] ?? pos.c, value] as const)
+          if (props.onPasteRows === undefined) for (const [r, c, value] of edits) props.onEdit?.(r, c, value)
+          else props.onPasteRows(edits, plan.newRows.map((row) => row.map(([c, value]) => [order[c] ?? c, value] as const)))
+          setCopied(pastedText(plan))
         }}
         style={props.height === undefined ? undefined : { height: props.height }}
       >

@@ -210,7 +210,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
             const name = columns[column]?.name
             if (name !== undefined) leaving(() => setView((v) => { const next = filterByValue(v.filter, name, value); return { ...v, filter: next, applied: next, offset: 0 } }))
           }}
-          {...(editable ? { onDeleteRows: pending.toggleDelete, onDuplicateRows: duplicate } : {})}
+          {...(editable ? { onDeleteRows: pending.toggleDelete, onDuplicateRows: duplicate, onPasteRows: pending.stageMany } : {})}
         />
         {detail !== undefined && detailRow !== undefined && pending.rows[detailRow] !== undefined && (
           <RowDetail
