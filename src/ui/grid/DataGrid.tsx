@@ -1,6 +1,6 @@
 import { columnOrderingFeature, columnResizingFeature, columnSizingFeature, columnVisibilityFeature, tableFeatures, useTable } from "@tanstack/react-table"
 import { useVirtualizer } from "@tanstack/react-virtual"
-import { type KeyboardEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from "react"
+import { type KeyboardEvent, type MouseEvent, startTransition, useEffect, useMemo, useRef, useState } from "react"
 import type { SqlDialect } from "../../domain/SqlLexer.ts"
 import type { Cell } from "../../domain/UiSchemas.ts"
 import { usePrefs } from "../shell/Prefs.tsx"
@@ -251,7 +251,8 @@ export const DataGrid = (props: DataGridProps) => {
           if ("error" in plan) return setCopied(plan.error)
           const edits = plan.edits.map(([pos, value]) => [pos.r, order[pos.c] ?? pos.c, value] as const)
           if (props.onPasteRows === undefined) for (const [r, c, value] of edits) props.onEdit?.(r, c, value)
-          else props.onPasteRows(edits, plan.newRows.map((row) => row.map(([c, value]) => [order[c] ?? c, value] as const)))
+          // a transition: React renders the staged rows in slices between frames, so a large paste does not freeze the page
+          else startTransition(() => props.onPasteRows?.(edits, plan.newRows.map((row) => row.map(([c, value]) => [order[c] ?? c, value] as const))))
           setCopied(pastedText(plan))
         }}
         style={props.height === undefined ? undefined : { height: props.height }}
