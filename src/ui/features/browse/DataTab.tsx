@@ -70,7 +70,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
     filters: applied.rows.filter((row) => row.enabled).map(({ enabled: _, ...row }) => row),
     logic: applied.logic,
     ...(applied.raw.trim() === "" ? {} : { raw: applied.raw }),
-    ...(search || searchText === "" ? {} : { search: searchText }),
+    ...(searchText.trim() === "" ? {} : { search: searchText }),
     caseSensitive: false,
     sort,
     offset,

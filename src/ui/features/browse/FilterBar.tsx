@@ -42,8 +42,9 @@ const label = (op: string) => LABELS[op] ?? op.replaceAll("_", " ")
 const noValue = (op: string) => op === "is_null" || op === "is_not_null"
 
 /**
- * The filter bar (D-85): for SQL tables a search box over every column and a WHERE condition; column/operator/value
- * rows, All/Any; for search collections a Raw filter and the case control. Ctrl/Cmd+F focuses it (the tab shown only).
+ * The filter bar (D-85): a search box (SQL tables: every column; search collections: `q` over the text fields, D-103);
+ * for SQL tables a WHERE condition; column/operator/value rows, All/Any; for search collections a Raw filter and the
+ * case control. Ctrl/Cmd+F focuses the search box (the tab shown only).
  */
 export const FilterBar = ({ columns, search, value, onChange, onApply, active = true }: {
   readonly columns: ReadonlyArray<UiColumn>
@@ -71,18 +72,18 @@ export const FilterBar = ({ columns, search, value, onChange, onApply, active = 
     onChange({ ...value, rows: value.rows.map((row, i) => (i === index ? { ...row, ...patch } : row)) })
   return (
     <form className="card" aria-label="Filter" onSubmit={(e) => { e.preventDefault(); onApply() }} style={{ padding: 8 }}>
-      {!search && (
-        <div className="row" style={{ marginBottom: 4 }}>
-          <span className="muted" aria-hidden="true">Search</span>
-          <input
-            ref={first}
-            type="search"
-            aria-label="Search all columns"
-            style={{ flex: 1, minWidth: 200 }}
-            value={value.search ?? ""}
-            placeholder="Search every column (Ctrl/Cmd+F) — binary columns are skipped"
-            onChange={(e) => onChange({ ...value, search: e.target.value })}
-          />
+      <div className="row" style={{ marginBottom: 4 }}>
+        <span className="muted" aria-hidden="true">Search</span>
+        <input
+          ref={first}
+          type="search"
+          aria-label={search ? "Search the text fields" : "Search all columns"}
+          style={{ flex: 1, minWidth: 200 }}
+          value={value.search ?? ""}
+          placeholder={search ? "Search the text fields (Ctrl/Cmd+F) — every word must match" : "Search every column (Ctrl/Cmd+F) — binary columns are skipped"}
+          onChange={(e) => onChange({ ...value, search: e.target.value })}
+        />
+        {!search && <>
           <span className="muted" aria-hidden="true" style={{ fontFamily: "var(--mono, monospace)" }}>WHERE</span>
           <input
             aria-label="WHERE condition"
@@ -92,8 +93,8 @@ export const FilterBar = ({ columns, search, value, onChange, onApply, active = 
             title="Read-only SQL condition; checked like a console statement before it runs"
             onChange={(e) => onChange({ ...value, raw: e.target.value })}
           />
-        </div>
-      )}
+        </>}
+      </div>
       {value.rows.map((row, index) => (
         <div className="row" key={index} style={{ marginBottom: 4 }}>
           <input type="checkbox" aria-label="Use this filter" checked={row.enabled} onChange={(e) => setRow(index, { enabled: e.target.checked })} />
@@ -118,7 +119,7 @@ export const FilterBar = ({ columns, search, value, onChange, onApply, active = 
           </select>
         </label>
         {search && (
-          <input ref={first} aria-label="Raw filter" style={{ flex: 1, minWidth: 220 }} value={value.raw} placeholder="Raw filter_by, e.g. price:>10 && in_stock:true" onChange={(e) => onChange({ ...value, raw: e.target.value })} />
+          <input aria-label="Raw filter" style={{ flex: 1, minWidth: 220 }} value={value.raw} placeholder="Raw filter_by, e.g. price:>10 && in_stock:true" onChange={(e) => onChange({ ...value, raw: e.target.value })} />
         )}
         {search && (
           <label className="row muted" title="Typesense always ignores case; case-sensitive matching is not supported.">
