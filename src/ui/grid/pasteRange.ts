@@ -1,3 +1,4 @@
+import { startTransition } from "react"
 import type { Cell } from "../../domain/UiSchemas.ts"
 import { type CellKind, parseInput } from "./cellTypes.ts"
 import type { Pos } from "./selection.ts"
@@ -51,4 +52,27 @@ export const pastedText = (plan: PastePlan): string => {
   const cells = plan.edits.length + plan.newRows.reduce((n, row) => n + row.length, 0)
   const rows = plan.newRows.length
   return `Pasted ${cells} cell${cells === 1 ? "" : "s"}${rows === 0 ? "" : ` (${rows} new row${rows === 1 ? "" : "s"})`}: Save shows the statements.`
+}
+
+/**
+ * The grid's Ctrl/Cmd+V: plans the paste from the focused cell and stages it — in one transition through
+ * `onPasteRows` (React renders the staged rows between frames, so 10,000 cells do not freeze the page), or cell by
+ * cell through `onEdit` where the owner takes no new rows. Returns the status line.
+ */
+export const pasteRange = (text: string, at: Pos, size: { readonly rows: number; readonly columns: number }, ctx: {
+  readonly kindAt: (c: number) => CellKind
+  readonly nameAt: (c: number) => string
+  /** The owner's column index of a grid column (the order shown may differ). */
+  readonly columnAt: (c: number) => number
+  readonly editable: (pos: Pos) => boolean
+  readonly onEdit: (row: number, column: number, value: Cell) => void
+  readonly onPasteRows: ((edits: ReadonlyArray<readonly [number, number, Cell]>, newRows: ReadonlyArray<ReadonlyArray<readonly [number, Cell]>>) => void) | undefined
+}): string => {
+  const plan = pasteEdits(text, at, size, { ...ctx, addRows: ctx.onPasteRows !== undefined })
+  if ("error" in plan) return plan.error
+  const edits = plan.edits.map(([pos, value]) => [pos.r, ctx.columnAt(pos.c), value] as const)
+  const { onPasteRows } = ctx
+  if (onPasteRows === undefined) for (const [r, c, value] of edits) ctx.onEdit(r, c, value)
+  else startTransition(() => onPasteRows(edits, plan.newRows.map((row) => row.map(([c, value]) => [ctx.columnAt(c), value] as const))))
+  return pastedText(plan)
 }

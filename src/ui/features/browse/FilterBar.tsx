@@ -1,5 +1,5 @@
 import { useEffect, useRef } from "react"
-import type { UiColumn, UiFilterRow } from "../../../domain/UiSchemas.ts"
+import type { Cell, UiColumn, UiFilterRow } from "../../../domain/UiSchemas.ts"
 
 export interface FilterState {
   readonly rows: ReadonlyArray<UiFilterRow & { readonly enabled: boolean }>
@@ -13,19 +13,25 @@ export interface FilterState {
 export const emptyFilter: FilterState = { rows: [], logic: "and", raw: "", search: "" }
 
 /**
- * "Filter by this value": the state with one more enabled row, column = value (IS NULL for a null). The grid's
- * right-click menu applies it as the tab's filter.
+ * "Filter by this value" (the grid's cell menu): the state with one enabled row, column = value (IS NULL for a null),
+ * replacing an earlier row on the same column so a second choice does not narrow to nothing by accident.
  */
-export const withValueFilter = (state: FilterState, column: string, value: string | null): FilterState => ({
+export const withValueFilter = (state: FilterState, column: string, value: Cell): FilterState => ({
   ...state,
-  rows: [...state.rows, value === null ? { column, operator: "is_null", enabled: true } : { column, operator: "=", value, enabled: true }]
+  rows: [
+    ...state.rows.filter((row) => row.column !== column),
+    value === null ? { column, operator: "is_null", enabled: true } : { column, operator: "=", value: String(value), enabled: true }
+  ]
 })
 
-/** A tab's view with "filter by this value" applied at once (edited and applied filter alike, back to the first page). */
+/**
+ * A tab's view with "filter by this value" applied at once: the one path from the cell menu into the filter bar's
+ * state, built on the applied filter (what the grid shows), edited and applied filter alike, back to the first page.
+ */
 export const viewFilteredBy = <V extends { readonly filter: FilterState; readonly applied: FilterState; readonly offset: number }>(
   view: V,
   column: string,
-  value: string | null
+  value: Cell
 ): V => {
   const next = withValueFilter(view.applied, column, value)
   return { ...view, filter: next, applied: next, offset: 0 }
