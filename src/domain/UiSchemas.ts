@@ -210,7 +210,7 @@ export const UiBrowseRequest = Schema.Struct({
   logic: Schema.Literal("and", "or"),
   /** Search collections: a raw filter_by; SQL tables: a WHERE condition the server checks first (D-85). */
   raw: optional(Schema.String),
-  /** SQL tables: text searched for in every column but binary ones (the filter bar's search box). */
+  /** The filter bar's search box: SQL tables search every column but binary ones; search collections send it as `q` over their text fields (D-103). */
   search: optional(Schema.String),
   caseSensitive: Schema.Boolean,
   sort: Schema.Array(Schema.Struct({ column: Schema.String, direction: Schema.Literal("asc", "desc") })),

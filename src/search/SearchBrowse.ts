@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import type { SearchFilterRequest, SortRequest } from "../domain/SearchFilter.ts"
 import { SearchEngineError } from "../domain/SearchErrors.ts"
 import type { SearchColumn, SearchPage } from "../domain/SearchGrid.ts"
-import { deriveColumns } from "./CollectionSchema.ts"
+import { deriveColumns, type EngineCollection } from "./CollectionSchema.ts"
 import { compileFilter, precheckFilter } from "./FilterCompiler.ts"
 import { formatConsoleRequest } from "./ConsoleRequest.ts"
 import { documentRow } from "./Flatten.ts"
@@ -54,7 +54,14 @@ export interface ReadPageRequest {
   readonly sort?: ReadonlyArray<SortRequest> | undefined
   /** The collection's columns when the structure is already loaded; otherwise the schema is read first. */
   readonly columns?: ReadonlyArray<SearchColumn> | undefined
+  /** Text searched for (`q`) in the collection's indexed text fields (`query_by`, D-103); absent or blank: every document. */
+  readonly query?: string | undefined
 }
+
+/** D-103: the fields a text search reads — every indexed `string` / `string[]` field of the schema (never `id`). */
+export const textFields = (schema: Pick<EngineCollection, "fields">): Array<string> =>
+  schema.fields.filter((field) => (field.type === "string" || field.type === "string[]") && field.index !== false && field.name !== "id" && !field.name.includes(".*"))
+    .map((field) => field.name)
 
 const noFilter: SearchFilterRequest = { filters: [], logic: "and" }
 
@@ -80,15 +87,22 @@ export const planRead = Effect.fn("SearchBrowse.planRead")(function*(
 ) {
   const filter = request.filter ?? noFilter
   yield* precheckFilter(filter)
-  const columns = request.columns ?? (yield* describeCollection(client, request.collection, options)).columns
+  const query = request.query?.trim() ?? ""
+  const described = request.columns === undefined || query !== "" ? yield* describeCollection(client, request.collection, options) : undefined
+  const columns = request.columns ?? described?.columns ?? []
   const filterBy = yield* compileFilter(filter, columns)
+  const queryBy = described === undefined ? [] : textFields(described.schema)
+  if (query !== "" && queryBy.length === 0) {
+    return yield* new SearchEngineError({ reason: "Status", status: 400, message: `Nothing to search in: '${request.collection}' has no indexed text field. Use a filter instead.` })
+  }
   const sorts = planSorts(request.sort ?? [], columns)
   const offset = Math.max(0, Math.trunc(request.offset ?? 0))
   const limit = Math.trunc(request.limit ?? defaultPageSize)
   const batches = planPage(offset, limit).map((batch) =>
     batch.map((slice): SearchParams => ({
       collection: request.collection,
-      q: "*",
+      q: query === "" ? "*" : query,
+      ...(query === "" ? {} : { query_by: queryBy.join(",") }),
       offset: slice.offset,
       limit: slice.limit,
       ...(filterBy === undefined ? {} : { filter_by: filterBy }),

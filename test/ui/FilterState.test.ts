@@ -9,6 +9,12 @@ describe("filter by this value", () => {
     expect(withValueFilter(emptyFilter, "email", null).rows).toEqual([{ column: "email", operator: "is_null", enabled: true }])
   })
 
+  it("replaces an earlier row on the same column, and writes numbers and booleans as the filter bar's text", () => {
+    const before = { ...emptyFilter, rows: [{ column: "qty", operator: ">", value: "3", enabled: true }, { column: "name", operator: "=", value: "a", enabled: false }] }
+    expect(withValueFilter(before, "qty", 7).rows).toEqual([{ column: "name", operator: "=", value: "a", enabled: false }, { column: "qty", operator: "=", value: "7", enabled: true }])
+    expect(withValueFilter(emptyFilter, "active", false).rows).toEqual([{ column: "active", operator: "=", value: "false", enabled: true }])
+  })
+
   it("applies it to the tab's view at once, from the applied filter, on the first page", () => {
     const edited = { ...emptyFilter, search: "typed but not applied" }
     const view = { filter: edited, applied: emptyFilter, offset: 2000, sort: [] }

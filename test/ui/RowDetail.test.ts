@@ -2,6 +2,7 @@ import Database from "better-sqlite3"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
+import { frameLine, measureFrames } from "../support/Frames.ts"
 import { cell, columnTexts, grid } from "../support/Grid.ts"
 
 /**
@@ -159,10 +160,10 @@ describe("row and cell editing", () => {
     await page.getByText("Pasted 2 cells: Save shows the statements.").waitFor()
     expect(await columnTexts(notes(), "title")).toEqual(["T1"])
     expect(await columnTexts(notes(), "body")).toEqual(["B1"])
-    await page.evaluate(() => navigator.clipboard.writeText("a\nb\n"))
-    await focusTitle()
+    await page.evaluate(() => navigator.clipboard.writeText("a\tb\n"))
+    await (await cell(notes(), 0, "meta")).click()
     await page.keyboard.press("Control+v")
-    await page.getByText("Nothing pasted: the 2×1 range does not fit from this cell.").waitFor()
+    await page.getByText("Nothing pasted: the 1×2 range does not fit from this cell.").waitFor()
     await page.getByRole("button", { name: "Discard" }).filter({ visible: true }).click()
   })
 
@@ -173,25 +174,9 @@ describe("row and cell editing", () => {
     const big = grid(page, "Rows")
     await (await cell(big, 0, "id")).click()
     const size = (db.prepare("SELECT length(doc) AS n FROM big").get() as { n: number }).n
-    // long frames while the panel opens: the longest gap between animation frames, from Space to the editor shown
-    await page.evaluate(() => {
-      const w = window as unknown as { frames_: Array<number>; stop_: boolean }
-      w.frames_ = []
-      w.stop_ = false
-      const tick = (t: number) => { w.frames_.push(t); if (!w.stop_) requestAnimationFrame(tick) }
-      requestAnimationFrame(tick)
-    })
-    const started = Date.now()
-    await page.keyboard.press("Space")
-    await detail().getByRole("group", { name: "doc" }).locator(".cm-content").waitFor()
-    const opened = Date.now() - started
-    await page.waitForTimeout(300)
-    const longest = await page.evaluate(() => {
-      const w = window as unknown as { frames_: Array<number>; stop_: boolean }
-      w.stop_ = true
-      return w.frames_.slice(1).reduce((max, t, i) => Math.max(max, t - (w.frames_[i] ?? t)), 0)
-    })
-    console.log(`row detail: a ${(size / 1e6).toFixed(2)} MB JSON value opened in ${opened} ms; longest frame ${longest.toFixed(0)} ms`)
+    // the longest gap between animation frames and the longest task, from Space to the editor shown
+    const report = await measureFrames(page, () => page.keyboard.press("Space"), () => detail().getByRole("group", { name: "doc" }).locator(".cm-content").waitFor())
+    console.log(frameLine(`row detail of a ${(size / 1e6).toFixed(2)} MB JSON value`, report))
     expect(size).toBeGreaterThan(1_000_000)
     expect(await detail().getByRole("group", { name: "doc" }).locator(".cm-line").count()).toBeGreaterThan(0)
   })

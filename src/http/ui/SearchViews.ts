@@ -66,7 +66,8 @@ const readRequest = (collection: string, request: UiBrowseRequest): Effect.Effec
         logic: request.logic,
         ...(request.raw === undefined || request.raw.trim() === "" ? {} : { raw: request.raw })
       },
-      sort: request.sort
+      sort: request.sort,
+      ...(request.search === undefined || request.search.trim() === "" ? {} : { query: request.search })
     })
 
 /** D-87: the `multi_search` request that gives exactly the grid's documents, for the console. */

@@ -1,64 +1,29 @@
 import { columnOrderingFeature, columnResizingFeature, columnSizingFeature, columnVisibilityFeature, tableFeatures, useTable } from "@tanstack/react-table"
 import { useVirtualizer } from "@tanstack/react-virtual"
 import { type KeyboardEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from "react"
-import type { SqlDialect } from "../../domain/SqlLexer.ts"
 import type { Cell } from "../../domain/UiSchemas.ts"
 import { usePrefs } from "../shell/Prefs.tsx"
-import { displayText, kindOfType, kindOfValues } from "./cellTypes.ts"
-import { CellEditor } from "./CellEditor.tsx"
+import { kindOfType, kindOfValues } from "./cellTypes.ts"
+import { GridCell } from "./GridCell.tsx"
+import { onGridKey } from "./gridKeys.ts"
 import { CellLink } from "./CellLink.tsx"
 import { CellViewer } from "./CellViewer.tsx"
-import { HeaderCell } from "./HeaderCell.tsx"
-import type { GridColumn } from "./cellTypes.ts"
+import { HeaderAt } from "./HeaderCell.tsx"
 
 export type { GridColumn } from "./cellTypes.ts"
 import { type CopyFormat, copyText, formatRange } from "./copyFormats.ts"
 import { cellMenuItems, GridMenu, type MenuItem } from "./GridMenu.tsx"
 import { GridStatus } from "./GridStatus.tsx"
-import { pasteEdits } from "./pasteRange.ts"
+import { pasteRange } from "./pasteRange.ts"
 import { widthOf } from "./columnWidth.ts"
+import type { DataGridProps } from "./gridProps.ts"
 import { useFocusFollow } from "./useFocusFollow.ts"
-import { type Pos, type Range, rangeOf, step } from "./selection.ts"
+import { type Pos, type Range, rangeOf } from "./selection.ts"
 
 const features = tableFeatures({ columnOrderingFeature, columnSizingFeature, columnResizingFeature, columnVisibilityFeature })
 type Row = ReadonlyArray<Cell>
 
-export type RowState = "inserted" | "changed" | "deleted" | undefined
-
-export interface DataGridProps {
-  readonly label: string
-  readonly columns: ReadonlyArray<GridColumn>
-  /** Keep the array identity stable between renders: the table's row model is rebuilt when it changes. */
-  readonly rows: ReadonlyArray<Row>
-  readonly sort?: ReadonlyArray<{ readonly column: string; readonly direction: "asc" | "desc" }>
-  readonly onHeaderClick?: (column: GridColumn) => void
-  readonly rowState?: (row: number) => RowState
-  readonly cellChanged?: (row: number, column: number) => boolean
-  /** Whether a cell may be edited; `onEdit` receives the typed value (null for NULL). */
-  readonly canEdit?: (row: number, column: number) => boolean
-  readonly onEdit?: (row: number, column: number, value: Cell) => void
-  readonly onSelectRows?: (rows: ReadonlyArray<number>) => void
-  /** For "copy as SQL INSERT". */
-  readonly sql?: { readonly dialect: SqlDialect; readonly table: string }
-  readonly height?: number | string
-  /** A new value (another page, sort or filter) scrolls back to the first row. */
-  readonly scrollKey?: string
-  /** Rows shown above the read rows (new rows): when it grows, the selection moves with the records it was on. */
-  readonly topRows?: number
-  /** A new `n` moves the focus (and the keyboard) to row `r`, column `c` — e.g. onto a row just added. */
-  readonly focusRequest?: { readonly r: number; readonly c: number; readonly n: number }
-  /** Space (and the menu): the row detail of a row. */
-  readonly onOpenRow?: (row: number) => void
-  /** Delete (and the menu): mark the selected rows for deletion; Ctrl/Cmd+D: duplicate them as new rows. */
-  readonly onDeleteRows?: (rows: ReadonlyArray<number>) => void
-  readonly onDuplicateRows?: (rows: ReadonlyArray<number>) => void
-  /** The menu's "Filter by this value" (`column` as in `columns`). */
-  readonly onFilterValue?: (column: number, value: Cell) => void
-  /** A cell that links somewhere (a foreign key's referenced row, D-101): its title; `column` as in `columns`. */
-  readonly cellLink?: (row: number, column: number) => string | undefined
-  /** Follows a cell's link: its ↗ button, or Ctrl/Cmd+Enter on the cell. */
-  readonly onCellLink?: (row: number, column: number) => void
-}
+export type { DataGridProps, RowState } from "./gridProps.ts"
 
 const HEADER_HEIGHT = 40
 
@@ -165,59 +130,29 @@ export const DataGrid = (props: DataGridProps) => {
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (editing !== undefined || viewing !== undefined || rows.length === 0) return
-    const mod = event.ctrlKey || event.metaKey
-    if (event.key === "ContextMenu" || (event.shiftKey && event.key === "F10")) {
-      event.preventDefault()
-      return openMenu()
-    }
-    if (event.key === " " && !mod && props.onOpenRow !== undefined) {
-      event.preventDefault()
-      return props.onOpenRow(focus.r)
-    }
-    if ((event.key === "Delete" || (mod && event.key === "Backspace")) && props.onDeleteRows !== undefined) {
-      event.preventDefault()
-      return props.onDeleteRows(selectedRows())
-    }
-    if (mod && !event.shiftKey && event.key.toLowerCase() === "d" && props.onDuplicateRows !== undefined) {
-      event.preventDefault()
-      return props.onDuplicateRows(selectedRows())
-    }
     const linkColumn = order[focus.c] ?? focus.c
-    if (mod && !event.shiftKey && event.key === "Enter" && props.onCellLink !== undefined && props.cellLink?.(focus.r, linkColumn) !== undefined) {
+    if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key === "Enter" && props.onCellLink !== undefined && props.cellLink?.(focus.r, linkColumn) !== undefined) {
       event.preventDefault()
       return props.onCellLink(focus.r, linkColumn)
     }
-    if (!mod && !event.altKey && event.key.length === 1 && event.key !== " " && editable(focus)) {
-      // typing on a cell starts its editor with that character, as in a spreadsheet
-      event.preventDefault()
-      setTyped(event.key)
-      return setEditing(focus)
-    }
-    const pageRows = Math.max(1, Math.floor(((scrollRef.current?.clientHeight ?? 400) - HEADER_HEIGHT) / rowHeight) - 1)
-    const next = step(event.key, { mod, shift: event.shiftKey }, focus, last, pageRows)
-    if (next !== undefined) {
-      event.preventDefault()
-      return moveTo(next, event.shiftKey && event.key !== "Tab")
-    }
-    if (mod && event.shiftKey && event.key.toLowerCase() === "n") {
-      event.preventDefault()
-      return setNull()
-    }
-    if (mod && event.key.toLowerCase() === "c") {
-      event.preventDefault()
-      return copy("tsv")
-    }
-    if (mod && event.key.toLowerCase() === "a") {
-      event.preventDefault()
-      setAnchor({ r: 0, c: 0 })
-      return setFocus(last)
-    }
-    if (event.key === "Enter" || event.key === "F2") {
-      event.preventDefault()
-      if (!event.shiftKey && editable(focus)) setEditing(focus)
-      else setViewing(focus)
-    }
-    if (event.key === "Escape") setAnchor(focus)
+    onGridKey(event, {
+      focus,
+      last,
+      pageRows: Math.max(1, Math.floor(((scrollRef.current?.clientHeight ?? 400) - HEADER_HEIGHT) / rowHeight) - 1),
+      editable,
+      selectedRows,
+      moveTo,
+      selectAll: () => { setAnchor({ r: 0, c: 0 }); setFocus(last) },
+      openMenu,
+      edit: (pos, key) => { setTyped(key); setEditing(pos) },
+      view: setViewing,
+      collapse: () => setAnchor(focus),
+      setNull,
+      copy,
+      onOpenRow: props.onOpenRow,
+      onDeleteRows: props.onDeleteRows,
+      onDuplicateRows: props.onDuplicateRows
+    })
   }
 
   const onCellMouseDown = (event: MouseEvent, pos: Pos) => {
@@ -230,7 +165,6 @@ export const DataGrid = (props: DataGridProps) => {
 
   const virtualRows = rowV.getVirtualItems()
   const virtualCols = colV.getVirtualItems()
-  const sortOf = (name: string) => props.sort?.find((s) => s.column === name)
 
   return (
     <div className={`datagrid${props.height === undefined ? " fill" : ""}`}>
@@ -245,45 +179,24 @@ export const DataGrid = (props: DataGridProps) => {
         tabIndex={0}
         onKeyDown={onKeyDown}
         onPaste={(event) => {
-          if (editing !== undefined || props.onEdit === undefined || rows.length === 0) return
+          if (editing !== undefined || props.onEdit === undefined || (rows.length === 0 && props.onPasteRows === undefined)) return
           event.preventDefault()
-          const result = pasteEdits(event.clipboardData.getData("text/plain"), focus, last, {
+          setCopied(pasteRange(event.clipboardData.getData("text/plain"), rows.length === 0 ? { r: 0, c: 0 } : focus, { rows: rows.length, columns: headers.length }, {
             kindAt: (c) => kinds[order[c] ?? c] ?? "text",
             nameAt: (c) => columns[order[c] ?? c]?.name ?? "",
-            editable
-          })
-          if ("error" in result) return setCopied(result.error)
-          for (const [pos, value] of result.edits) props.onEdit?.(pos.r, order[pos.c] ?? pos.c, value)
-          setCopied(`Pasted ${result.edits.length} cell${result.edits.length === 1 ? "" : "s"}: Save shows the statements.`)
+            columnAt: (c) => order[c] ?? c,
+            editable,
+            onEdit: props.onEdit,
+            onPasteRows: props.onPasteRows
+          }))
         }}
         style={props.height === undefined ? undefined : { height: props.height }}
       >
         <div style={{ width: totalWidth, height: rowV.getTotalSize(), position: "relative" }}>
           <div role="row" aria-rowindex={1} className="grid-header" style={{ width: totalWidth, height: HEADER_HEIGHT }}>
-            {virtualCols.map((item) => {
-              const header = headers[item.index]
-              const original = order[item.index] ?? item.index
-              const column = columns[original]
-              if (header === undefined || column === undefined) return null
-              return (
-                <HeaderCell
-                  key={header.id}
-                  header={header}
-                  column={column}
-                  colindex={original + 1}
-                  kind={kinds[original] ?? "text"}
-                  left={starts[item.index] ?? 0}
-                  width={sizes[item.index] ?? 0}
-                  sort={sortOf(column.name)}
-                  onClick={props.onHeaderClick}
-                  onMove={(moved) => {
-                    const ids = headers.map((h) => h.column.id).filter((id) => id !== moved)
-                    ids.splice(ids.indexOf(header.column.id), 0, moved)
-                    table.setColumnOrder(ids)
-                  }}
-                />
-              )
-            })}
+            {virtualCols.map((item) => (
+              <HeaderAt key={item.key} index={item.index} headers={headers} order={order} columns={columns} kinds={kinds} starts={starts} sizes={sizes} sort={props.sort} onClick={props.onHeaderClick} setOrder={(ids) => table.setColumnOrder(ids)} />
+            ))}
           </div>
           {virtualRows.map((item) => {
             const r = item.index
@@ -293,48 +206,39 @@ export const DataGrid = (props: DataGridProps) => {
                 {virtualCols.map((col) => {
                   const original = order[col.index] ?? col.index
                   const value = rows[r]?.[original] ?? null
-                  const kind = kinds[original] ?? "text"
+                  const pos = { r, c: col.index }
                   const inRange = r >= range.r0 && r <= range.r1 && col.index >= range.c0 && col.index <= range.c1
-                  const isFocus = r === focus.r && col.index === focus.c
-                  const classes = `grid-td kind-${kind}${value === null ? " null" : value === "" ? " empty" : ""}${inRange ? " selected" : ""}${isFocus ? " focus" : ""}${props.cellChanged?.(r, original) === true ? " changed" : ""}`
                   return (
-                    <div
+                    <GridCell
                       key={col.key}
-                      role="gridcell"
-                      aria-colindex={original + 1}
-                      aria-selected={inRange}
-                      className={classes}
-                      style={{ left: starts[col.index], width: sizes[col.index] }}
-                      title={value === "" ? "empty string" : undefined}
-                      onMouseDown={(event) => onCellMouseDown(event, { r, c: col.index })}
+                      value={value}
+                      kind={kinds[original] ?? "text"}
+                      colindex={original + 1}
+                      left={starts[col.index]}
+                      width={sizes[col.index]}
+                      selected={inRange}
+                      focused={r === focus.r && col.index === focus.c}
+                      changed={props.cellChanged?.(r, original) === true}
+                      editing={editing?.r === r && editing.c === col.index}
+                      typed={typed}
+                      adornment={props.cellLink?.(r, original) === undefined ? props.cellAdornment?.(r, original, value) : <CellLink title={props.cellLink(r, original)} follow={() => props.onCellLink?.(r, original)} />}
+                      onMouseDown={(event) => onCellMouseDown(event, pos)}
                       onContextMenu={(event) => {
                         event.preventDefault()
-                        const inside = r >= range.r0 && r <= range.r1 && col.index >= range.c0 && col.index <= range.c1
-                        setFocus({ r, c: col.index })
-                        if (!inside) setAnchor({ r, c: col.index })
+                        setFocus(pos)
+                        if (!inRange) setAnchor(pos)
                         setMenu({ x: event.clientX, y: event.clientY })
                       }}
-                      onMouseEnter={() => dragging.current && setFocus({ r, c: col.index })}
-                      onDoubleClick={() => (editable({ r, c: col.index }) ? setEditing({ r, c: col.index }) : setViewing({ r, c: col.index }))}
-                    >
-                      {editing?.r === r && editing.c === col.index
-                        ? (
-                          <CellEditor
-                            kind={kind}
-                            value={value}
-                            {...(typed === undefined ? {} : { initial: typed })}
-                            onDone={(result, move) => {
-                              setEditing(undefined)
-                              setTyped(undefined)
-                              if (result !== undefined) props.onEdit?.(r, original, result.value)
-                              scrollRef.current?.focus({ preventScroll: true })
-                              if (move) moveTo({ r, c: Math.min(last.c, col.index + 1) }, false)
-                            }}
-                          />
-                        )
-                        : displayText(value, kind)}
-                      {editing?.r !== r || editing.c !== col.index ? <CellLink title={props.cellLink?.(r, original)} follow={() => props.onCellLink?.(r, original)} /> : null}
-                    </div>
+                      onMouseEnter={() => dragging.current && setFocus(pos)}
+                      onDoubleClick={() => (editable(pos) ? setEditing(pos) : setViewing(pos))}
+                      onEdited={(result, move) => {
+                        setEditing(undefined)
+                        setTyped(undefined)
+                        if (result !== undefined) props.onEdit?.(r, original, result.value)
+                        scrollRef.current?.focus({ preventScroll: true })
+                        if (move) moveTo({ r, c: Math.min(last.c, col.index + 1) }, false)
+                      }}
+                    />
                   )
                 })}
               </div>

@@ -55,3 +55,39 @@ export const HeaderCell = ({ header, column, colindex, kind, left, width, sort, 
     />
   </div>
 )
+
+/** The header of the grid's `index`-th shown column (`order` maps shown columns to `columns`); dropping one moves it. */
+export const HeaderAt = ({ index, headers, order, columns, kinds, starts, sizes, sort, onClick, setOrder }: {
+  readonly index: number
+  readonly headers: ReadonlyArray<ResizableHeader & { readonly id: string }>
+  readonly order: ReadonlyArray<number>
+  readonly columns: ReadonlyArray<GridColumn>
+  readonly kinds: ReadonlyArray<CellKind>
+  readonly starts: ReadonlyArray<number>
+  readonly sizes: ReadonlyArray<number>
+  readonly sort: ReadonlyArray<{ readonly column: string; readonly direction: "asc" | "desc" }> | undefined
+  readonly onClick: ((column: GridColumn) => void) | undefined
+  readonly setOrder: (ids: Array<string>) => void
+}) => {
+  const header = headers[index]
+  const original = order[index] ?? index
+  const column = columns[original]
+  if (header === undefined || column === undefined) return null
+  return (
+    <HeaderCell
+      header={header}
+      column={column}
+      colindex={original + 1}
+      kind={kinds[original] ?? "text"}
+      left={starts[index] ?? 0}
+      width={sizes[index] ?? 0}
+      sort={sort?.find((s) => s.column === column.name)}
+      onClick={onClick}
+      onMove={(moved) => {
+        const ids = headers.map((h) => h.column.id).filter((id) => id !== moved)
+        ids.splice(ids.indexOf(header.column.id), 0, moved)
+        setOrder(ids)
+      }}
+    />
+  )
+}

@@ -22,7 +22,7 @@ const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ["Typing on a cell", "Start editing it with the character typed"],
   ["Delete", "Mark the selected rows for deletion (again: unmark)"],
   ["Cmd/Ctrl+D", "Duplicate the selected rows as new rows"],
-  ["Cmd/Ctrl+V", "Paste a TSV range (from a spreadsheet) into the cells from the focused one; every value is checked first"],
+  ["Cmd/Ctrl+V", "Paste a TSV range (from a spreadsheet) into the cells from the focused one, lines past the last row as new rows; every value is checked first"],
   ["Shift+F10 or the context-menu key", "Open the cell menu (copy as, set NULL, duplicate, delete, filter by this value, hide column)"],
   ["Cmd/Ctrl+T (or Alt+T)", "Open a new console tab on the connection shown"],
   ["Cmd/Ctrl+W (or Alt+W)", "Close the tab shown (asks first when it has unsaved changes)"],

@@ -1,19 +1,19 @@
-import { useCallback, useEffect, useMemo, useState } from "react"
+import { useEffect, useMemo, useState } from "react"
 import { isCutCell } from "../../../domain/SqlCell.ts"
 import type { Cell, UiBrowseRequest, UiConnection, UiPage } from "../../../domain/UiSchemas.ts"
 import { call } from "../../api.ts"
 import { DataGrid, type GridColumn } from "../../grid/DataGrid.tsx"
 import { Skeleton } from "../../shell/Skeleton.tsx"
-import { useDirty, useLeaveGuard } from "../../workspace/LeaveGuard.tsx"
+import { useLeaveGuard } from "../../workspace/LeaveGuard.tsx"
 import { useSessionState } from "../../workspace/sessionState.ts"
-import { emptyFilter, FilterBar, type FilterState } from "./FilterBar.tsx"
+import { emptyFilter, FilterBar, type FilterState, viewFilteredBy } from "./FilterBar.tsx"
 import { OpenInConsole } from "./OpenInConsole.tsx"
-import { searchRequests, usePendingEdits } from "./pendingEdits.ts"
+import { usePendingEdits } from "./pendingEdits.ts"
 import { PageControls } from "./PageControls.tsx"
-import { filterByValue } from "./filterByValue.ts"
 import { useForeignKeyLinks } from "./foreignKeyLinks.ts"
 import { RowDetail } from "./RowDetail.tsx"
 import { SaveDialog } from "./SaveDialog.tsx"
+import { useSaveFlow } from "./useSaveFlow.ts"
 
 /** From this many rows (the sidebar's count), the total is counted when asked, not on every filter. */
 const LARGE = 1_000_000
@@ -58,9 +58,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
   const [error, setError] = useState<string>()
   const [loading, setLoading] = useState(false)
   const [tick, setTick] = useState(0)
-  const [saved, setSaved] = useState<string>()
   const [selection, setSelection] = useState<ReadonlyArray<number>>([])
-  const [review, setReview] = useState<ReadonlyArray<string>>()
   const [detail, setDetail] = useState<{ readonly focus: boolean }>()
   const [focusRequest, setFocusRequest] = useState<{ readonly r: number; readonly c: number; readonly n: number }>()
   const pending = usePendingEdits(page, storage)
@@ -71,7 +69,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
     filters: applied.rows.filter((row) => row.enabled).map(({ enabled: _, ...row }) => row),
     logic: applied.logic,
     ...(applied.raw.trim() === "" ? {} : { raw: applied.raw }),
-    ...(search || searchText === "" ? {} : { search: searchText }),
+    ...(searchText.trim() === "" ? {} : { search: searchText }),
     caseSensitive: false,
     sort,
     offset,
@@ -118,44 +116,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
     leaving(() => setView((v) => ({ ...v, sort: next, offset: 0 })))
   }
 
-  const startSave = useCallback(() => {
-    if (pending.count === 0) return
-    setSaved(undefined)
-    if (search) return setReview(searchRequests(table, pending.searchEdits()))
-    call((client) => client.browse.sqlPreview({ path: { id: connection.id, table }, payload: pending.sqlEdits() })).then(
-      (preview) => setReview(preview.statements),
-      (e: Error) => setSaved(e.message)
-    )
-  }, [pending, search, table, connection.id])
-
-  const dirty = useMemo(() => (pending.count === 0 ? undefined : { label: table, count: pending.count, save: startSave, discard: pending.discard }), [pending.count, pending.discard, startSave, table])
-  useDirty(`${connection.id}/table:${table}`, dirty)
-
-  useEffect(() => {
-    if (!active) return
-    const onKey = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
-        event.preventDefault()
-        startSave()
-      }
-    }
-    document.addEventListener("keydown", onKey)
-    return () => document.removeEventListener("keydown", onKey)
-  }, [startSave, active])
-  const apply = async () => {
-    if (search) {
-      const result = await call((client) => client.browse.save({ path: { id: connection.id, table }, payload: pending.searchEdits() }))
-      // a failure names its document id ("new row <id>" for an insert); the request that carries that id is the one
-      const failedOn = (statement: string) =>
-        result.failures.find((f) => {
-          const id = f.row.replace(/^new row ?/, "")
-          return id === "" ? statement.startsWith("POST ") : statement.includes(`/${encodeURIComponent(id)}`) || statement.includes(JSON.stringify({ id }).slice(1, -1))
-        })?.message ?? null
-      return { ok: result.failures.length === 0, results: (review ?? []).map((statement) => ({ statement, rowsAffected: null, error: failedOn(statement) })) }
-    }
-    const result = await call((client) => client.browse.sqlApply({ path: { id: connection.id, table }, payload: { edits: pending.sqlEdits(), statements: review ?? [] } }))
-    return { ok: result.committed, results: result.results }
-  }
+  const { startSave, apply, review, setReview, saved, setSaved } = useSaveFlow({ connectionId: connection.id, table, search, active, pending })
 
   const canEdit = (row: number, column: number) => {
     if (page?.editable !== true) return false
@@ -210,9 +171,9 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
           onOpenRow={() => setDetail({ focus: true })}
           onFilterValue={(column, value) => {
             const name = columns[column]?.name
-            if (name !== undefined) leaving(() => setView((v) => { const next = filterByValue(v.filter, name, value); return { ...v, filter: next, applied: next, offset: 0 } }))
+            if (name !== undefined) leaving(() => setView((v) => viewFilteredBy(v, name, value)))
           }}
-          {...(editable ? { onDeleteRows: pending.toggleDelete, onDuplicateRows: duplicate } : {})}
+          {...(editable ? { onDeleteRows: pending.toggleDelete, onDuplicateRows: duplicate, onPasteRows: pending.stageMany } : {})}
           {...links}
         />
         {detail !== undefined && detailRow !== undefined && pending.rows[detailRow] !== undefined && (

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from "react"
-import type { UiColumn, UiFilterRow } from "../../../domain/UiSchemas.ts"
+import type { Cell, UiColumn, UiFilterRow } from "../../../domain/UiSchemas.ts"
 
 export interface FilterState {
   readonly rows: ReadonlyArray<UiFilterRow & { readonly enabled: boolean }>
@@ -13,19 +13,25 @@ export interface FilterState {
 export const emptyFilter: FilterState = { rows: [], logic: "and", raw: "", search: "" }
 
 /**
- * "Filter by this value": the state with one more enabled row, column = value (IS NULL for a null). The grid's
- * right-click menu applies it as the tab's filter.
+ * "Filter by this value" (the grid's cell menu): the state with one enabled row, column = value (IS NULL for a null),
+ * replacing an earlier row on the same column so a second choice does not narrow to nothing by accident.
  */
-export const withValueFilter = (state: FilterState, column: string, value: string | null): FilterState => ({
+export const withValueFilter = (state: FilterState, column: string, value: Cell): FilterState => ({
   ...state,
-  rows: [...state.rows, value === null ? { column, operator: "is_null", enabled: true } : { column, operator: "=", value, enabled: true }]
+  rows: [
+    ...state.rows.filter((row) => row.column !== column),
+    value === null ? { column, operator: "is_null", enabled: true } : { column, operator: "=", value: String(value), enabled: true }
+  ]
 })
 
-/** A tab's view with "filter by this value" applied at once (edited and applied filter alike, back to the first page). */
+/**
+ * A tab's view with "filter by this value" applied at once: the one path from the cell menu into the filter bar's
+ * state, built on the applied filter (what the grid shows), edited and applied filter alike, back to the first page.
+ */
 export const viewFilteredBy = <V extends { readonly filter: FilterState; readonly applied: FilterState; readonly offset: number }>(
   view: V,
   column: string,
-  value: string | null
+  value: Cell
 ): V => {
   const next = withValueFilter(view.applied, column, value)
   return { ...view, filter: next, applied: next, offset: 0 }
@@ -42,8 +48,9 @@ const label = (op: string) => LABELS[op] ?? op.replaceAll("_", " ")
 const noValue = (op: string) => op === "is_null" || op === "is_not_null"
 
 /**
- * The filter bar (D-85): for SQL tables a search box over every column and a WHERE condition; column/operator/value
- * rows, All/Any; for search collections a Raw filter and the case control. Ctrl/Cmd+F focuses it (the tab shown only).
+ * The filter bar (D-85): a search box (SQL tables: every column; search collections: `q` over the text fields, D-103);
+ * for SQL tables a WHERE condition; column/operator/value rows, All/Any; for search collections a Raw filter and the
+ * case control. Ctrl/Cmd+F focuses the search box (the tab shown only).
  */
 export const FilterBar = ({ columns, search, value, onChange, onApply, active = true }: {
   readonly columns: ReadonlyArray<UiColumn>
@@ -71,18 +78,18 @@ export const FilterBar = ({ columns, search, value, onChange, onApply, active = 
     onChange({ ...value, rows: value.rows.map((row, i) => (i === index ? { ...row, ...patch } : row)) })
   return (
     <form className="card" aria-label="Filter" onSubmit={(e) => { e.preventDefault(); onApply() }} style={{ padding: 8 }}>
-      {!search && (
-        <div className="row" style={{ marginBottom: 4 }}>
-          <span className="muted" aria-hidden="true">Search</span>
-          <input
-            ref={first}
-            type="search"
-            aria-label="Search all columns"
-            style={{ flex: 1, minWidth: 200 }}
-            value={value.search ?? ""}
-            placeholder="Search every column (Ctrl/Cmd+F) — binary columns are skipped"
-            onChange={(e) => onChange({ ...value, search: e.target.value })}
-          />
+      <div className="row" style={{ marginBottom: 4 }}>
+        <span className="muted" aria-hidden="true">Search</span>
+        <input
+          ref={first}
+          type="search"
+          aria-label={search ? "Search the text fields" : "Search all columns"}
+          style={{ flex: 1, minWidth: 200 }}
+          value={value.search ?? ""}
+          placeholder={search ? "Search the text fields (Ctrl/Cmd+F) — every word must match" : "Search every column (Ctrl/Cmd+F) — binary columns are skipped"}
+          onChange={(e) => onChange({ ...value, search: e.target.value })}
+        />
+        {!search && <>
           <span className="muted" aria-hidden="true" style={{ fontFamily: "var(--mono, monospace)" }}>WHERE</span>
           <input
             aria-label="WHERE condition"
@@ -92,8 +99,8 @@ export const FilterBar = ({ columns, search, value, onChange, onApply, active = 
             title="Read-only SQL condition; checked like a console statement before it runs"
             onChange={(e) => onChange({ ...value, raw: e.target.value })}
           />
-        </div>
-      )}
+        </>}
+      </div>
       {value.rows.map((row, index) => (
         <div className="row" key={index} style={{ marginBottom: 4 }}>
           <input type="checkbox" aria-label="Use this filter" checked={row.enabled} onChange={(e) => setRow(index, { enabled: e.target.checked })} />
@@ -118,7 +125,7 @@ export const FilterBar = ({ columns, search, value, onChange, onApply, active = 
           </select>
         </label>
         {search && (
-          <input ref={first} aria-label="Raw filter" style={{ flex: 1, minWidth: 220 }} value={value.raw} placeholder="Raw filter_by, e.g. price:>10 && in_stock:true" onChange={(e) => onChange({ ...value, raw: e.target.value })} />
+          <input aria-label="Raw filter" style={{ flex: 1, minWidth: 220 }} value={value.raw} placeholder="Raw filter_by, e.g. price:>10 && in_stock:true" onChange={(e) => onChange({ ...value, raw: e.target.value })} />
         )}
         {search && (
           <label className="row muted" title="Typesense always ignores case; case-sensitive matching is not supported.">

@@ -87,6 +87,43 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
     })
   }
 
+  /**
+   * Many cells at once (a pasted range, D-102): one state update for all of them, so 10,000 cells cost one render.
+   * `changes` are grid positions before `added` (whole new rows, by column index) go in above the other new rows.
+   */
+  const stageMany = (changes: ReadonlyArray<readonly [number, number, Cell]>, added: ReadonlyArray<ReadonlyArray<readonly [number, Cell]>> = []) => {
+    const named = (values: ReadonlyArray<readonly [number, Cell]>) =>
+      Object.fromEntries(values.flatMap(([column, value]) => (columns[column] === undefined ? [] : [[columns[column].name, value] as const])))
+    const toInserts = changes.filter(([row]) => row < inserts.length)
+    const toRows = changes.filter(([row]) => row >= inserts.length)
+    if (toInserts.length > 0 || added.length > 0) {
+      setInserts((current) => {
+        const next = current.map((values) => ({ ...values }))
+        for (const [row, column, value] of toInserts) {
+          const name = columns[column]?.name
+          const target = next[row]
+          if (name !== undefined && target !== undefined) target[name] = value
+        }
+        return [...added.map(named), ...next]
+      })
+    }
+    if (toRows.length === 0) return
+    setEdits((current) => {
+      const next: Record<number, Record<string, Cell>> = {}
+      for (const [index, values] of Object.entries(current)) next[Number(index)] = { ...values }
+      for (const [row, column, value] of toRows) {
+        const index = row - inserts.length
+        const name = columns[column]?.name
+        if (name === undefined) continue
+        const changed = (next[index] ??= {})
+        if ((pageRows[index]?.[column] ?? null) === value) delete changed[name]
+        else changed[name] = value
+        if (Object.keys(changed).length === 0) delete next[index]
+      }
+      return next
+    })
+  }
+
   const rowState = (row: number): RowState =>
     row < inserts.length ? "inserted" : deleted.has(row - inserts.length) ? "deleted" : edits[row - inserts.length] !== undefined ? "changed" : undefined
   const cellChanged = (row: number, column: number) => {
@@ -134,7 +171,7 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
     }
   }
 
-  return { rows, count, discard, edit, rowState, cellChanged, addRow, duplicate, toggleDelete, sqlEdits, searchEdits, insertCount: inserts.length, deleted } as const
+  return { rows, count, discard, edit, stageMany, rowState, cellChanged, addRow, duplicate, toggleDelete, sqlEdits, searchEdits, insertCount: inserts.length, deleted } as const
 }
 
 /** The document requests a search Save makes, as the dialog lists them (doc 2 §8). */
