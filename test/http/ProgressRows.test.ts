@@ -1,10 +1,11 @@
 // D-95: a long execute_query tells the rows read so far and the seconds since it began, as the rows arrive, between
 // the contract's "Executing" (0.3) and "Done" (1.0), through the official client's onprogress.
+import Database from "better-sqlite3"
 import { randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Client } from "@modelcontextprotocol/client"
-import { afterAll, beforeAll, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type MariadbServer, startMariadb } from "../support/MariadbHarness.ts"
 import { describeMariadb } from "../support/MariadbSuite.ts"
 import { connectModernClient } from "../support/McpClients.ts"
@@ -98,6 +99,23 @@ describeMariadb("D-95 progress with real numbers on MariaDB (official client)", 
   it("D-95: a slow read tells the rows read so far and the seconds, increasing, between 0.3 and 1", async () => {
     // Rows half the server's network buffer: it sends them as they are made, a tenth of a second apart.
     const { rows, result } = await progressOf(state.client!, state.id, "SELECT seq AS n, REPEAT('x', 8000) AS wide, SLEEP(0.1) AS pause FROM seq_1_to_20", 20)
+    expectGrowing(rows, 20)
+    expect(result.structuredContent.rows).toHaveLength(20)
+  }, 60_000)
+})
+
+describe("D-95 progress with real numbers on SQLite (official client)", () => {
+  const state = withServer(() => {
+    const path = join(tempHome(), "slow.db")
+    new Database(path).exec("CREATE TABLE t (n INTEGER)").close()
+    return { type: "sqlite", path }
+  })
+
+  it("D-95: the child process tells the rows it has read, increasing, between 0.3 and 1", async () => {
+    // Each row costs a count over a recursive sequence (a few tens of ms), so the rows leave the iterator over time.
+    const slow = "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 20) " +
+      "SELECT n, (WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 200000 + s.n) SELECT count(*) FROM k) AS work FROM s"
+    const { rows, result } = await progressOf(state.client!, state.id, slow, 20)
     expectGrowing(rows, 20)
     expect(result.structuredContent.rows).toHaveLength(20)
   }, 60_000)
