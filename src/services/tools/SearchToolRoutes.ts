@@ -14,6 +14,7 @@ import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { checkWriteGates, statementVerb } from "./StatementGates.ts"
 import { guardedResult } from "./Guards.ts"
+import { counting } from "./RowProgress.ts"
 import { toolResult, type ToolRun } from "./Tool.ts"
 
 type SessionCall = (session: SearchSession, options: CallOptions) => Effect.Effect<JsonObject, ToolFailure | ProtocolError>
@@ -84,7 +85,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
           Effect.map(session.browse(table, query, defaultRows, options, limits, connection.maskingRules), guardedResult)))
 
     const count = (connection: SearchConnection, table: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic, context: MethodContext) =>
-      withSession(connection, context, (session, options) => Effect.map(session.count(table, filters, logic, options), (result) => toolResult({ ...result })))
+      withSession(connection, context, (session, options) => counting(context.progress, Effect.map(session.count(table, filters, logic, options), (result) => toolResult({ ...result }))))
 
     const status = (connection: SearchConnection, context: MethodContext) =>
       withSession(connection, context, (session, options) => Effect.map(session.status(options), (result) => toolResult({ ...result })))
