@@ -14,7 +14,7 @@ import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { checkWriteGates, statementVerb } from "./StatementGates.ts"
 import { guardedResult } from "./Guards.ts"
-import { counting } from "./RowProgress.ts"
+import { counting, withElapsedProgress } from "./RowProgress.ts"
 import { toolResult, type ToolRun } from "./Tool.ts"
 
 type SessionCall = (session: SearchSession, options: CallOptions) => Effect.Effect<JsonObject, ToolFailure | ProtocolError>
@@ -118,7 +118,12 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         if (gate !== undefined) yield* gate.askApp
         const { session } = yield* registry.openSearch(connection)
         yield* context.progress(0.3, "Executing")
-        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits, connection.maskingRules).pipe(withDeadline(args.timeoutSeconds))
+        // D-95: the engine answers a request whole (one response, however many searches it holds): no rows so far to
+        // tell, so the seconds it has been waiting.
+        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits, connection.maskingRules).pipe(
+          withDeadline(args.timeoutSeconds),
+          (reading) => withElapsedProgress(context.progress, "waiting for the engine", reading)
+        )
         yield* context.progress(1, "Done")
         return guardedResult(result)
       }).pipe(namingConnection(connection))
