@@ -30,7 +30,7 @@ import {
   Unsupported
 } from "./Driver.ts"
 import { makeRedactor, redactOutcome } from "./Redactor.ts"
-import type { ChildRequest, ChildResponse } from "./sqlite/Protocol.ts"
+import type { ChildRequest, ChildResponse, ChildRows } from "./sqlite/Protocol.ts"
 import { READY } from "./sqlite/Protocol.ts"
 
 export interface SqliteSettings {
@@ -71,6 +71,8 @@ interface ChildLink {
   readonly child: ChildProcess
   readonly ready: Promise<void>
   readonly pending: Map<number, (response: ChildResponse) => void>
+  /** D-95: requests that want the rows read so far while they run. */
+  readonly rows: Map<number, (rows: number) => void>
   readonly exited: Promise<void>
   /** The inode of the database file when the child started: another one means the file was replaced. */
   readonly inode: number
@@ -101,6 +103,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         serialization: "advanced"
       })
       const pending = new Map<number, (response: ChildResponse) => void>()
+      const rows = new Map<number, (rows: number) => void>()
       let markReady = (): void => {}
       const ready = new Promise<void>((resolve) => (markReady = resolve))
       const exited = new Promise<void>((resolve) => {
@@ -115,15 +118,17 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           resolve()
         })
       })
-      const created: ChildLink = { child, ready, pending, exited, inode, stderr: "" }
+      const created: ChildLink = { child, ready, pending, rows, exited, inode, stderr: "" }
       child.stderr?.on("data", (chunk: Buffer) => {
         created.stderr = (created.stderr + chunk.toString("utf8")).slice(-STDERR_KEPT)
       })
       child.on("error", () => child.kill("SIGKILL"))
-      child.on("message", (message: ChildResponse | typeof READY) => {
+      child.on("message", (message: ChildResponse | ChildRows | typeof READY) => {
         if (message === READY) return markReady()
+        if (!("ok" in message)) return rows.get(message.id)?.(message.rows)
         const resume = pending.get(message.id)
         pending.delete(message.id)
+        rows.delete(message.id)
         resume?.(message)
       })
       return created
@@ -169,7 +174,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
      * One request to the child; interrupting it kills the child that is running it. With `seconds`, the deadline is a
      * timer inside the exchange that ends it the same way (Effect.timeoutFail raced two fibers per statement).
      */
-    const exchange = <A>(request: ChildRequest, seconds?: number): Effect.Effect<A, Failure | StatementTimeout> =>
+    const exchange = <A>(request: ChildRequest, seconds?: number, onRows?: (rows: number) => void): Effect.Effect<A, Failure | StatementTimeout> =>
       Effect.flatMap(currentInode, (inode) => {
         // A deleted file is reported, never served from the handle a child still holds; a replaced one gets a new child.
         if (inode === undefined) {
@@ -179,6 +184,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         return Effect.async<A, Failure | StatementTimeout>((resume) => {
           const target = link ?? (link = spawn(inode))
           const id = nextId++
+          if (onRows !== undefined) target.rows.set(id, onRows)
           const deadline = seconds === undefined ? undefined : setTimeout(() => {
             if (target.pending.delete(id)) kill(target)
             resume(Effect.fail(new StatementTimeout({ seconds })))
@@ -203,6 +209,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           })
           return Effect.sync(() => {
             clearTimeout(deadline)
+            target.rows.delete(id)
             if (target.pending.delete(id)) kill(target)
           })
         })
@@ -212,13 +219,13 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
     const send = <A>(request: ChildRequest): Effect.Effect<A, Failure> => lock.withPermits(1)(exchange<A>(request) as Effect.Effect<A, Failure>)
 
     /** Sends one request that must end within `seconds`, the wait behind another statement included. */
-    const sendWithin = <A>(request: ChildRequest, seconds: number): Effect.Effect<A, Failure | StatementTimeout> =>
+    const sendWithin = <A>(request: ChildRequest, seconds: number, onRows?: (rows: number) => void): Effect.Effect<A, Failure | StatementTimeout> =>
       Effect.flatMap(
-        lock.withPermitsIfAvailable(1)(exchange<A>(request, seconds)),
+        lock.withPermitsIfAvailable(1)(exchange<A>(request, seconds, onRows)),
         Option.match({
           onSome: (value) => Effect.succeed(value),
           // Another statement holds the connection: the deadline has to cover the wait for it too.
-          onNone: () => Effect.timeoutFail(send<A>(request), { duration: Duration.seconds(seconds), onTimeout: () => new StatementTimeout({ seconds }) })
+          onNone: () => Effect.timeoutFail(lock.withPermits(1)(exchange<A>(request, undefined, onRows)), { duration: Duration.seconds(seconds), onTimeout: () => new StatementTimeout({ seconds }) })
         })
       )
 
@@ -233,8 +240,9 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
           ...request(cursor),
           maxRows: options.maxRows,
           ...(options.limits === undefined ? {} : { limits: options.limits }),
-          ...(options.guard === undefined ? {} : { guard: options.guard })
-        } as ChildRequest, options.timeoutSeconds)
+          ...(options.guard === undefined ? {} : { guard: options.guard }),
+          ...(options.onRows === undefined ? {} : { tellRows: true })
+        } as ChildRequest, options.timeoutSeconds, options.onRows)
         if ("unsupported" in opened) return undefined
         // The child that holds the iterator: after it ended (killed, replaced) there is nothing to close.
         const owner = link

@@ -8,6 +8,7 @@ import { SettingsStore } from "../Settings.ts"
 import { namespaceOf, requireName, withDriver } from "./SchemaTools.ts"
 import { countGuard, guardedResult, resolveTarget, tableGuard } from "./Guards.ts"
 import { keepOpened, withContinuation } from "./ContinuationTools.ts"
+import { counting } from "./RowProgress.ts"
 import { SearchToolRoutes } from "./SearchToolRoutes.ts"
 import { defineTool, toolResult } from "./Tool.ts"
 import { connectionId, countFilters, database, filters, integer, logic, schemaName, table } from "./ToolArguments.ts"
@@ -84,9 +85,12 @@ export const DataTools = Effect.gen(function*() {
         const parsedFilters = yield* semantic(Schema.Array(BrowseFilter), args.filters ?? [], "filters")
         const parsedLogic = yield* semantic(FilterLogic, args.logic ?? "and", "logic")
         const namespace = yield* namespaceOf(args)
-        return yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => Effect.map(driver.count(target.table, parsedFilters, parsedLogic, target.namespace, countGuard(connection, target)), (count) => toolResult({ ...count }))),
+        // D-95: 0 when the call starts, 0.3 once the database is reached, the seconds while it counts, 1 when done.
+        const run = yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
+          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) =>
+            counting(context.progress, Effect.map(driver.count(target.table, parsedFilters, parsedLogic, target.namespace, countGuard(connection, target)), (count) => toolResult({ ...count })))),
           (connection) => search.count(connection, args.table, parsedFilters, parsedLogic, context))
+        return Effect.zipRight(context.progress(0, "Resolving connection"), Effect.tap(run, () => context.progress(1, "Done")))
       })
   })
 

@@ -28,3 +28,29 @@ export const withRowProgress = <A, E, R>(
       rows = count
     }).pipe(Effect.ensuring(Fiber.interrupt(ticker)))
   })
+
+/** Seconds at which a count's bar stands halfway between "Counting" (0.3) and "Done" (1.0). */
+const HALFWAY_SECONDS = 30
+
+/**
+ * D-95: progress of work that has no rows so far to tell (a COUNT): every 250 ms the seconds since it began
+ * ("counting, 2.5 s"), `progress` growing with them from 0.3 towards 1 without reaching it.
+ */
+export const withElapsedProgress = <A, E, R>(
+  progress: (value: number, message: string) => Effect.Effect<void>,
+  doing: string,
+  body: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.gen(function*() {
+    const started = yield* Clock.currentTimeMillis
+    const tick = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const seconds = (now - started) / 1000
+      return progress(0.3 + 0.7 * seconds / (seconds + HALFWAY_SECONDS), `${doing}, ${seconds.toFixed(1)} s`)
+    })
+    const ticker = yield* Effect.fork(Effect.repeat(Effect.delay(tick, EVERY), Schedule.forever))
+    return yield* body.pipe(Effect.ensuring(Fiber.interrupt(ticker)))
+  })
+
+/** D-95: a count between "Counting" (0.3) and the caller's "Done", telling its seconds while it runs. */
+export const counting = <A, E, R>(progress: (value: number, message: string) => Effect.Effect<void>, body: Effect.Effect<A, E, R>) =>
+  Effect.zipRight(progress(0.3, "Counting"), withElapsedProgress(progress, "counting", body))

@@ -14,6 +14,7 @@ import { SettingsStore } from "../Settings.ts"
 import { StatementApproval } from "../StatementApproval.ts"
 import { checkWriteGates, statementVerb } from "./StatementGates.ts"
 import { guardedResult } from "./Guards.ts"
+import { counting, withElapsedProgress } from "./RowProgress.ts"
 import { toolResult, type ToolRun } from "./Tool.ts"
 
 type SessionCall = (session: SearchSession, options: CallOptions) => Effect.Effect<JsonObject, ToolFailure | ProtocolError>
@@ -84,7 +85,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
           Effect.map(session.browse(table, query, defaultRows, options, limits, connection.maskingRules), guardedResult)))
 
     const count = (connection: SearchConnection, table: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic, context: MethodContext) =>
-      withSession(connection, context, (session, options) => Effect.map(session.count(table, filters, logic, options), (result) => toolResult({ ...result })))
+      withSession(connection, context, (session, options) => counting(context.progress, Effect.map(session.count(table, filters, logic, options), (result) => toolResult({ ...result }))))
 
     const status = (connection: SearchConnection, context: MethodContext) =>
       withSession(connection, context, (session, options) => Effect.map(session.status(options), (result) => toolResult({ ...result })))
@@ -117,7 +118,12 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         if (gate !== undefined) yield* gate.askApp
         const { session } = yield* registry.openSearch(connection)
         yield* context.progress(0.3, "Executing")
-        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits, connection.maskingRules).pipe(withDeadline(args.timeoutSeconds))
+        // D-95: the engine answers a request whole (one response, however many searches it holds): no rows so far to
+        // tell, so the seconds it has been waiting.
+        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits, connection.maskingRules).pipe(
+          withDeadline(args.timeoutSeconds),
+          (reading) => withElapsedProgress(context.progress, "waiting for the engine", reading)
+        )
         yield* context.progress(1, "Done")
         return guardedResult(result)
       }).pipe(namingConnection(connection))

@@ -43,6 +43,8 @@ export type ChildRequest =
     readonly maxRows: number
     readonly limits?: AnswerLimits
     readonly guard?: AnswerGuard
+    /** D-95: tell the rows read so far while the first page is read (`ChildRows` messages). */
+    readonly tellRows?: boolean
   }
   | {
     readonly op: "cursorBrowse"
@@ -52,6 +54,7 @@ export type ChildRequest =
     readonly maxRows: number
     readonly limits?: AnswerLimits
     readonly guard?: AnswerGuard
+    readonly tellRows?: boolean
   }
   | { readonly op: "cursorPage"; readonly cursor: number; readonly maxRows: number; readonly limits?: AnswerLimits }
   | { readonly op: "cursorClose"; readonly cursor: number }
@@ -66,5 +69,13 @@ export type ChildFailure =
 export type ChildResponse =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly id: number; readonly ok: false; readonly failure: ChildFailure }
+
+/** D-95: sent while a request reads rows: the rows read so far (at most every ROWS_EVERY_MS). */
+export interface ChildRows {
+  readonly id: number
+  readonly rows: number
+}
+
+export const ROWS_EVERY_MS = 100
 
 export const READY = "ready"

@@ -5,6 +5,7 @@ import { maskedCell } from "../../../domain/ColumnGuard.ts"
 import { CursorPages, type PulledRows } from "../CursorPages.ts"
 import type { AnswerGuard } from "../Driver.ts"
 import { OpFailure } from "./SqliteCatalog.ts"
+import { ROWS_EVERY_MS } from "./Protocol.ts"
 import { SqliteGuard } from "./SqliteGuard.ts"
 import { bindValue } from "./SqliteOps.ts"
 
@@ -40,7 +41,16 @@ export class SqliteCursors {
   }
 
   /** Opens `sql` (a statement that returns rows, else `unsupported`) and answers its first page. */
-  openCursor(id: number, sql: string, params: ReadonlyArray<unknown>, maxRows: number, limits: AnswerLimits | undefined, guard: AnswerGuard | undefined, hints: AnswerHints = SQL_HINTS) {
+  openCursor(
+    id: number,
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    maxRows: number,
+    limits: AnswerLimits | undefined,
+    guard: AnswerGuard | undefined,
+    hints: AnswerHints = SQL_HINTS,
+    tellRows?: (rows: number) => void
+  ) {
     const db = this.connection()
     try {
       const statement = db.prepare(sql).safeIntegers(true)
@@ -65,15 +75,15 @@ export class SqliteCursors {
       this.release(db)
       throw error
     }
-    return { page: this.page(id, maxRows, limits) }
+    return { page: this.page(id, maxRows, limits, tellRows) }
   }
 
-  page(id: number, maxRows: number, limits: AnswerLimits | undefined) {
+  page(id: number, maxRows: number, limits: AnswerLimits | undefined, tellRows?: (rows: number) => void) {
     const entry = this.open.get(id)
     if (entry === undefined) throw new OpFailure({ kind: "Sql", message: "this open result was lost (the connection's SQLite process restarted); run the statement again" })
     try {
       const wanted = entry.pages.wanted(maxRows)
-      const page = entry.pages.assemble(maxRows, limits, wanted > 0 ? this.pull(entry, wanted) : undefined)
+      const page = entry.pages.assemble(maxRows, limits, wanted > 0 ? this.pull(entry, wanted, tellRows) : undefined)
       if (!page.more) this.closeCursor(id)
       return page
     } catch (error) {
@@ -82,13 +92,19 @@ export class SqliteCursors {
     }
   }
 
-  private pull(entry: Open, count: number): PulledRows {
+  private pull(entry: Open, count: number, tellRows: ((rows: number) => void) | undefined): PulledRows {
     const rows: Array<ReadonlyArray<unknown>> = []
+    let told = performance.now()
     try {
       while (rows.length < count) {
         const next = entry.rows.next()
         if (next.done === true) return { rows, done: true }
         rows.push(entry.verdict === undefined ? next.value : projectRow(next.value, entry.verdict.actions, maskedCell))
+        // D-95: the loop holds the child's thread, so it tells its rows itself, every ROWS_EVERY_MS at most.
+        if (tellRows !== undefined && performance.now() - told >= ROWS_EVERY_MS) {
+          told = performance.now()
+          tellRows(rows.length)
+        }
       }
     } catch (error) {
       // A value the AI settings protect may be quoted in the message; a lock keeps its own meaning for the driver.

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3"
 import { BROWSE_HINTS } from "../../../domain/AnswerBudget.ts"
-import type { ChildFailure, ChildRequest, ChildResponse } from "./Protocol.ts"
+import type { ChildFailure, ChildRequest, ChildResponse, ChildRows } from "./Protocol.ts"
 import { READY } from "./Protocol.ts"
 import { OpFailure, SqliteOps } from "./SqliteOps.ts"
 import { SqliteCursors } from "./SqliteCursors.ts"
@@ -32,7 +32,7 @@ const ops = new SqliteOps(handles)
 const cursors = new SqliteCursors(path)
 const EXPLAIN_PREFIX = /^\s*EXPLAIN(\s+QUERY\s+PLAN)?\s+/i
 
-const run = (request: ChildRequest): unknown => {
+const run = (request: { readonly id: number } & ChildRequest): unknown => {
   switch (request.op) {
     case "status":
       return ops.status()
@@ -67,10 +67,10 @@ const run = (request: ChildRequest): unknown => {
     case "transaction":
       return ops.transaction(request.statements)
     case "cursorOpen":
-      return cursors.openCursor(request.cursor, request.sql, request.params, request.maxRows, request.limits, request.guard)
+      return cursors.openCursor(request.cursor, request.sql, request.params, request.maxRows, request.limits, request.guard, undefined, request.tellRows === true ? tellRows(request.id) : undefined)
     case "cursorBrowse": {
       const built = ops.browseStatement(request.table, request.query)
-      return cursors.openCursor(request.cursor, built.sql, built.params, request.maxRows, request.limits, request.guard, BROWSE_HINTS)
+      return cursors.openCursor(request.cursor, built.sql, built.params, request.maxRows, request.limits, request.guard, BROWSE_HINTS, request.tellRows === true ? tellRows(request.id) : undefined)
     }
     case "cursorPage":
       return cursors.page(request.cursor, request.maxRows, request.limits)
@@ -82,6 +82,11 @@ const run = (request: ChildRequest): unknown => {
       readwriteHandle?.close()
       return null
   }
+}
+
+/** D-95: the rows read so far, sent to the driver while the request still runs (IPC writes go out at once). */
+const tellRows = (id: number) => (rows: number): void => {
+  process.send?.({ id, rows } satisfies ChildRows)
 }
 
 const failureOf = (error: unknown): ChildFailure =>
