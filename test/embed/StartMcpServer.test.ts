@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ApprovalRequest, type DbdeskServer, type ServerEventMap, startMcpServer } from "../../src/index.ts"
 import { connectModernClient } from "../support/McpClients.ts"
 import { tempHome } from "../support/TestServer.ts"
+import { BUILT_IN_TOOL_NAMES } from "../../src/domain/ToolNames.ts"
 
 /**
  * D-77: the Promise facade as a host that does not use Effect calls it, from the sources (the same facade
@@ -78,7 +79,7 @@ const execute = (query: string) => client.callTool({ name: "execute_query", argu
 describe("startMcpServer (D-77)", () => {
   it("serves every tool, on the host's own connections only (connections.json is never written)", async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((tool) => tool.name)).toHaveLength(16)
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...BUILT_IN_TOOL_NAMES].sort())
     const listed: any = await client.callTool({ name: "list_connections", arguments: {} })
     expect(listed.structuredContent.connections.map((connection: any) => connection.id)).toEqual(["orders", "archive"])
     expect(existsSync(join(home, "connections.json"))).toBe(false)
