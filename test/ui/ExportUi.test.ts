@@ -102,6 +102,26 @@ describe("Export in the UI", () => {
     await dialog.getByRole("button", { name: "Close" }).click()
   }, 180_000)
 
+  it("D-92 the UI's export refuses a statement that writes, before it runs, and writes no file", async () => {
+    const before = files()
+    const answer = await ui.page.evaluate(async () => {
+      const connections = await (await fetch("/api/connections")).json() as Array<{ id: string; name: string }>
+      const sample = connections.find((connection) => connection.name === "Sample (SQLite)")!
+      const response = await fetch(`/api/connections/${sample.id}/export`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ runId: "write-1", format: "csv", query: "DELETE FROM people" })
+      })
+      return { status: response.status, body: await response.json() as { message: string } }
+    })
+    expect(answer.status).toBe(400)
+    expect(answer.body.message).toBe("Export runs only a statement that reads; this one may change data.")
+    const db = new Database(join(ui.server.home, "sample.db"), { readonly: true })
+    expect(db.prepare("SELECT count(*) AS c FROM people").get()).toEqual({ c: 5 })
+    db.close()
+    expect(files()).toEqual(before)
+  })
+
   it("D-92 the export folder is a setting in the MCP panel; a relative path is refused in plain words", async () => {
     const { page } = ui
     const other = mkdtempSync(join(tmpdir(), "dbdesk-ui-exports-2-"))
