@@ -7,6 +7,7 @@ import { PolicyExplainRequest, PolicyExplanation } from "./PolicyExplanation.ts"
 import { SearchDashboard, SearchKeyRecord, NewSearchKey } from "./SearchAdmin.ts"
 import { Settings } from "./Settings.ts"
 import { UiCatalog, UiCatalogObjects } from "./UiCatalog.ts"
+import { UiExportFolder, UiExportRequest, UiExportStatus } from "./UiExport.ts"
 import {
   UiAnswer,
   UiBrowseRequest,
@@ -167,6 +168,13 @@ const catalog = HttpApiGroup.make("catalog")
       .addSuccess(UiCatalogObjects)
   )
 
+/** The UI's Export (D-92): started on the server's exporter, its progress polled, cancelled by the UI's id. */
+const exportsGroup = HttpApiGroup.make("exports")
+  .add(HttpApiEndpoint.post("startExport", "/connections/:id/export").setPath(IdPath).setPayload(UiExportRequest).addSuccess(UiExportStatus))
+  .add(HttpApiEndpoint.get("exportStatus", "/exports/:runId").setPath(Schema.Struct({ runId: Schema.String })).addSuccess(UiExportStatus))
+  .add(HttpApiEndpoint.post("cancelExport", "/exports/:runId/cancel").setPath(Schema.Struct({ runId: Schema.String })).addSuccess(Schema.Struct({ cancelled: Schema.Number })))
+  .add(HttpApiEndpoint.get("exportFolder", "/export-folder").addSuccess(UiExportFolder))
+
 /** The UI API (D-3, D-60): served under `/api` on the UI port; the UI derives its client from it. */
 export class UiApi extends HttpApi.make("ui")
   .add(server)
@@ -177,6 +185,7 @@ export class UiApi extends HttpApi.make("ui")
   .add(work)
   .add(insight)
   .add(catalog)
+  .add(exportsGroup)
   .addError(UiError, { status: 400 })
   .addError(UiNotFound, { status: 404 })
   .prefix("/api")

@@ -339,7 +339,9 @@ export const UiSettingsPatch = Schema.Struct({
     requestsPerMinute: optional(Schema.Int.pipe(Schema.positive())),
     concurrentPerCaller: optional(Schema.Int.pipe(Schema.positive()))
   })),
-  ui: optional(Schema.Struct({ port: optional(Schema.Int.pipe(Schema.between(0, 65535))) }))
+  ui: optional(Schema.Struct({ port: optional(Schema.Int.pipe(Schema.between(0, 65535))) })),
+  /** D-92: the export folder; empty is Downloads (the home folder without one). An absolute path or empty. */
+  exports: optional(Schema.Struct({ directory: optional(Schema.String.pipe(Schema.filter((value) => value === "" || value.startsWith("/") || /^[A-Za-z]:[\\/]/.test(value), { message: () => "The export folder must be a full path, or empty for Downloads." }))) }))
 })
 export type UiSettingsPatch = typeof UiSettingsPatch.Type
 

@@ -172,6 +172,10 @@ export const sqlPageText = (driver: DatabaseDriver, table: string, request: UiBr
     return yield* driver.browseText(table, query)
   })
 
+/** The grid's filters, search and order as the driver's query (D-92: a table export keeps what the grid shows). */
+export const sqlGridQuery = (driver: DatabaseDriver, table: string, request: UiBrowseRequest) =>
+  Effect.flatMap(sqlStructure(driver, table), (structure) => browseQuery(request, structure.columns, driver.dialect))
+
 export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits) =>
   Effect.gen(function*() {
     const structure = yield* sqlStructure(driver, table)

@@ -12,6 +12,7 @@ import { Approvals } from "../../services/Approvals.ts"
 import { BrowseHandlers } from "./BrowseHandlers.ts"
 import { CatalogHandlers } from "./CatalogHandlers.ts"
 import { ConnectionsHandlers } from "./ConnectionsHandlers.ts"
+import { ExportHandlers } from "./ExportHandlers.ts"
 import { activityQuery, McpHandlers } from "./McpHandlers.ts"
 import { InsightHandlers } from "./InsightHandlers.ts"
 import { SearchAdminHandlers } from "./SearchAdminHandlers.ts"
@@ -73,7 +74,7 @@ const PairingExchangeRoute = HttpLayerRouter.add("POST", "/api/pairing/exchange"
 }))
 
 const ApiRoutes = HttpLayerRouter.addHttpApi(UiApi).pipe(
-  Layer.provide([ServerHandlers, ConnectionsHandlers, BrowseHandlers, SearchAdminHandlers, McpHandlers, WorkHandlers, InsightHandlers, CatalogHandlers]),
+  Layer.provide([ServerHandlers, ConnectionsHandlers, BrowseHandlers, SearchAdminHandlers, McpHandlers, WorkHandlers, InsightHandlers, CatalogHandlers, ExportHandlers]),
   Layer.provide([UiSessions.Default, SavedQueries.Default, ConsoleTabs.Default]),
   Layer.provide(NodeHttpServer.layerContext)
 )

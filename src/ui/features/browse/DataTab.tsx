@@ -7,6 +7,7 @@ import { Skeleton } from "../../shell/Skeleton.tsx"
 import { useLeaveGuard } from "../../workspace/LeaveGuard.tsx"
 import { useSessionState } from "../../workspace/sessionState.ts"
 import { emptyFilter, FilterBar, type FilterState, viewFilteredBy } from "./FilterBar.tsx"
+import { ExportButton } from "../export/ExportDialog.tsx"
 import { OpenInConsole } from "./OpenInConsole.tsx"
 import { usePendingEdits } from "./pendingEdits.ts"
 import { PageControls } from "./PageControls.tsx"
@@ -137,6 +138,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
       <Toolbar>
         <button onClick={() => leaving(() => setTick((n) => n + 1))} disabled={loading} title="Read the page again">Refresh</button>
         {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} request={request} onOpen={onOpenInConsole} />}
+        {connection.type !== "search" && <ExportButton connectionId={connection.id} target={{ kind: "table", table, grid: request }} />}
         {loading && <span className="progress" role="progressbar" aria-label="Loading rows">Loading rows…</span>}
         {page?.editable === true && <>
           <button onClick={() => { pending.addRow(); setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 })) }}>Add row</button>

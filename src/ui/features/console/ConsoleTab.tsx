@@ -202,7 +202,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
             </div>
           </div>
         )}
-        <ResultTabs tabs={tabs} active={active} onActive={setActive} onClose={(id) => setTabs((list) => list.filter((t) => t.id !== id))} dialect={dialect} />
+        <ResultTabs tabs={tabs} active={active} onActive={setActive} onClose={(id) => setTabs((list) => list.filter((t) => t.id !== id))} dialect={dialect} {...(search ? {} : { exportFrom: connection.id })} />
       </div>
       {!search && sideOpen && <HistoryPanel connection={connection} tick={tick} currentText={() => editor.current?.text() ?? ""} onPick={(picked) => editor.current?.setText(picked)} />}
     </div>

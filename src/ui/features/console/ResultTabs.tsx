@@ -1,4 +1,5 @@
 import type { UiConsoleResult } from "../../../domain/UiSchemas.ts"
+import { ExportButton } from "../export/ExportDialog.tsx"
 import { ResultView } from "./ResultView.tsx"
 
 export interface ResultTab {
@@ -17,12 +18,14 @@ export const tabName = (text: string) => {
 }
 
 /** One tab per statement run, named after it; an error is marked, a cancelled run is only greyed. */
-export const ResultTabs = ({ tabs, active, onActive, onClose, dialect }: {
+export const ResultTabs = ({ tabs, active, onActive, onClose, dialect, exportFrom }: {
   readonly tabs: ReadonlyArray<ResultTab>
   readonly active: number | undefined
   readonly onActive: (id: number) => void
   readonly onClose: (id: number) => void
   readonly dialect: "sqlite" | "postgresql" | "mysql" | undefined
+  /** The connection a grid result can be exported from (D-92): its statement is run again into a file. */
+  readonly exportFrom?: string
 }) => {
   const current = tabs.find((tab) => tab.id === active) ?? tabs[0]
   if (current === undefined) return null
@@ -40,6 +43,9 @@ export const ResultTabs = ({ tabs, active, onActive, onClose, dialect }: {
       </div>
       {current.error !== undefined && <div className="error" role="alert">{current.error}</div>}
       {current.cancelled !== undefined && <p className="note" role="status">{current.cancelled}</p>}
+      {exportFrom !== undefined && current.result?._tag === "Grid" && current.result.columns.length > 0 && (
+        <div className="row toolbar" role="toolbar" aria-label="Result"><ExportButton connectionId={exportFrom} target={{ kind: "query", query: current.text }} /></div>
+      )}
       {current.result !== undefined && <ResultView key={current.id} result={current.result} dialect={dialect} />}
     </>
   )

@@ -74,10 +74,10 @@ export const SettingsPanel = () => {
     setMessage("Saving…")
     // only what the user changed is written, so start-up overrides (such as --port) are not saved by accident
     const before = loaded.data!
-    const changed = <G extends "mcp" | "limits" | "ui">(group: G) =>
+    const changed = <G extends "mcp" | "limits" | "ui" | "exports">(group: G) =>
       Object.fromEntries(Object.entries(draft[group]).filter(([key, value]) => key !== "allowedOrigins" && key !== "idleTimeoutSeconds" && (before[group] as Record<string, unknown>)[key] !== value))
     call((client) => client.server.updateSettings({
-      payload: { mcp: changed("mcp"), limits: changed("limits"), ui: changed("ui") }
+      payload: { mcp: changed("mcp"), limits: changed("limits"), ui: changed("ui"), exports: changed("exports") }
     })).then(() => setMessage("Saved. Ports change at the next start; everything else applies now."), (e: Error) => setMessage(e.message))
   }
   const flag = (key: "enabled" | "requireAuth" | "logQueries", label: string) => (
@@ -98,6 +98,7 @@ export const SettingsPanel = () => {
         {num("limits", "defaultRows")}{num("limits", "maxRows")}{num("limits", "queryTimeoutSeconds")}{num("limits", "requestsPerMinute")}{num("limits", "concurrentPerCaller")}{num("limits", "continuationIdleSeconds")}{num("limits", "continuationMaxSeconds")}
         <label className="field">MCP port (next start)<input type="number" value={draft.mcp.port} onChange={(e) => setDraft({ ...draft, mcp: { ...draft.mcp, port: Number(e.target.value) } })} /></label>
         <label className="field">UI port (next start)<input type="number" value={draft.ui.port} onChange={(e) => setDraft({ ...draft, ui: { port: Number(e.target.value) } })} /></label>
+        <label className="field">Export folder<input aria-label="Export folder" value={draft.exports.directory} placeholder="Downloads (or the home folder)" onChange={(e) => setDraft({ ...draft, exports: { directory: e.target.value } })} /><span className="note">where Export and AI clients' exports save files; a full path, empty for Downloads</span></label>
       </div>
       <button className="primary" onClick={save}>Save settings</button>
       {message !== undefined && <p className="note" role="status">{message}</p>}
