@@ -1,5 +1,6 @@
 import { Context } from "effect"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -20,14 +21,32 @@ const newestMtime = (directory: string): number =>
 export const ensureUiBuilt = async (): Promise<void> => {
   const stale = () => !existsSync(built) || statSync(built).mtimeMs < Math.max(newestMtime(join(root, "src/ui")), newestMtime(join(root, "src/domain")))
   if (!stale()) return
-  const lock = join(tmpdir(), "dbdesk-ui-build.lock")
+  // One lock per checkout; it names the process holding it, so a fork killed mid-build (a timed-out hook) does not
+  // leave every later browser test waiting on a lock nobody will remove.
+  const lock = join(tmpdir(), `dbdesk-ui-build-${createHash("sha256").update(root).digest("hex").slice(0, 12)}.lock`)
+  const holderGone = () => {
+    try {
+      process.kill(Number(readFileSync(join(lock, "pid"), "utf8")), 0)
+      return false
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "ESRCH" || (error as NodeJS.ErrnoException).code === "ENOENT" && Date.now() - statSync(lock).mtimeMs > 10_000
+    }
+  }
   for (;;) {
     try {
       mkdirSync(lock)
+      writeFileSync(join(lock, "pid"), String(process.pid))
       break
     } catch {
-      // another fork is building: wait for its lock to go, then look again
-      while (existsSync(lock)) await new Promise((resolve) => setTimeout(resolve, 200))
+      // another fork is building: wait for its lock to go (or its holder to be gone), then look again
+      while (existsSync(lock)) {
+        try {
+          if (holderGone()) rmSync(lock, { recursive: true, force: true })
+        } catch {
+          // the lock went between the two looks
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
       if (!stale()) return
     }
   }
