@@ -11,7 +11,7 @@ import { onSchemaChanged } from "../console/consoleStore.ts"
 import { ConnectionMark } from "../connections/ConnectionMark.tsx"
 import { DataTab } from "./DataTab.tsx"
 import { StructureTab } from "./StructureTab.tsx"
-import { definitionQuery, onOpenConsole, onOpenTable } from "./sidebar/catalogStore.ts"
+import { chosenDatabase, definitionQuery, onOpenConsole, onOpenTable } from "./sidebar/catalogStore.ts"
 import { CatalogTree } from "./sidebar/CatalogTree.tsx"
 import { ResizableSidebar } from "./sidebar/SidebarResize.tsx"
 
@@ -95,12 +95,12 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
   const openObject = (object: UiCatalogObject) =>
     object.kind === "function" || object.kind === "procedure"
       ? openConsole(definitionQuery(connection.type, object))
-      : actions.open({ kind: "table", name: object.name })
+      : actions.open({ kind: "table", name: object.name, ...chosenDatabase(connection.id) })
   // "open anything" and a foreign-key link ask through window events (D-100, D-101)
   const opener = useRef({ openConsole, open: actions.open })
   opener.current = { openConsole, open: actions.open }
   useEffect(() => onOpenConsole(connection.id, (text) => opener.current.openConsole(text)), [connection.id])
-  useEffect(() => onOpenTable(connection.id, (detail) => opener.current.open({ kind: "table", name: detail.table })), [connection.id])
+  useEffect(() => onOpenTable(connection.id, (detail) => opener.current.open({ kind: "table", name: detail.table, ...chosenDatabase(connection.id) })), [connection.id])
 
   return (
     <div className="browse" hidden={!visible}>
@@ -109,7 +109,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
           <strong>{isSearch ? "Collections" : "Tables"}</strong>
           <button onClick={reload} title="Reload the list and the row counts">↻</button>
         </div>
-        <CatalogTree connectionId={connection.id} activeTable={activeTable} reloadTick={reloadTick} onOpen={openObject} onLoaded={setObjects} />
+        <CatalogTree connectionId={connection.id} defaultDatabase={connection.database} activeTable={activeTable} reloadTick={reloadTick} onOpen={openObject} onLoaded={setObjects} />
       </ResizableSidebar>
       <section className="workspace-pane">
         <div className="tabs doc-tabs" role="tablist" aria-label="Open tabs">
@@ -141,6 +141,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
                 <TableTab
                   connection={connection}
                   table={tab.name}
+                  database={tab.database}
                   active={shown}
                   view={state.views?.[id] ?? "data"}
                   setView={(view) => setView(id, view)}
@@ -149,7 +150,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
                 />
               )}
               {tab.kind === "console" && (
-                <ConsoleTab connection={connection} table={activeTable} tabId={id} {...(consoleTexts[id] === undefined ? {} : { initialText: consoleTexts[id] })} />
+                <ConsoleTab connection={connection} table={activeTable} tabId={id} database={tab.database} {...(consoleTexts[id] === undefined ? {} : { initialText: consoleTexts[id] })} />
               )}
               {tab.kind === "users" && <UsersRolesView connection={connection} />}
               {tab.kind === "dashboard" && <DashboardView connection={connection} />}
@@ -162,9 +163,10 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
 }
 
 /** A table's tab: its Data view and its Structure view, the Structure loaded when first shown. */
-const TableTab = ({ connection, table, active, view, setView, rowCount, onOpenInConsole }: {
+const TableTab = ({ connection, table, database, active, view, setView, rowCount, onOpenInConsole }: {
   readonly connection: UiConnection
   readonly table: string
+  readonly database: string | undefined
   readonly active: boolean
   readonly view: "data" | "structure"
   readonly setView: (view: "data" | "structure") => void
@@ -180,9 +182,9 @@ const TableTab = ({ connection, table, active, view, setView, rowCount, onOpenIn
         <button role="tab" aria-selected={view === "structure"} onClick={() => setView("structure")}>Structure</button>
       </div>
       <div className="tab-body" hidden={view !== "data"}>
-        <DataTab connection={connection} table={table} active={active && view === "data"} rowCount={rowCount} onOpenInConsole={onOpenInConsole} />
+        <DataTab connection={connection} table={table} database={database} active={active && view === "data"} rowCount={rowCount} onOpenInConsole={onOpenInConsole} />
       </div>
-      {structureSeen && <div hidden={view !== "structure"}><StructureTab connection={connection} table={table} /></div>}
+      {structureSeen && <div hidden={view !== "structure"}><StructureTab connection={connection} table={table} database={database} /></div>}
     </>
   )
 }

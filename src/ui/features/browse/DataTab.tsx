@@ -30,9 +30,11 @@ const Toolbar = ({ children }: { readonly children: React.ReactNode }) => <div c
  * in one transaction, search documents one request each. The filters, sort, page and pending edits are kept for the
  * session (a reload restores them), and a page, sort or filter change with pending edits asks first.
  */
-export const DataTab = ({ connection, table, onOpenInConsole, active = true, rowCount = null }: {
+export const DataTab = ({ connection, table, database, onOpenInConsole, active = true, rowCount = null }: {
   readonly connection: UiConnection
   readonly table: string
+  /** The tab's own database (D-100), when not the connection's. */
+  readonly database?: string | undefined
   /** D-87: opens the console with the request of the page shown. */
   readonly onOpenInConsole?: (text: string) => void
   /** Whether this tab is the one on screen (Ctrl/Cmd+S saves the shown grid only). */
@@ -42,7 +44,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
 }) => {
   const search = connection.type === "search"
   const dialect = connection.type === "search" ? undefined : connection.type
-  const storage = `grid:${connection.id}:${table}`
+  const storage = `grid:${connection.id}:${database === undefined ? "" : `${encodeURIComponent(database)}@`}${table}`
   const [view, setView] = useSessionState(`${storage}:view`, {
     filter: emptyFilter as FilterState,
     applied: emptyFilter as FilterState,
@@ -87,7 +89,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
     setLoading(true)
     setError(undefined)
     const count = knownTotal === undefined && (view.countAlways || countNow > 0)
-    call((client) => client.browse.rows({ path: { id: connection.id, table }, payload: { ...request, count } })).then(
+    call((client) => client.browse.rows({ path: { id: connection.id, table }, urlParams: database === undefined ? {} : { database }, payload: { ...request, count } })).then(
       (result) => {
         if (!live) return
         setPage(result)
@@ -108,7 +110,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
   const setOffset = (next: number) => leaving(() => setView((v) => ({ ...v, offset: Math.max(0, next) })))
 
   const columns = page?.columns ?? []
-  const links = useForeignKeyLinks({ connection, table, columns, rows: pending.rows, storageKey: `${storage}:view`, setView })
+  const links = useForeignKeyLinks({ connection, table, database, columns, rows: pending.rows, storageKey: `${storage}:view`, setView })
   const gridColumns = useMemo((): ReadonlyArray<GridColumn> =>
     columns.map((c) => ({ name: c.name, type: c.type, sortable: c.sortable, sortNote: c.sortNote, readOnly: c.isReadOnly })), [columns])
 
@@ -122,7 +124,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
     if (pending.count === 0) return
     setSaved(undefined)
     if (search) return setReview(searchRequests(table, pending.searchEdits()))
-    call((client) => client.browse.sqlPreview({ path: { id: connection.id, table }, payload: pending.sqlEdits() })).then(
+    call((client) => client.browse.sqlPreview({ path: { id: connection.id, table }, urlParams: database === undefined ? {} : { database }, payload: pending.sqlEdits() })).then(
       (preview) => setReview(preview.statements),
       (e: Error) => setSaved(e.message)
     )
@@ -153,7 +155,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
         })?.message ?? null
       return { ok: result.failures.length === 0, results: (review ?? []).map((statement) => ({ statement, rowsAffected: null, error: failedOn(statement) })) }
     }
-    const result = await call((client) => client.browse.sqlApply({ path: { id: connection.id, table }, payload: { edits: pending.sqlEdits(), statements: review ?? [] } }))
+    const result = await call((client) => client.browse.sqlApply({ path: { id: connection.id, table }, urlParams: database === undefined ? {} : { database }, payload: { edits: pending.sqlEdits(), statements: review ?? [] } }))
     return { ok: result.committed, results: result.results }
   }
 
