@@ -159,7 +159,7 @@ const insight = HttpApiGroup.make("insight")
   .add(HttpApiEndpoint.post("explain", "/policy/explain").setPayload(PolicyExplainRequest).addSuccess(PolicyExplanation))
   .add(HttpApiEndpoint.get("nodes", "/connections/:id/nodes").setPath(IdPath).addSuccess(Schema.Array(UiNodeHealth)))
   .add(
-    HttpApiEndpoint.post("consoleRequest", "/connections/:id/tables/:table/console-request").setPath(TablePath).setPayload(UiBrowseRequest)
+    HttpApiEndpoint.post("consoleRequest", "/connections/:id/tables/:table/console-request").setPath(TablePath).setUrlParams(DatabaseParams).setPayload(UiBrowseRequest)
       .addSuccess(Schema.Struct({ text: Schema.String }))
   )
 

@@ -86,7 +86,7 @@ const Shell = () => {
     const select = (tab: string) => go(routeOfTab(id, tab, state))
     return {
       open: (tab) => go({ view: "connection", connectionId: id, tab }),
-      newConsole: () => go({ view: "connection", connectionId: id, tab: { kind: "console", name: String((state?.consoles ?? 0) + 1), ...chosenDatabase(id) } }),
+      newConsole: (_text, on = chosenDatabase(id)) => go({ view: "connection", connectionId: id, tab: { kind: "console", name: String((state?.consoles ?? 0) + 1), ...on } }),
       close: (tab) => void (async () => {
         if (!await guard.confirmLeave(`${id}/${tab}`, () => select(tab))) return
         const next = closeTab(open, id, tab)

@@ -103,4 +103,18 @@ describePostgres("the database switcher on PostgreSQL", () => {
     await page.reload()
     await page.getByRole("tab", { name: new RegExp(`^Console \\d+ \\(${SECOND}\\)$`), selected: true }).waitFor()
   })
+
+  it("D-100 Open in console from a table tab on another database opens a console on that database, whatever the switcher says", async () => {
+    const { page } = ui
+    await sidebar().getByLabel("Database", { exact: true }).selectOption(postgres.database)
+    await tree().getByRole("button", { name: /^accounts/ }).waitFor()
+    await page.getByRole("tab", { name: `ledger (${SECOND})` }).click()
+    await page.getByRole("button", { name: "Open in console" }).filter({ visible: true }).click()
+    await page.getByRole("tab", { name: new RegExp(`^Console \\d+ \\(${SECOND}\\)$`), selected: true }).waitFor()
+    await expect.poll(() => page.locator(".cm-content:visible").textContent()).toContain("ledger")
+    await page.getByLabel("SQL").filter({ visible: true }).click()
+    await page.keyboard.press("Control+Enter")
+    await expect.poll(async () => (await cell(grid(page, "Results"), 1, "note")).textContent().catch(() => ""), { timeout: 15_000 }).toBe("deux")
+    await screenshot(page, "database-switcher-console")
+  })
 })

@@ -169,11 +169,11 @@ const browseQuery = (request: UiBrowseRequest, columns: ReadonlyArray<UiColumn>,
   })
 
 /** The statement that gives exactly the grid's rows, for the console. */
-export const sqlPageText = (driver: DatabaseDriver, table: string, request: UiBrowseRequest) =>
+export const sqlPageText = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, namespace?: Namespace) =>
   Effect.gen(function*() {
-    const structure = yield* sqlStructure(driver, table)
+    const structure = yield* sqlStructure(driver, table, namespace)
     const query = yield* browseQuery(request, structure.columns, driver.dialect)
-    return yield* driver.browseText(table, query)
+    return yield* driver.browseText(table, query, namespace)
   })
 
 export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits, namespace?: Namespace) =>

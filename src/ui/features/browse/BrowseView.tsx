@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react"
 import type { UiCatalogObject } from "../../../domain/UiCatalog.ts"
 import type { UiConnection } from "../../../domain/UiSchemas.ts"
-import { type TabRef, tabOfId } from "../../workspace/route.ts"
+import { type TabRef, tabId, tabOfId } from "../../workspace/route.ts"
 import { useSessionState } from "../../workspace/sessionState.ts"
 import { type OpenConnection, tabLabel } from "../../workspace/state.ts"
 import { ConsoleTab } from "../console/ConsoleTab.tsx"
@@ -11,14 +11,15 @@ import { onSchemaChanged } from "../console/consoleStore.ts"
 import { ConnectionMark } from "../connections/ConnectionMark.tsx"
 import { DataTab } from "./DataTab.tsx"
 import { StructureTab } from "./StructureTab.tsx"
-import { chosenDatabase, definitionQuery, onOpenConsole, onOpenTable } from "./sidebar/catalogStore.ts"
+import { chosenDatabase, databaseParams, definitionQuery, onOpenConsole, onOpenTable } from "./sidebar/catalogStore.ts"
 import { CatalogTree } from "./sidebar/CatalogTree.tsx"
 import { ResizableSidebar } from "./sidebar/SidebarResize.tsx"
 
 export interface TabActions {
   readonly open: (tab: TabRef) => void
   readonly close: (id: string) => void
-  readonly newConsole: (initialText?: string) => void
+  /** `on`: the console's database (D-100); absent: the one the sidebar's switcher chose. */
+  readonly newConsole: (initialText?: string, on?: { readonly database?: string }) => void
   readonly move: (id: string, to: number) => void
 }
 
@@ -86,10 +87,10 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
   useTabKeys(visible, state, actions, select)
   const activeTable = state.active !== undefined && tabOfId(state.active).kind === "table" ? tabOfId(state.active).name : undefined
 
-  const openConsole = (text: string) => {
-    const id = `console:${state.consoles + 1}`
+  const openConsole = (text: string, on: { readonly database?: string } = chosenDatabase(connection.id)) => {
+    const id = tabId({ kind: "console", name: String(state.consoles + 1), ...on })
     setConsoleTexts((texts) => ({ ...texts, [id]: text }))
-    actions.newConsole(text)
+    actions.newConsole(text, on)
   }
 
   const openObject = (object: UiCatalogObject) =>
@@ -146,7 +147,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
                   view={state.views?.[id] ?? "data"}
                   setView={(view) => setView(id, view)}
                   rowCount={objects.find((t) => t.name === tab.name)?.rowCount ?? null}
-                  onOpenInConsole={openConsole}
+                  onOpenInConsole={(text) => openConsole(text, databaseParams(tab.database))}
                 />
               )}
               {tab.kind === "console" && (

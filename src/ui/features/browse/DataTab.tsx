@@ -177,7 +177,7 @@ export const DataTab = ({ connection, table, database, onOpenInConsole, active =
       <FilterBar active={active} columns={columns} search={search} value={filter} onChange={setFilter} onApply={() => leaving(() => setView((v) => ({ ...v, applied: v.filter, offset: 0 })))} />
       <Toolbar>
         <button onClick={() => leaving(() => setTick((n) => n + 1))} disabled={loading} title="Read the page again">Refresh</button>
-        {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} request={request} onOpen={onOpenInConsole} />}
+        {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} database={database} request={request} onOpen={onOpenInConsole} />}
         {loading && <span className="progress" role="progressbar" aria-label="Loading rows">Loading rows…</span>}
         {page?.editable === true && <>
           <button onClick={() => { pending.addRow(); setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 })) }}>Add row</button>
