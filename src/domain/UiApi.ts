@@ -52,6 +52,11 @@ import {
 
 const IdPath = Schema.Struct({ id: Schema.String })
 const TablePath = Schema.Struct({ id: Schema.String, table: Schema.String })
+/**
+ * D-100: the database of the connection's server a call reads (a tab's own, chosen in the switcher), as the MCP tools'
+ * `database` argument; absent: the connection's own database.
+ */
+const DatabaseParams = Schema.Struct({ database: Schema.optional(Schema.String) })
 
 const server = HttpApiGroup.make("server")
   .add(HttpApiEndpoint.get("status", "/status").addSuccess(UiStatus))
@@ -69,17 +74,17 @@ const connections = HttpApiGroup.make("connections")
   .add(HttpApiEndpoint.post("enableDriver", "/drivers/:type/enable").setPath(Schema.Struct({ type: Schema.String })).addSuccess(Schema.Array(UiDriver)))
 
 const browse = HttpApiGroup.make("browse")
-  .add(HttpApiEndpoint.get("tables", "/connections/:id/tables").setPath(IdPath).addSuccess(UiTableList))
-  .add(HttpApiEndpoint.get("structure", "/connections/:id/tables/:table/structure").setPath(TablePath).addSuccess(UiStructure))
-  .add(HttpApiEndpoint.post("rows", "/connections/:id/tables/:table/rows").setPath(TablePath).setPayload(UiBrowseRequest).addSuccess(UiPage))
+  .add(HttpApiEndpoint.get("tables", "/connections/:id/tables").setPath(IdPath).setUrlParams(DatabaseParams).addSuccess(UiTableList))
+  .add(HttpApiEndpoint.get("structure", "/connections/:id/tables/:table/structure").setPath(TablePath).setUrlParams(DatabaseParams).addSuccess(UiStructure))
+  .add(HttpApiEndpoint.post("rows", "/connections/:id/tables/:table/rows").setPath(TablePath).setUrlParams(DatabaseParams).setPayload(UiBrowseRequest).addSuccess(UiPage))
   .add(HttpApiEndpoint.post("save", "/connections/:id/tables/:table/edits").setPath(TablePath).setPayload(UiEditRequest).addSuccess(UiEditResult))
-  .add(HttpApiEndpoint.post("console", "/connections/:id/console").setPath(IdPath).setPayload(UiConsoleRequest).addSuccess(UiConsoleResult))
+  .add(HttpApiEndpoint.post("console", "/connections/:id/console").setPath(IdPath).setUrlParams(DatabaseParams).setPayload(UiConsoleRequest).addSuccess(UiConsoleResult))
   .add(
     HttpApiEndpoint.post("cancelConsole", "/connections/:id/console/:runId/cancel").setPath(Schema.Struct({ id: Schema.String, runId: Schema.String }))
       .addSuccess(Schema.Struct({ cancelled: Schema.Number }))
   )
-  .add(HttpApiEndpoint.post("sqlPreview", "/connections/:id/tables/:table/sql-edits/preview").setPath(TablePath).setPayload(UiSqlEdits).addSuccess(UiSqlPreview))
-  .add(HttpApiEndpoint.post("sqlApply", "/connections/:id/tables/:table/sql-edits/apply").setPath(TablePath).setPayload(UiSqlApply).addSuccess(UiSqlApplyResult))
+  .add(HttpApiEndpoint.post("sqlPreview", "/connections/:id/tables/:table/sql-edits/preview").setPath(TablePath).setUrlParams(DatabaseParams).setPayload(UiSqlEdits).addSuccess(UiSqlPreview))
+  .add(HttpApiEndpoint.post("sqlApply", "/connections/:id/tables/:table/sql-edits/apply").setPath(TablePath).setUrlParams(DatabaseParams).setPayload(UiSqlApply).addSuccess(UiSqlApplyResult))
   .add(
     HttpApiEndpoint.get("history", "/connections/:id/history").setPath(IdPath)
       .setUrlParams(Schema.Struct({ limit: Schema.optional(Schema.NumberFromString), search: Schema.optional(Schema.String) }))
@@ -155,16 +160,16 @@ const insight = HttpApiGroup.make("insight")
   .add(HttpApiEndpoint.post("explain", "/policy/explain").setPayload(PolicyExplainRequest).addSuccess(PolicyExplanation))
   .add(HttpApiEndpoint.get("nodes", "/connections/:id/nodes").setPath(IdPath).addSuccess(Schema.Array(UiNodeHealth)))
   .add(
-    HttpApiEndpoint.post("consoleRequest", "/connections/:id/tables/:table/console-request").setPath(TablePath).setPayload(UiBrowseRequest)
+    HttpApiEndpoint.post("consoleRequest", "/connections/:id/tables/:table/console-request").setPath(TablePath).setUrlParams(DatabaseParams).setPayload(UiBrowseRequest)
       .addSuccess(Schema.Struct({ text: Schema.String }))
   )
 
 /** The sidebar tree (D-100): databases and schemas first, a schema's objects when it is expanded. */
 const catalog = HttpApiGroup.make("catalog")
-  .add(HttpApiEndpoint.get("overview", "/connections/:id/catalog").setPath(IdPath).addSuccess(UiCatalog))
+  .add(HttpApiEndpoint.get("overview", "/connections/:id/catalog").setPath(IdPath).setUrlParams(DatabaseParams).addSuccess(UiCatalog))
   .add(
     HttpApiEndpoint.get("objects", "/connections/:id/catalog/objects").setPath(IdPath)
-      .setUrlParams(Schema.Struct({ schema: Schema.optional(Schema.String) }))
+      .setUrlParams(Schema.Struct({ schema: Schema.optional(Schema.String), database: Schema.optional(Schema.String) }))
       .addSuccess(UiCatalogObjects)
   )
 

@@ -8,12 +8,13 @@ import { PairingView } from "./features/pairing/PairingView.tsx"
 import { PrefsProvider } from "./shell/Prefs.tsx"
 import { useShortcutsOverlay } from "./shell/Shortcuts.tsx"
 import { LeaveGuardProvider, useLeaveGuard } from "./workspace/LeaveGuard.tsx"
-import { formatRoute, parseRoute, type Route } from "./workspace/route.ts"
+import { formatRoute, parseRoute, type Route, tabOfId } from "./workspace/route.ts"
 import { useSessionState } from "./workspace/sessionState.ts"
 import { applyRoute, closeTab, moveTab, type OpenConnections, routeOfTab } from "./workspace/state.ts"
 import { forgetConsoleTab } from "./features/console/consoleStore.ts"
 import { ConnectionMark } from "./features/connections/ConnectionMark.tsx"
 import { OpenAnything } from "./features/browse/sidebar/OpenAnything.tsx"
+import { chosenDatabase } from "./features/browse/sidebar/catalogStore.ts"
 import "./styles.css"
 
 /** The address is the source of truth for what is shown; a new view is a history entry, so Back and Forward work. */
@@ -85,12 +86,12 @@ const Shell = () => {
     const select = (tab: string) => go(routeOfTab(id, tab, state))
     return {
       open: (tab) => go({ view: "connection", connectionId: id, tab }),
-      newConsole: () => go({ view: "connection", connectionId: id, tab: { kind: "console", name: String((state?.consoles ?? 0) + 1) } }),
+      newConsole: (_text, on = chosenDatabase(id)) => go({ view: "connection", connectionId: id, tab: { kind: "console", name: String((state?.consoles ?? 0) + 1), ...on } }),
       close: (tab) => void (async () => {
         if (!await guard.confirmLeave(`${id}/${tab}`, () => select(tab))) return
         const next = closeTab(open, id, tab)
         // a closed console's text is not kept for the next start
-        if (tab.startsWith("console:")) forgetConsoleTab(id, tab)
+        if (tabOfId(tab).kind === "console") forgetConsoleTab(id, tab)
         setOpen(next.open)
         const after = next.open.find((c) => c.id === id)
         go(next.active === undefined ? { view: "connection", connectionId: id } : routeOfTab(id, next.active, after), true)

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { Connection } from "../../domain/Connection.ts"
 import type { UiCatalog, UiCatalogObject, UiCatalogObjects, UiObjectKind } from "../../domain/UiCatalog.ts"
 import type { SearchClient } from "../../search/SearchClient.ts"
-import type { DatabaseDriver } from "../../services/drivers/Driver.ts"
+import type { DatabaseDriver, Namespace } from "../../services/drivers/Driver.ts"
 import { searchTables } from "./SearchViews.ts"
 
 const CATALOG_SECONDS = 30
@@ -29,11 +29,12 @@ const order: Record<UiObjectKind, number> = { table: 0, collection: 0, view: 1, 
 const sorted = (objects: ReadonlyArray<UiCatalogObject>) =>
   [...objects].sort((a, b) => order[a.kind] - order[b.kind] || a.label.localeCompare(b.label))
 
-export const catalogOverview = (connection: Connection, driver: DatabaseDriver) =>
+/** `namespace.database`: the database chosen in the switcher, whose schemas are listed; absent: the connection's own. */
+export const catalogOverview = (connection: Connection, driver: DatabaseDriver, namespace?: Namespace) =>
   Effect.gen(function*() {
     const databases = yield* driver.listDatabases()
-    const schemas = driver.dialect === "postgresql" && driver.listSchemas !== undefined ? yield* driver.listSchemas() : []
-    const database = connection.type === "postgresql" || connection.type === "mysql" ? connection.database ?? null : null
+    const schemas = driver.dialect === "postgresql" && driver.listSchemas !== undefined ? yield* driver.listSchemas(namespace) : []
+    const database = namespace?.database ?? (connection.type === "postgresql" || connection.type === "mysql" ? connection.database ?? null : null)
     const overview: UiCatalog = {
       databases,
       database,
@@ -50,9 +51,9 @@ export const searchOverview: UiCatalog = { databases: [], database: null, schema
  * One schema's objects: tables and views with their row counts from the table list, plus materialized views,
  * functions and procedures from the engine's catalog (PostgreSQL's table list counts a materialized view as a view).
  */
-export const catalogObjects = (driver: DatabaseDriver, schema: string | undefined) =>
+export const catalogObjects = (driver: DatabaseDriver, schema: string | undefined, namespace?: Namespace) =>
   Effect.gen(function*() {
-    const tables = yield* driver.listTables({ includeRowCounts: true, ...(schema === undefined ? {} : { schema }) })
+    const tables = yield* driver.listTables({ includeRowCounts: true, ...namespace, ...(schema === undefined ? {} : { schema }) })
     const dialect = driver.dialect
     const extra = dialect === "postgresql" && schema === undefined
       ? []
@@ -61,6 +62,7 @@ export const catalogObjects = (driver: DatabaseDriver, schema: string | undefine
         maxRows: MAX_OBJECTS,
         timeoutSeconds: CATALOG_SECONDS,
         access: "readonly",
+        ...namespace,
         ...(dialect === "postgresql" ? { params: [schema] } : {})
       })).rows.map((row) => ({ name: String(row[0]), kind: String(row[1]) as UiObjectKind, signature: row[2] === null || row[2] === undefined ? null : String(row[2]) }))
       : []

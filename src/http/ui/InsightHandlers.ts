@@ -8,7 +8,7 @@ import { Connections } from "../../services/Connections.ts"
 import { explainStatement } from "../../services/policy/PolicyExplain.ts"
 import { Tokens } from "../../services/Tokens.ts"
 import { searchPageText } from "./SearchViews.ts"
-import { sqlPageText } from "./SqlViews.ts"
+import { databaseOf, sqlPageText } from "./SqlViews.ts"
 import { forUi } from "./UiErrors.ts"
 import { UiSessions } from "./UiSessions.ts"
 
@@ -38,12 +38,14 @@ export const InsightHandlers = HttpApiBuilder.group(UiApi, "insight", (handlers)
           grant,
           now: yield* Clock.currentTimeMillis
         })
-      }))).handle("consoleRequest", ({ path, payload }) =>
+      }))).handle("consoleRequest", ({ path, payload, urlParams }) =>
       forUi(Effect.gen(function*() {
         const connection = yield* sessions.connection(path.id)
+        const namespace = databaseOf(urlParams)
+        if (connection.type === "search" && namespace !== undefined) return yield* new UiError({ message: "A search connection has no other databases to open." })
         const text = connection.type === "search"
           ? yield* Effect.flatMap(sessions.search(connection), (client) => searchPageText(client, path.table, payload))
-          : yield* Effect.flatMap(sessions.sql(connection), (driver) => sqlPageText(driver, path.table, payload))
+          : yield* Effect.flatMap(sessions.sql(connection), (driver) => sqlPageText(driver, path.table, payload, namespace))
         return { text }
       }))).handle("nodes", ({ path }) =>
       forUi(Effect.gen(function*() {

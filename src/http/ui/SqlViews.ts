@@ -14,6 +14,10 @@ import { plainConsoleNote, plainNotes } from "./PlainNotes.ts"
 import { changesSchema } from "../../services/StatementRecorder.ts"
 import { uiMessage } from "./UiErrors.ts"
 
+/** D-100: a tab's own database, reached as the MCP tools' `database` argument reaches it; absent or empty: the connection's. */
+export const databaseOf = (params: { readonly database?: string | undefined }): Namespace | undefined =>
+  params.database === undefined || params.database === "" ? undefined : { database: params.database }
+
 const sqlOperators = new Set<string>(SqlOperator.literals)
 /** The filter bar's own operators (D-85), beyond `browse_table`'s. */
 const patternOperators = new Set(["ends_with", "like", "ilike"])
@@ -27,16 +31,16 @@ const editability = (table: string, columns: ReadonlyArray<UiColumn>) => {
   return reason === undefined ? { editable: true } : { editable: false, readOnlyReason: reason }
 }
 
-export const sqlTables = (driver: DatabaseDriver) =>
-  Effect.map(driver.listTables({ includeRowCounts: true }), (tables): UiTableList => ({
+export const sqlTables = (driver: DatabaseDriver, namespace?: Namespace) =>
+  Effect.map(driver.listTables({ includeRowCounts: true, ...namespace }), (tables): UiTableList => ({
     tables: tables.map((table) => ({ name: table.name, kind: table.type, rowCount: table.row_count ?? null })),
     note: tables.length === 0 ? "This database has no tables yet." : null
   }))
 
-export const sqlStructure = (driver: DatabaseDriver, table: string) =>
+export const sqlStructure = (driver: DatabaseDriver, table: string, namespace?: Namespace) =>
   Effect.gen(function*() {
-    const description = yield* driver.describeTable(table)
-    const ddl = description.ddl ?? (yield* Effect.orElseSucceed(driver.tableDdl(table), () => ""))
+    const description = yield* driver.describeTable(table, namespace)
+    const ddl = description.ddl ?? (yield* Effect.orElseSucceed(driver.tableDdl(table, namespace), () => ""))
     const structure: UiStructure = {
       columns: description.columns.map((column): UiColumn => ({
         name: column.name,
@@ -69,10 +73,10 @@ export const sqlStructure = (driver: DatabaseDriver, table: string) =>
  * the rest of the UI API it reads as the connection's own user, without the MCP side's secret-catalog gates (D-64: the UI
  * is the user's own client). A part the engine refuses to list becomes a note rather than failing the whole view.
  */
-export const sqlStructureView = (driver: DatabaseDriver, table: string) =>
+export const sqlStructureView = (driver: DatabaseDriver, table: string, namespace?: Namespace) =>
   Effect.gen(function*() {
-    const structure = yield* sqlStructure(driver, table)
-    const details = yield* Effect.either(driver.structureDetails(table))
+    const structure = yield* sqlStructure(driver, table, namespace)
+    const details = yield* Effect.either(driver.structureDetails(table, namespace))
     if (details._tag === "Left") {
       if (details.left._tag === "TableNotFound") return yield* details.left
       const reason = "message" in details.left && typeof details.left.message === "string" ? details.left.message : details.left._tag
@@ -165,24 +169,24 @@ const browseQuery = (request: UiBrowseRequest, columns: ReadonlyArray<UiColumn>,
   })
 
 /** The statement that gives exactly the grid's rows, for the console. */
-export const sqlPageText = (driver: DatabaseDriver, table: string, request: UiBrowseRequest) =>
+export const sqlPageText = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, namespace?: Namespace) =>
   Effect.gen(function*() {
-    const structure = yield* sqlStructure(driver, table)
+    const structure = yield* sqlStructure(driver, table, namespace)
     const query = yield* browseQuery(request, structure.columns, driver.dialect)
-    return yield* driver.browseText(table, query)
+    return yield* driver.browseText(table, query, namespace)
   })
 
 /** The grid's filters, search and order as the driver's query (D-92: a table export keeps what the grid shows). */
 export const sqlGridQuery = (driver: DatabaseDriver, table: string, request: UiBrowseRequest) =>
   Effect.flatMap(sqlStructure(driver, table), (structure) => browseQuery(request, structure.columns, driver.dialect))
 
-export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits) =>
+export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits, namespace?: Namespace) =>
   Effect.gen(function*() {
-    const structure = yield* sqlStructure(driver, table)
+    const structure = yield* sqlStructure(driver, table, namespace)
     const query = yield* browseQuery(request, structure.columns, driver.dialect)
     const [result, count] = yield* Effect.all([
-      driver.browse(table, query, undefined, limits),
-      request.count === false ? Effect.succeed(undefined) : driver.count(table, query.filters ?? [], query.logic ?? "and")
+      driver.browse(table, query, namespace, limits),
+      request.count === false ? Effect.succeed(undefined) : driver.count(table, query.filters ?? [], query.logic ?? "and", namespace)
     ], { concurrency: 2 })
     const byName = new Map(structure.columns.map((column) => [column.name, column]))
     const page: UiPage = {

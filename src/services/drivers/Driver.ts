@@ -231,7 +231,7 @@ export interface DatabaseDriver {
    */
   readonly transaction: (
     statements: ReadonlyArray<TransactionStatement>,
-    options: { readonly timeoutSeconds: number }
+    options: { readonly timeoutSeconds: number } & Namespace
   ) => Effect.Effect<TransactionOutcome, ReachFailure | StatementTimeout>
   /**
    * D-68: the database compiles the statement without running it (SQLite prepare, PostgreSQL Parse inside a

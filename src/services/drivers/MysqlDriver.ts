@@ -318,7 +318,7 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
       insertRows: (table, columns, rows) =>
         onTable(table, undefined, "readwrite", (session, found) => insertInto(session, found, columns, rows)).pipe(Effect.withSpan("MysqlDriver.insertRows")),
       transaction: (statements, options) =>
-        Effect.flatMap(target(undefined, false), (database) =>
+        Effect.flatMap(target(options, false), (database) =>
           inSession("readwrite", options.timeoutSeconds, database, (session) => transact(session, statements))).pipe(
             noTable,
             Effect.mapError((error) => (error._tag === "LockTimeout" ? new DriverError({ message: error.message }) : error)),

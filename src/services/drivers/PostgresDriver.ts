@@ -307,7 +307,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       insertRows: (table, columns, rows) =>
         read((db) => insertInto(db, table, columns, rows), undefined, "readwrite").pipe(Effect.withSpan("PostgresDriver.insertRows")),
       transaction: (statements, options) =>
-        runner.run({ access: "readwrite", seconds: options.timeoutSeconds, body: (db) => transact(db, statements) }).pipe(
+        runner.run({ access: "readwrite", seconds: options.timeoutSeconds, namespace: options, body: (db) => transact(db, statements) }).pipe(
           Effect.mapError((error) =>
             error._tag === "StatementTimeout" ? error : error._tag === "Unsupported" || error._tag === "TableNotFound" ? new DriverError({ message: redact(String(error)) }) : error
           ),

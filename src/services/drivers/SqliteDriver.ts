@@ -355,6 +355,7 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         return yield* send<InsertResult>({ op: "insertRows", table, columns, rows })
       }),
       transaction: Effect.fn("SqliteDriver.transaction")(function*(statements, options) {
+        yield* mainOnly(options)
         return yield* sendWithin<TransactionOutcome>({ op: "transaction", statements }, options.timeoutSeconds).pipe(
           Effect.map((outcome) => redactOutcome(outcome, redact)),
           Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)

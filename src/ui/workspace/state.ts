@@ -13,12 +13,12 @@ export interface OpenConnection {
 export type OpenConnections = ReadonlyArray<OpenConnection>
 
 /** A table's Data and Structure share one tab; a console tab is `console:<n>`. */
-export const tabIdOf = (tab: TabRef): string => (tab.kind === "structure" ? tabId({ kind: "table", name: tab.name ?? "" }) : tabId(tab))
+export const tabIdOf = (tab: TabRef): string => (tab.kind === "structure" ? tabId({ ...tab, kind: "table", name: tab.name ?? "" }) : tabId(tab))
 
 export const routeOfTab = (connectionId: string, id: string, connection?: OpenConnection): Route => {
   const tab = tabOfId(id)
   const view = connection?.views?.[id]
-  return { view: "connection", connectionId, tab: tab.kind === "table" && view === "structure" ? { kind: "structure", name: tab.name ?? "" } : tab }
+  return { view: "connection", connectionId, tab: tab.kind === "table" && view === "structure" ? { ...tab, kind: "structure", name: tab.name ?? "" } : tab }
 }
 
 const fresh = (id: string, search: boolean): OpenConnection => ({
@@ -69,10 +69,12 @@ export const moveTab = (open: OpenConnections, connectionId: string, id: string,
     return { ...c, tabs }
   })
 
+/** A tab's title; a tab on another database than the connection's names it (D-100). */
 export const tabLabel = (id: string): string => {
   const tab = tabOfId(id)
-  if (tab.kind === "console") return tab.name === "1" ? "Console" : `Console ${tab.name ?? ""}`
+  const on = tab.database === undefined ? "" : ` (${tab.database})`
+  if (tab.kind === "console") return `${tab.name === "1" ? "Console" : `Console ${tab.name ?? ""}`}${on}`
   if (tab.kind === "users") return "Users & Roles"
   if (tab.kind === "dashboard") return "Server Dashboard"
-  return tab.name ?? ""
+  return `${tab.name ?? ""}${on}`
 }

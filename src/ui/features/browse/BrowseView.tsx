@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react"
 import type { UiCatalogObject } from "../../../domain/UiCatalog.ts"
 import type { UiConnection } from "../../../domain/UiSchemas.ts"
-import { type TabRef, tabOfId } from "../../workspace/route.ts"
+import { type TabRef, tabId, tabOfId } from "../../workspace/route.ts"
 import { useSessionState } from "../../workspace/sessionState.ts"
 import { type OpenConnection, tabLabel } from "../../workspace/state.ts"
 import { ConsoleTab } from "../console/ConsoleTab.tsx"
@@ -11,14 +11,15 @@ import { onSchemaChanged } from "../console/consoleStore.ts"
 import { ConnectionMark } from "../connections/ConnectionMark.tsx"
 import { DataTab } from "./DataTab.tsx"
 import { StructureTab } from "./StructureTab.tsx"
-import { definitionQuery, onOpenConsole, onOpenTable } from "./sidebar/catalogStore.ts"
+import { chosenDatabase, databaseParams, definitionQuery, onOpenConsole, onOpenTable } from "./sidebar/catalogStore.ts"
 import { CatalogTree } from "./sidebar/CatalogTree.tsx"
 import { ResizableSidebar } from "./sidebar/SidebarResize.tsx"
 
 export interface TabActions {
   readonly open: (tab: TabRef) => void
   readonly close: (id: string) => void
-  readonly newConsole: (initialText?: string) => void
+  /** `on`: the console's database (D-100); absent: the one the sidebar's switcher chose. */
+  readonly newConsole: (initialText?: string, on?: { readonly database?: string }) => void
   readonly move: (id: string, to: number) => void
 }
 
@@ -86,21 +87,21 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
   useTabKeys(visible, state, actions, select)
   const activeTable = state.active !== undefined && tabOfId(state.active).kind === "table" ? tabOfId(state.active).name : undefined
 
-  const openConsole = (text: string) => {
-    const id = `console:${state.consoles + 1}`
+  const openConsole = (text: string, on: { readonly database?: string } = chosenDatabase(connection.id)) => {
+    const id = tabId({ kind: "console", name: String(state.consoles + 1), ...on })
     setConsoleTexts((texts) => ({ ...texts, [id]: text }))
-    actions.newConsole(text)
+    actions.newConsole(text, on)
   }
 
   const openObject = (object: UiCatalogObject) =>
     object.kind === "function" || object.kind === "procedure"
       ? openConsole(definitionQuery(connection.type, object))
-      : actions.open({ kind: "table", name: object.name })
+      : actions.open({ kind: "table", name: object.name, ...chosenDatabase(connection.id) })
   // "open anything" and a foreign-key link ask through window events (D-100, D-101)
   const opener = useRef({ openConsole, open: actions.open })
   opener.current = { openConsole, open: actions.open }
   useEffect(() => onOpenConsole(connection.id, (text) => opener.current.openConsole(text)), [connection.id])
-  useEffect(() => onOpenTable(connection.id, (detail) => opener.current.open({ kind: "table", name: detail.table })), [connection.id])
+  useEffect(() => onOpenTable(connection.id, (detail) => opener.current.open({ kind: "table", name: detail.table, ...chosenDatabase(connection.id) })), [connection.id])
 
   return (
     <div className="browse" hidden={!visible}>
@@ -109,7 +110,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
           <strong>{isSearch ? "Collections" : "Tables"}</strong>
           <button onClick={reload} title="Reload the list and the row counts">↻</button>
         </div>
-        <CatalogTree connectionId={connection.id} activeTable={activeTable} reloadTick={reloadTick} onOpen={openObject} onLoaded={setObjects} />
+        <CatalogTree connectionId={connection.id} defaultDatabase={connection.database} activeTable={activeTable} reloadTick={reloadTick} onOpen={openObject} onLoaded={setObjects} />
       </ResizableSidebar>
       <section className="workspace-pane">
         <div className="tabs doc-tabs" role="tablist" aria-label="Open tabs">
@@ -141,15 +142,16 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
                 <TableTab
                   connection={connection}
                   table={tab.name}
+                  database={tab.database}
                   active={shown}
                   view={state.views?.[id] ?? "data"}
                   setView={(view) => setView(id, view)}
                   rowCount={objects.find((t) => t.name === tab.name)?.rowCount ?? null}
-                  onOpenInConsole={openConsole}
+                  onOpenInConsole={(text) => openConsole(text, databaseParams(tab.database))}
                 />
               )}
               {tab.kind === "console" && (
-                <ConsoleTab connection={connection} table={activeTable} tabId={id} {...(consoleTexts[id] === undefined ? {} : { initialText: consoleTexts[id] })} />
+                <ConsoleTab connection={connection} table={activeTable} tabId={id} database={tab.database} {...(consoleTexts[id] === undefined ? {} : { initialText: consoleTexts[id] })} />
               )}
               {tab.kind === "users" && <UsersRolesView connection={connection} />}
               {tab.kind === "dashboard" && <DashboardView connection={connection} />}
@@ -162,9 +164,10 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
 }
 
 /** A table's tab: its Data view and its Structure view, the Structure loaded when first shown. */
-const TableTab = ({ connection, table, active, view, setView, rowCount, onOpenInConsole }: {
+const TableTab = ({ connection, table, database, active, view, setView, rowCount, onOpenInConsole }: {
   readonly connection: UiConnection
   readonly table: string
+  readonly database: string | undefined
   readonly active: boolean
   readonly view: "data" | "structure"
   readonly setView: (view: "data" | "structure") => void
@@ -180,9 +183,9 @@ const TableTab = ({ connection, table, active, view, setView, rowCount, onOpenIn
         <button role="tab" aria-selected={view === "structure"} onClick={() => setView("structure")}>Structure</button>
       </div>
       <div className="tab-body" hidden={view !== "data"}>
-        <DataTab connection={connection} table={table} active={active && view === "data"} rowCount={rowCount} onOpenInConsole={onOpenInConsole} />
+        <DataTab connection={connection} table={table} database={database} active={active && view === "data"} rowCount={rowCount} onOpenInConsole={onOpenInConsole} />
       </div>
-      {structureSeen && <div hidden={view !== "structure"}><StructureTab connection={connection} table={table} /></div>}
+      {structureSeen && <div hidden={view !== "structure"}><StructureTab connection={connection} table={table} database={database} /></div>}
     </>
   )
 }

@@ -31,9 +31,11 @@ const Toolbar = ({ children }: { readonly children: React.ReactNode }) => <div c
  * in one transaction, search documents one request each. The filters, sort, page and pending edits are kept for the
  * session (a reload restores them), and a page, sort or filter change with pending edits asks first.
  */
-export const DataTab = ({ connection, table, onOpenInConsole, active = true, rowCount = null }: {
+export const DataTab = ({ connection, table, database, onOpenInConsole, active = true, rowCount = null }: {
   readonly connection: UiConnection
   readonly table: string
+  /** The tab's own database (D-100), when not the connection's. */
+  readonly database?: string | undefined
   /** D-87: opens the console with the request of the page shown. */
   readonly onOpenInConsole?: (text: string) => void
   /** Whether this tab is the one on screen (Ctrl/Cmd+S saves the shown grid only). */
@@ -43,7 +45,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
 }) => {
   const search = connection.type === "search"
   const dialect = connection.type === "search" ? undefined : connection.type
-  const storage = `grid:${connection.id}:${table}`
+  const storage = `grid:${connection.id}:${database === undefined ? "" : `${encodeURIComponent(database)}@`}${table}`
   const [view, setView] = useSessionState(`${storage}:view`, {
     filter: emptyFilter as FilterState,
     applied: emptyFilter as FilterState,
@@ -86,7 +88,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
     setLoading(true)
     setError(undefined)
     const count = knownTotal === undefined && (view.countAlways || countNow > 0)
-    call((client) => client.browse.rows({ path: { id: connection.id, table }, payload: { ...request, count } })).then(
+    call((client) => client.browse.rows({ path: { id: connection.id, table }, urlParams: database === undefined ? {} : { database }, payload: { ...request, count } })).then(
       (result) => {
         if (!live) return
         setPage(result)
@@ -107,7 +109,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
   const setOffset = (next: number) => leaving(() => setView((v) => ({ ...v, offset: Math.max(0, next) })))
 
   const columns = page?.columns ?? []
-  const links = useForeignKeyLinks({ connection, table, columns, rows: pending.rows, storageKey: `${storage}:view`, setView })
+  const links = useForeignKeyLinks({ connection, table, database, columns, rows: pending.rows, storageKey: `${storage}:view`, setView })
   const gridColumns = useMemo((): ReadonlyArray<GridColumn> =>
     columns.map((c) => ({ name: c.name, type: c.type, sortable: c.sortable, sortNote: c.sortNote, readOnly: c.isReadOnly })), [columns])
 
@@ -117,7 +119,7 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
     leaving(() => setView((v) => ({ ...v, sort: next, offset: 0 })))
   }
 
-  const { startSave, apply, review, setReview, saved, setSaved } = useSaveFlow({ connectionId: connection.id, table, search, active, pending })
+  const { startSave, apply, review, setReview, saved, setSaved } = useSaveFlow({ connectionId: connection.id, table, database, search, active, pending })
 
   const canEdit = (row: number, column: number) => {
     if (page?.editable !== true) return false
@@ -137,8 +139,8 @@ export const DataTab = ({ connection, table, onOpenInConsole, active = true, row
       <FilterBar active={active} columns={columns} search={search} value={filter} onChange={setFilter} onApply={() => leaving(() => setView((v) => ({ ...v, applied: v.filter, offset: 0 })))} />
       <Toolbar>
         <button onClick={() => leaving(() => setTick((n) => n + 1))} disabled={loading} title="Read the page again">Refresh</button>
-        {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} request={request} onOpen={onOpenInConsole} />}
-        {connection.type !== "search" && <ExportButton connectionId={connection.id} target={{ kind: "table", table, grid: request }} />}
+        {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} database={database} request={request} onOpen={onOpenInConsole} />}
+        {connection.type !== "search" && database === undefined && <ExportButton connectionId={connection.id} target={{ kind: "table", table, grid: request }} />}
         {loading && <span className="progress" role="progressbar" aria-label="Loading rows">Loading rows…</span>}
         {page?.editable === true && <>
           <button onClick={() => { pending.addRow(); setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 })) }}>Add row</button>

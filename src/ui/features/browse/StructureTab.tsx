@@ -134,8 +134,8 @@ const TableStructure = ({ s, dialect }: { readonly s: UiStructure; readonly dial
 }
 
 /** Structure: read-only (S8-b for search; editing a SQL table's structure is not built). */
-export const StructureTab = ({ connection, table }: { readonly connection: UiConnection; readonly table: string }) => {
-  const structure = useLoad((client) => client.browse.structure({ path: { id: connection.id, table } }), [connection.id, table])
+export const StructureTab = ({ connection, table, database }: { readonly connection: UiConnection; readonly table: string; readonly database?: string | undefined }) => {
+  const structure = useLoad((client) => client.browse.structure({ path: { id: connection.id, table }, urlParams: database === undefined ? {} : { database } }), [connection.id, table, database])
   if (structure.error !== undefined) return <div className="error">{structure.error}</div>
   if (structure.data === undefined) return <p className="progress">Reading the structure…</p>
   const s = structure.data

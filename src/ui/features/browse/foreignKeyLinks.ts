@@ -15,22 +15,24 @@ const text = (value: Cell | undefined): string | null =>
 export const useForeignKeyLinks = <V>(options: {
   readonly connection: UiConnection
   readonly table: string
+  /** The tab's own database (D-100), when not the connection's. */
+  readonly database?: string | undefined
   readonly columns: ReadonlyArray<UiColumn>
   readonly rows: ReadonlyArray<ReadonlyArray<Cell>>
   readonly storageKey: string
   readonly setView: (view: V) => void
 }) => {
-  const { connection, table, columns, rows, storageKey, setView } = options
+  const { connection, table, database, columns, rows, storageKey, setView } = options
   const [keys, setKeys] = useState<ReadonlyArray<UiForeignKey>>([])
   useEffect(() => {
     if (connection.type === "search") return
     let live = true
-    call((client) => client.browse.structure({ path: { id: connection.id, table } })).then(
+    call((client) => client.browse.structure({ path: { id: connection.id, table }, urlParams: database === undefined ? {} : { database } })).then(
       (structure) => live && setKeys(structure.foreignKeys),
       () => live && setKeys([])
     )
     return () => { live = false }
-  }, [connection.id, connection.type, table])
+  }, [connection.id, connection.type, table, database])
   useEffect(() => onFilterRequest<V>(storageKey, setView), [storageKey, setView])
 
   const byColumn = useMemo(() => {

@@ -8,9 +8,11 @@ import { searchRequests, type usePendingEdits } from "./pendingEdits.ts"
  * search: one request per document), the dialog applies them, and a tab with pending edits is registered with the
  * leave guard so nothing unsaved is dropped without asking.
  */
-export const useSaveFlow = ({ connectionId, table, search, active, pending }: {
+export const useSaveFlow = ({ connectionId, table, database, search, active, pending }: {
   readonly connectionId: string
   readonly table: string
+  /** The tab's database when it is not the connection's own (D-100). */
+  readonly database: string | undefined
   readonly search: boolean
   /** Only the tab on screen answers Ctrl/Cmd+S. */
   readonly active: boolean
@@ -22,11 +24,11 @@ export const useSaveFlow = ({ connectionId, table, search, active, pending }: {
     if (pending.count === 0) return
     setSaved(undefined)
     if (search) return setReview(searchRequests(table, pending.searchEdits()))
-    call((client) => client.browse.sqlPreview({ path: { id: connectionId, table }, payload: pending.sqlEdits() })).then(
+    call((client) => client.browse.sqlPreview({ path: { id: connectionId, table }, urlParams: database === undefined ? {} : { database }, payload: pending.sqlEdits() })).then(
       (preview) => setReview(preview.statements),
       (e: Error) => setSaved(e.message)
     )
-  }, [pending, search, table, connectionId])
+  }, [pending, search, table, connectionId, database])
 
   const dirty = useMemo(() => (pending.count === 0 ? undefined : { label: table, count: pending.count, save: startSave, discard: pending.discard }), [pending.count, pending.discard, startSave, table])
   useDirty(`${connectionId}/table:${table}`, dirty)
@@ -53,7 +55,7 @@ export const useSaveFlow = ({ connectionId, table, search, active, pending }: {
         })?.message ?? null
       return { ok: result.failures.length === 0, results: (review ?? []).map((statement) => ({ statement, rowsAffected: null, error: failedOn(statement) })) }
     }
-    const result = await call((client) => client.browse.sqlApply({ path: { id: connectionId, table }, payload: { edits: pending.sqlEdits(), statements: review ?? [] } }))
+    const result = await call((client) => client.browse.sqlApply({ path: { id: connectionId, table }, urlParams: database === undefined ? {} : { database }, payload: { edits: pending.sqlEdits(), statements: review ?? [] } }))
     return { ok: result.committed, results: result.results }
   }
 

@@ -25,8 +25,10 @@ type Confirm = { readonly text: string; readonly reason: string; readonly previe
  * (rolled back) before the user confirms it; Cancel stops it on the database; one result tab per statement, named
  * after it. The editor's text is kept per connection and `tabId` by the server, across restarts of `serve`.
  */
-export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
+export const ConsoleTab = ({ connection, table, initialText, tabId = "main", database }: {
   readonly connection: UiConnection
+  /** The tab's own database (D-100), when not the connection's. */
+  readonly database?: string | undefined
   readonly table?: string | undefined
   readonly initialText?: string
   readonly tabId?: string
@@ -50,7 +52,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
   const [tick, setTick] = useState(0)
   const [height, setHeight] = useState(200)
   const [sideOpen, setSideOpen] = useState(true)
-  const schema = useSchemaNames(connection, !search)
+  const schema = useSchemaNames(connection, !search, database)
   const stopped = useRef(false)
 
   useEffect(() => {
@@ -88,7 +90,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
       setElapsed(0)
       setRunning({ runId, started: performance.now() })
       try {
-        const result = await call((client) => client.browse.console({ path: { id: connection.id }, payload: { text: statement, confirmed: confirmed && index === 0, runId, ...consoleSchema(connection.id) } }))
+        const result = await call((client) => client.browse.console({ path: { id: connection.id }, urlParams: database === undefined ? {} : { database }, payload: { text: statement, confirmed: confirmed && index === 0, runId, ...consoleSchema(connection.id) } }))
         if (result._tag === "NeedsConfirmation") {
           setConfirm({ text: statement, reason: result.reason, rest: statements.slice(index + 1), ...(result.preview === undefined ? {} : { preview: result.preview }) })
           break
@@ -202,7 +204,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main" }: {
             </div>
           </div>
         )}
-        <ResultTabs tabs={tabs} active={active} onActive={setActive} onClose={(id) => setTabs((list) => list.filter((t) => t.id !== id))} dialect={dialect} {...(search ? {} : { exportFrom: connection.id })} />
+        <ResultTabs tabs={tabs} active={active} onActive={setActive} onClose={(id) => setTabs((list) => list.filter((t) => t.id !== id))} dialect={dialect} {...(search || database !== undefined ? {} : { exportFrom: connection.id })} />
       </div>
       {!search && sideOpen && <HistoryPanel connection={connection} tick={tick} currentText={() => editor.current?.text() ?? ""} onPick={(picked) => editor.current?.setText(picked)} />}
     </div>

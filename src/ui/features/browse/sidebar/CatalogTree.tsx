@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from "react"
 import type { UiCatalog, UiCatalogObject, UiCatalogObjects, UiObjectKind } from "../../../../domain/UiCatalog.ts"
 import { Skeleton } from "../../../shell/Skeleton.tsx"
-import { useSessionState } from "../../../workspace/sessionState.ts"
+import { useSessionState, writeSession } from "../../../workspace/sessionState.ts"
 import { forgetCatalog, loadObjects, loadOverview } from "./catalogStore.ts"
 import { fuzzyScore } from "./fuzzy.ts"
 
@@ -24,10 +24,12 @@ type Row =
  * The sidebar tree of one connection (D-100): the database, its schemas (loaded first), each schema's tables, views,
  * materialized views and functions (loaded when the schema is first expanded), with a kind icon and the row count in
  * its own column. The search box narrows it (every schema is loaded then); Up/Down move, Right/Left expand and
- * collapse, Enter opens; Ctrl/Cmd+Shift+F focuses the search box.
+ * collapse, Enter opens; Ctrl/Cmd+Shift+F focuses the search box. The database switcher reads another database of the
+ * server; the tabs opened after it read that database too (`defaultDatabase`: the connection's own).
  */
-export const CatalogTree = ({ connectionId, activeTable, reloadTick, onOpen, onLoaded }: {
+export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reloadTick, onOpen, onLoaded }: {
   readonly connectionId: string
+  readonly defaultDatabase: string | undefined
   readonly activeTable: string | undefined
   readonly reloadTick: number
   readonly onOpen: (object: UiCatalogObject) => void
@@ -35,6 +37,8 @@ export const CatalogTree = ({ connectionId, activeTable, reloadTick, onOpen, onL
 }) => {
   // the schema switcher: one schema shown (and expanded), or all of them
   const [schemaChoice, setSchemaChoice] = useSessionState<string>(`schema:${connectionId}`, "")
+  // the database switcher: "" is the connection's own database
+  const [databaseChoice, setDatabaseChoice] = useSessionState<string>(`database:${connectionId}`, "")
   const [overview, setOverview] = useState<UiCatalog | { readonly error: string }>()
   const [lists, setLists] = useState<Readonly<Record<string, Loaded>>>({})
   const [expanded, setExpanded] = useSessionState<ReadonlyArray<string>>(`tree:${connectionId}`, [])
@@ -57,7 +61,18 @@ export const CatalogTree = ({ connectionId, activeTable, reloadTick, onOpen, onL
     )
     return () => { live = false }
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [connectionId, reloadTick])
+  }, [connectionId, reloadTick, databaseChoice])
+
+  const chooseDatabase = (database: string) => {
+    const choice = database === defaultDatabase ? "" : database
+    // read now by the catalog store, before the effect that keeps it for the session runs
+    writeSession(`database:${connectionId}`, choice)
+    setDatabaseChoice(choice)
+    setSchemaChoice("")
+    setExpanded([])
+    setOverview(undefined)
+    setFocus(0)
+  }
 
   const schemaFilter = schemaChoice === "" ? undefined : schemaChoice
   const flat = overview !== undefined && !("error" in overview) && overview.schemas.length === 0
@@ -167,8 +182,14 @@ export const CatalogTree = ({ connectionId, activeTable, reloadTick, onOpen, onL
       />
       {overview === undefined && <Skeleton rows={6} />}
       {overview !== undefined && "error" in overview && <div className="error">{overview.error}</div>}
-      {overview !== undefined && !("error" in overview) && overview.database !== null && (
+      {overview !== undefined && !("error" in overview) && overview.database !== null && overview.databases.length <= 1 && (
         <div className="tree-database muted" title="The database this connection reaches">⛁ {overview.database}</div>
+      )}
+      {overview !== undefined && !("error" in overview) && overview.databases.length > 1 && (
+        <select className="tree-database" aria-label="Database" title="The database the tree and the tabs opened now read" value={overview.database ?? ""} onChange={(event) => chooseDatabase(event.target.value)}>
+          {overview.database === null && <option value="">Choose a database</option>}
+          {overview.databases.map((database) => <option key={database} value={database}>⛁ {database}</option>)}
+        </select>
       )}
       {overview !== undefined && !("error" in overview) && overview.schemas.length > 1 && (
         <select className="tree-schema" aria-label="Schema" value={schemaChoice} onChange={(event) => { setSchemaChoice(event.target.value); setFocus(0) }}>

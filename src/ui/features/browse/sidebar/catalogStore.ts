@@ -10,14 +10,28 @@ import { emptyFilter, type FilterState } from "../FilterBar.tsx"
 const overviews = new Map<string, Promise<UiCatalog>>()
 const objects = new Map<string, Promise<UiCatalogObjects>>()
 
-const keyOf = (connectionId: string, schema: string | null) => `${connectionId}\u0000${schema ?? ""}`
+/**
+ * The database the sidebar's switcher chose (D-100), as the UI API's `database` parameter: none for the connection's
+ * own. The tree reads it, and a table or console tab opened now keeps it.
+ */
+export const chosenDatabase = (connectionId: string): { readonly database?: string } => {
+  const database = readSession<string>(`database:${connectionId}`)
+  return database === undefined || database === "" ? {} : { database }
+}
+
+/** A tab's `database` as the UI API's parameter. */
+export const databaseParams = (database: string | undefined): { readonly database?: string } => (database === undefined ? {} : { database })
+
+const keyOf = (connectionId: string, schema: string | null) =>
+  `${connectionId}\u0000${chosenDatabase(connectionId).database ?? ""}\u0000${schema ?? ""}`
 
 export const loadOverview = (connectionId: string): Promise<UiCatalog> => {
-  let found = overviews.get(connectionId)
+  const key = keyOf(connectionId, null)
+  let found = overviews.get(key)
   if (found === undefined) {
-    found = call((client) => client.catalog.overview({ path: { id: connectionId } }))
-    found.catch(() => overviews.delete(connectionId))
-    overviews.set(connectionId, found)
+    found = call((client) => client.catalog.overview({ path: { id: connectionId }, urlParams: chosenDatabase(connectionId) }))
+    found.catch(() => overviews.delete(key))
+    overviews.set(key, found)
   }
   return found
 }
@@ -26,7 +40,7 @@ export const loadObjects = (connectionId: string, schema: string | null): Promis
   const key = keyOf(connectionId, schema)
   let found = objects.get(key)
   if (found === undefined) {
-    found = call((client) => client.catalog.objects({ path: { id: connectionId }, urlParams: schema === null ? {} : { schema } }))
+    found = call((client) => client.catalog.objects({ path: { id: connectionId }, urlParams: { ...chosenDatabase(connectionId), ...(schema === null ? {} : { schema }) } }))
     found.catch(() => objects.delete(key))
     objects.set(key, found)
   }
@@ -42,7 +56,7 @@ export const loadAllObjects = async (connectionId: string): Promise<ReadonlyArra
 }
 
 export const forgetCatalog = (connectionId: string) => {
-  overviews.delete(connectionId)
+  for (const key of overviews.keys()) if (key.startsWith(`${connectionId}\u0000`)) overviews.delete(key)
   for (const key of objects.keys()) if (key.startsWith(`${connectionId}\u0000`)) objects.delete(key)
 }
 
