@@ -5,6 +5,9 @@ import { EditorState, Prec } from "@codemirror/state"
 import { EditorView, keymap, lineNumbers } from "@codemirror/view"
 import { useEffect, useRef } from "react"
 
+/** Above this size the editor is created in the next task, so the panel's own render and the editor's set-up are two frames. */
+const LARGE = 256 * 1024
+
 const theme = EditorView.theme({
   "&": { backgroundColor: "var(--bg-elev)", color: "var(--fg)", border: "1px solid var(--border)", borderRadius: "4px", maxHeight: "320px" },
   ".cm-scroller": { overflow: "auto" },
@@ -40,7 +43,9 @@ const JsonEditor = ({ initial, label, readOnly, onChange, onSubmit }: {
   const submit = useRef(onSubmit)
   submit.current = onSubmit
   useEffect(() => {
-    const editor = new EditorView({
+    let editor: EditorView | undefined
+    const create = () => {
+      editor = new EditorView({
       parent: host.current!,
       state: EditorState.create({
         doc: initial,
@@ -61,8 +66,14 @@ const JsonEditor = ({ initial, label, readOnly, onChange, onSubmit }: {
           theme
         ]
       })
-    })
-    return () => editor.destroy()
+      })
+    }
+    if (initial.length <= LARGE) create()
+    const later = initial.length > LARGE ? setTimeout(create, 0) : undefined
+    return () => {
+      clearTimeout(later)
+      editor?.destroy()
+    }
     // created once per value: the panel remounts it for another row
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [])
