@@ -15,7 +15,10 @@ const LONG_TEXT = 80
 /** While the editor's code loads, its placeholder shows this much of the value: laying out megabytes of text is a freeze. */
 const PREVIEW = 4_000
 const preview = (text: string) => (text.length > PREVIEW ? `${text.slice(0, PREVIEW)}\n…` : text)
-const textOf = (value: Cell, kind: CellKind) => (value === null ? "" : kind === "json" ? viewerText(value) : kind === "boolean" && typeof value === "number" ? String(value === 1) : String(value))
+/** A JSON value this long is pretty-printed by its editor, in a task of its own, not in the panel's render. */
+const LARGE_JSON = 256 * 1024
+const jsonText = (value: Exclude<Cell, null>) => (String(value).length > LARGE_JSON ? String(value) : viewerText(value))
+const textOf = (value: Cell, kind: CellKind) => (value === null ? "" : kind === "json" ? jsonText(value) : kind === "boolean" && typeof value === "number" ? String(value === 1) : String(value))
 
 /**
  * The row-detail side panel (D-85, D-86): every column of one row, edited in place — a multi-line editor for long
