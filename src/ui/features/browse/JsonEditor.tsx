@@ -4,6 +4,14 @@ import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from "@cod
 import { EditorState, Prec } from "@codemirror/state"
 import { EditorView, keymap, lineNumbers } from "@codemirror/view"
 import { useEffect, useRef } from "react"
+import { viewerText } from "../../grid/cellTypes.ts"
+
+/**
+ * Above this size (the panel's `LARGE_JSON`) the work is spread over tasks, one frame each: the panel's render, then
+ * the pretty-print of a value given on one line, then the editor's set-up.
+ */
+const LARGE = 256 * 1024
+const later = (step: () => void) => setTimeout(step, 0)
 
 const theme = EditorView.theme({
   "&": { backgroundColor: "var(--bg-elev)", color: "var(--fg)", border: "1px solid var(--border)", borderRadius: "4px", maxHeight: "320px" },
@@ -40,10 +48,13 @@ const JsonEditor = ({ initial, label, readOnly, onChange, onSubmit }: {
   const submit = useRef(onSubmit)
   submit.current = onSubmit
   useEffect(() => {
-    const editor = new EditorView({
+    let editor: EditorView | undefined
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const create = (doc: string) => {
+      editor = new EditorView({
       parent: host.current!,
       state: EditorState.create({
-        doc: initial,
+        doc,
         extensions: [
           Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { submit.current(); return true } }])),
           lineNumbers(),
@@ -61,8 +72,19 @@ const JsonEditor = ({ initial, label, readOnly, onChange, onSubmit }: {
           theme
         ]
       })
-    })
-    return () => editor.destroy()
+      })
+    }
+    if (initial.length <= LARGE) create(initial)
+    else {
+      timer = later(() => {
+        const doc = initial.slice(0, 200).includes("\n") ? initial : viewerText(initial)
+        timer = later(() => create(doc))
+      })
+    }
+    return () => {
+      clearTimeout(timer)
+      editor?.destroy()
+    }
     // created once per value: the panel remounts it for another row
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [])

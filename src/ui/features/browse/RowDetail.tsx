@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef, useState } from "react"
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react"
 import type { Cell, UiColumn } from "../../../domain/UiSchemas.ts"
 import { type CellKind, kindOfType, parseInput, viewerText } from "../../grid/cellTypes.ts"
 import { documentChanges, documentText } from "./rowDocument.ts"
@@ -12,7 +12,13 @@ interface Draft {
 }
 
 const LONG_TEXT = 80
-const textOf = (value: Cell, kind: CellKind) => (value === null ? "" : kind === "json" ? viewerText(value) : kind === "boolean" && typeof value === "number" ? String(value === 1) : String(value))
+/** While the editor's code loads, its placeholder shows this much of the value: laying out megabytes of text is a freeze. */
+const PREVIEW = 4_000
+const preview = (text: string) => (text.length > PREVIEW ? `${text.slice(0, PREVIEW)}\n…` : text)
+/** A JSON value this long is pretty-printed by its editor, in a task of its own, not in the panel's render. */
+const LARGE_JSON = 256 * 1024
+const jsonText = (value: Exclude<Cell, null>) => (String(value).length > LARGE_JSON ? String(value) : viewerText(value))
+const textOf = (value: Cell, kind: CellKind) => (value === null ? "" : kind === "json" ? jsonText(value) : kind === "boolean" && typeof value === "number" ? String(value === 1) : String(value))
 
 /**
  * The row-detail side panel (D-85, D-86): every column of one row, edited in place — a multi-line editor for long
@@ -40,7 +46,10 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
   const [version, setVersion] = useState(0)
   const [doc, setDoc] = useState<{ readonly text: string; readonly problem: string | undefined }>()
   const panel = useRef<HTMLElement>(null)
-  const kinds = columns.map((column) => kindOfType(column.type) ?? "text")
+  const kinds = useMemo(() => columns.map((column) => kindOfType(column.type) ?? "text"), [columns])
+  // pretty-printing a 1 MB JSON value takes tens of milliseconds: once per row, not on every render (D-102)
+  const texts = useMemo(() => columns.map((_, i) => textOf(row[i] ?? null, kinds[i] ?? "text")), [columns, row, kinds])
+  const documentShown = useMemo(() => (search ? documentText(columns, row) : ""), [search, columns, row])
   const anyEditable = columns.some((_, i) => canEdit(i))
   useEffect(() => {
     if (!takeFocus) return
@@ -103,13 +112,13 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
     const value = row[i] ?? null
     const draft = drafts[i]
     const editable = canEdit(i)
-    const text = draft?.text ?? textOf(value, kind)
+    const text = draft?.text ?? texts[i] ?? ""
     const isNull = draft?.isNull ?? value === null
     const id = `detail-${version}-${i}`
     const problem = errors[i] ?? draft?.problem
     const input = kind === "json"
       ? (
-        <Suspense fallback={<pre className="json">{text}</pre>}>
+        <Suspense fallback={<pre className="json">{preview(text)}</pre>}>
           <JsonEditor key={`${version}-${String(isNull)}`} initial={isNull ? "" : text} label={column.name} readOnly={!editable} onChange={(next, bad) => set(i, { text: next, isNull: false, problem: bad })} onSubmit={() => stageRef.current()} />
         </Suspense>
       )
@@ -150,8 +159,8 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
         {search
           ? (
             <div className="detail-field" role="group" aria-label="Document">
-              <Suspense fallback={<pre className="json">{documentText(columns, row)}</pre>}>
-                <JsonEditor key={version} initial={documentText(columns, row)} label="Document" readOnly={!anyEditable} onChange={(text, problem) => { setDoc({ text, problem }); setMessage(undefined) }} onSubmit={() => stageRef.current()} />
+              <Suspense fallback={<pre className="json">{preview(documentShown)}</pre>}>
+                <JsonEditor key={version} initial={documentShown} label="Document" readOnly={!anyEditable} onChange={(text, problem) => { setDoc({ text, problem }); setMessage(undefined) }} onSubmit={() => stageRef.current()} />
               </Suspense>
               {doc?.problem !== undefined && <p className="cell-error-inline" role="alert">{doc.problem}</p>}
             </div>
