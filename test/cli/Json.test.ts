@@ -25,7 +25,7 @@ const leaves = (help: CommandHelp, path: ReadonlyArray<string>): Array<{ path: s
  */
 // `connection url` prints one URL for shell substitution (`psql "$(dbdesk connection url Prod)"`), not a record;
 // `tools add` / `tools remove` print a one-line confirmation (the record is `tools list --json`), `tools test` prints JSON already.
-const NO_RECORD = ["dbdesk connection url", "dbdesk tools add", "dbdesk tools remove", "dbdesk tools test", "dbdesk serve", "dbdesk bridge", "dbdesk completions", "dbdesk activity export", "dbdesk clients install", "dbdesk clients remove"]
+const NO_RECORD = ["dbdesk connection url", "dbdesk export", "dbdesk tools add", "dbdesk tools remove", "dbdesk tools test", "dbdesk serve", "dbdesk bridge", "dbdesk completions", "dbdesk activity export", "dbdesk clients install", "dbdesk clients remove"]
 
 describe("--json on every command that prints a record", () => {
   it("every other command takes --json", () => {

@@ -55,6 +55,7 @@ describePostgres("the row detail on PostgreSQL", () => {
     await detail.getByRole("status").filter({ hasText: "Staged 1 change" }).waitFor()
     await page.keyboard.press("Control+s")
     const dialog = page.getByRole("dialog", { name: "Save 1 change" })
+    await dialog.waitFor()
     expect(await dialog.getByLabel("Statements").locator("pre").allTextContents()).toEqual([`UPDATE "settings" SET "doc" = '{"dark": false, "size": 14}' WHERE "id" = 1`])
     await dialog.getByRole("button", { name: "Apply" }).click()
     await page.getByRole("status").filter({ hasText: "Saved 1 change." }).waitFor()

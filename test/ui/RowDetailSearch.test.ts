@@ -55,6 +55,7 @@ describe("the row detail of a search document", () => {
     await detail.getByRole("status").filter({ hasText: "Staged 1 change" }).waitFor()
     await page.keyboard.press("Control+s")
     const dialog = page.getByRole("dialog", { name: "Save 1 change" })
+    await dialog.waitFor()
     expect(await dialog.getByLabel("Statements").locator("pre").allTextContents()).toEqual([`PATCH /collections/books/documents/${id}\n{"title":"From the panel"}`])
     await dialog.getByRole("button", { name: "Apply" }).click()
     await page.getByRole("status").filter({ hasText: "Saved 1 change." }).waitFor()
