@@ -24,6 +24,8 @@ export interface FaultProxy {
    * reset (RST) or stalled (nothing more forwarded either way).
    */
   readonly breakAfter: (bytes: number, mode: "reset" | "stall") => void
+  /** Holds each connection accepted from now on this long before it reaches the server (a slow new connection). */
+  readonly delayNew: (ms: number) => void
   /** Sends new connections to another port (for a server that starts after the proxy). */
   readonly retarget: (port: number) => void
   readonly close: () => Promise<void>
@@ -42,6 +44,7 @@ export const startFaultProxy = async (initialPort: number, targetHost = "127.0.0
   let downstream = 0
   let waiting: Array<() => void> = []
   let armed: { remaining: number; mode: "reset" | "stall" } | undefined
+  let connectDelay = 0
 
   const pipe = (from: Socket, to: Socket, pair: Pair, counts: boolean) => {
     from.on("data", (chunk: Buffer) => {
@@ -87,7 +90,8 @@ export const startFaultProxy = async (initialPort: number, targetHost = "127.0.0
     upstream.on("end", () => client.end())
     pipe(client, upstream, pair, false)
     pipe(upstream, client, pair, true)
-    upstream.connect(targetPort, targetHost)
+    if (connectDelay === 0) upstream.connect(targetPort, targetHost)
+    else setTimeout(() => client.destroyed || upstream.connect(targetPort, targetHost), connectDelay)
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const address = server.address()
@@ -119,6 +123,9 @@ export const startFaultProxy = async (initialPort: number, targetHost = "127.0.0
     },
     breakAfter: (bytes, mode) => {
       armed = { remaining: bytes, mode }
+    },
+    delayNew: (ms) => {
+      connectDelay = ms
     },
     retarget: (port) => {
       targetPort = port

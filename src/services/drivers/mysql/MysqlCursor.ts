@@ -114,10 +114,22 @@ class RowStream {
     return { rows, done: this.ended && this.queue.length === 0 }
   }
 
-  /** Ends the statement on the server (KILL QUERY), reads what was in flight; false when the session cannot be reused. */
-  async stop(): Promise<boolean> {
-    if (this.ended) return true
+  private stopped: Promise<boolean> | undefined
+
+  /**
+   * Ends the statement on the server (KILL QUERY), reads what was in flight; false when the session cannot be reused.
+   * Every call answers the first one's outcome: a statement that ended on its own while its kill was still on the way
+   * (a refusal on its fields) must not give the session back before the server has taken the kill, or the kill would
+   * interrupt the next statement on that pooled session.
+   */
+  stop(): Promise<boolean> {
+    if (this.stopped !== undefined) return this.stopped
+    if (this.ended) return Promise.resolve(true)
     this.stopping = true
+    return (this.stopped = this.killAndSettle())
+  }
+
+  private async killAndSettle(): Promise<boolean> {
     if (!(await this.held.kill())) return false
     const ended = new Promise<void>((done) => {
       if (this.ended) done()

@@ -211,12 +211,17 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
     }
   }
 
-  /** Puts a session back clean (a read's transaction rolled back) or destroys it (after a write, or when anything failed). */
-  const finish = async (conn: Conn, access: StatementAccess, broken: boolean): Promise<void> => {
+  /**
+   * Puts a session back clean (a read's transaction rolled back) or destroys it (after a write, or when anything failed).
+   * `killsTaken` settles once every KILL QUERY sent for the session was acknowledged: a kill still on its way would
+   * interrupt the next statement on the pooled session; it answers whether the session is still sound.
+   */
+  const finish = async (conn: Conn, access: StatementAccess, broken: boolean, killsTaken: () => Promise<boolean>): Promise<void> => {
     if (broken || access === "readwrite") return conn.destroy()
     try {
       await command(conn, "ROLLBACK")
-      conn.release()
+      if (await killsTaken()) conn.release()
+      else conn.destroy()
     } catch {
       conn.destroy()
     }
@@ -230,15 +235,27 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
       let inFlight: Promise<unknown> = Promise.resolve()
       let broken = false
       let cancelCurrent: (() => Promise<void>) | undefined
+      /** Kills sent and not yet acknowledged; once the session is given back, no kill is sent for it any more. */
+      const pendingKills = new Set<Promise<void>>()
+      let givenBack = false
+      const killsTaken = async (): Promise<boolean> => {
+        while (pendingKills.size > 0) await Promise.all(pendingKills)
+        givenBack = true
+        return !broken
+      }
 
       const track = <T>(start: (session: Conn, kill: () => Promise<void>) => Promise<T>): Promise<T> => {
         if (stopped || conn === undefined) return Promise.reject(new Error("the call was cancelled"))
         const session = conn
         let killing: Promise<void> | undefined
-        const kill = () =>
-          (killing ??= killQuery(session.threadId).then((sent) => {
+        const kill = () => {
+          if (killing !== undefined || givenBack) return killing ?? Promise.resolve()
+          const sending = killQuery(session.threadId).then((sent) => {
             if (!sent) broken = true
-          }))
+          }).finally(() => pendingKills.delete(sending))
+          pendingKills.add(sending)
+          return (killing = sending)
+        }
         const running = start(session, kill).finally(() => killing)
         inFlight = running.then(() => undefined, () => undefined)
         cancelCurrent = kill
@@ -259,12 +276,12 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
         try {
           const value = await body(session(found))
           await inFlight
-          await finish(acquired, access, broken || stopped)
+          await finish(acquired, access, broken || stopped, killsTaken)
           return value
         } catch (error) {
           await inFlight
           const failure = asError(error)
-          await finish(acquired, access, broken || stopped || failure.fatal === true)
+          await finish(acquired, access, broken || stopped || failure.fatal === true, killsTaken)
           throw error
         }
       }).then(
