@@ -104,6 +104,37 @@ describePostgres("the database switcher on PostgreSQL", () => {
     await page.getByRole("tab", { name: new RegExp(`^Console \\d+ \\(${SECOND}\\)$`), selected: true }).waitFor()
   })
 
+  it("D-100 choosing the database already shown keeps its tree; switching back before the other database's objects arrive shows the own objects, not the late answer", async () => {
+    const { page } = ui
+    await sidebar().getByLabel("Database", { exact: true }).selectOption(postgres.database)
+    await tree().getByRole("button", { name: /^accounts/ }).waitFor()
+    await sidebar().getByLabel("Database", { exact: true }).selectOption(postgres.database)
+    await tree().getByRole("button", { name: /^accounts/ }).waitFor()
+    // the second database's object list answers only after the switcher is back on the connection's own database
+    let release = () => {}
+    const held = new Promise<void>((resolve) => { release = resolve })
+    let asked = false
+    const secondObjects = (url: URL) => url.pathname.endsWith(`/connections/${id}/catalog/objects`) && url.searchParams.get("database") === SECOND
+    await page.route(secondObjects, async (route) => {
+      asked = true
+      await held
+      await route.continue()
+    })
+    // a reload forgets the cached reads, so the second database's objects are asked for again
+    await sidebar().getByTitle("Reload the list and the row counts").click()
+    await sidebar().getByLabel("Database", { exact: true }).selectOption(SECOND)
+    await expect.poll(() => asked, { timeout: 10_000 }).toBe(true)
+    await sidebar().getByLabel("Database", { exact: true }).selectOption(postgres.database)
+    await tree().getByRole("button", { name: /^accounts/ }).waitFor()
+    const answered = page.waitForResponse((response) => secondObjects(new URL(response.url())))
+    release()
+    await (await answered).finished()
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+    expect(await tree().getByRole("button", { name: /^ledger/ }).count()).toBe(0)
+    await tree().getByRole("button", { name: /^accounts/ }).waitFor()
+    await page.unroute(secondObjects)
+  })
+
   it("D-100 Open in console from a table tab on another database opens a console on that database, whatever the switcher says", async () => {
     const { page } = ui
     await sidebar().getByLabel("Database", { exact: true }).selectOption(postgres.database)

@@ -47,8 +47,11 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
   const treeRef = useRef<HTMLUListElement>(null)
   const searchRef = useRef<HTMLInputElement>(null)
 
+  // which database (and reload) the lists are for: an answer asked for before a switch is dropped, not shown (D-100)
+  const generation = useRef(0)
   useEffect(() => {
     let live = true
+    generation.current += 1
     if (reloadTick > 0) forgetCatalog(connectionId)
     setLists({})
     loadOverview(connectionId).then(
@@ -65,6 +68,9 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
 
   const chooseDatabase = (database: string) => {
     const choice = database === defaultDatabase ? "" : database
+    // the database already shown: nothing to read again (clearing the overview here would leave the tree loading,
+    // as the read below only runs when the choice changes)
+    if (choice === databaseChoice) return
     // read now by the catalog store, before the effect that keeps it for the session runs
     writeSession(`database:${connectionId}`, choice)
     setDatabaseChoice(choice)
@@ -81,11 +87,12 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
   const wanted = flat ? [""] : schemas.filter((schema) => searching || expanded.includes(schema) || schema === schemaFilter)
 
   useEffect(() => {
+    const asked = generation.current
     for (const schema of wanted) {
       if (lists[schema] !== undefined) continue
       loadObjects(connectionId, schema === "" ? null : schema).then(
-        (loaded) => setLists((current) => ({ ...current, [schema]: loaded })),
-        (error: Error) => setLists((current) => ({ ...current, [schema]: { error: error.message } }))
+        (loaded) => asked === generation.current && setLists((current) => ({ ...current, [schema]: loaded })),
+        (error: Error) => asked === generation.current && setLists((current) => ({ ...current, [schema]: { error: error.message } }))
       )
     }
   }, [connectionId, wanted.map((schema) => `[${schema}]`).join(""), lists]) // eslint-disable-line react-hooks/exhaustive-deps
