@@ -1,5 +1,5 @@
 /**
- * What a page of a continued read costs (D-94), not part of `npm test` or `npm run bench`:
+ * What a page of a continued read costs (D-93), not part of `npm test` or `npm run bench`:
  * `node --import tsx bench/continued-read.ts [--rows N] [--page N]` (defaults 3,000,000 rows, pages of 10,000).
  *
  * A throwaway PostgreSQL 15 cluster (the test harness), the whole server in this process (the tests' `startTestServer`)

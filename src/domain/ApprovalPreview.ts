@@ -35,7 +35,7 @@ export const ApprovalPreview = Schema.Union(
   Schema.TaggedStruct("Unavailable", { reason: Schema.String }),
   /** Never tried: DDL, a statement whose side effects a rollback cannot undo, a read… */
   Schema.TaggedStruct("NoPreview", { reason: Schema.String }),
-  /** D-96: a read over the connection's cost budget: the planner's estimate (nothing ran) and what it exceeds. */
+  /** D-95: a read over the connection's cost budget: the planner's estimate (nothing ran) and what it exceeds. */
   Schema.TaggedStruct("Estimate", {
     rows: Schema.Number,
     cost: Schema.optionalWith(Schema.Number, { exact: true }),
@@ -86,7 +86,7 @@ export const previewRowText = (columns: ReadonlyArray<string>, row: PreviewRow, 
   return "(row not readable)"
 }
 
-/** D-96: the planner's estimate as lines (nothing ran): what it exceeds, then the plan's top node. */
+/** D-95: the planner's estimate as lines (nothing ran): what it exceeds, then the plan's top node. */
 export const estimateLines = (preview: Extract<ApprovalPreview, { _tag: "Estimate" }>): ReadonlyArray<string> => [
   `The planner's estimate (the statement has not run): ${preview.over.join(" and ")}.`,
   ...(preview.node === "" ? [] : [`The plan starts with ${preview.node}.`])

@@ -15,7 +15,7 @@ export type ConfirmQueries = typeof ConfirmQueries.Type
 /** A connection's colour in the UI, `#rrggbb`. */
 export const ConnectionColor = Schema.String.pipe(Schema.pattern(/^#[0-9a-f]{6}$/i, { message: () => "A connection colour is #rrggbb." }))
 
-/** D-105: a connection list group, free text of at most 60 characters. */
+/** D-103: a connection list group, free text of at most 60 characters. */
 export const ConnectionGroup = Schema.String.pipe(
   Schema.trimmed({ message: () => "A connection group has no spaces around it." }),
   Schema.maxLength(60, { message: () => "A connection group is at most 60 characters." })
@@ -35,7 +35,7 @@ const common = {
   /** How the UI marks the connection and every tab of it: a colour, and whether it is a production database. */
   color: Schema.optionalWith(ConnectionColor, { exact: true }),
   production: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  /** D-105: the group the connection list shows it under (free text; absent: ungrouped). */
+  /** D-103: the group the connection list shows it under (free text; absent: ungrouped). */
   group: Schema.optionalWith(ConnectionGroup, { exact: true })
 }
 const sql = { ...common, maskingRules: maskingRulesField("sql") }
@@ -75,7 +75,7 @@ export const PostgresConnection = Schema.Struct({
   ...TlsFileFields,
   /** Reached through an SSH tunnel: host and port are then as the last SSH host sees them. */
   ssh: Schema.optionalWith(SshTunnel, { exact: true }),
-  /** D-96: the planner's estimate of a read against budgets (off when absent). */
+  /** D-95: the planner's estimate of a read against budgets (off when absent). */
   ...costGuardFields
 })
 export type PostgresConnection = typeof PostgresConnection.Type
@@ -97,7 +97,7 @@ export const MysqlConnection = Schema.Struct({
   ...TlsFileFields,
   /** Reached through an SSH tunnel: host and port are then as the last SSH host sees them. */
   ssh: Schema.optionalWith(SshTunnel, { exact: true }),
-  /** D-96: the planner's estimate of a read against budgets (off when absent). */
+  /** D-95: the planner's estimate of a read against budgets (off when absent). */
   ...costGuardFields
 })
 export type MysqlConnection = typeof MysqlConnection.Type

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * D-96: the cost guard of a PostgreSQL or MySQL/MariaDB connection. Before a read runs, the planner's estimate
+ * D-95: the cost guard of a PostgreSQL or MySQL/MariaDB connection. Before a read runs, the planner's estimate
  * (`EXPLAIN`, never `ANALYZE`) is compared with the connection's budgets; above them the call asks the user or is
  * refused, as `costGuard` says. Absent means off.
  */
@@ -36,11 +36,11 @@ export interface CostSettings {
 export interface CostBudget {
   readonly mode: "ask" | "refuse"
   readonly maxRows: number
-  /** Absent on MySQL/MariaDB, whose plans carry no cost that holds across versions (D-97). */
+  /** Absent on MySQL/MariaDB, whose plans carry no cost that holds across versions (D-96). */
   readonly maxCost?: number
 }
 
-/** The connection's budget, or undefined when the guard is off (always on SQLite and search connections, D-96). */
+/** The connection's budget, or undefined when the guard is off (always on SQLite and search connections, D-95). */
 export const costBudgetOf = (connection: CostSettings): CostBudget | undefined => {
   if (connection.type !== "postgresql" && connection.type !== "mysql") return undefined
   const mode = connection.costGuard ?? "off"
@@ -49,7 +49,7 @@ export const costBudgetOf = (connection: CostSettings): CostBudget | undefined =
   return connection.type === "postgresql" ? { mode, maxRows, maxCost: connection.costMaxCost ?? DEFAULT_MAX_COST } : { mode, maxRows }
 }
 
-/** What the planner said, read from its plan (D-97). */
+/** What the planner said, read from its plan (D-96). */
 export interface PlanEstimate {
   readonly rows: number
   /** PostgreSQL's total cost of the top node; absent on MySQL/MariaDB. */
@@ -104,7 +104,7 @@ export const readPostgresPlan = (output: unknown): PlanReading => {
 }
 
 /**
- * MySQL/MariaDB classic `EXPLAIN` (D-97): the rows each select examines are the product of its tables' `rows` (a
+ * MySQL/MariaDB classic `EXPLAIN` (D-96): the rows each select examines are the product of its tables' `rows` (a
  * nested-loop join reads the inner table once per outer row); a statement's estimate is the sum over its selects
  * (subqueries, derived tables, UNION parts). A row without a table (`No tables used`, a UNION's result) reads nothing.
  */
@@ -148,7 +148,7 @@ const whole = (value: number) => Math.round(value).toLocaleString("en-US")
 /** The refusal's advice in plain words, naming the estimate and the budget. */
 export const COST_ADVICE = "add a WHERE that narrows the rows, an index on the columns it filters or joins on, or a LIMIT"
 
-/** How the guard treats a statement (D-96): estimated by the planner, exempt (a catalog read), or not estimable. */
+/** How the guard treats a statement (D-95): estimated by the planner, exempt (a catalog read), or not estimable. */
 export type PlanKind = "estimate" | "exempt" | "unknown"
 
 const ESTIMATED = new Set(["SELECT", "WITH", "TABLE", "VALUES"])
@@ -157,7 +157,7 @@ const CATALOG = new Set(["SHOW", "DESCRIBE", "DESC", "EXPLAIN"])
 const LEADING = /^(?:\s|--[^\n]*\n|#[^\n]*\n|\/\*(?!M?!)[\s\S]*?\*\/)*(\(|[A-Za-z]+)/
 
 /**
- * D-96: a query that reads rows (SELECT, WITH, TABLE, VALUES, or one in parentheses) is estimated by prefixing
+ * D-95: a query that reads rows (SELECT, WITH, TABLE, VALUES, or one in parentheses) is estimated by prefixing
  * `EXPLAIN`; SHOW, DESCRIBE and EXPLAIN without ANALYZE read the catalog or plan only, and pass; anything else — an
  * EXPLAIN ANALYZE (it runs the statement), a statement behind an executable comment, a verb dbdesk does not plan — has
  * no estimate and is treated as over budget (fail closed), because prefixing EXPLAIN to it could run it.

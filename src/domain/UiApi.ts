@@ -53,7 +53,7 @@ import {
 const IdPath = Schema.Struct({ id: Schema.String })
 const TablePath = Schema.Struct({ id: Schema.String, table: Schema.String })
 /**
- * D-100: the database of the connection's server a call reads (a tab's own, chosen in the switcher), as the MCP tools'
+ * D-98: the database of the connection's server a call reads (a tab's own, chosen in the switcher), as the MCP tools'
  * `database` argument; absent: the connection's own database.
  */
 const DatabaseParams = Schema.Struct({ database: Schema.optional(Schema.String) })
@@ -116,7 +116,7 @@ const mcp = HttpApiGroup.make("mcp")
       limit: Schema.optional(Schema.NumberFromString)
     })).addSuccess(Schema.Array(UiActivityRow))
   )
-  // D-94: the open continued reads (fetch_more handles), each closable.
+  // D-93: the open continued reads (fetch_more handles), each closable.
   .add(HttpApiEndpoint.get("continuations", "/continuations").addSuccess(Schema.Array(UiContinuation)))
   .add(HttpApiEndpoint.del("closeContinuation", "/continuations/:id").setPath(IdPath).addSuccess(Schema.Struct({ closed: Schema.Boolean })))
   .add(HttpApiEndpoint.get("approvals", "/approvals").addSuccess(Schema.Array(PendingApproval)))
@@ -164,7 +164,7 @@ const insight = HttpApiGroup.make("insight")
       .addSuccess(Schema.Struct({ text: Schema.String }))
   )
 
-/** The sidebar tree (D-100): databases and schemas first, a schema's objects when it is expanded. */
+/** The sidebar tree (D-98): databases and schemas first, a schema's objects when it is expanded. */
 const catalog = HttpApiGroup.make("catalog")
   .add(HttpApiEndpoint.get("overview", "/connections/:id/catalog").setPath(IdPath).setUrlParams(DatabaseParams).addSuccess(UiCatalog))
   .add(

@@ -5,7 +5,7 @@ export const UiObjectKind = Schema.Literal("table", "view", "materializedView", 
 export type UiObjectKind = typeof UiObjectKind.Type
 
 /**
- * One object of the sidebar tree (D-100): `name` is what the UI API's table paths accept (bare in `public`,
+ * One object of the sidebar tree (D-98): `name` is what the UI API's table paths accept (bare in `public`,
  * schema-qualified elsewhere, as the table list names it), `label` the object's own name; `signature` gives a
  * function's argument types so overloads tell apart.
  */
@@ -20,7 +20,7 @@ export const UiCatalogObject = Schema.Struct({
 export type UiCatalogObject = typeof UiCatalogObject.Type
 
 /**
- * The top of the sidebar tree (D-100): the server's databases with the one the connection reaches, and that
+ * The top of the sidebar tree (D-98): the server's databases with the one the connection reaches, and that
  * database's schemas. `schemas` is empty when the engine has no schema level to show (SQLite's `main`, a MySQL
  * database, a search cluster): the objects then sit directly under the connection.
  */

@@ -38,7 +38,7 @@ const uiTlsFiles = {
   sslKey: optional(Schema.String)
 }
 
-/** D-96: a PostgreSQL or MySQL/MariaDB connection's cost guard and budgets (absent: off, default budgets). */
+/** D-95: a PostgreSQL or MySQL/MariaDB connection's cost guard and budgets (absent: off, default budgets). */
 const uiCostGuard = {
   costGuard: optional(CostGuardMode),
   costMaxRows: optional(Schema.Number),
@@ -74,7 +74,7 @@ export const UiConnection = Schema.Struct({
   color: optional(Schema.String),
   /** The user marked it as a production database: its tabs and its row say so. */
   production: optional(Schema.Boolean),
-  /** D-105: the connection list's group it sits in. */
+  /** D-103: the connection list's group it sits in. */
   group: optional(Schema.String)
 })
 export type UiConnection = typeof UiConnection.Type
@@ -210,7 +210,7 @@ export const UiBrowseRequest = Schema.Struct({
   logic: Schema.Literal("and", "or"),
   /** Search collections: a raw filter_by; SQL tables: a WHERE condition the server checks first (D-85). */
   raw: optional(Schema.String),
-  /** The filter bar's search box: SQL tables search every column but binary ones; search collections send it as `q` over their text fields (D-103). */
+  /** The filter bar's search box: SQL tables search every column but binary ones; search collections send it as `q` over their text fields (D-101). */
   search: optional(Schema.String),
   caseSensitive: Schema.Boolean,
   sort: Schema.Array(Schema.Struct({ column: Schema.String, direction: Schema.Literal("asc", "desc") })),
@@ -257,7 +257,7 @@ export const UiConsoleRequest = Schema.Struct({
   text: Schema.String,
   confirmed: Schema.Boolean,
   runId: optional(Schema.String),
-  /** The sidebar's schema switcher (D-100): unqualified names resolve in this schema first (PostgreSQL). */
+  /** The sidebar's schema switcher (D-98): unqualified names resolve in this schema first (PostgreSQL). */
   schema: optional(Schema.String)
 })
 export type UiConsoleRequest = typeof UiConsoleRequest.Type

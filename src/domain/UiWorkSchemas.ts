@@ -127,7 +127,7 @@ export const UiActivityRow = Schema.Struct({
 })
 export type UiActivityRow = typeof UiActivityRow.Type
 
-/** An open continued read (D-94) as the MCP panel lists it; `caller` is the token's name or "the stdio bridge". */
+/** An open continued read (D-93) as the MCP panel lists it; `caller` is the token's name or "the stdio bridge". */
 export const UiContinuation = Schema.Struct({
   id: Schema.String,
   connection: Schema.String,

@@ -54,11 +54,11 @@ export interface ReadPageRequest {
   readonly sort?: ReadonlyArray<SortRequest> | undefined
   /** The collection's columns when the structure is already loaded; otherwise the schema is read first. */
   readonly columns?: ReadonlyArray<SearchColumn> | undefined
-  /** Text searched for (`q`) in the collection's indexed text fields (`query_by`, D-103); absent or blank: every document. */
+  /** Text searched for (`q`) in the collection's indexed text fields (`query_by`, D-101); absent or blank: every document. */
   readonly query?: string | undefined
 }
 
-/** D-103: the fields a text search reads — every indexed `string` / `string[]` field of the schema (never `id`). */
+/** D-101: the fields a text search reads — every indexed `string` / `string[]` field of the schema (never `id`). */
 export const textFields = (schema: Pick<EngineCollection, "fields">): Array<string> =>
   schema.fields.filter((field) => (field.type === "string" || field.type === "string[]") && field.index !== false && field.name !== "id" && !field.name.includes(".*"))
     .map((field) => field.name)

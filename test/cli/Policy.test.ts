@@ -54,7 +54,7 @@ describe("dbdesk policy explain", () => {
       "destructive_tool:pass", "write_scope:pass", "write_access:pass", "ai_settings:skip", "cost_guard:skip", "approval:ask"
     ])
     expect(explanation.outcome).toEqual({ kind: "runs", summary: "runs on a read-write handle once the user approves the statement", asks: ["approval"] })
-    expect(explanation.steps.map((step: { rule: string }) => step.rule)).toEqual(["C4.3-a", "C5-h", "C5-h", "C5-h", "D-29", "D-22", "D-24", "C5-e", "C5-h", "D-64", "D-96", "C3.1-a"])
+    expect(explanation.steps.map((step: { rule: string }) => step.rule)).toEqual(["C4.3-a", "C5-h", "C5-h", "C5-h", "D-29", "D-22", "D-24", "C5-e", "C5-h", "D-64", "D-95", "C3.1-a"])
     expect(explanation.steps[11].detail).toBe("a write statement: the database checks it first and a dry run is shown; asked through the elicitation form, then the app's own dialog (confirmed twice)")
   })
 
@@ -76,7 +76,7 @@ describe("dbdesk policy explain", () => {
     expect(masked.stdout).toContain("Outcome: runs")
   })
 
-  it("D-96: the cost guard is a gate: its budget and what happens above it for a read, a refusal for a read it cannot estimate, nothing for SQLite", async () => {
+  it("D-95: the cost guard is a gate: its budget and what happens above it for a read, a refusal for a read it cannot estimate, nothing for SQLite", async () => {
     const read = await runInProcess("policy", "explain", "--home", home, "--token", "readOnly laptop", "--connection", "Lake", "--sql", "SELECT * FROM events")
     expect(read.code).toBe(0)
     expect(read.stdout).toContain("  11. pass  Cost guard: checked as it runs: the planner's estimate (EXPLAIN, which runs nothing) must stay within 5,000 estimated rows and an estimated cost of 1,000,000; above that it is refused with advice (a WHERE, an index, a LIMIT)")

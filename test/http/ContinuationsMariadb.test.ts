@@ -72,7 +72,7 @@ describeMariadb("fetch_more on MariaDB: a capped read continues on its open stre
     await mariadb?.stop()
   }, 60_000)
 
-  it("D-94: a capped answer says so and carries a handle; fetch_more reads the next pages to the end, in order", async () => {
+  it("D-93: a capped answer says so and carries a handle; fetch_more reads the next pages to the end, in order", async () => {
     const { pages, rows } = await readToEnd(client, id, "SELECT n, label FROM numbers ORDER BY n", 10)
     expect(pages.map((page) => page.rows.length)).toEqual([10, 10, 5])
     expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 25 }, (_, i) => i + 1))
@@ -80,7 +80,7 @@ describeMariadb("fetch_more on MariaDB: a capped read continues on its open stre
     await eventually(async () => (await idleInTransaction(mariadb)) === 0, "the stream's session given back at the end")
   }, 60_000)
 
-  it("D-94: an answer that is not cut has no handle and holds no session", async () => {
+  it("D-93: an answer that is not cut has no handle and holds no session", async () => {
     const page = await query(client, id, "SELECT n FROM numbers ORDER BY n", 25)
     expect(page.rows).toHaveLength(25)
     expect(page.truncated).toBe(false)
@@ -88,7 +88,7 @@ describeMariadb("fetch_more on MariaDB: a capped read continues on its open stre
     expect(await idleInTransaction(mariadb)).toBe(0)
   }, 60_000)
 
-  it("D-94: a continued read does not run the statement again: the server received it once", async () => {
+  it("D-93: a continued read does not run the statement again: the server received it once", async () => {
     const marker = `once_${randomUUID().replaceAll("-", "")}`
     const { pages, rows } = await readToEnd(client, id, narrow(marker), 5000, 10_000)
     expect(pages.length).toBeGreaterThan(3)
@@ -98,7 +98,7 @@ describeMariadb("fetch_more on MariaDB: a capped read continues on its open stre
     expect(lines, lines.join("\n")).toHaveLength(1)
   }, 120_000)
 
-  it("D-94: between pages the statement waits on the server, paused, and its snapshot holds (REPEATABLE READ)", async () => {
+  it("D-93: between pages the statement waits on the server, paused, and its snapshot holds (REPEATABLE READ)", async () => {
     await mariadb.admin().query("CREATE TABLE snap (n INT PRIMARY KEY, pad CHAR(200) NOT NULL DEFAULT 'p') ENGINE=InnoDB")
     await mariadb.admin().query("INSERT INTO snap (n) SELECT seq FROM seq_1_to_50000")
     const marker = `snap_${randomUUID().replaceAll("-", "")}`
@@ -116,14 +116,14 @@ describeMariadb("fetch_more on MariaDB: a capped read continues on its open stre
     expect((await query(client, id, "SELECT COUNT(*) FROM snap")).rows).toEqual([[100]])
   }, 120_000)
 
-  it("D-94: a page cut by limits.maxAnswerBytes continues with the row it could not take", async () => {
+  it("D-93: a page cut by limits.maxAnswerBytes continues with the row it could not take", async () => {
     const { pages, rows } = await readToEnd(client, id, "SELECT seq AS n, REPEAT('x', 5000) AS wide FROM seq_1_to_40", 1000)
     expect(pages.length).toBeGreaterThan(2)
     expect(pages[0]!.message).toContain("fetch_more")
     expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
   }, 60_000)
 
-  it("D-94: a spent handle is not_found, and max_rows of fetch_more sets the page size", async () => {
+  it("D-93: a spent handle is not_found, and max_rows of fetch_more sets the page size", async () => {
     const first = await query(client, id, "SELECT n FROM numbers ORDER BY n", 5)
     const second = pageOf(await fetchMore(client, first.handle!, 15))
     expect(second.rows.map((row) => row[0])).toEqual(Array.from({ length: 15 }, (_, i) => i + 6))
@@ -133,7 +133,7 @@ describeMariadb("fetch_more on MariaDB: a capped read continues on its open stre
     expect(last.handle).toBeUndefined()
   }, 60_000)
 
-  it("D-94: handles never read for another token (property over interleavings)", async () => {
+  it("D-93: handles never read for another token (property over interleavings)", async () => {
     const other = await connectModernClient(server.url, { token: await newToken(server) })
     try {
       await handlesStayWithTheirCaller([client, other], id, (caller) => `SELECT seq AS n, CONCAT('caller${caller}-', seq) AS who FROM seq_1_to_20`, [1, 2, 3, 4, 5])
@@ -143,7 +143,7 @@ describeMariadb("fetch_more on MariaDB: a capped read continues on its open stre
     await eventually(async () => (await idleInTransaction(mariadb)) === 0, "every session back")
   }, 120_000)
 
-  it("D-94: browse_table: a cut page continues with fetch_more from the row after it (offset and filters kept)", async () => {
+  it("D-93: browse_table: a cut page continues with fetch_more from the row after it (offset and filters kept)", async () => {
     const { pages, rows } = await browseToEnd(client, id, { table: "numbers", limit: 10, offset: 3, sort: [{ column: "n", direction: "asc" }] })
     expect(pages.map((page) => page.rows.length)).toEqual([10, 10, 2])
     expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 22 }, (_, i) => i + 4))
@@ -151,7 +151,7 @@ describeMariadb("fetch_more on MariaDB: a capped read continues on its open stre
     expect(filtered.rows.map((row) => row[0])).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16])
   }, 60_000)
 
-  it("D-94: masking rules apply to every continued page, as to the first", async () => {
+  it("D-93: masking rules apply to every continued page, as to the first", async () => {
     const masked = (await Effect.runPromise(Context.get(server.context, Connections).add({
       name: "Ledger masked",
       type: "mysql",
@@ -173,7 +173,7 @@ describeMariadb("fetch_more on MariaDB: a capped read continues on its open stre
     for (const row of browsed.rows) expect(String(row[1])).not.toMatch(/^label \d+$/)
   }, 60_000)
 
-  it("D-94: a cancelled fetch_more kills the statement (KILL QUERY) and its session goes back clean", async () => {
+  it("D-93: a cancelled fetch_more kills the statement (KILL QUERY) and its session goes back clean", async () => {
     const marker = `slow_${randomUUID().replaceAll("-", "")}`
     // Rows half the server's network buffer: it sends them as they are made; a page (by bytes) then takes seconds.
     const first = await query(client, id, `SELECT seq AS n, SLEEP(1) AS ${marker}, REPEAT('x', 8000) AS wide FROM seq_1_to_1000`, 1)
@@ -190,7 +190,7 @@ describeMariadb("fetch_more on MariaDB: a capped read continues on its open stre
     expect((await query(client, id, "SELECT 'after' AS a")).rows).toEqual([["after"]])
   }, 60_000)
 
-  it("D-94: closing an open handle kills its paused statement and puts its session back in the pool (not destroyed)", async () => {
+  it("D-93: closing an open handle kills its paused statement and puts its session back in the pool (not destroyed)", async () => {
     const marker = `close_${randomUUID().replaceAll("-", "")}`
     const first = await query(client, id, big(marker), 10)
     const [thread] = await threadsRunning(mariadb, marker)
@@ -217,7 +217,7 @@ describeMariadb("fetch_more on MariaDB: a capped read continues on its open stre
       await short?.stop()
     }, 60_000)
 
-    it("D-94: every expired handle's session is back in the pool: statements killed, none left in a transaction", async () => {
+    it("D-93: every expired handle's session is back in the pool: statements killed, none left in a transaction", async () => {
       const marker = `expire_${randomUUID().replaceAll("-", "")}`
       const handles = await Promise.all([1, 2].map(async (i) => (await query(shortClient, shortId, `${big(marker)} WHERE seq > ${i}`, 2)).handle))
       expect(handles.every((handle) => handle !== undefined)).toBe(true)

@@ -12,7 +12,7 @@ import { eventually, type PostgresServer, runningStatements, startPostgres } fro
 import { describePostgres } from "../support/PostgresSuite.ts"
 import { startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
-// D-96, D-97: the cost guard through the official 2.4.0 client against real servers.
+// D-95, D-96: the cost guard through the official 2.4.0 client against real servers.
 
 interface Engine {
   readonly name: string
@@ -70,7 +70,7 @@ const costGuardSuite = (engine: Engine, setup: () => Promise<{ server: TestServe
     asked.length = 0
   })
 
-  it(`D-96: ${engine.name} ask: a read over the rows budget asks through the form with the estimate and the plan's top node; accepted, it runs`, async () => {
+  it(`D-95: ${engine.name} ask: a read over the rows budget asks through the form with the estimate and the plan's top node; accepted, it runs`, async () => {
     const { result, seen } = await query(server, "accept", ids.ask, "SELECT id FROM big")
     expect(result.isError, JSON.stringify(result)).toBe(false)
     expect(result.structuredContent.row_count).toBeGreaterThan(0)
@@ -80,21 +80,21 @@ const costGuardSuite = (engine: Engine, setup: () => Promise<{ server: TestServe
     expect(seen[0].message).toMatch(new RegExp(`The plan starts with [^\\n]*${engine.node}\\.`))
   })
 
-  it(`D-96: ${engine.name} ask: a declined form refuses the read`, async () => {
+  it(`D-95: ${engine.name} ask: a declined form refuses the read`, async () => {
     const { result, seen } = await query(server, "decline", ids.ask, "SELECT id FROM big")
     expect(result.isError).toBe(true)
     expect(result.content[0].text).toBe("denied: the user did not approve this operation")
     expect(seen).toHaveLength(1)
   })
 
-  it(`D-96: ${engine.name} ask: without form elicitation the app's dialog shows the estimate`, async () => {
+  it(`D-95: ${engine.name} ask: without form elicitation the app's dialog shows the estimate`, async () => {
     const { result } = await query(server, "none", ids.ask, "SELECT id FROM big")
     expect(result.isError).toBe(false)
     expect(asked).toHaveLength(1)
     expect(asked[0]!.preview).toMatchObject({ _tag: "Estimate", node: expect.stringContaining(engine.node), over: [expect.stringMatching(/ rows \(budget 1,000\)$/)] })
   })
 
-  it(`D-96: ${engine.name} refuse: a read over budget is a tool error naming the estimate, the budget and what to change`, async () => {
+  it(`D-95: ${engine.name} refuse: a read over budget is a tool error naming the estimate, the budget and what to change`, async () => {
     const { result, seen } = await query(server, "accept", ids.refuse, "SELECT id, t FROM big ORDER BY t")
     expect(result.isError).toBe(true)
     const text: string = result.content[0].text
@@ -105,7 +105,7 @@ const costGuardSuite = (engine: Engine, setup: () => Promise<{ server: TestServe
     expect(asked).toHaveLength(0)
   })
 
-  it(`D-96: ${engine.name} a read within the budget runs without a dialog or a form`, async () => {
+  it(`D-95: ${engine.name} a read within the budget runs without a dialog or a form`, async () => {
     for (const [id, sql] of [[ids.ask, "SELECT id FROM big WHERE id = 5"], [ids.roomy, "SELECT id FROM big"]] as const) {
       const { result, seen } = await query(server, "accept", id, sql)
       expect(result.isError, sql).toBe(false)
@@ -114,7 +114,7 @@ const costGuardSuite = (engine: Engine, setup: () => Promise<{ server: TestServe
     expect(asked).toHaveLength(0)
   })
 
-  it(`D-96: ${engine.name} explain_query with analyze runs the statement, so it is estimated first; without analyze nothing runs and it is not`, async () => {
+  it(`D-95: ${engine.name} explain_query with analyze runs the statement, so it is estimated first; without analyze nothing runs and it is not`, async () => {
     const { client } = await clientOf(server, "accept")
     try {
       const analyzed: any = await client.callTool({ name: "explain_query", arguments: { connection_id: ids.refuse, query: "SELECT id, t FROM big ORDER BY t", analyze: true } })
@@ -127,7 +127,7 @@ const costGuardSuite = (engine: Engine, setup: () => Promise<{ server: TestServe
     }
   })
 
-  it(`D-96: ${engine.name} a statement the planner cannot estimate fails closed, and one it cannot plan fails with the database's message`, async () => {
+  it(`D-95: ${engine.name} a statement the planner cannot estimate fails closed, and one it cannot plan fails with the database's message`, async () => {
     const closed = await query(server, "accept", ids.refuse, "/*!99999 SELECT 1 */ SELECT id FROM big")
     expect(closed.result.isError).toBe(true)
     expect(closed.result.content[0].text).toMatch(/^denied: this connection's cost guard needs the planner's estimate/)
@@ -163,7 +163,7 @@ describePostgres("the cost guard on PostgreSQL", () => {
     return guardedServer(engine, asked, () => "approved")
   }, asked)
 
-  it("D-96: the estimate is EXPLAIN only: a volatile function with a side effect in a refused read leaves no trace", async () => {
+  it("D-95: the estimate is EXPLAIN only: a volatile function with a side effect in a refused read leaves no trace", async () => {
     const home = tempHome()
     const id = randomUUID()
     writeFileSync(join(home, "connections.json"), JSON.stringify({ version: 1, connections: [engine.connection(id, "Refuse", { costGuard: "refuse", costMaxRows: 1000 })] }), { mode: 0o600 })
@@ -177,7 +177,7 @@ describePostgres("the cost guard on PostgreSQL", () => {
     expect(postgres.log()).not.toContain("cost-trace explained-only")
     expect(postgres.log()).toContain("EXPLAIN (FORMAT JSON) SELECT trace('explained-only') FROM big")
   })
-  it("D-96: the estimate runs under the call's cancel and deadline: an EXPLAIN waiting on a lock is stopped by either", async () => {
+  it("D-95: the estimate runs under the call's cancel and deadline: an EXPLAIN waiting on a lock is stopped by either", async () => {
     const home = tempHome()
     const id = randomUUID()
     writeFileSync(join(home, "connections.json"), JSON.stringify({ version: 1, connections: [engine.connection(id, "Ask", { costGuard: "ask", costMaxRows: 1000 })] }), { mode: 0o600 })
@@ -233,7 +233,7 @@ describeMariadb("the cost guard on MariaDB", () => {
 })
 
 describe("the cost guard on SQLite", () => {
-  it("D-96: a SQLite connection is not guarded, whatever its file says: a large read runs without asking", async () => {
+  it("D-95: a SQLite connection is not guarded, whatever its file says: a large read runs without asking", async () => {
     const home = tempHome()
     const path = join(home, "rows.db")
     const db = new Database(path)

@@ -127,7 +127,7 @@ describe("curated writes on SQLite ask with their dry run", () => {
   })
   dryRunScenario(() => engine, [`• id=1: region: 'north' → '${HOSTILE}'`, `• id=2: region: 'north' → '${HOSTILE}'`])
 
-  it("D-98: a tool with a secret parameter shows its dry run counted, never the rows that would hold the secret", async () => {
+  it("D-97: a tool with a secret parameter shows its dry run counted, never the rows that would hold the secret", async () => {
     const { client, seen } = await elicitingClient(engine.server, false)
     try {
       const result: any = await client.callTool({ name: "move_region_secretly", arguments: { from: "north", to: "hunter2-secret", upto: 3 } })

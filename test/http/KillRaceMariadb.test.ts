@@ -1,4 +1,4 @@
-// D-94 on MariaDB: a held read stopped on its fields (the guard's refusal) sends KILL QUERY for its statement; when
+// D-93 on MariaDB: a held read stopped on its fields (the guard's refusal) sends KILL QUERY for its statement; when
 // the statement has already ended on its own, the session must not go back to the pool before the server has taken
 // that kill, or the kill interrupts the next statement on the same session. The killer's connection is made slow
 // (a proxy holds new connections) so the kill is still on the way when the refused read ends.
@@ -11,7 +11,7 @@ import { describeMariadb } from "../support/MariadbSuite.ts"
 const ROOT = { user: "dbdesk_kill_root", password: "kill-root-pw-3c1b" }
 const KILL_DELAY_MS = 1500
 
-describeMariadb("D-94: a late KILL QUERY never reaches the next statement", () => {
+describeMariadb("D-93: a late KILL QUERY never reaches the next statement", () => {
   let mariadb: MariadbServer
   let proxy: FaultProxy
   let corpus: CorpusServer
@@ -37,7 +37,7 @@ describeMariadb("D-94: a late KILL QUERY never reaches the next statement", () =
     await mariadb?.stop()
   }, 60_000)
 
-  it("D-94: the read after a refused one on the same session is not interrupted by the refused read's kill", async () => {
+  it("D-93: the read after a refused one on the same session is not interrupted by the refused read's kill", async () => {
     const warm = await corpus.call("readWrite", "execute_query", { connection_id: "maria", query: "SELECT id FROM t" })
     expect(warm.json.result.isError, warm.text).toBe(false)
     // The killer's connection is opened on the first kill: it now reaches the server only after KILL_DELAY_MS.

@@ -159,7 +159,7 @@ describeMariadb("MCP tools on a MySQL/MariaDB connection (official client, real 
     await eventually(async () => (await runningStatements(mariadb, "deadline_sleep")) === 0, "SLEEP killed")
   }, 60_000)
 
-  it("D-71, D-94: SELECT * of 1,000,000 rows answers the first max_rows, says so, and the rest waits unread until its handle closes (then killed)", async () => {
+  it("D-71, D-93: SELECT * of 1,000,000 rows answers the first max_rows, says so, and the rest waits unread until its handle closes (then killed)", async () => {
     const answer = await ok("execute_query", { connection_id: shopId, query: "SELECT *, 'million_marker' FROM million", max_rows: 1000 })
     expect(answer).toMatchObject({ row_count: 1000, is_truncated: true, status_message: expect.stringMatching(/^showing the first 1000 rows; .*fetch_more/) })
     expect(answer.rows[999][0]).toBe(1000)

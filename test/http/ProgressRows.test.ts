@@ -1,4 +1,4 @@
-// D-95: a long execute_query tells the rows read so far and the seconds since it began, as the rows arrive, between
+// D-94: a long execute_query tells the rows read so far and the seconds since it began, as the rows arrive, between
 // the contract's "Executing" (0.3) and "Done" (1.0), through the official client's onprogress.
 import Database from "better-sqlite3"
 import { randomUUID } from "node:crypto"
@@ -94,7 +94,7 @@ const expectGrowing = (told: ReadonlyArray<{ rows: number; seconds: number }>, m
   expect(told.at(-1)!.rows).toBeLessThanOrEqual(maxRows + 1)
 }
 
-describePostgres("D-95 progress with real numbers on PostgreSQL (official client)", () => {
+describePostgres("D-94 progress with real numbers on PostgreSQL (official client)", () => {
   let postgres: PostgresServer
   beforeAll(async () => {
     postgres = await startPostgres()
@@ -106,19 +106,19 @@ describePostgres("D-95 progress with real numbers on PostgreSQL (official client
   }, 60_000)
   const state = withServer(() => ({ type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, sslMode: "disable" }))
 
-  it("D-95: a slow read tells the rows read so far and the seconds, increasing, between 0.3 and 1", async () => {
+  it("D-94: a slow read tells the rows read so far and the seconds, increasing, between 0.3 and 1", async () => {
     // Wide rows leave the server one by one (its output buffer is 8 KB), a tenth of a second apart.
     const { rows, result } = await progressOf(state.client!, state.id, "SELECT n, repeat('x', 9000) AS wide, pg_sleep(0.1)::text AS pause FROM generate_series(1, 20) n", 20)
     expectGrowing(rows, 20)
     expect(result.structuredContent.rows).toHaveLength(20)
   }, 60_000)
 
-  it("D-95: a long count_rows tells the seconds it has counted, increasing, between 0.3 and 1", async () => {
+  it("D-94: a long count_rows tells the seconds it has counted, increasing, between 0.3 and 1", async () => {
     expect(await countProgressOf(state.client!, state.id, "slow_count")).toMatchObject({ row_count: 6 })
   }, 60_000)
 })
 
-describeMariadb("D-95 progress with real numbers on MariaDB (official client)", () => {
+describeMariadb("D-94 progress with real numbers on MariaDB (official client)", () => {
   let mariadb: MariadbServer
   beforeAll(async () => {
     mariadb = await startMariadb()
@@ -129,19 +129,19 @@ describeMariadb("D-95 progress with real numbers on MariaDB (official client)", 
   }, 60_000)
   const state = withServer(() => ({ type: "mysql", host: mariadb.host, port: mariadb.port, database: mariadb.database, user: mariadb.user, password: mariadb.password, sslMode: "disabled" }))
 
-  it("D-95: a slow read tells the rows read so far and the seconds, increasing, between 0.3 and 1", async () => {
+  it("D-94: a slow read tells the rows read so far and the seconds, increasing, between 0.3 and 1", async () => {
     // Rows half the server's network buffer: it sends them as they are made, a tenth of a second apart.
     const { rows, result } = await progressOf(state.client!, state.id, "SELECT seq AS n, REPEAT('x', 8000) AS wide, SLEEP(0.1) AS pause FROM seq_1_to_20", 20)
     expectGrowing(rows, 20)
     expect(result.structuredContent.rows).toHaveLength(20)
   }, 60_000)
 
-  it("D-95: a long count_rows tells the seconds it has counted, increasing, between 0.3 and 1", async () => {
+  it("D-94: a long count_rows tells the seconds it has counted, increasing, between 0.3 and 1", async () => {
     expect(await countProgressOf(state.client!, state.id, "slow_count")).toMatchObject({ row_count: 6 })
   }, 60_000)
 })
 
-describe("D-95 progress with real numbers on SQLite (official client)", () => {
+describe("D-94 progress with real numbers on SQLite (official client)", () => {
   const state = withServer(() => {
     const path = join(tempHome(), "slow.db")
     // A view whose count walks a few million generated rows: a count that takes a second or more.
@@ -149,7 +149,7 @@ describe("D-95 progress with real numbers on SQLite (official client)", () => {
     return { type: "sqlite", path }
   })
 
-  it("D-95: the child process tells the rows it has read, increasing, between 0.3 and 1", async () => {
+  it("D-94: the child process tells the rows it has read, increasing, between 0.3 and 1", async () => {
     // Each row costs a count over a recursive sequence (a few tens of ms), so the rows leave the iterator over time.
     const slow = "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 20) " +
       "SELECT n, (WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 200000 + s.n) SELECT count(*) FROM k) AS work FROM s"
@@ -158,7 +158,7 @@ describe("D-95 progress with real numbers on SQLite (official client)", () => {
     expect(result.structuredContent.rows).toHaveLength(20)
   }, 60_000)
 
-  it("D-95: a long count_rows tells the seconds it has counted, increasing, between 0.3 and 1", async () => {
+  it("D-94: a long count_rows tells the seconds it has counted, increasing, between 0.3 and 1", async () => {
     expect(await countProgressOf(state.client!, state.id, "big")).toMatchObject({ row_count: 10000000, is_approximate: false })
   }, 60_000)
 })

@@ -1,4 +1,4 @@
-// D-95 on a search-engine connection: the engine answers a request whole, so while it is awaited execute_query and
+// D-94 on a search-engine connection: the engine answers a request whole, so while it is awaited execute_query and
 // count_rows tell the seconds waited, between the contract's 0.3 and 1, through the official client's onprogress. A
 // loopback proxy stalls the engine's response so the wait is long; the deadline then ends the call.
 import type { Client } from "@modelcontextprotocol/client"
@@ -59,12 +59,12 @@ const stalledProgress = async (name: string, args: Record<string, unknown>, doin
   expect(seconds).toStrictEqual([...seconds].sort((a, b) => a - b))
 }
 
-describe("D-95 progress while the search engine answers (official client)", () => {
-  it("D-95: execute_query tells the seconds it has waited for the engine, increasing, between 0.3 and 1", async () => {
+describe("D-94 progress while the search engine answers (official client)", () => {
+  it("D-94: execute_query tells the seconds it has waited for the engine, increasing, between 0.3 and 1", async () => {
     await stalledProgress("execute_query", { query: "GET /collections/books/documents/search?q=*&per_page=30", timeout_seconds: 2 }, "waiting for the engine")
   }, 60_000)
 
-  it("D-95: count_rows tells the seconds it has counted, increasing, between 0.3 and 1", async () => {
+  it("D-94: count_rows tells the seconds it has counted, increasing, between 0.3 and 1", async () => {
     const store = Context.get(fixture.server.context, SettingsStore)
     await Effect.runPromise(store.update({ limits: { queryTimeoutSeconds: 2 } }))
     try {

@@ -42,7 +42,7 @@ describeMariadb("the sidebar tree's catalog on MariaDB", () => {
     return response.json()
   }
 
-  it("D-100 the database's tables with row counts, views, functions and procedures, with no schema level", async () => {
+  it("D-98 the database's tables with row counts, views, functions and procedures, with no schema level", async () => {
     const added = await json("/api/connections", {
       name: "Store (MariaDB)", type: "mysql", host: mariadb.host, port: mariadb.port, database: mariadb.database, user: mariadb.user,
       password: mariadb.password, sslMode: "disabled", externalAccess: "readOnly", aiPolicy: "askEachTime", confirmQueries: "writes"

@@ -30,7 +30,7 @@ describe("connections: search, groups, duplicate, copy as URL", () => {
   const list = () => ui.page.getByRole("table", { name: "Connections" })
   const names = async () => (await list().locator(".connection-row td:first-child button").allTextContents()).map((name) => name.trim())
 
-  it("D-105: the list is grouped by each connection's group, groups in order and the ungrouped last, and a group collapses from the keyboard", async () => {
+  it("D-103: the list is grouped by each connection's group, groups in order and the ungrouped last, and a group collapses from the keyboard", async () => {
     const { page } = ui
     await expect.poll(names).toEqual(["Scratch", "Orders staging", "Billing staging", "Sample (SQLite)"])
     const staging = list().getByRole("button", { name: "▾ Staging (2)" })
@@ -62,7 +62,7 @@ describe("connections: search, groups, duplicate, copy as URL", () => {
     await expect.poll(names).toHaveLength(4)
   })
 
-  it("D-105: Copy as URL on a row puts the URL without the password on the clipboard", async () => {
+  it("D-103: Copy as URL on a row puts the URL without the password on the clipboard", async () => {
     const { page } = ui
     await list().getByRole("button", { name: "Copy Orders staging as URL" }).click()
     await page.getByRole("status").filter({ hasText: "Copied the URL of 'Orders staging' (without the password)." }).waitFor()
@@ -71,7 +71,7 @@ describe("connections: search, groups, duplicate, copy as URL", () => {
     expect(copied).not.toContain("pw-never-copied")
   })
 
-  it("D-105: Duplicate opens a new connection's form with every setting but the password, named '… copy', and saves a second connection", async () => {
+  it("D-103: Duplicate opens a new connection's form with every setting but the password, named '… copy', and saves a second connection", async () => {
     const { page } = ui
     await list().getByRole("button", { name: "Duplicate Orders staging" }).click()
     const form = page.getByRole("region", { name: "Connection form" })
@@ -103,7 +103,7 @@ describe("connections: search, groups, duplicate, copy as URL", () => {
     expect(copySettings).toEqual(originalSettings)
   })
 
-  it("D-105: the group is set and cleared in the form", async () => {
+  it("D-103: the group is set and cleared in the form", async () => {
     const { page } = ui
     const row = list().locator(".connection-row").filter({ hasText: "Scratch" })
     await row.getByRole("button", { name: "Edit" }).click()

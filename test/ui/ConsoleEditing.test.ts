@@ -26,7 +26,7 @@ describe("the console formats, comments and completes", () => {
   }
   const lines = () => ui.page.locator(".cm-content .cm-line").allTextContents()
 
-  it("D-104: Shift+Alt+F formats the whole text in the connection's dialect, and one Undo brings the typed text back", async () => {
+  it("D-102: Shift+Alt+F formats the whole text in the connection's dialect, and one Undo brings the typed text back", async () => {
     const { page } = ui
     const typed = "select o.id, c.first_name from orders o join customers c on c.id=o.customer_id where o.id<3"
     await typeSql(typed)
@@ -52,7 +52,7 @@ describe("the console formats, comments and completes", () => {
     await page.getByRole("status").filter({ hasText: /^2 rows in/ }).waitFor()
   })
 
-  it("D-104: the Format button formats only the selection when there is one, and says so when the text does not parse", async () => {
+  it("D-102: the Format button formats only the selection when there is one, and says so when the text does not parse", async () => {
     const { page } = ui
     await typeSql("select 1 as kept_as_is;\nselect a,b from customers where id in (1,2);")
     await page.keyboard.press("Control+End")

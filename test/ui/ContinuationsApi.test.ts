@@ -1,4 +1,4 @@
-// D-94: the MCP panel's list of open continued reads (fetch_more handles): what each reads, for whom, how far, when it
+// D-93: the MCP panel's list of open continued reads (fetch_more handles): what each reads, for whom, how far, when it
 // ends, and Close, which ends the read (its handle is then not_found for the AI client).
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 const api = async (path: string, method = "GET"): Promise<any> => (await fetch(`${origin}${path}`, { method, headers: { cookie } })).json()
 
-it("D-94: the open reads are listed with connection, token, statement, rows so far and expiry; Close ends one", async () => {
+it("D-93: the open reads are listed with connection, token, statement, rows so far and expiry; Close ends one", async () => {
   expect(await api("/api/continuations")).toEqual([])
   const sql = "SELECT n FROM numbers ORDER BY n"
   const first = await query(client, id, sql, 5)

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Connections, type NewConnection } from "../../src/services/Connections.ts"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 
-// D-96: the cost guard's setting and budgets in the connection form.
+// D-95: the cost guard's setting and budgets in the connection form.
 describe("UI: a connection's cost guard", () => {
   let ui: UiSession
   beforeAll(async () => {
@@ -25,7 +25,7 @@ describe("UI: a connection's cost guard", () => {
     await page.getByRole("table", { name: "Connections" }).waitFor()
   }
 
-  it("D-96: a PostgreSQL connection is saved with the guard and its two budgets; off by default, and off again removes it", async () => {
+  it("D-95: a PostgreSQL connection is saved with the guard and its two budgets; off by default, and off again removes it", async () => {
     const { page } = ui
     await page.getByRole("button", { name: "New connection" }).click()
     await page.getByRole("button", { name: "Choose PostgreSQL" }).click()
@@ -62,7 +62,7 @@ describe("UI: a connection's cost guard", () => {
     expect(stored("Warehouse").costGuard).toBeUndefined()
   })
 
-  it("D-96: a MySQL/MariaDB connection has a rows budget only, and a SQLite connection no cost guard", async () => {
+  it("D-95: a MySQL/MariaDB connection has a rows budget only, and a SQLite connection no cost guard", async () => {
     const { page } = ui
     await page.getByRole("button", { name: "New connection" }).click()
     await page.getByRole("button", { name: "Choose MySQL / MariaDB" }).click()
@@ -90,7 +90,7 @@ describe("UI: the policy explainer shows the cost guard", () => {
   })
   afterAll(() => ui?.close())
 
-  it("D-96: a read on a guarded connection lists the Cost guard gate with its budget, what happens above it and where to change it", async () => {
+  it("D-95: a read on a guarded connection lists the Cost guard gate with its budget, what happens above it and where to change it", async () => {
     const { page } = ui
     await page.getByRole("button", { name: "MCP" }).click()
     await page.getByRole("tab", { name: "Settings" }).click()

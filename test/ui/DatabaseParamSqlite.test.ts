@@ -1,4 +1,4 @@
-// D-100: the UI API's `database` parameter on SQLite, which has only `main`: another database is refused, never
+// D-98: the UI API's `database` parameter on SQLite, which has only `main`: another database is refused, never
 // silently read from the file.
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -42,7 +42,7 @@ const call = async (path: string, body?: unknown) => {
   return { status: response.status, body: await response.json() as any }
 }
 
-it("D-100 SQLite reads `main` when asked for it and refuses any other database, for listings, pages and a Save", async () => {
+it("D-98 SQLite reads `main` when asked for it and refuses any other database, for listings, pages and a Save", async () => {
   expect((await call(`/api/connections/${id}/tables?database=main`)).body.tables.map((t: any) => t.name)).toEqual(["notes"])
   const listed = await call(`/api/connections/${id}/tables?database=other`)
   expect(listed.status).toBeGreaterThanOrEqual(400)

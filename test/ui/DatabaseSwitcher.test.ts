@@ -47,7 +47,7 @@ describePostgres("the database switcher on PostgreSQL", () => {
   const sidebar = () => ui.page.getByRole("complementary", { name: "Tables" }).filter({ visible: true })
   const tree = () => sidebar().getByRole("tree")
 
-  it("D-100 the UI API reads another database of the server when asked, the connection's own otherwise", async () => {
+  it("D-98 the UI API reads another database of the server when asked, the connection's own otherwise", async () => {
     const overview = await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/catalog?database=${SECOND}`)).json()
     expect(overview).toMatchObject({ database: SECOND, schemas: ["public"] })
     const tables = await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/tables?database=${SECOND}`)).json()
@@ -56,7 +56,7 @@ describePostgres("the database switcher on PostgreSQL", () => {
     expect(own.tables.map((t: any) => t.name)).toEqual(["accounts"])
   })
 
-  it("D-100 switching the database reads its tree; a table tab on it reads, saves an edit, and keeps its database after a reload", async () => {
+  it("D-98 switching the database reads its tree; a table tab on it reads, saves an edit, and keeps its database after a reload", async () => {
     const { page } = ui
     await page.getByRole("button", { name: "Harness PG" }).first().click()
     await tree().getByRole("button", { name: /^accounts/ }).waitFor()
@@ -87,7 +87,7 @@ describePostgres("the database switcher on PostgreSQL", () => {
     await expect.poll(async () => (await cell(grid(page, "Rows"), 1, "note")).textContent(), { timeout: 10_000 }).toBe("deux")
   })
 
-  it("D-100 a console opened while another database is chosen runs there, and says so in its title", async () => {
+  it("D-98 a console opened while another database is chosen runs there, and says so in its title", async () => {
     const { page } = ui
     await sidebar().getByLabel("Database", { exact: true }).selectOption(SECOND)
     await tree().getByRole("button", { name: /^ledger/ }).waitFor()
@@ -104,7 +104,7 @@ describePostgres("the database switcher on PostgreSQL", () => {
     await page.getByRole("tab", { name: new RegExp(`^Console \\d+ \\(${SECOND}\\)$`), selected: true }).waitFor()
   })
 
-  it("D-100 choosing the database already shown keeps its tree; switching back before the other database's objects arrive shows the own objects, not the late answer", async () => {
+  it("D-98 choosing the database already shown keeps its tree; switching back before the other database's objects arrive shows the own objects, not the late answer", async () => {
     const { page } = ui
     await sidebar().getByLabel("Database", { exact: true }).selectOption(postgres.database)
     await tree().getByRole("button", { name: /^accounts/ }).waitFor()
@@ -135,7 +135,7 @@ describePostgres("the database switcher on PostgreSQL", () => {
     await page.unroute(secondObjects)
   })
 
-  it("D-100 Open in console from a table tab on another database opens a console on that database, whatever the switcher says", async () => {
+  it("D-98 Open in console from a table tab on another database opens a console on that database, whatever the switcher says", async () => {
     const { page } = ui
     await sidebar().getByLabel("Database", { exact: true }).selectOption(postgres.database)
     await tree().getByRole("button", { name: /^accounts/ }).waitFor()

@@ -34,7 +34,7 @@ describeMariadb("the database switcher on MariaDB", () => {
     await mariadb?.stop()
   }, 60_000)
 
-  it("D-100 switching the database reads its tables; a table tab on it reads, saves an edit and shows its structure", async () => {
+  it("D-98 switching the database reads its tables; a table tab on it reads, saves an edit and shows its structure", async () => {
     const { page } = ui
     const sidebar = page.getByRole("complementary", { name: "Tables" }).filter({ visible: true })
     const tree = sidebar.getByRole("tree")

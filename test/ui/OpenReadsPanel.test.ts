@@ -10,7 +10,7 @@ import { expectNoHandle, fetchMore, query } from "../support/Continuation.ts"
 import { openUi, type UiSession } from "../support/Browser.ts"
 import { connectModernClient } from "../support/McpClients.ts"
 
-/** D-94: the MCP panel's Open reads tab in a real Chromium: a read an AI client left open is listed and closed. */
+/** D-93: the MCP panel's Open reads tab in a real Chromium: a read an AI client left open is listed and closed. */
 describe("MCP panel: open reads", () => {
   let ui: UiSession
   let client: Client
@@ -32,7 +32,7 @@ describe("MCP panel: open reads", () => {
     await ui?.close()
   })
 
-  it("D-94: the Open reads tab lists a cut answer (connection, statement, rows so far, when it ends); Close ends it for the AI client", async () => {
+  it("D-93: the Open reads tab lists a cut answer (connection, statement, rows so far, when it ends); Close ends it for the AI client", async () => {
     const { page } = ui
     const first = await query(client, id, "SELECT n FROM numbers ORDER BY n", 7)
     await page.getByRole("tab", { name: "Open reads" }).click()

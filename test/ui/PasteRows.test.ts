@@ -6,7 +6,7 @@ import { frameLine, measureFrames } from "../support/Frames.ts"
 import { cell, columnTexts, grid } from "../support/Grid.ts"
 
 /**
- * D-102: Ctrl/Cmd+V of a spreadsheet range in a real Chromium on the sample SQLite — lines past the last row become
+ * D-100: Ctrl/Cmd+V of a spreadsheet range in a real Chromium on the sample SQLite — lines past the last row become
  * new rows, every value is checked against its column's type before anything is staged, and nothing reaches the
  * database before the Save dialog's exact statements are applied.
  */
@@ -40,7 +40,7 @@ describe("pasting a range past the last row", () => {
     await ui?.close()
   })
 
-  it("D-102: a bad value in an overflow line is named and nothing is staged; a good range edits the last row and adds the rest as new rows, saved only by the Save dialog", async () => {
+  it("D-100: a bad value in an overflow line is named and nothing is staged; a good range edits the last row and adds the rest as new rows, saved only by the Save dialog", async () => {
     const { page } = ui
     const save = page.getByRole("button", { name: /^Save/ }).filter({ visible: true })
     await (await cell(rows(), 1, "name")).click()
@@ -73,7 +73,7 @@ describe("pasting a range past the last row", () => {
     ])
   })
 
-  it("D-102: a range wider than the columns right of the focused cell is refused whole", async () => {
+  it("D-100: a range wider than the columns right of the focused cell is refused whole", async () => {
     const { page } = ui
     await (await cell(rows(), 0, "price")).click()
     await paste("1\t2\n")
@@ -81,7 +81,7 @@ describe("pasting a range past the last row", () => {
     expect(await page.getByRole("button", { name: /^Save/ }).filter({ visible: true }).textContent()).toBe("Save")
   })
 
-  it("D-102: 10,000 pasted cells (1,000 lines × 10 columns) are staged in one go and the page stays responsive (measured, reported)", async () => {
+  it("D-100: 10,000 pasted cells (1,000 lines × 10 columns) are staged in one go and the page stays responsive (measured, reported)", async () => {
     const { page } = ui
     await openTable("wide", "Rows 1–1 of 1")
     await (await cell(rows(), 0, "c1")).click()

@@ -8,8 +8,8 @@ import { type RunningEngine, startEngine } from "../support/engine/index.ts"
 
 /**
  * A search collection's Data tab works as a table's does, within the search-engine rules: the search box sends `q`
- * over the text fields (D-103), the filter bar's rows and the cell menu's "filter by this value" compile to one
- * `filter_by`, "Open in console" writes the same `multi_search`, and a pasted range adds documents as new rows (D-102).
+ * over the text fields (D-101), the filter bar's rows and the cell menu's "filter by this value" compile to one
+ * `filter_by`, "Open in console" writes the same `multi_search`, and a pasted range adds documents as new rows (D-100).
  */
 describe("search collections in the Data tab, as tables", () => {
   let engine: RunningEngine
@@ -41,7 +41,7 @@ describe("search collections in the Data tab, as tables", () => {
     await engine?.stop()
   })
 
-  it("D-103: the search box (Ctrl/Cmd+F) sends q over the indexed text fields, with the filter rows as filter_by; Open in console writes the same search", async () => {
+  it("D-101: the search box (Ctrl/Cmd+F) sends q over the indexed text fields, with the filter rows as filter_by; Open in console writes the same search", async () => {
     const { page } = ui
     await rows().click()
     await page.keyboard.press("Control+f")
@@ -68,7 +68,7 @@ describe("search collections in the Data tab, as tables", () => {
     await page.getByRole("tab", { name: /^books/ }).click()
   })
 
-  it("D-103: a collection without an indexed text field says so instead of sending a search the engine would refuse", async () => {
+  it("D-101: a collection without an indexed text field says so instead of sending a search the engine would refuse", async () => {
     const { page } = ui
     await page.getByRole("complementary", { name: "Collections" }).getByRole("button", { name: /^numbers/ }).click()
     await page.getByLabel("Page status").filter({ visible: true, hasText: "Rows 1–1 of 1" }).waitFor()
@@ -93,7 +93,7 @@ describe("search collections in the Data tab, as tables", () => {
     await page.getByLabel("Page status").filter({ visible: true, hasText: "Rows 1–30 of 30" }).waitFor()
   })
 
-  it("D-102: a pasted range past the last document edits it and adds new documents, type-checked first, each a request in the Save dialog", async () => {
+  it("D-100: a pasted range past the last document edits it and adds new documents, type-checked first, each a request in the Save dialog", async () => {
     const { page } = ui
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: ui.ui.origin })
     await (await cell(rows(), 0, "author")).click()

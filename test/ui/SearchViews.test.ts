@@ -115,7 +115,7 @@ describe("UI on a search connection", () => {
     await page.getByLabel("Response").filter({ hasText: "\"name\": \"magazines\"" }).waitFor()
   })
 
-  it("D-104: Format indents the request's JSON body (Shift+Alt+F or the button), one Undo reverts it, and a body that is not JSON is left as typed", async () => {
+  it("D-102: Format indents the request's JSON body (Shift+Alt+F or the button), one Undo reverts it, and a body that is not JSON is left as typed", async () => {
     const { page } = ui
     const body = page.getByLabel("Body")
     const typed = '{"searches":[{"collection":"books","q":"*","per_page":2}]}'

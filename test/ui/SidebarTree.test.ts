@@ -32,7 +32,7 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
   })
   afterAll(() => ui?.close())
 
-  it("D-100 each object shows its kind and its row count in a column of its own, never over a long name", async () => {
+  it("D-98 each object shows its kind and its row count in a column of its own, never over a long name", async () => {
     const view = tree().getByRole("button", { name: /^shipped_orders/ })
     await view.waitFor()
     expect(await view.getAttribute("data-kind")).toBe("view")
@@ -47,7 +47,7 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     await screenshot(ui.page, "sidebar-tree-sqlite")
   })
 
-  it("D-100 the search box (Ctrl/Cmd+Shift+F) narrows the tree fuzzily; arrows move, Enter opens the object, Esc clears the search", async () => {
+  it("D-98 the search box (Ctrl/Cmd+Shift+F) narrows the tree fuzzily; arrows move, Enter opens the object, Esc clears the search", async () => {
     const { page } = ui
     const search = sidebar().getByLabel("Search the sidebar")
     await page.locator("body").click()
@@ -68,7 +68,7 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     await expect.poll(() => tree().getByRole("treeitem").count()).toBeGreaterThanOrEqual(6)
   })
 
-  it("D-100 the sidebar is resized with its handle (mouse or Left/Right) and keeps its width after a reload", async () => {
+  it("D-98 the sidebar is resized with its handle (mouse or Left/Right) and keeps its width after a reload", async () => {
     const { page } = ui
     const handle = sidebar().getByRole("separator", { name: "Resize the sidebar" })
     const before = (await sidebar().boundingBox())!.width
@@ -90,7 +90,7 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     expect(Number(await handle.getAttribute("aria-valuenow"))).toBe(wide - 128)
   })
 
-  it("D-100 Ctrl/Cmd+P opens anything: a table in its tab, a saved query and a history entry in a console", async () => {
+  it("D-98 Ctrl/Cmd+P opens anything: a table in its tab, a saved query and a history entry in a console", async () => {
     const { page } = ui
     const saved = await page.request.post(`${ui.ui.origin}/api/saved-queries`, {
       data: { name: "Big spenders", text: "SELECT customer_id, sum(total) FROM orders GROUP BY 1 ORDER BY 2 DESC", connectionId: sampleId }
@@ -129,7 +129,7 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     await page.keyboard.press("Escape")
   })
 
-  it("D-101 a foreign-key cell opens the referenced row in its table's tab, filtered by the key (click or Ctrl/Cmd+Enter)", async () => {
+  it("D-99 a foreign-key cell opens the referenced row in its table's tab, filtered by the key (click or Ctrl/Cmd+Enter)", async () => {
     const { page } = ui
     await tree().getByRole("button", { name: /^orders/ }).click()
     await status().filter({ hasText: "of 1,200" }).waitFor()

@@ -45,7 +45,7 @@ describePostgres("the sidebar tree on PostgreSQL", () => {
   const tree = () => ui.page.getByRole("complementary", { name: "Tables" }).filter({ visible: true }).getByRole("tree")
   const focused = () => ui.page.evaluate(() => document.activeElement?.getAttribute("title"))
 
-  it("D-100 the API lists the schemas first and a schema's objects with their kinds on request", async () => {
+  it("D-98 the API lists the schemas first and a schema's objects with their kinds on request", async () => {
     const overview = await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/catalog`)).json()
     expect(overview).toMatchObject({ database: postgres.database, schemas: ["analytics", "public"], defaultSchema: "public" })
     expect(overview.databases).toContain(postgres.database)
@@ -59,7 +59,7 @@ describePostgres("the sidebar tree on PostgreSQL", () => {
     expect(publicObjects.objects[2].signature).toBe("amount numeric")
   })
 
-  it("D-100 public is open, another schema loads when expanded with the keyboard; Enter opens its table; a function opens its definition", async () => {
+  it("D-98 public is open, another schema loads when expanded with the keyboard; Enter opens its table; a function opens its definition", async () => {
     const { page } = ui
     await page.getByRole("button", { name: "Harness PG" }).first().click()
     await tree().getByRole("button", { name: /^accounts/ }).waitFor()
@@ -94,7 +94,7 @@ describePostgres("the sidebar tree on PostgreSQL", () => {
     await expect.poll(() => page.locator(".cm-content:visible").textContent()).toContain(`pg_get_functiondef('"public"."add_tax"(amount numeric)'::regprocedure)`)
   })
 
-  it("D-100 the schema switcher shows one schema's objects, and the console resolves names in it", async () => {
+  it("D-98 the schema switcher shows one schema's objects, and the console resolves names in it", async () => {
     const { page } = ui
     const sidebar = page.getByRole("complementary", { name: "Tables" }).filter({ visible: true })
     await sidebar.getByLabel("Schema").selectOption("analytics")
@@ -113,7 +113,7 @@ describePostgres("the sidebar tree on PostgreSQL", () => {
     await tree().getByRole("button", { name: /^accounts/ }).waitFor()
   })
 
-  it("D-101 a key into another schema's table opens the referenced account filtered", async () => {
+  it("D-99 a key into another schema's table opens the referenced account filtered", async () => {
     const { page } = ui
     await page.getByRole("tab", { name: "analytics.page_views" }).click()
     const rows = grid(page, "Rows")

@@ -6,7 +6,7 @@ import { databaseOf } from "./SqlViews.ts"
 import { forUi } from "./UiErrors.ts"
 import { UiSessions } from "./UiSessions.ts"
 
-/** The sidebar tree (D-100), read as the connection's own user like the rest of the UI API. */
+/** The sidebar tree (D-98), read as the connection's own user like the rest of the UI API. */
 export const CatalogHandlers = HttpApiBuilder.group(UiApi, "catalog", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* UiSessions

@@ -92,7 +92,7 @@ const tlsInput = (input: UiConnectionInput) => {
   }
 }
 
-/** D-96: the cost guard as the form shows it; absent fields are the defaults. */
+/** D-95: the cost guard as the form shows it; absent fields are the defaults. */
 const uiCost = (connection: Connection & { readonly type: "postgresql" | "mysql" }) => ({
   ...(connection.costGuard === undefined ? {} : { costGuard: connection.costGuard }),
   ...(connection.costMaxRows === undefined ? {} : { costMaxRows: connection.costMaxRows }),

@@ -14,7 +14,7 @@ import { plainConsoleNote, plainNotes } from "./PlainNotes.ts"
 import { changesSchema } from "../../services/StatementRecorder.ts"
 import { uiMessage } from "./UiErrors.ts"
 
-/** D-100: a tab's own database, reached as the MCP tools' `database` argument reaches it; absent or empty: the connection's. */
+/** D-98: a tab's own database, reached as the MCP tools' `database` argument reaches it; absent or empty: the connection's. */
 export const databaseOf = (params: { readonly database?: string | undefined }): Namespace | undefined =>
   params.database === undefined || params.database === "" ? undefined : { database: params.database }
 

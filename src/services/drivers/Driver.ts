@@ -158,7 +158,7 @@ export interface CursorOptions extends Namespace {
   /** The handle's whole life (settings limits.continuationMaxSeconds): a driver's backstop for the held statement. */
   readonly lifeSeconds?: number | undefined
   readonly guard?: AnswerGuard | undefined
-  /** D-95: told the count of rows read from the database so far, as they arrive (for progress). */
+  /** D-94: told the count of rows read from the database so far, as they arrive (for progress). */
   readonly onRows?: ((rows: number) => void) | undefined
   /** The first page's size and caps. */
   readonly maxRows: number
@@ -258,7 +258,7 @@ export interface DatabaseDriver {
     options: CursorOptions
   ) => Effect.Effect<OpenedCursor, ReachFailure | TableNotFound | StatementTimeout>
   /**
-   * D-96/D-97: the planner's estimate of a read, from `EXPLAIN` (never ANALYZE) inside a read-only transaction on the
+   * D-95/D-96: the planner's estimate of a read, from `EXPLAIN` (never ANALYZE) inside a read-only transaction on the
    * namespace the statement would run in; nothing runs. `reading.ok` false: a plan dbdesk could not read. Only the
    * drivers whose planner gives one (PostgreSQL, MySQL/MariaDB) implement it.
    */

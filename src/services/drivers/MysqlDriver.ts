@@ -273,7 +273,7 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
         }).pipe(Effect.withSpan("MysqlDriver.count")),
       // No span here: every execute_query runs this, and a span (with its stack trace) costs ~10 µs (D-84).
       execute: (sql, options) => execute(sql, options),
-      // fetch_more: a safe statement's rows streamed on a session held for it, the socket paused between pages (D-94).
+      // fetch_more: a safe statement's rows streamed on a session held for it, the socket paused between pages (D-93).
       openCursor: (sql, options) =>
         Effect.flatMap(target(options, false), (database) => openMysqlCursor(runner, sql, undefined, database, options)),
       // browse_table's rows with no LIMIT of their own (from the offset on), read page by page like a statement.
@@ -295,7 +295,7 @@ export const makeMysqlDriver = (settings: MysqlSettings): Effect.Effect<Database
           const prefix = !analyze ? "EXPLAIN FORMAT=JSON" : flavor === "mariadb" ? "ANALYZE FORMAT=JSON" : "EXPLAIN ANALYZE"
           return execute(`${prefix} ${sql}`, { maxRows: 10_000, timeoutSeconds: TOOL_SECONDS, access: "readonly", ...(limits === undefined ? {} : { limits }) })
         }).pipe(Effect.mapError(asReachFailure), Effect.withSpan("MysqlDriver.explain")),
-      // D-97: classic EXPLAIN (its rows column holds on MySQL 8 and MariaDB 10.6 to 11) in a read-only transaction.
+      // D-96: classic EXPLAIN (its rows column holds on MySQL 8 and MariaDB 10.6 to 11) in a read-only transaction.
       estimate: (sql, options) =>
         Effect.flatMap(target(options, false), (database) =>
           inSession("readonly", options.seconds, database, async (session) => {

@@ -278,7 +278,7 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
         list((db) => statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).pipe(
           Effect.withSpan("PostgresDriver.explain")
         ),
-      // D-97: EXPLAIN (FORMAT JSON) in the read-only transaction the statement would run in; nothing runs.
+      // D-96: EXPLAIN (FORMAT JSON) in the read-only transaction the statement would run in; nothing runs.
       estimate: (sql, options) =>
         runner.run({
           access: "readonly",

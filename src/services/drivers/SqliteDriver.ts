@@ -71,7 +71,7 @@ interface ChildLink {
   readonly child: ChildProcess
   readonly ready: Promise<void>
   readonly pending: Map<number, (response: ChildResponse) => void>
-  /** D-95: requests that want the rows read so far while they run. */
+  /** D-94: requests that want the rows read so far while they run. */
   readonly rows: Map<number, (rows: number) => void>
   readonly exited: Promise<void>
   /** The inode of the database file when the child started: another one means the file was replaced. */

@@ -11,7 +11,7 @@ export type CostVerdict =
 const whole = (value: number) => value.toLocaleString("en-US")
 
 /**
- * D-96: the cost guard as far as it is known without the database (the explainer runs nothing): whether the planner
+ * D-95: the cost guard as far as it is known without the database (the explainer runs nothing): whether the planner
  * is asked, the budget and what happens above it. The estimate itself is taken when the statement runs.
  */
 export const costVerdict = (connection: Connection, statement: string, tier: StatementTier): CostVerdict => {

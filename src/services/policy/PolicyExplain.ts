@@ -44,12 +44,12 @@ export const GATE_WORDS: Record<GateId | "authentication", { readonly checks: st
   cost_guard: {
     checks: "whether a read the planner expects to be large is asked about or refused before it runs",
     changeIn: "Connections › Edit › Cost guard",
-    rule: "D-96"
+    rule: "D-95"
   },
   approval: { checks: "whether you are asked to approve the statement before it runs", changeIn: "Connections › Edit › Confirm queries", rule: "C3.1-a" }
 }
 
-/** D-96: a read the planner will estimate runs as said only within the budget; above it the guard asks or refuses. */
+/** D-95: a read the planner will estimate runs as said only within the budget; above it the guard asks or refuses. */
 const costCondition = (input: PolicyInput, decision: PolicyDecision): string => {
   const budget = costBudgetOf(input.connection)
   const estimated = decision.steps.some((step) => step.id === "cost_guard" && step.verdict.kind === "pass") && planKind(input.statement) === "estimate"

@@ -21,12 +21,12 @@ const overWith = (preview: OverBudget["preview"], why: string): OverBudget => ({
   refusal: toolFailure("denied", `${why}. ${NOTHING_RAN}: to read less, ${COST_ADVICE}; or ask the user to raise or turn off the cost guard in the connection's settings`)
 })
 
-/** Fail closed (D-96): a read the planner cannot estimate is treated as over budget. */
+/** Fail closed (D-95): a read the planner cannot estimate is treated as over budget. */
 const unestimated = (reason: string): OverBudget =>
   overWith({ _tag: "Estimate", rows: 0, node: "", over: [`no estimate: ${reason}`] }, `this connection's cost guard needs the planner's estimate before a read, and there is none: ${reason}`)
 
 /**
- * D-96: the planner's estimate of a safe statement (EXPLAIN, never ANALYZE; nothing runs) against the connection's
+ * D-95: the planner's estimate of a safe statement (EXPLAIN, never ANALYZE; nothing runs) against the connection's
  * budget; undefined when it is within, or the statement is a catalog read the guard lets pass. A statement the
  * database cannot plan fails with the database's own message, as running it would.
  */

@@ -67,7 +67,7 @@ export const readsOnly = (definition: CuratedToolDefinition): boolean => {
 }
 
 /**
- * D-98: a tool with a secret parameter shows its dry run counted only: the rows (which may hold the secret value) and
+ * D-97: a tool with a secret parameter shows its dry run counted only: the rows (which may hold the secret value) and
  * the database's message of a failed dry run (which may quote it) are withheld from the question.
  */
 export const secretSafe = (definition: CuratedToolDefinition, preflight: Preflight): Preflight =>

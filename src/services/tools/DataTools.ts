@@ -85,7 +85,7 @@ export const DataTools = Effect.gen(function*() {
         const parsedFilters = yield* semantic(Schema.Array(BrowseFilter), args.filters ?? [], "filters")
         const parsedLogic = yield* semantic(FilterLogic, args.logic ?? "and", "logic")
         const namespace = yield* namespaceOf(args)
-        // D-95: 0 when the call starts, 0.3 once the database is reached, the seconds while it counts, 1 when done.
+        // D-94: 0 when the call starts, 0.3 once the database is reached, the seconds while it counts, 1 when done.
         const run = yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
           Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) =>
             counting(context.progress, Effect.map(driver.count(target.table, parsedFilters, parsedLogic, target.namespace, countGuard(connection, target)), (count) => toolResult({ ...count })))),

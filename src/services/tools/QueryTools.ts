@@ -73,7 +73,7 @@ export const QueryTools = Effect.gen(function*() {
           connection,
           what: statementVerb(args.query),
           statement: args.query,
-          // D-96: the estimate is the question's preview; the planner compiled the statement already.
+          // D-95: the estimate is the question's preview; the planner compiled the statement already.
           preflight: over === undefined ? preflight.sql(connection, args.query, handle, namespace) : { check: Effect.void, preview: Effect.succeed(over.preview) },
           ...(over !== undefined ? { warning: "reads more than this connection's cost budget allows" } : classification.approvalHint === undefined ? {} : { warning: classification.approvalHint })
         })
@@ -100,7 +100,7 @@ export const QueryTools = Effect.gen(function*() {
           if (gate?.kind === "input_required") return Effect.succeed(gate.result)
           return runWith(gate)
         }
-        // D-96: the estimate runs inside the response, under the call's deadline and cancel; above the budget the
+        // D-95: the estimate runs inside the response, under the call's deadline and cancel; above the budget the
         // call asks (the same dialog or form as a write, the estimate shown) or is refused with advice.
         return Effect.gen(function*() {
           const over = yield* checkCost(drivers, connection, args.query, budget, { seconds: timeoutSeconds, ...namespace })
@@ -133,7 +133,7 @@ export const QueryTools = Effect.gen(function*() {
         const { limits } = yield* settings.current
         const explained: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
           Effect.map(driver.explain(args.query, args.analyze ?? false, limits), (resultSet) => toolResult(resultSet as unknown as JsonObject))))
-        // D-96: analyze runs the statement, so on a guarded connection it is estimated first, like execute_query's read.
+        // D-95: analyze runs the statement, so on a guarded connection it is estimated first, like execute_query's read.
         const budget = args.analyze === true ? costBudgetOf(connection) : undefined
         const run: ToolRun = budget === undefined ? explained : Effect.gen(function*() {
           const over = yield* checkCost(drivers, connection, args.query, budget, { seconds: limits.queryTimeoutSeconds })

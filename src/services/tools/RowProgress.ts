@@ -4,7 +4,7 @@ import { Clock, Duration, Effect, Fiber, Schedule } from "effect"
 const EVERY = Duration.millis(250)
 
 /**
- * D-95: a read's progress as its rows arrive, between "Executing" (0.3) and "Done" (1.0): `progress` grows with the
+ * D-94: a read's progress as its rows arrive, between "Executing" (0.3) and "Done" (1.0): `progress` grows with the
  * rows read towards the answer's `maxRows`, and the message says the rows read and the seconds since the read began.
  * A tick with no new row tells nothing (progress must increase).
  */
@@ -33,7 +33,7 @@ export const withRowProgress = <A, E, R>(
 const HALFWAY_SECONDS = 30
 
 /**
- * D-95: progress of work that has no rows so far to tell (a COUNT): every 250 ms the seconds since it began
+ * D-94: progress of work that has no rows so far to tell (a COUNT): every 250 ms the seconds since it began
  * ("counting, 2.5 s"), `progress` growing with them from 0.3 towards 1 without reaching it.
  */
 export const withElapsedProgress = <A, E, R>(
@@ -51,6 +51,6 @@ export const withElapsedProgress = <A, E, R>(
     return yield* body.pipe(Effect.ensuring(Fiber.interrupt(ticker)))
   })
 
-/** D-95: a count between "Counting" (0.3) and the caller's "Done", telling its seconds while it runs. */
+/** D-94: a count between "Counting" (0.3) and the caller's "Done", telling its seconds while it runs. */
 export const counting = <A, E, R>(progress: (value: number, message: string) => Effect.Effect<void>, body: Effect.Effect<A, E, R>) =>
   Effect.zipRight(progress(0.3, "Counting"), withElapsedProgress(progress, "counting", body))

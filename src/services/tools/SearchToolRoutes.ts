@@ -118,7 +118,7 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         if (gate !== undefined) yield* gate.askApp
         const { session } = yield* registry.openSearch(connection)
         yield* context.progress(0.3, "Executing")
-        // D-95: the engine answers a request whole (one response, however many searches it holds): no rows so far to
+        // D-94: the engine answers a request whole (one response, however many searches it holds): no rows so far to
         // tell, so the seconds it has been waiting.
         const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits, connection.maskingRules).pipe(
           withDeadline(args.timeoutSeconds),

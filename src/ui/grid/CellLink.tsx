@@ -1,5 +1,5 @@
 /**
- * A cell's link (D-101): a small ↗ after the value, e.g. to a foreign key's referenced row. It takes no focus (the
+ * A cell's link (D-99): a small ↗ after the value, e.g. to a foreign key's referenced row. It takes no focus (the
  * keyboard follows it with Ctrl/Cmd+Enter on the cell) and does not start a selection drag. The arrow is drawn by
  * CSS, so the cell's text stays its value.
  */

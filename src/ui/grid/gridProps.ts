@@ -34,7 +34,7 @@ export interface DataGridProps {
   readonly onDeleteRows?: (rows: ReadonlyArray<number>) => void
   readonly onDuplicateRows?: (rows: ReadonlyArray<number>) => void
   /**
-   * Ctrl/Cmd+V of a range, staged at once (D-102): cell edits (`row`, `column` as in `columns`) and the lines past the
+   * Ctrl/Cmd+V of a range, staged at once (D-100): cell edits (`row`, `column` as in `columns`) and the lines past the
    * last row as new rows; without it a paste edits cell by cell through `onEdit` and must fit the rows shown.
    */
   readonly onPasteRows?: (edits: ReadonlyArray<readonly [number, number, Cell]>, newRows: ReadonlyArray<ReadonlyArray<readonly [number, Cell]>>) => void
@@ -42,7 +42,7 @@ export interface DataGridProps {
   readonly cellAdornment?: (row: number, column: number, value: Cell) => ReactNode
   /** The menu's "Filter by this value" (`column` as in `columns`). */
   readonly onFilterValue?: (column: number, value: Cell) => void
-  /** A cell that links somewhere (a foreign key's referenced row, D-101): its title; `column` as in `columns`. */
+  /** A cell that links somewhere (a foreign key's referenced row, D-99): its title; `column` as in `columns`. */
   readonly cellLink?: (row: number, column: number) => string | undefined
   /** Follows a cell's link: its ↗ button, or Ctrl/Cmd+Enter on the cell. */
   readonly onCellLink?: (row: number, column: number) => void

@@ -13,7 +13,7 @@ export interface PastePlan {
 }
 
 /**
- * The edits a pasted TSV range makes from the focused cell, or why nothing is pasted (D-102): every value is checked
+ * The edits a pasted TSV range makes from the focused cell, or why nothing is pasted (D-100): every value is checked
  * against its column's type and every cell must be editable before anything is staged. Lines past the last row become
  * new rows when `addRows` allows it; a range wider than the columns right of the focus is refused.
  */

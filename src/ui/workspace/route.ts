@@ -5,7 +5,7 @@
  *
  *   #/connections · #/mcp · #/c/<connection> · #/c/<connection>/table/<table> · #/c/<connection>/structure/<table>
  *   #/c/<connection>/console/<n> · #/c/<connection>/users · #/c/<connection>/dashboard
- *   #/c/<connection>/db/<database>/table/<table> (and structure, console): a tab on another database (D-100)
+ *   #/c/<connection>/db/<database>/table/<table> (and structure, console): a tab on another database (D-98)
  */
 export type TabKind = "table" | "structure" | "console" | "users" | "dashboard"
 
@@ -13,7 +13,7 @@ export interface TabRef {
   readonly kind: TabKind
   /** The table for table and structure tabs, the number for console tabs. */
   readonly name?: string
-  /** D-100: the tab's own database when it is not the connection's (chosen in the sidebar's switcher). */
+  /** D-98: the tab's own database when it is not the connection's (chosen in the sidebar's switcher). */
   readonly database?: string
 }
 

@@ -69,7 +69,7 @@ export const moveTab = (open: OpenConnections, connectionId: string, id: string,
     return { ...c, tabs }
   })
 
-/** A tab's title; a tab on another database than the connection's names it (D-100). */
+/** A tab's title; a tab on another database than the connection's names it (D-98). */
 export const tabLabel = (id: string): string => {
   const tab = tabOfId(id)
   const on = tab.database === undefined ? "" : ` (${tab.database})`

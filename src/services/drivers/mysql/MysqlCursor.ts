@@ -1,6 +1,6 @@
 // A held cursor on MySQL/MariaDB (fetch_more): one session kept for the handle, a read-only REPEATABLE READ
 // transaction, the statement sent once and its rows streamed; between pages the socket is paused, so the server
-// waits (net_write_timeout set past the handle's idle limit) and nothing is read twice or run again (D-94).
+// waits (net_write_timeout set past the handle's idle limit) and nothing is read twice or run again (D-93).
 // Closing a read that has not ended kills the statement, reads what was in flight, rolls back and gives the session
 // back to the pool; a session that cannot be cleaned is destroyed.
 import { Effect } from "effect"

@@ -301,7 +301,7 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
   }
 
   const hold = async (database: string | undefined, writeSeconds: number, lifeSeconds: number): Promise<HeldConnection> => {
-    // D-94: one statement read from one snapshot; the server waits for the next page at most writeSeconds.
+    // D-93: one statement read from one snapshot; the server waits for the next page at most writeSeconds.
     // Its failures are the driver's own (a database that cannot be used, a server that cannot be reached).
     const conn = await prepare("readonly", lifeSeconds, database, [
       `SET SESSION net_write_timeout = ${writeSeconds}`,

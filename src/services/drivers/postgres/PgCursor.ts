@@ -189,7 +189,7 @@ export const openPgCursor = (
       return cursor
     }).pipe(Effect.flatMap((cursor) =>
       cursor.page(options.maxRows, options.limits).pipe(
-        // D-106: a read that was not cut gives its session back (one ROLLBACK) before it answers: the next call then
+        // D-104: a read that was not cut gives its session back (one ROLLBACK) before it answers: the next call then
         // finds it idle in the pool rather than opening another.
         Effect.tap((first) => (first.more ? Effect.void : cursor.close())),
         Effect.onError(() => cursor.close()),

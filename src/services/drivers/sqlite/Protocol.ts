@@ -43,7 +43,7 @@ export type ChildRequest =
     readonly maxRows: number
     readonly limits?: AnswerLimits
     readonly guard?: AnswerGuard
-    /** D-95: tell the rows read so far while the first page is read (`ChildRows` messages). */
+    /** D-94: tell the rows read so far while the first page is read (`ChildRows` messages). */
     readonly tellRows?: boolean
   }
   | {
@@ -70,7 +70,7 @@ export type ChildResponse =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly id: number; readonly ok: false; readonly failure: ChildFailure }
 
-/** D-95: sent while a request reads rows: the rows read so far (at most every ROWS_EVERY_MS). */
+/** D-94: sent while a request reads rows: the rows read so far (at most every ROWS_EVERY_MS). */
 export interface ChildRows {
   readonly id: number
   readonly rows: number

@@ -100,7 +100,7 @@ export class SqliteCursors {
         const next = entry.rows.next()
         if (next.done === true) return { rows, done: true }
         rows.push(entry.verdict === undefined ? next.value : projectRow(next.value, entry.verdict.actions, maskedCell))
-        // D-95: the loop holds the child's thread, so it tells its rows itself, every ROWS_EVERY_MS at most.
+        // D-94: the loop holds the child's thread, so it tells its rows itself, every ROWS_EVERY_MS at most.
         if (tellRows !== undefined && performance.now() - told >= ROWS_EVERY_MS) {
           told = performance.now()
           tellRows(rows.length)

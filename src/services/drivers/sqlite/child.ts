@@ -84,7 +84,7 @@ const run = (request: { readonly id: number } & ChildRequest): unknown => {
   }
 }
 
-/** D-95: the rows read so far, sent to the driver while the request still runs (IPC writes go out at once). */
+/** D-94: the rows read so far, sent to the driver while the request still runs (IPC writes go out at once). */
 const tellRows = (id: number) => (rows: number): void => {
   process.send?.({ id, rows } satisfies ChildRows)
 }

@@ -18,7 +18,7 @@ import { ResizableSidebar } from "./sidebar/SidebarResize.tsx"
 export interface TabActions {
   readonly open: (tab: TabRef) => void
   readonly close: (id: string) => void
-  /** `on`: the console's database (D-100); absent: the one the sidebar's switcher chose. */
+  /** `on`: the console's database (D-98); absent: the one the sidebar's switcher chose. */
   readonly newConsole: (initialText?: string, on?: { readonly database?: string }) => void
   readonly move: (id: string, to: number) => void
 }
@@ -62,7 +62,7 @@ const useTabKeys = (active: boolean, state: OpenConnection, actions: TabActions,
 }
 
 /**
- * One open connection's workspace (D-60): the sidebar tree (D-100) and the
+ * One open connection's workspace (D-60): the sidebar tree (D-98) and the
  * connection's own tabs (a tab per table with its Data and Structure views, consoles, and the search admin views).
  * Every open tab stays mounted while hidden, so switching tabs or connections keeps its rows, filters, pending edits
  * and console without asking the server again.
@@ -97,7 +97,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
     object.kind === "function" || object.kind === "procedure"
       ? openConsole(definitionQuery(connection.type, object))
       : actions.open({ kind: "table", name: object.name, ...chosenDatabase(connection.id) })
-  // "open anything" and a foreign-key link ask through window events (D-100, D-101)
+  // "open anything" and a foreign-key link ask through window events (D-98, D-99)
   const opener = useRef({ openConsole, open: actions.open })
   opener.current = { openConsole, open: actions.open }
   useEffect(() => onOpenConsole(connection.id, (text) => opener.current.openConsole(text)), [connection.id])

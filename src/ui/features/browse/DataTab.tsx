@@ -34,7 +34,7 @@ const Toolbar = ({ children }: { readonly children: React.ReactNode }) => <div c
 export const DataTab = ({ connection, table, database, onOpenInConsole, active = true, rowCount = null }: {
   readonly connection: UiConnection
   readonly table: string
-  /** The tab's own database (D-100), when not the connection's. */
+  /** The tab's own database (D-98), when not the connection's. */
   readonly database?: string | undefined
   /** D-87: opens the console with the request of the page shown. */
   readonly onOpenInConsole?: (text: string) => void

@@ -48,7 +48,7 @@ const label = (op: string) => LABELS[op] ?? op.replaceAll("_", " ")
 const noValue = (op: string) => op === "is_null" || op === "is_not_null"
 
 /**
- * The filter bar (D-85): a search box (SQL tables: every column; search collections: `q` over the text fields, D-103);
+ * The filter bar (D-85): a search box (SQL tables: every column; search collections: `q` over the text fields, D-101);
  * for SQL tables a WHERE condition; column/operator/value rows, All/Any; for search collections a Raw filter and the
  * case control. Ctrl/Cmd+F focuses the search box (the tab shown only).
  */

@@ -9,7 +9,7 @@ import { call } from "../../api.ts"
 export const OpenInConsole = ({ connectionId, table, database, request, onOpen }: {
   readonly connectionId: string
   readonly table: string
-  /** The tab's own database (D-100), when not the connection's. */
+  /** The tab's own database (D-98), when not the connection's. */
   readonly database?: string | undefined
   readonly request: UiBrowseRequest
   readonly onOpen: (text: string) => void

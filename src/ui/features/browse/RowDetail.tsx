@@ -47,7 +47,7 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
   const [doc, setDoc] = useState<{ readonly text: string; readonly problem: string | undefined }>()
   const panel = useRef<HTMLElement>(null)
   const kinds = useMemo(() => columns.map((column) => kindOfType(column.type) ?? "text"), [columns])
-  // pretty-printing a 1 MB JSON value takes tens of milliseconds: once per row, not on every render (D-102)
+  // pretty-printing a 1 MB JSON value takes tens of milliseconds: once per row, not on every render (D-100)
   const texts = useMemo(() => columns.map((_, i) => textOf(row[i] ?? null, kinds[i] ?? "text")), [columns, row, kinds])
   const documentShown = useMemo(() => (search ? documentText(columns, row) : ""), [search, columns, row])
   const anyEditable = columns.some((_, i) => canEdit(i))

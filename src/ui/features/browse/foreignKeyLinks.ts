@@ -7,7 +7,7 @@ const text = (value: Cell | undefined): string | null =>
   value === null || value === undefined ? null : typeof value === "object" ? JSON.stringify(value) : String(value)
 
 /**
- * Foreign-key cells link to the referenced row (D-101): the table's foreign keys (its structure, read once), a title
+ * Foreign-key cells link to the referenced row (D-99): the table's foreign keys (its structure, read once), a title
  * for every non-NULL cell of a key column, and following it opens the referenced table in its tab with the filter bar
  * set to the key (column = value for every column of the key), applied and editable. A tab already open on that table
  * takes the filter too: `storageKey` names this tab's kept view, which a jump from another grid replaces.
@@ -15,7 +15,7 @@ const text = (value: Cell | undefined): string | null =>
 export const useForeignKeyLinks = <V>(options: {
   readonly connection: UiConnection
   readonly table: string
-  /** The tab's own database (D-100), when not the connection's. */
+  /** The tab's own database (D-98), when not the connection's. */
   readonly database?: string | undefined
   readonly columns: ReadonlyArray<UiColumn>
   readonly rows: ReadonlyArray<ReadonlyArray<Cell>>

@@ -88,7 +88,7 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
   }
 
   /**
-   * Many cells at once (a pasted range, D-102): one state update for all of them, so 10,000 cells cost one render.
+   * Many cells at once (a pasted range, D-100): one state update for all of them, so 10,000 cells cost one render.
    * `changes` are grid positions before `added` (whole new rows, by column index) go in above the other new rows.
    */
   const stageMany = (changes: ReadonlyArray<readonly [number, number, Cell]>, added: ReadonlyArray<ReadonlyArray<readonly [number, Cell]>> = []) => {

@@ -11,7 +11,7 @@ import { searchRequests, type usePendingEdits } from "./pendingEdits.ts"
 export const useSaveFlow = ({ connectionId, table, database, search, active, pending }: {
   readonly connectionId: string
   readonly table: string
-  /** The tab's database when it is not the connection's own (D-100). */
+  /** The tab's database when it is not the connection's own (D-98). */
   readonly database: string | undefined
   readonly search: boolean
   /** Only the tab on screen answers Ctrl/Cmd+S. */

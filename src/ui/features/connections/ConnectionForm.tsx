@@ -40,7 +40,7 @@ const initial = (connection: UiConnection | undefined, type: ConnectionKind): Fo
 })
 
 /**
- * D-105: a duplicate is a new connection with every setting of the original except its secrets (password, API key,
+ * D-103: a duplicate is a new connection with every setting of the original except its secrets (password, API key,
  * key passphrase, SSH password or passphrase), named "… copy"; the user types the secret again.
  */
 const duplicateOf = (original: UiConnection): Form => ({
@@ -109,7 +109,7 @@ const fromUrl = (text: string, form: Form): { readonly form: Form; readonly note
 /** New/edit form per driver (D-60); search settings per doc 2 §2.1, Skip TLS on an Options tab. */
 export const ConnectionForm = ({ connection, copyOf, onDone }: {
   readonly connection: UiConnection | undefined
-  /** D-105: a new connection filled from this one, without its secrets. */
+  /** D-103: a new connection filled from this one, without its secrets. */
   readonly copyOf?: UiConnection | undefined
   readonly onDone: () => void
 }) => {

@@ -27,7 +27,7 @@ const useFindKey = (box: RefObject<HTMLInputElement | null>, active: boolean) =>
 }
 
 /**
- * Connections (D-60): the list with a search box and collapsible groups (D-105), Duplicate and Copy as URL on each
+ * Connections (D-60): the list with a search box and collapsible groups (D-103), Duplicate and Copy as URL on each
  * row; a driver chooser with the install step; the form.
  */
 export const ConnectionsView = ({ connections, onOpen }: { readonly connections: Loaded<ReadonlyArray<UiConnection>>; readonly onOpen: (c: UiConnection) => void }) => {

@@ -12,7 +12,7 @@ const MODES: ReadonlyArray<readonly [string, string]> = [
 const numberOf = (text: string): number | null => (text.trim() === "" ? null : Number(text))
 
 /**
- * D-96: the cost guard of a PostgreSQL or MySQL/MariaDB connection: before an AI client's read runs, the database's
+ * D-95: the cost guard of a PostgreSQL or MySQL/MariaDB connection: before an AI client's read runs, the database's
  * own estimate is compared with these budgets; above them you are asked, or the read is refused with advice.
  */
 export const CostGuardFields = ({ form, set }: { readonly form: CostForm; readonly set: (patch: Partial<CostForm>) => void }) => {

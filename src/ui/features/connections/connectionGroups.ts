@@ -10,7 +10,7 @@ export const matchesSearch = (c: UiConnection, typeLabel: string, query: string)
 }
 
 /**
- * D-105: the list grouped by each connection's group, groups in alphabetical order, the ungrouped ones last (under
+ * D-103: the list grouped by each connection's group, groups in alphabetical order, the ungrouped ones last (under
  * `undefined`); within a group the saved order is kept.
  */
 export const groupConnections = (connections: ReadonlyArray<UiConnection>): ReadonlyArray<readonly [string | undefined, ReadonlyArray<UiConnection>]> => {

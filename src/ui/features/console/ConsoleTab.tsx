@@ -27,7 +27,7 @@ type Confirm = { readonly text: string; readonly reason: string; readonly previe
  */
 export const ConsoleTab = ({ connection, table, initialText, tabId = "main", database }: {
   readonly connection: UiConnection
-  /** The tab's own database (D-100), when not the connection's. */
+  /** The tab's own database (D-98), when not the connection's. */
   readonly database?: string | undefined
   readonly table?: string | undefined
   readonly initialText?: string
@@ -116,7 +116,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main", dat
     if (running !== undefined) void call((client) => client.browse.cancelConsole({ path: { id: connection.id, runId: running.runId } }))
   }
   const changed = (next: string) => saveConsoleText(connection.id, tabId, next, setSaveError)
-  /** Format (D-104): the SQL in the connection's dialect, or the search request's JSON body; one Undo step reverts it. */
+  /** Format (D-102): the SQL in the connection's dialect, or the search request's JSON body; one Undo step reverts it. */
   const format = () => {
     if (!search) {
       setFormatError(editor.current?.format() ?? "")

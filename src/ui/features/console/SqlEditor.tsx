@@ -21,7 +21,7 @@ export interface SqlEditorApi {
   readonly focus: () => void
   /** Closes the completion list (a run starts: it would cover the editor). */
   readonly closePopups: () => void
-  /** Formats the selection, or the whole text when nothing is selected, as one undoable change (D-104); the formatter's complaint when it cannot. */
+  /** Formats the selection, or the whole text when nothing is selected, as one undoable change (D-102); the formatter's complaint when it cannot. */
   readonly format: () => string | undefined
 }
 
@@ -92,7 +92,7 @@ const theme = EditorView.theme({
 
 /**
  * The console's SQL editor: CodeMirror 6 with the connection's SQL dialect, highlighting, completion of table and
- * column names, wrapped lines, the statement under the cursor tinted; Shift+Alt+F formats (D-104), Cmd/Ctrl+/ toggles
+ * column names, wrapped lines, the statement under the cursor tinted; Shift+Alt+F formats (D-102), Cmd/Ctrl+/ toggles
  * `-- ` line comments (CodeMirror's toggleComment with lang-sql's comment tokens); Cmd/Ctrl+Enter runs it (or the selection),
  * Cmd/Ctrl+Shift+Enter runs every statement. Loaded on demand (a dynamic import), so the rest of the UI does not
  * carry the editor.

@@ -4,7 +4,7 @@ import { formatDialect, mysql, postgresql, sqlite } from "sql-formatter"
 const FORMATTERS = { sqlite, postgresql, mysql } as const
 
 /**
- * The console's Format (D-104): sql-formatter in the connection's dialect, keywords kept as typed, two-space indents.
+ * The console's Format (D-102): sql-formatter in the connection's dialect, keywords kept as typed, two-space indents.
  * Text it cannot parse throws an Error with the first line of its message (where it stopped), not its grammar dump.
  */
 export const formatSql = (text: string, dialect: keyof typeof FORMATTERS): string => {

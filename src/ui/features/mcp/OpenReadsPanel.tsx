@@ -5,7 +5,7 @@ import { call, useLoad } from "../../api.ts"
 const inSeconds = (iso: string, now: number) => `${Math.max(0, Math.round((Date.parse(iso) - now) / 1000))} s`
 const age = (iso: string, now: number) => `${Math.max(0, Math.round((now - Date.parse(iso)) / 1000))} s`
 
-/** D-94: the answers an AI client has not read to the end, each keeping its database session; Close ends one. */
+/** D-93: the answers an AI client has not read to the end, each keeping its database session; Close ends one. */
 export const OpenReadsPanel = () => {
   const reads = useLoad((client) => client.mcp.continuations(), [])
   const [error, setError] = useState<string>()

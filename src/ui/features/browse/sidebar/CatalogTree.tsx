@@ -21,7 +21,7 @@ type Row =
   | { readonly type: "object"; readonly key: string; readonly object: UiCatalogObject; readonly nested: boolean }
 
 /**
- * The sidebar tree of one connection (D-100): the database, its schemas (loaded first), each schema's tables, views,
+ * The sidebar tree of one connection (D-98): the database, its schemas (loaded first), each schema's tables, views,
  * materialized views and functions (loaded when the schema is first expanded), with a kind icon and the row count in
  * its own column. The search box narrows it (every schema is loaded then); Up/Down move, Right/Left expand and
  * collapse, Enter opens; Ctrl/Cmd+Shift+F focuses the search box. The database switcher reads another database of the
@@ -47,7 +47,7 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
   const treeRef = useRef<HTMLUListElement>(null)
   const searchRef = useRef<HTMLInputElement>(null)
 
-  // which database (and reload) the lists are for: an answer asked for before a switch is dropped, not shown (D-100)
+  // which database (and reload) the lists are for: an answer asked for before a switch is dropped, not shown (D-98)
   const generation = useRef(0)
   useEffect(() => {
     let live = true

@@ -60,7 +60,7 @@ const loadItems = async (connections: ReadonlyArray<UiConnection>, shown: string
 }
 
 /**
- * "Open anything" (D-100): Ctrl/Cmd+P anywhere opens a fuzzy search over the tables, views, functions, saved queries
+ * "Open anything" (D-98): Ctrl/Cmd+P anywhere opens a fuzzy search over the tables, views, functions, saved queries
  * and history of every open connection; Up/Down choose, Enter opens (a table in its tab, the rest in a new console).
  */
 export const OpenAnything = ({ connections, shown }: { readonly connections: ReadonlyArray<UiConnection>; readonly shown: string | undefined }) => {

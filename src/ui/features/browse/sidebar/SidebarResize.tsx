@@ -13,7 +13,7 @@ const storedWidth = () => {
 }
 
 /**
- * The sidebar with a drag handle on its right edge (D-100): drag it, or focus it and press Left/Right (Shift: larger
+ * The sidebar with a drag handle on its right edge (D-98): drag it, or focus it and press Left/Right (Shift: larger
  * steps); the width is this browser's preference, kept across reloads and shared by every connection's sidebar.
  */
 export const ResizableSidebar = ({ label, children }: { readonly label: string; readonly children: ReactNode }) => {

@@ -4,14 +4,14 @@ import { writeSession, readSession } from "../../../workspace/sessionState.ts"
 import { emptyFilter, type FilterState } from "../FilterBar.tsx"
 
 /**
- * The sidebar tree's catalog reads (D-100), shared by the tree and "open anything": the overview once per connection,
+ * The sidebar tree's catalog reads (D-98), shared by the tree and "open anything": the overview once per connection,
  * each schema's objects when first asked for. A reload (↻, or DDL run in the console) forgets the connection's reads.
  */
 const overviews = new Map<string, Promise<UiCatalog>>()
 const objects = new Map<string, Promise<UiCatalogObjects>>()
 
 /**
- * The database the sidebar's switcher chose (D-100), as the UI API's `database` parameter: none for the connection's
+ * The database the sidebar's switcher chose (D-98), as the UI API's `database` parameter: none for the connection's
  * own. The tree reads it, and a table or console tab opened now keeps it.
  */
 export const chosenDatabase = (connectionId: string): { readonly database?: string } => {
@@ -69,7 +69,7 @@ export const definitionQuery = (dialect: string, object: UiCatalogObject): strin
   return `SHOW CREATE ${object.kind === "procedure" ? "PROCEDURE" : "FUNCTION"} \`${object.label.replaceAll("`", "``")}\`;`
 }
 
-/** The schema the sidebar's switcher chose (D-100), for the console's unqualified names; none when "All schemas". */
+/** The schema the sidebar's switcher chose (D-98), for the console's unqualified names; none when "All schemas". */
 export const consoleSchema = (connectionId: string): { readonly schema?: string } => {
   const schema = readSession<string>(`schema:${connectionId}`)
   return schema === undefined || schema === "" ? {} : { schema }
@@ -130,7 +130,7 @@ export const onOpenConsole = (connectionId: string, f: (text: string) => void) =
   return () => window.removeEventListener(OPEN_CONSOLE, listener)
 }
 
-/** A grid tab's view replaced by a foreign-key jump: the tab whose session key is `key` listens (D-101). */
+/** A grid tab's view replaced by a foreign-key jump: the tab whose session key is `key` listens (D-99). */
 export const onFilterRequest = <V>(key: string, f: (view: V) => void) => {
   const listener = (event: Event) => {
     const detail = (event as CustomEvent<{ key: string; view: V }>).detail

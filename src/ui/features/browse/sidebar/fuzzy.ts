@@ -1,5 +1,5 @@
 /**
- * Fuzzy matching for the sidebar search and "open anything" (D-100): every character of the query appears in the
+ * Fuzzy matching for the sidebar search and "open anything" (D-98): every character of the query appears in the
  * text in order, case ignored. The score prefers a contiguous match, then a match at the start of a word, then a
  * shorter text; `undefined` when it does not match.
  */
