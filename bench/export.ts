@@ -39,10 +39,14 @@ try {
     timestamp '2026-01-01' - g * interval '1 second' AS created, repeat('n', 40) AS note FROM generate_series(1, ${ROWS}) g`)
   await postgres.sql(`GRANT SELECT ON big TO ${postgres.user}`)
   const admin = mariadb.admin()
-  await admin.query(`CREATE TABLE ${mariadb.database}.big (id INT PRIMARY KEY, label CHAR(32), amount DECIMAL(10,1), created DATETIME, note VARCHAR(40))`)
+  await admin.query(
+    `CREATE TABLE ${mariadb.database}.big (id INT PRIMARY KEY, label CHAR(32), amount DECIMAL(10,1), created DATETIME, note VARCHAR(40))`
+  )
   for (let from = 1; from <= ROWS; from += 100_000) {
     const to = Math.min(ROWS, from + 99_999)
-    await admin.query(`INSERT INTO ${mariadb.database}.big SELECT seq, md5(seq), (seq % 1000) / 10, TIMESTAMP '2026-01-01 00:00:00' - INTERVAL seq SECOND, repeat('n', 40) FROM seq_${from}_to_${to}`)
+    await admin.query(
+      `INSERT INTO ${mariadb.database}.big SELECT seq, md5(seq), (seq % 1000) / 10, TIMESTAMP '2026-01-01 00:00:00' - INTERVAL seq SECOND, repeat('n', 40) FROM seq_${from}_to_${to}`
+    )
   }
   await admin.query(`GRANT SELECT ON ${mariadb.database}.* TO '${mariadb.user}'@'%'`).catch(() => undefined)
 
@@ -50,27 +54,74 @@ try {
   const db = new Database(sqlitePath)
   db.exec(`CREATE TABLE big (id INTEGER PRIMARY KEY, label TEXT, amount REAL, created TEXT, note TEXT);
     WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${ROWS})
-    INSERT INTO big SELECT n, hex(randomblob(16)), (n % 1000) / 10.0, datetime('2026-01-01', '-' || n || ' seconds'), '${"n".repeat(40)}' FROM g`)
+    INSERT INTO big SELECT n, hex(randomblob(16)), (n % 1000) / 10.0, datetime('2026-01-01', '-' || n || ' seconds'), '${
+    "n".repeat(40)
+  }' FROM g`)
   db.close()
 
   const ids = { postgresql: randomUUID(), mysql: randomUUID(), sqlite: randomUUID() }
-  writeFileSync(join(home, "settings.json"), JSON.stringify({ mcp: { requireAuth: false }, limits: { requestsPerMinute: 1_000_000 }, exports: { directory: out } }))
-  writeFileSync(join(home, "connections.json"), JSON.stringify({
-    version: 1,
-    connections: [
-      { id: ids.postgresql, name: "PostgreSQL", type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, sslMode: "disable", externalAccess: "readOnly", aiPolicy: "alwaysAllow" },
-      { id: ids.mysql, name: "MariaDB", type: "mysql", host: mariadb.host, port: mariadb.port, database: mariadb.database, user: mariadb.user, password: mariadb.password, externalAccess: "readOnly", aiPolicy: "alwaysAllow" },
-      { id: ids.sqlite, name: "SQLite", type: "sqlite", path: sqlitePath, externalAccess: "readOnly", aiPolicy: "alwaysAllow" }
-    ]
-  }), { mode: 0o600 })
-  const server = spawn(process.execPath, [join(ROOT, "bin/dbdesk.mjs"), "serve", "--port", "0"], { cwd: ROOT, env: { ...process.env, DBDESK_HOME: home }, stdio: ["ignore", "pipe", "pipe"] })
+  writeFileSync(
+    join(home, "settings.json"),
+    JSON.stringify({
+      mcp: { requireAuth: false },
+      limits: { requestsPerMinute: 1_000_000 },
+      exports: { directory: out }
+    })
+  )
+  writeFileSync(
+    join(home, "connections.json"),
+    JSON.stringify({
+      version: 1,
+      connections: [
+        {
+          id: ids.postgresql,
+          name: "PostgreSQL",
+          type: "postgresql",
+          host: postgres.host,
+          port: postgres.port,
+          database: postgres.database,
+          user: postgres.user,
+          password: postgres.password,
+          sslMode: "disable",
+          externalAccess: "readOnly",
+          aiPolicy: "alwaysAllow"
+        },
+        {
+          id: ids.mysql,
+          name: "MariaDB",
+          type: "mysql",
+          host: mariadb.host,
+          port: mariadb.port,
+          database: mariadb.database,
+          user: mariadb.user,
+          password: mariadb.password,
+          externalAccess: "readOnly",
+          aiPolicy: "alwaysAllow"
+        },
+        {
+          id: ids.sqlite,
+          name: "SQLite",
+          type: "sqlite",
+          path: sqlitePath,
+          externalAccess: "readOnly",
+          aiPolicy: "alwaysAllow"
+        }
+      ]
+    }),
+    { mode: 0o600 }
+  )
+  const server = spawn(process.execPath, [join(ROOT, "bin/dbdesk.mjs"), "serve", "--port", "0"], {
+    cwd: ROOT,
+    env: { ...process.env, DBDESK_HOME: home },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   stops.unshift(() => stopChild(server))
   const url = await new Promise<string>((resolve, reject) => {
     let text = ""
-    server.stderr!.on("data", (chunk: Buffer) => {
+    server.stderr.on("data", (chunk: Buffer) => {
       text += chunk.toString("utf8")
     })
-    server.stdout!.on("data", (chunk: Buffer) => {
+    server.stdout.on("data", (chunk: Buffer) => {
       text += chunk.toString("utf8")
       const found = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text)?.[1]
       if (found !== undefined) resolve(found)
@@ -80,36 +131,114 @@ try {
 
   const exportData = async (connectionId: string) => {
     const body = JSON.stringify({
-      jsonrpc: "2.0", id: 1, method: "tools/call",
-      params: { name: "export_data", arguments: { connection_id: connectionId, table: "big", format: "csv" }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } }
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "export_data",
+        arguments: { connection_id: connectionId, table: "big", format: "csv" },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {}
+        }
+      }
     })
-    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "export_data" }
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "export_data"
+    }
     const before = readRssKb(server.pid!)
     let peak = before
     const sampler = setInterval(() => {
       peak = Math.max(peak, readRssKb(server.pid!))
     }, 50)
     const started = performance.now()
-    const reply = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(3_600_000) }).then((r) => r.text())
+    const reply = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(3_600_000) }).then((
+      r
+    ) => r.text())
     const ms = performance.now() - started
     clearInterval(sampler)
-    const result = JSON.parse(reply).result as { isError?: boolean; content?: Array<{ text?: string }>; structuredContent?: { rows: number; bytes: number } } | undefined
-    if (result === undefined || result.isError === true || result.structuredContent === undefined) return { error: result?.content?.[0]?.text ?? reply.slice(0, 300) }
+    const result = JSON.parse(reply).result as {
+      isError?: boolean
+      content?: Array<{ text?: string }>
+      structuredContent?: { rows: number; bytes: number }
+    } | undefined
+    if (result === undefined || result.isError === true || result.structuredContent === undefined) {
+      return { error: result?.content?.[0]?.text ?? reply.slice(0, 300) }
+    }
     return { ms, rows: result.structuredContent.rows, bytes: result.structuredContent.bytes, growthKb: peak - before }
   }
   const tool = (command: string, args: ReadonlyArray<string>, file: string, env: NodeJS.ProcessEnv = {}) => {
     const started = performance.now()
-    const run = spawnSync("sh", ["-c", `"$0" "$@" > '${file}'`, command, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" })
+    const run = spawnSync("sh", ["-c", `"$0" "$@" > '${file}'`, command, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+      encoding: "utf8"
+    })
     if (run.status !== 0) throw new Error(`${command} failed: ${run.stderr}`)
     return { ms: performance.now() - started, bytes: statSync(file).size }
   }
   const row = (engine: string, what: string, ms: number, bytes: number, growth?: number) =>
-    results.push(`| ${engine} | ${what} | ${(ms / 1000).toFixed(1)} s | ${Math.round(ROWS / (ms / 1000)).toLocaleString("en-US")} | ${mib(bytes / 1024)} MiB | ${growth === undefined ? "—" : `${mib(growth)} MiB`} |`)
+    results.push(
+      `| ${engine} | ${what} | ${(ms / 1000).toFixed(1)} s | ${
+        Math.round(ROWS / (ms / 1000)).toLocaleString("en-US")
+      } | ${mib(bytes / 1024)} MiB | ${growth === undefined ? "—" : `${mib(growth)} MiB`} |`
+    )
 
   const engines = [
-    ["PostgreSQL", ids.postgresql, () => tool("psql", ["-X", "-q", "-h", postgres.host, "-p", String(postgres.port), "-U", postgres.user, "-d", postgres.database, "-c", "\\copy big TO STDOUT CSV HEADER"], join(out, "psql.csv"), { PGPASSWORD: postgres.password }), "psql \\copy CSV"],
-    ["MariaDB", ids.mysql, () => tool("mariadb", ["--batch", "-h", mariadb.host, "-P", String(mariadb.port), "-u", mariadb.user, `-p${mariadb.password}`, mariadb.database, "-e", "SELECT * FROM big"], join(out, "mariadb.tsv")), "mariadb --batch"],
-    ["SQLite", ids.sqlite, () => tool("sqlite3", ["-csv", "-header", sqlitePath, "SELECT * FROM big"], join(out, "sqlite3.csv")), "sqlite3 -csv"]
+    [
+      "PostgreSQL",
+      ids.postgresql,
+      () =>
+        tool(
+          "psql",
+          [
+            "-X",
+            "-q",
+            "-h",
+            postgres.host,
+            "-p",
+            String(postgres.port),
+            "-U",
+            postgres.user,
+            "-d",
+            postgres.database,
+            "-c",
+            "\\copy big TO STDOUT CSV HEADER"
+          ],
+          join(out, "psql.csv"),
+          { PGPASSWORD: postgres.password }
+        ),
+      "psql \\copy CSV"
+    ],
+    [
+      "MariaDB",
+      ids.mysql,
+      () =>
+        tool("mariadb", [
+          "--batch",
+          "-h",
+          mariadb.host,
+          "-P",
+          String(mariadb.port),
+          "-u",
+          mariadb.user,
+          `-p${mariadb.password}`,
+          mariadb.database,
+          "-e",
+          "SELECT * FROM big"
+        ], join(out, "mariadb.tsv")),
+      "mariadb --batch"
+    ],
+    [
+      "SQLite",
+      ids.sqlite,
+      () => tool("sqlite3", ["-csv", "-header", sqlitePath, "SELECT * FROM big"], join(out, "sqlite3.csv")),
+      "sqlite3 -csv"
+    ]
   ] as const
   for (const [engine, id, baseline, name] of engines) {
     console.error(`${engine}: export_data`)
@@ -120,7 +249,11 @@ try {
     const theirs = baseline()
     row(engine, name, theirs.ms, theirs.bytes)
   }
-  console.log(`\nExport of ${ROWS.toLocaleString("en-US")} rows (load average ${(await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")})\n`)
+  console.log(
+    `\nExport of ${ROWS.toLocaleString("en-US")} rows (load average ${
+      (await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")
+    })\n`
+  )
   console.log("| Database | Exporter | Wall time | Rows/s | File | dbdesk RSS growth |")
   console.log("|---|---|---|---|---|---|")
   for (const line of results) console.log(line)

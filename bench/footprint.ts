@@ -46,12 +46,44 @@ export interface FootprintRun {
 type Figure = Exclude<keyof FootprintRun, "serveReadyCpuMs" | "bridgeFirstAnswerCpuMs">
 
 /** The five figures of D-76: the tsx baseline it measured, and its targets. */
-export const FIGURES: ReadonlyArray<{ readonly key: Figure; readonly name: string; readonly unit: string; readonly target: number; readonly issueBaseline: string }> = [
-  { key: "serveReadyMs", name: "dbdesk serve: spawn → handshake file written", unit: "ms", target: 400, issueBaseline: "1,856–1,968" },
+export const FIGURES: ReadonlyArray<
+  {
+    readonly key: Figure
+    readonly name: string
+    readonly unit: string
+    readonly target: number
+    readonly issueBaseline: string
+  }
+> = [
+  {
+    key: "serveReadyMs",
+    name: "dbdesk serve: spawn → handshake file written",
+    unit: "ms",
+    target: 400,
+    issueBaseline: "1,856–1,968"
+  },
   { key: "serveIdleRssMiB", name: "serve RSS after 2 s idle", unit: "MiB", target: 100, issueBaseline: "253–261" },
-  { key: "serveWithSqliteRssMiB", name: "serve + SQLite child RSS after a query", unit: "MiB", target: 150, issueBaseline: "335" },
-  { key: "bridgeFirstAnswerMs", name: "dbdesk-mcp: spawn → first answer", unit: "ms", target: 200, issueBaseline: "917–1,227" },
-  { key: "bridgeRssMiB", name: "dbdesk-mcp RSS after its first answer", unit: "MiB", target: 60, issueBaseline: "156–162" }
+  {
+    key: "serveWithSqliteRssMiB",
+    name: "serve + SQLite child RSS after a query",
+    unit: "MiB",
+    target: 150,
+    issueBaseline: "335"
+  },
+  {
+    key: "bridgeFirstAnswerMs",
+    name: "dbdesk-mcp: spawn → first answer",
+    unit: "ms",
+    target: 200,
+    issueBaseline: "917–1,227"
+  },
+  {
+    key: "bridgeRssMiB",
+    name: "dbdesk-mcp RSS after its first answer",
+    unit: "MiB",
+    target: 60,
+    issueBaseline: "156–162"
+  }
 ]
 
 const IDLE_MS = 2_000
@@ -82,7 +114,10 @@ const waitForFile = (directory: string, file: string) =>
 const untilOutput = (child: ChildProcess, pattern: RegExp, what: string) =>
   new Promise<RegExpExecArray>((resolve, reject) => {
     let text = ""
-    const timer = setTimeout(() => reject(new Error(`${what}: no match for ${pattern} within ${TIMEOUT_MS} ms:\n${text}`)), TIMEOUT_MS)
+    const timer = setTimeout(
+      () => reject(new Error(`${what}: no match for ${pattern} within ${TIMEOUT_MS} ms:\n${text}`)),
+      TIMEOUT_MS
+    )
     child.stdout!.on("data", (chunk: Buffer) => {
       text += chunk.toString("utf8")
       const match = pattern.exec(text)
@@ -121,24 +156,46 @@ const measureOnce = async (options: FootprintOptions): Promise<FootprintRun> => 
     const serveIdleRssMiB = mib(readRssKb(serve.pid!))
 
     const { port } = JSON.parse(readFileSync(handshake, "utf8")) as { port: number }
-    const connections = JSON.parse(readFileSync(join(home, "connections.json"), "utf8")) as { connections: Array<{ id: string }> }
-    const spec = { method: "tools/call", name: "execute_query", arguments: { connection_id: connections.connections[0]!.id, query: "SELECT * FROM orders LIMIT 1" }, id: 1 }
+    const connections = JSON.parse(readFileSync(join(home, "connections.json"), "utf8")) as {
+      connections: Array<{ id: string }>
+    }
+    const spec = {
+      method: "tools/call",
+      name: "execute_query",
+      arguments: { connection_id: connections.connections[0]!.id, query: "SELECT * FROM orders LIMIT 1" },
+      id: 1
+    }
     const body = requestBody(spec)
-    const reply = await fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST", headers: requestHeaders(spec, token, body), body })
+    const reply = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: "POST",
+      headers: requestHeaders(spec, token, body),
+      body
+    })
     const text = await reply.text()
     if (!reply.ok || !text.includes("\"result\"")) throw new Error(`execute_query failed: ${reply.status} ${text}`)
     const serveWithSqliteRssMiB = mib(treeRssKb(serve.pid!))
 
     const bridgeSpawnedAt = performance.now()
-    const bridge = spawn(process.execPath, [options.dbdeskMcp, "--home", home], { cwd: home, stdio: ["pipe", "pipe", "pipe"] })
-    bridge.stdin!.write(`${requestBody({ method: "server/discover", id: 1 })}\n`)
+    const bridge = spawn(process.execPath, [options.dbdeskMcp, "--home", home], {
+      cwd: home,
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    bridge.stdin.write(`${requestBody({ method: "server/discover", id: 1 })}\n`)
     await untilOutput(bridge, /\n/, "dbdesk-mcp")
     const bridgeFirstAnswerMs = performance.now() - bridgeSpawnedAt
     const bridgeFirstAnswerCpuMs = readCpuMs(bridge.pid!)
     const bridgeRssMiB = mib(readRssKb(bridge.pid!))
-    bridge.stdin!.end()
+    bridge.stdin.end()
     await stopChild(bridge, 15_000)
-    return { serveReadyMs, serveIdleRssMiB, serveWithSqliteRssMiB, bridgeFirstAnswerMs, bridgeRssMiB, serveReadyCpuMs, bridgeFirstAnswerCpuMs }
+    return {
+      serveReadyMs,
+      serveIdleRssMiB,
+      serveWithSqliteRssMiB,
+      bridgeFirstAnswerMs,
+      bridgeRssMiB,
+      serveReadyCpuMs,
+      bridgeFirstAnswerCpuMs
+    }
   } finally {
     await stopChild(serve, 15_000)
     rmSync(home, { recursive: true, force: true })
@@ -173,27 +230,67 @@ export interface FootprintResult {
 }
 
 /** Runs the measurement `options.runs` times, one after another (never two servers at once). */
-export const runFootprint = async (options: FootprintOptions, log: (line: string) => void): Promise<FootprintResult> => {
+export const runFootprint = async (
+  options: FootprintOptions,
+  log: (line: string) => void
+): Promise<FootprintResult> => {
   const runs: Array<FootprintRun> = []
   for (let i = 0; i < options.runs; i++) {
     runs.push(await measureOnce(options))
     const run = runs[i]!
-    log(`footprint run ${i + 1}/${options.runs}: ${FIGURES.map((f) => `${run[f.key].toFixed(0)} ${f.unit}`).join(", ")} (CPU: serve ${run.serveReadyCpuMs} ms, bridge ${run.bridgeFirstAnswerCpuMs} ms)`)
+    log(
+      `footprint run ${i + 1}/${options.runs}: ${
+        FIGURES.map((f) => `${run[f.key].toFixed(0)} ${f.unit}`).join(", ")
+      } (CPU: serve ${run.serveReadyCpuMs} ms, bridge ${run.bridgeFirstAnswerCpuMs} ms)`
+    )
   }
   const figures = FIGURES.map((figure) => {
     const values = runs.map((run) => run[figure.key])
     const value = median(values)
-    return { name: figure.name, unit: figure.unit, median: value, min: Math.min(...values), max: Math.max(...values), target: figure.target, met: value <= figure.target, issueBaseline: figure.issueBaseline }
+    return {
+      name: figure.name,
+      unit: figure.unit,
+      median: value,
+      min: Math.min(...values),
+      max: Math.max(...values),
+      target: figure.target,
+      met: value <= figure.target,
+      issueBaseline: figure.issueBaseline
+    }
   })
-  const cpu = { serveReadyMs: median(runs.map((run) => run.serveReadyCpuMs)), bridgeFirstAnswerMs: median(runs.map((run) => run.bridgeFirstAnswerCpuMs)) }
-  return { runs, figures, cpu, loadAverage: loadavg(), binaries: { dbdesk: options.dbdesk, dbdeskMcp: options.dbdeskMcp } }
+  const cpu = {
+    serveReadyMs: median(runs.map((run) => run.serveReadyCpuMs)),
+    bridgeFirstAnswerMs: median(runs.map((run) => run.bridgeFirstAnswerCpuMs))
+  }
+  return {
+    runs,
+    figures,
+    cpu,
+    loadAverage: loadavg(),
+    binaries: { dbdesk: options.dbdesk, dbdeskMcp: options.dbdeskMcp }
+  }
 }
 
 export const footprintTable = (result: FootprintResult): ReadonlyArray<string> => {
-  const rows = result.figures.map((f) => [f.name, `${f.median.toFixed(0)} (${f.min.toFixed(0)}–${f.max.toFixed(0)}) ${f.unit}`, `≤ ${f.target} ${f.unit}`, `${f.issueBaseline} ${f.unit}`, f.met ? "met" : "MISSED"])
-  const header = ["figure (median of " + result.runs.length + ", min–max)", "measured", "target", "before the build (tsx)", "verdict"]
+  const rows = result.figures.map((
+    f
+  ) => [
+    f.name,
+    `${f.median.toFixed(0)} (${f.min.toFixed(0)}–${f.max.toFixed(0)}) ${f.unit}`,
+    `≤ ${f.target} ${f.unit}`,
+    `${f.issueBaseline} ${f.unit}`,
+    f.met ? "met" : "MISSED"
+  ])
+  const header = [
+    "figure (median of " + result.runs.length + ", min–max)",
+    "measured",
+    "target",
+    "before the build (tsx)",
+    "verdict"
+  ]
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
-  const line = (cells: ReadonlyArray<string>) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")
   return [
     line(header),
     widths.map((w) => "-".repeat(w)).join("  "),

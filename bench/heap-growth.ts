@@ -32,9 +32,17 @@ const meta = (client: string) => ({
   "io.modelcontextprotocol/clientCapabilities": {}
 })
 
-type Spec = { readonly method: string; readonly params?: Record<string, unknown>; readonly token?: string; readonly notification?: boolean }
+type Spec = {
+  readonly method: string
+  readonly params?: Record<string, unknown>
+  readonly token?: string
+  readonly notification?: boolean
+}
 
-const tool = (name: string, args: Record<string, unknown>): Spec => ({ method: "tools/call", params: { name, arguments: { connection_id: connection, ...args } } })
+const tool = (name: string, args: Record<string, unknown>): Spec => ({
+  method: "tools/call",
+  params: { name, arguments: { connection_id: connection, ...args } }
+})
 const mix: ReadonlyArray<() => Spec> = [
   () => ({ method: "tools/list" }),
   () => tool("list_connections", {}),
@@ -47,9 +55,20 @@ const mix: ReadonlyArray<() => Spec> = [
   () => ({ method: "resources/read", params: { uri: `dbdesk://connections/${connection}/schema` } }),
   () => ({ method: "resources/read", params: { uri: `dbdesk://connections/${connection}/history?limit=100` } }),
   () => ({ method: "prompts/get", params: { name: "explain_table", arguments: { connection, table: "orders" } } }),
-  () => ({ method: "completion/complete", params: { ref: { type: "ref/prompt", name: "explain_table" }, argument: { name: "table", value: "o" }, context: { arguments: { connection } } } }),
+  () => ({
+    method: "completion/complete",
+    params: {
+      ref: { type: "ref/prompt", name: "explain_table" },
+      argument: { name: "table", value: "o" },
+      context: { arguments: { connection } }
+    }
+  }),
   () => ({ method: "tools/list", token: `dbd_${randomBytes(32).toString("base64url")}` }),
-  () => ({ method: "notifications/cancelled", params: { requestId: randomBytes(4).toString("hex") }, notification: true })
+  () => ({
+    method: "notifications/cancelled",
+    params: { requestId: randomBytes(4).toString("hex") },
+    notification: true
+  })
 ]
 
 let id = 0
@@ -80,7 +99,10 @@ const post = (spec: Spec) =>
       response.on("end", () => resolve(response.statusCode ?? 0))
       response.on("error", reject)
     })
-    request.setTimeout(60_000, () => request.destroy(new Error(`no answer within 60 s to ${spec.method} ${name ?? ""}`)))
+    request.setTimeout(
+      60_000,
+      () => request.destroy(new Error(`no answer within 60 s to ${spec.method} ${name ?? ""}`))
+    )
     request.on("error", reject)
     request.end(body)
   })
@@ -127,13 +149,19 @@ const groups = (path: string): Map<string, Group> => {
   }
   const fields = snap.snapshot.meta.node_fields
   const width = fields.length
-  const [typeAt, nameAt, sizeAt] = ["type", "name", "self_size"].map((field) => fields.indexOf(field)) as [number, number, number]
+  const [typeAt, nameAt, sizeAt] = ["type", "name", "self_size"].map((field) => fields.indexOf(field)) as [
+    number,
+    number,
+    number
+  ]
   const types = snap.snapshot.meta.node_types[0]
   const result = new Map<string, Group>()
   for (let index = 0; index < snap.nodes.length; index += width) {
     const type = types[snap.nodes[index + typeAt]!] ?? "?"
     const rawName = snap.strings[snap.nodes[index + nameAt]!] ?? "?"
-    const name = type === "string" || type === "concatenated string" || type === "sliced string" ? "(strings)" : rawName.slice(0, 60)
+    const name = type === "string" || type === "concatenated string" || type === "sliced string"
+      ? "(strings)"
+      : rawName.slice(0, 60)
     const key = `${type} ${name}`
     const group = result.get(key) ?? { count: 0, bytes: 0 }
     group.count++
@@ -146,7 +174,9 @@ const groups = (path: string): Map<string, Group> => {
 const rssCheckpoints = async () => {
   for (let checkpoint = WARM; checkpoint <= total; checkpoint += WARM) {
     await run(checkpoint)
-    console.log(`RSS after ${String(checkpoint).padStart(6)} requests: ${(readRssKb(dbdesk.pid) / 1024).toFixed(1)} MiB`)
+    console.log(
+      `RSS after ${String(checkpoint).padStart(6)} requests: ${(readRssKb(dbdesk.pid) / 1024).toFixed(1)} MiB`
+    )
   }
   console.log(`statuses ${[...statuses].map(([status, n]) => `${status}×${n}`).join(", ")}`)
 }
@@ -154,12 +184,18 @@ const rssCheckpoints = async () => {
 const sum = (map: Map<string, Group>) => [...map.values()].reduce((all, group) => all + group.bytes, 0)
 
 const printGrowth = (from: number, a: Map<string, Group>, to: number, b: Map<string, Group>) => {
-  console.log(`heap after ${from}: ${(sum(a) / 2 ** 20).toFixed(1)} MiB; after ${to}: ${(sum(b) / 2 ** 20).toFixed(1)} MiB; largest growth (bytes, objects, group):`)
+  console.log(
+    `heap after ${from}: ${(sum(a) / 2 ** 20).toFixed(1)} MiB; after ${to}: ${
+      (sum(b) / 2 ** 20).toFixed(1)
+    } MiB; largest growth (bytes, objects, group):`
+  )
   const grown = [...b].map(([key, group]) => {
     const before = a.get(key) ?? { count: 0, bytes: 0 }
     return { key, count: group.count - before.count, bytes: group.bytes - before.bytes }
   }).filter((group) => group.bytes > 0).sort((x, y) => y.bytes - x.bytes).slice(0, 15)
-  for (const group of grown) console.log(`  ${String(group.bytes).padStart(10)} ${String(group.count).padStart(8)}  ${group.key}`)
+  for (const group of grown) {
+    console.log(`  ${String(group.bytes).padStart(10)} ${String(group.count).padStart(8)}  ${group.key}`)
+  }
 }
 
 const heapGrowth = async () => {
@@ -171,7 +207,11 @@ const heapGrowth = async () => {
     taken.push({ requests: at, rssKb, heap: groups(await snapshot()) })
   }
   console.log(`requests ${total} (statuses ${[...statuses].map(([status, n]) => `${status}×${n}`).join(", ")})`)
-  console.log(`RSS before each snapshot: ${taken.map((t) => `${t.requests}: ${(t.rssKb / 1024).toFixed(1)} MiB`).join(", ")} (each snapshot inflates RSS; see --rss)`)
+  console.log(
+    `RSS before each snapshot: ${
+      taken.map((t) => `${t.requests}: ${(t.rssKb / 1024).toFixed(1)} MiB`).join(", ")
+    } (each snapshot inflates RSS; see --rss)`
+  )
   for (let index = 1; index < taken.length; index++) {
     printGrowth(taken[index - 1]!.requests, taken[index - 1]!.heap, taken[index]!.requests, taken[index]!.heap)
   }

@@ -39,13 +39,28 @@ const ROOT = join(import.meta.dirname, "..")
 
 const postgres = await startPostgres({ logStatements: false })
 const work = mkdtempSync(join(tmpdir(), "dbdesk-hot-"))
-await postgres.sql(`CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL); INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 1000) g; GRANT SELECT ON items TO ${postgres.user}`)
+await postgres.sql(
+  `CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL); INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 1000) g; GRANT SELECT ON items TO ${postgres.user}`
+)
 const sqlitePath = join(work, "items.db")
 const sqlite = new Database(sqlitePath)
-sqlite.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL); WITH RECURSIVE g(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM g WHERE v < 1000) INSERT INTO items SELECT v, 'item ' || v FROM g")
+sqlite.exec(
+  "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL); WITH RECURSIVE g(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM g WHERE v < 1000) INSERT INTO items SELECT v, 'item ' || v FROM g"
+)
 sqlite.close()
 const connections = [
-  { id: "pg", name: "PostgreSQL", type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, sslMode: "disable", aiPolicy: "alwaysAllow" },
+  {
+    id: "pg",
+    name: "PostgreSQL",
+    type: "postgresql",
+    host: postgres.host,
+    port: postgres.port,
+    database: postgres.database,
+    user: postgres.user,
+    password: postgres.password,
+    sslMode: "disable",
+    aiPolicy: "alwaysAllow"
+  },
   { id: "lite", name: "SQLite", type: "sqlite", path: sqlitePath, aiPolicy: "alwaysAllow" }
 ]
 
@@ -55,26 +70,35 @@ interface Spec {
   readonly arguments?: Record<string, unknown>
   readonly progressToken?: string
 }
-const query = (connection: string, sql = "SELECT * FROM items WHERE id = 1"): Spec => ({ method: "tools/call", name: "execute_query", arguments: { connection_id: connection, query: sql } })
+const query = (connection: string, sql = "SELECT * FROM items WHERE id = 1"): Spec => ({
+  method: "tools/call",
+  name: "execute_query",
+  arguments: { connection_id: connection, query: sql }
+})
 type Case = { readonly name: string; readonly via: "http" | "bridge"; readonly spec: Spec }
 const all: ReadonlyArray<Case> = [
   { name: "http execute_query 1 row (PostgreSQL)", via: "http", spec: query("pg") },
   { name: "http execute_query 1 row (SQLite)", via: "http", spec: query("lite") },
   { name: "http execute_query 1000 rows (SQLite)", via: "http", spec: query("lite", "SELECT * FROM items LIMIT 1000") },
   { name: "http tools/list", via: "http", spec: { method: "tools/list" } },
-  { name: "http execute_query 1 row with progress, SSE (SQLite)", via: "http", spec: { ...query("lite"), progressToken: "p" } },
+  {
+    name: "http execute_query 1 row with progress, SSE (SQLite)",
+    via: "http",
+    spec: { ...query("lite"), progressToken: "p" }
+  },
   { name: "bridge execute_query 1 row (PostgreSQL)", via: "bridge", spec: query("pg") },
   { name: "bridge tools/list", via: "bridge", spec: { method: "tools/list" } }
 ]
 const cases = all.filter((c) => ONLY === undefined || c.name.includes(ONLY))
 
-const cpuOf = (pids: ReadonlyArray<number>) => pids.reduce((sum, pid) => {
-  try {
-    return sum + readCpuMs(pid)
-  } catch {
-    return sum
-  }
-}, 0)
+const cpuOf = (pids: ReadonlyArray<number>) =>
+  pids.reduce((sum, pid) => {
+    try {
+      return sum + readCpuMs(pid)
+    } catch {
+      return sum
+    }
+  }, 0)
 
 try {
   for (const c of cases) {
@@ -83,7 +107,13 @@ try {
     const profileFlags = ["--cpu-prof", "--cpu-prof-dir"]
     const dbdesk = await startDbdesk({
       connections,
-      ...(ALLOC ? { nodeFlags: ["--trace-gc-nvp"] } : CPU_ONLY ? {} : DIST ? { nodeFlags: [...profileFlags, dir] } : { cpuProfileDir: dir }),
+      ...(ALLOC
+        ? { nodeFlags: ["--trace-gc-nvp"] }
+        : CPU_ONLY
+        ? {}
+        : DIST
+        ? { nodeFlags: [...profileFlags, dir] }
+        : { cpuProfileDir: dir }),
       ...(CHECKOUT === undefined ? {} : { root: CHECKOUT })
     })
     const request = httpRequest({ ...c.spec, id: 1 }, dbdesk.token)
@@ -92,7 +122,13 @@ try {
         command: process.execPath,
         args: CPU_ONLY || ALLOC
           ? [join(CHECKOUT ?? ROOT, "bin/dbdesk-mcp.mjs")]
-          : [...profileFlags, join(dir, "bridge"), ...(DIST ? [join(CHECKOUT ?? ROOT, "bin/dbdesk-mcp.mjs")] : ["--import", "tsx", join(ROOT, "src/bridge/BridgeMain.ts")])],
+          : [
+            ...profileFlags,
+            join(dir, "bridge"),
+            ...(DIST
+              ? [join(CHECKOUT ?? ROOT, "bin/dbdesk-mcp.mjs")]
+              : ["--import", "tsx", join(ROOT, "src/bridge/BridgeMain.ts")])
+          ],
         env: { ...process.env, DBDESK_HOME: dbdesk.home }
       })
       : undefined
@@ -108,23 +144,45 @@ try {
     const skipMs = performance.now() - spawned
     const bridgeSkipMs = performance.now() - bridgeSpawned
     const children = descendants(dbdesk.pid)
-    const before = { server: readCpuMs(dbdesk.pid), children: cpuOf(children), bridge: bridge === undefined ? 0 : readCpuMs(bridge.pid) }
+    const before = {
+      server: readCpuMs(dbdesk.pid),
+      children: cpuOf(children),
+      bridge: bridge === undefined ? 0 : readCpuMs(bridge.pid)
+    }
     const outputBefore = dbdesk.output().length
     const stats = await call(SECONDS * 1000)
-    const allocated = [...dbdesk.output().slice(outputBefore).matchAll(/ allocated=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0)
+    const allocated = [...dbdesk.output().slice(outputBefore).matchAll(/ allocated=(\d+)/g)].reduce(
+      (sum, match) => sum + Number(match[1]),
+      0
+    )
     const untilMs = performance.now() - spawned
     const bridgeUntilMs = performance.now() - bridgeSpawned
-    const after = { server: readCpuMs(dbdesk.pid), children: cpuOf(children), bridge: bridge === undefined ? 0 : readCpuMs(bridge.pid) }
+    const after = {
+      server: readCpuMs(dbdesk.pid),
+      children: cpuOf(children),
+      bridge: bridge === undefined ? 0 : readCpuMs(bridge.pid)
+    }
     const n = stats.requests
     await bridge?.stop()
     await dbdesk.stop()
-    console.log(`\n${c.name}: ${n} requests, ${stats.rps.toFixed(0)}/s, p50 ${stats.p50Ms.toFixed(2)} ms, p99 ${stats.p99Ms.toFixed(2)} ms${CPU_ONLY || ALLOC ? "" : " (profiled: slower than unprofiled)"}`)
+    console.log(
+      `\n${c.name}: ${n} requests, ${stats.rps.toFixed(0)}/s, p50 ${stats.p50Ms.toFixed(2)} ms, p99 ${
+        stats.p99Ms.toFixed(2)
+      } ms${CPU_ONLY || ALLOC ? "" : " (profiled: slower than unprofiled)"}`
+    )
     if (ALLOC) console.log(`  allocated per request (V8 GC trace): dbdesk ${(allocated / n / 1024).toFixed(1)} KB`)
-    console.log(`  CPU per request (/proc): dbdesk ${((after.server - before.server) / n).toFixed(3)} ms, SQLite child ${((after.children - before.children) / n).toFixed(3)} ms${bridge === undefined ? "" : `, bridge ${((after.bridge - before.bridge) / n).toFixed(3)} ms`}`)
+    console.log(
+      `  CPU per request (/proc): dbdesk ${((after.server - before.server) / n).toFixed(3)} ms, SQLite child ${
+        ((after.children - before.children) / n).toFixed(3)
+      } ms${bridge === undefined ? "" : `, bridge ${((after.bridge - before.bridge) / n).toFixed(3)} ms`}`
+    )
     const print = (what: string, path: string, skip: number, until: number) => {
       const bySource = timeBySource(path, undefined, skip, until)
       const byStage = timeByStage(path, undefined, skip, until)
-      const line = (where: string, ms: number) => `    ${((ms / n) * 1000).toFixed(0).padStart(6)} µs  ${((ms / bySource.busyMs) * 100).toFixed(1).padStart(5)}%  ${where}`
+      const line = (where: string, ms: number) =>
+        `    ${((ms / n) * 1000).toFixed(0).padStart(6)} µs  ${
+          ((ms / bySource.busyMs) * 100).toFixed(1).padStart(5)
+        }%  ${where}`
       console.log(`  ${what}: ${(bySource.busyMs / n).toFixed(3)} ms busy per request (profile), by stage:`)
       for (const [where, ms] of byStage.rows) console.log(line(where, ms))
       console.log("  by nearest source file:")

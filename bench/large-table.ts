@@ -8,7 +8,13 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createLargeSqlite } from "../test/support/LargeTables.ts"
-import { PG_BIN, POSTGRES_MISSING, postgresAvailable, type PostgresServer, startPostgres } from "../test/support/PostgresHarness.ts"
+import {
+  PG_BIN,
+  POSTGRES_MISSING,
+  postgresAvailable,
+  type PostgresServer,
+  startPostgres
+} from "../test/support/PostgresHarness.ts"
 import { expectResult, requestBody, requestHeaders, send } from "./mcp.ts"
 import { descendants, readRssKb } from "./proc.ts"
 import { startDbdesk } from "./servers/dbdesk.ts"
@@ -55,7 +61,18 @@ const childrenRss = (pid: number) =>
 /** The same table in PostgreSQL, made by the connection's own role with psql (no client library needed here). */
 const createLargePostgres = (server: PostgresServer, rows: number) =>
   execFileSync(join(PG_BIN, "psql"), [
-    "-h", server.host, "-p", String(server.port), "-U", server.user, "-d", server.database, "-v", "ON_ERROR_STOP=1", "-q", "-c",
+    "-h",
+    server.host,
+    "-p",
+    String(server.port),
+    "-U",
+    server.user,
+    "-d",
+    server.database,
+    "-v",
+    "ON_ERROR_STOP=1",
+    "-q",
+    "-c",
     `CREATE TABLE big AS SELECT g AS id, 'customer ' || g AS name, g * 0.5 AS amount, repeat('x', 40) AS note FROM generate_series(1, ${rows}) AS g; ANALYZE big`
   ], { env: { ...process.env, PGPASSWORD: server.password }, stdio: ["ignore", "ignore", "inherit"] })
 
@@ -71,7 +88,11 @@ export const runLargeTable = async (log: (line?: string) => void, rows = LARGE_R
   let postgres: PostgresServer | undefined
   try {
     const sqlitePath = join(work, "big.db")
-    log(`large table: ${rows.toLocaleString("en")} rows in SQLite${postgresAvailable ? " and PostgreSQL" : ""}, SELECT * FROM big through execute_query ×${CALLS}`)
+    log(
+      `large table: ${rows.toLocaleString("en")} rows in SQLite${
+        postgresAvailable ? " and PostgreSQL" : ""
+      }, SELECT * FROM big through execute_query ×${CALLS}`
+    )
     const sqliteSeconds = await timed(() => createLargeSqlite(sqlitePath, rows, { wide: false }))
     let postgresSeconds: number | undefined
     if (postgresAvailable) {
@@ -79,7 +100,11 @@ export const runLargeTable = async (log: (line?: string) => void, rows = LARGE_R
       const server = postgres
       postgresSeconds = await timed(() => createLargePostgres(server, rows))
     } else skipped.push(POSTGRES_MISSING)
-    log(`  tables made: SQLite ${sqliteSeconds.toFixed(1)} s${postgresSeconds === undefined ? "" : `, PostgreSQL ${postgresSeconds.toFixed(1)} s`}`)
+    log(
+      `  tables made: SQLite ${sqliteSeconds.toFixed(1)} s${
+        postgresSeconds === undefined ? "" : `, PostgreSQL ${postgresSeconds.toFixed(1)} s`
+      }`
+    )
     const connections = [
       { id: "large-sqlite", name: "Large SQLite", type: "sqlite", path: sqlitePath, aiPolicy: "alwaysAllow" },
       ...(postgres === undefined ? [] : [{
@@ -100,8 +125,17 @@ export const runLargeTable = async (log: (line?: string) => void, rows = LARGE_R
     try {
       let id = 1
       const call = (connectionId: string, sql: string) => {
-        const body = requestBody({ method: "tools/call", name: "execute_query", arguments: { connection_id: connectionId, query: sql }, id: id++ })
-        return send(dbdesk.url, body, requestHeaders({ method: "tools/call", name: "execute_query", id }, dbdesk.token, body))
+        const body = requestBody({
+          method: "tools/call",
+          name: "execute_query",
+          arguments: { connection_id: connectionId, query: sql },
+          id: id++
+        })
+        return send(
+          dbdesk.url,
+          body,
+          requestHeaders({ method: "tools/call", name: "execute_query", id }, dbdesk.token, body)
+        )
       }
       for (const connection of connections) {
         const driver = connection.type === "sqlite" ? "sqlite" : "postgresql"
@@ -112,12 +146,31 @@ export const runLargeTable = async (log: (line?: string) => void, rows = LARGE_R
           const started = performance.now()
           const reply = await call(connection.id, "SELECT * FROM big")
           const ms = performance.now() - started
-          const content = expectResult(`${driver} SELECT *`, reply)["structuredContent"] as { row_count: number; is_truncated: boolean }
-          calls.push({ ms, rssKb: readRssKb(dbdesk.pid), rowCount: content.row_count, truncated: content.is_truncated, answerBytes: Buffer.byteLength(reply.body) })
-          log(`  ${driver} call ${index + 1}: ${ms.toFixed(0)} ms, ${content.row_count} rows${content.is_truncated ? " (truncated)" : ""}, dbdesk RSS ${(readRssKb(dbdesk.pid) / 1024).toFixed(1)} MiB`)
+          const content = expectResult(`${driver} SELECT *`, reply)["structuredContent"] as {
+            row_count: number
+            is_truncated: boolean
+          }
+          calls.push({
+            ms,
+            rssKb: readRssKb(dbdesk.pid),
+            rowCount: content.row_count,
+            truncated: content.is_truncated,
+            answerBytes: Buffer.byteLength(reply.body)
+          })
+          log(
+            `  ${driver} call ${index + 1}: ${ms.toFixed(0)} ms, ${content.row_count} rows${
+              content.is_truncated ? " (truncated)" : ""
+            }, dbdesk RSS ${(readRssKb(dbdesk.pid) / 1024).toFixed(1)} MiB`
+          )
         }
         const last = calls[calls.length - 1]!
-        drivers.push({ driver, rssBeforeKb, calls, growthMiB: (last.rssKb - rssBeforeKb) / 1024, childrenRssKb: childrenRss(dbdesk.pid) })
+        drivers.push({
+          driver,
+          rssBeforeKb,
+          calls,
+          growthMiB: (last.rssKb - rssBeforeKb) / 1024,
+          childrenRssKb: childrenRss(dbdesk.pid)
+        })
       }
     } finally {
       await dbdesk.stop()
@@ -131,7 +184,19 @@ export const runLargeTable = async (log: (line?: string) => void, rows = LARGE_R
 
 /** The section's table and its targets, as the rest of the bench prints them. */
 export const largeTableReport = (result: LargeTableResult) => {
-  const header = ["driver", "call 1 ms", "call 2 ms", "call 3 ms", "rows", "RSS before MiB", "RSS after 3 MiB", "growth MiB", "child RSS MiB", "≤ 1 s", "≤ 50 MiB"]
+  const header = [
+    "driver",
+    "call 1 ms",
+    "call 2 ms",
+    "call 3 ms",
+    "rows",
+    "RSS before MiB",
+    "RSS after 3 MiB",
+    "growth MiB",
+    "child RSS MiB",
+    "≤ 1 s",
+    "≤ 50 MiB"
+  ]
   const rows = result.drivers.map((driver) => {
     const slowest = Math.max(...driver.calls.map((call) => call.ms))
     return [

@@ -112,7 +112,12 @@ const once = (agent: http.Agent, url: URL, scenario: Request): Promise<Sample> =
         bytes += chunk.length
         if (status !== 200 && errorText.length < 300) errorText += chunk.toString("utf8")
       })
-      response.on("end", () => resolve(status === 200 ? { status, bytes } : { status, bytes, firstError: `HTTP ${status} ${errorText.slice(0, 300)}` }))
+      response.on("end", () =>
+        resolve(
+          status === 200
+            ? { status, bytes }
+            : { status, bytes, firstError: `HTTP ${status} ${errorText.slice(0, 300)}` }
+        ))
       response.on("error", (error) => resolve({ status: 0, bytes, firstError: String(error) }))
     })
     request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(new Error("request timeout")))
@@ -127,7 +132,12 @@ const percentile = (sorted: Float64Array, p: number): number => {
 }
 
 /** `concurrency` loops against one server for `durationMs`. */
-export const measure = async (target: string, scenario: Request, concurrency: number, durationMs: number): Promise<RunStats> => {
+export const measure = async (
+  target: string,
+  scenario: Request,
+  concurrency: number,
+  durationMs: number
+): Promise<RunStats> => {
   const url = new URL(target)
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency })
   let latencies = new Float64Array(65_536)
@@ -195,7 +205,13 @@ const runThroughput = async (plan: ThroughputPlan): Promise<ReadonlyArray<CellRe
         cells.push({ scenario: scenario.name, concurrency, server, rounds: stats, positions: positions.get(server)! })
         const rps = stats.map((s) => s.rps.toFixed(0)).join(" ")
         const errors = stats.reduce((sum, s) => sum + s.errors, 0)
-        log(`  ${scenario.name.padEnd(24)} c=${String(concurrency).padEnd(3)} ${server.padEnd(8)} req/s per round: ${rps}${errors > 0 ? `  errors: ${errors} (${stats.find((s) => s.firstError)?.firstError ?? ""})` : ""}`)
+        log(
+          `  ${scenario.name.padEnd(24)} c=${String(concurrency).padEnd(3)} ${
+            server.padEnd(8)
+          } req/s per round: ${rps}${
+            errors > 0 ? `  errors: ${errors} (${stats.find((s) => s.firstError)?.firstError ?? ""})` : ""
+          }`
+        )
       }
     }
   }
@@ -219,9 +235,21 @@ const runCells = async (plan: CellsPlan): Promise<ReadonlyArray<CellResult<strin
     }
     entries.forEach((entry, index) => {
       const stats = rounds[index]!
-      cells.push({ scenario: cell.scenario, concurrency: cell.concurrency, server: entry.server, rounds: stats, positions: positions[index]! })
+      cells.push({
+        scenario: cell.scenario,
+        concurrency: cell.concurrency,
+        server: entry.server,
+        rounds: stats,
+        positions: positions[index]!
+      })
       const errors = stats.reduce((sum, s) => sum + s.errors, 0)
-      log(`  ${cell.scenario.padEnd(34)} c=${String(cell.concurrency).padEnd(3)} ${entry.server.padEnd(16)} req/s per round: ${stats.map((s) => s.rps.toFixed(0)).join(" ")}${errors > 0 ? `  errors: ${errors} (${stats.find((s) => s.firstError)?.firstError ?? ""})` : ""}`)
+      log(
+        `  ${cell.scenario.padEnd(34)} c=${String(cell.concurrency).padEnd(3)} ${
+          entry.server.padEnd(16)
+        } req/s per round: ${stats.map((s) => s.rps.toFixed(0)).join(" ")}${
+          errors > 0 ? `  errors: ${errors} (${stats.find((s) => s.firstError)?.firstError ?? ""})` : ""
+        }`
+      )
     })
   }
   return cells
@@ -251,9 +279,19 @@ const runMemory = async (plan: MemoryPlan): Promise<ReadonlyArray<MemoryPoint>> 
         return sum
       }
     }, 0)
-    const point: MemoryPoint = { requests: sent, rssKb: readRssKb(plan.pid), childrenRssKb, errors, seconds: (performance.now() - started) / 1000 }
+    const point: MemoryPoint = {
+      requests: sent,
+      rssKb: readRssKb(plan.pid),
+      childrenRssKb,
+      errors,
+      seconds: (performance.now() - started) / 1000
+    }
     points.push(point)
-    log(`  memory after ${String(sent).padStart(7)} requests: RSS ${(point.rssKb / 1024).toFixed(1)} MiB, children ${(childrenRssKb / 1024).toFixed(1)} MiB (${point.seconds.toFixed(1)} s, ${errors} errors)`)
+    log(
+      `  memory after ${String(sent).padStart(7)} requests: RSS ${(point.rssKb / 1024).toFixed(1)} MiB, children ${
+        (childrenRssKb / 1024).toFixed(1)
+      } MiB (${point.seconds.toFixed(1)} s, ${errors} errors)`
+    )
   }
   agent.destroy()
   return points
@@ -263,12 +301,22 @@ const main = async () => {
   const [planPath, outPath] = process.argv.slice(2)
   if (planPath === undefined || outPath === undefined) throw new Error("usage: load.ts <plan.json> <out.json>")
   const plan = JSON.parse(readFileSync(planPath, "utf8")) as LoadPlan
-  const targets = plan.kind === "memory" ? [plan.url] : plan.kind === "cells" ? plan.cells.flatMap((cell) => cell.entries.map((entry) => entry.url)) : Object.values(plan.targets)
+  const targets = plan.kind === "memory"
+    ? [plan.url]
+    : plan.kind === "cells"
+    ? plan.cells.flatMap((cell) => cell.entries.map((entry) => entry.url))
+    : Object.values(plan.targets)
   for (const target of targets) {
     const host = new URL(target).hostname
-    if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]") throw new Error(`refusing a non-loopback target: ${target}`)
+    if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]") {
+      throw new Error(`refusing a non-loopback target: ${target}`)
+    }
   }
-  const result = plan.kind === "memory" ? await runMemory(plan) : plan.kind === "cells" ? await runCells(plan) : await runThroughput(plan)
+  const result = plan.kind === "memory"
+    ? await runMemory(plan)
+    : plan.kind === "cells"
+    ? await runCells(plan)
+    : await runThroughput(plan)
   writeFileSync(outPath, JSON.stringify(result))
 }
 

@@ -114,7 +114,9 @@ export const send = (url: string, body: string, headers: Readonly<Record<string,
 /** The JSON-RPC response of a reply: the JSON body, or the `data:` line of the SSE frame carrying the response. */
 export const responseOf = (reply: Reply): Record<string, unknown> => {
   if (reply.contentType.startsWith("text/event-stream")) {
-    const frames = reply.body.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>)
+    const frames = reply.body.split("\n").filter((line) => line.startsWith("data: ")).map((line) =>
+      JSON.parse(line.slice(6)) as Record<string, unknown>
+    )
     const response = frames.find((frame) => "result" in frame || "error" in frame)
     if (response === undefined) throw new Error(`SSE stream without a response: ${reply.body.slice(0, 300)}`)
     return response
@@ -128,6 +130,8 @@ export const expectResult = (what: string, reply: Reply): Record<string, unknown
   const response = responseOf(reply)
   const result = response["result"]
   if (typeof result !== "object" || result === null) throw new Error(`${what}: no result: ${reply.body.slice(0, 400)}`)
-  if ((result as Record<string, unknown>)["isError"] === true) throw new Error(`${what}: tool error: ${reply.body.slice(0, 400)}`)
+  if ((result as Record<string, unknown>)["isError"] === true) {
+    throw new Error(`${what}: tool error: ${reply.body.slice(0, 400)}`)
+  }
   return result as Record<string, unknown>
 }

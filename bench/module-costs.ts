@@ -40,8 +40,13 @@ const importSequence = (specifiers: ReadonlyArray<string>): ReadonlyArray<Cost> 
     }
     process.stdout.write(JSON.stringify(out))
     process.exit(0)`
-  const samples = Array.from({ length: runs }, () =>
-    JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", program], { cwd: ROOT, encoding: "utf8" })) as Array<Cost>)
+  const samples = Array.from(
+    { length: runs },
+    () =>
+      JSON.parse(
+        execFileSync(process.execPath, ["--input-type=module", "-e", program], { cwd: ROOT, encoding: "utf8" })
+      ) as Array<Cost>
+  )
   return specifiers.map((_, index) => medianCost(samples.map((sample) => sample[index]!)))
 }
 
@@ -49,9 +54,17 @@ const importSequence = (specifiers: ReadonlyArray<string>): ReadonlyArray<Cost> 
 const command = (args: ReadonlyArray<string>): Cost => {
   const samples = Array.from({ length: runs }, () => {
     const at = performance.now()
-    const result = spawnSync("/usr/bin/time", ["-f", "%U %S %M", process.execPath, ...args], { cwd: ROOT, encoding: "utf8", input: "" })
+    const result = spawnSync("/usr/bin/time", ["-f", "%U %S %M", process.execPath, ...args], {
+      cwd: ROOT,
+      encoding: "utf8",
+      input: ""
+    })
     const wallMs = performance.now() - at
-    const [user, system, maxKb] = result.stderr.trim().split("\n").at(-1)!.split(" ").map(Number) as [number, number, number]
+    const [user, system, maxKb] = result.stderr.trim().split("\n").at(-1)!.split(" ").map(Number) as [
+      number,
+      number,
+      number
+    ]
     return { wallMs, cpuMs: (user + system) * 1000, rssMiB: maxKb / 1024 }
   })
   return medianCost(samples)
@@ -67,9 +80,18 @@ const rows: Array<readonly [string, Cost]> = []
 const home = mkdtempSync(join(tmpdir(), "dbdesk-module-costs-"))
 try {
   rows.push(["node -e 0 (the floor: node's own start)", command(["-e", "0"])])
-  rows.push(["dbdesk --version (dist/app/cli.js: effect core, @effect/cli, the command tree)", command([join(ROOT, "bin", "dbdesk.mjs"), "--version"])])
-  rows.push(["dbdesk token list (+ Token handler chunk, Tokens service)", command([join(ROOT, "bin", "dbdesk.mjs"), "token", "list", "--home", home])])
-  rows.push(["dbdesk-mcp with no server running (dist/app/bridge.js, refusal)", command([join(ROOT, "bin", "dbdesk-mcp.mjs"), "--home", home])])
+  rows.push([
+    "dbdesk --version (dist/app/cli.js: effect core, @effect/cli, the command tree)",
+    command([join(ROOT, "bin", "dbdesk.mjs"), "--version"])
+  ])
+  rows.push([
+    "dbdesk token list (+ Token handler chunk, Tokens service)",
+    command([join(ROOT, "bin", "dbdesk.mjs"), "token", "list", "--home", home])
+  ])
+  rows.push([
+    "dbdesk-mcp with no server running (dist/app/bridge.js, refusal)",
+    command([join(ROOT, "bin", "dbdesk-mcp.mjs"), "--home", home])
+  ])
   const lazy = ["Serve", "UiApp", "PostgresDriver", "MysqlDriver", "SearchDriver", "ChainVerifier"] as const
   const costs = importSequence(lazy.map(chunk))
   const what: Record<(typeof lazy)[number], string> = {
@@ -81,7 +103,19 @@ try {
     ChainVerifier: "  then ChainVerifier chunk (first activity-chain check)"
   }
   lazy.forEach((name, index) => rows.push([what[name], costs[index]!]))
-  for (const pkg of ["effect", "@effect/platform", "@effect/platform-node", "@effect/cli", "undici", "pg", "mysql2", "jose", "better-sqlite3"]) {
+  for (
+    const pkg of [
+      "effect",
+      "@effect/platform",
+      "@effect/platform-node",
+      "@effect/cli",
+      "undici",
+      "pg",
+      "mysql2",
+      "jose",
+      "better-sqlite3"
+    ]
+  ) {
     rows.push([`import("${pkg}") unbundled, alone (how the tsx start loaded it)`, importSequence([pkg])[0]!])
   }
 } finally {
@@ -91,5 +125,10 @@ try {
 const width = Math.max(...rows.map(([name]) => name.length))
 console.log(`${"what (median of " + runs + ")".padEnd(0)}`.padEnd(width), "   wall ms    CPU ms   RSS MiB")
 for (const [name, cost] of rows) {
-  console.log(name.padEnd(width), cost.wallMs.toFixed(0).padStart(9), cost.cpuMs.toFixed(0).padStart(9), cost.rssMiB.toFixed(1).padStart(9))
+  console.log(
+    name.padEnd(width),
+    cost.wallMs.toFixed(0).padStart(9),
+    cost.cpuMs.toFixed(0).padStart(9),
+    cost.rssMiB.toFixed(1).padStart(9)
+  )
 }

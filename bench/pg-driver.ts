@@ -37,26 +37,49 @@ const home = mkdtempSync(join(tmpdir(), "dbdesk-pgbench-"))
 const child = { stop: () => {} }
 try {
   console.error(`PostgreSQL ${postgres.version}; generating ${ROWS} rows`)
-  await postgres.sql(`CREATE TABLE t (id int PRIMARY KEY, label text NOT NULL); INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')`)
+  await postgres.sql(
+    `CREATE TABLE t (id int PRIMARY KEY, label text NOT NULL); INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')`
+  )
   await postgres.sql(`CREATE TABLE big AS SELECT g AS id, md5(g::text) AS label, (g % 1000)::numeric / 10 AS amount,
     timestamptz '2026-01-01' - g * interval '1 second' AS created, repeat('n', 40) AS note FROM generate_series(1, ${ROWS}) g`)
   await postgres.sql(`GRANT SELECT ON t, big TO ${postgres.user}`)
   await postgres.sql("VACUUM ANALYZE big")
   const [size] = await postgres.sql<{ size: string }>("SELECT pg_size_pretty(pg_table_size('big')) AS size")
   const connectionId = randomUUID()
-  writeFileSync(join(home, "settings.json"), JSON.stringify({ mcp: { requireAuth: false }, limits: { requestsPerMinute: 10_000_000, concurrentPerCaller: 64 } }))
-  writeFileSync(join(home, "connections.json"), JSON.stringify({
-    version: 1,
-    connections: [{
-      id: connectionId, name: "Bench (PostgreSQL)", type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database,
-      user: postgres.user, password: postgres.password, sslMode: "disable", externalAccess: "readOnly", aiPolicy: "alwaysAllow", confirmQueries: "writes"
-    }]
-  }), { mode: 0o600 })
-  const server = spawn(process.execPath, [join(ROOT, "bin/dbdesk.mjs"), "serve", "--port", "0"], { cwd: ROOT, env: { ...process.env, DBDESK_HOME: home }, stdio: ["ignore", "pipe", "pipe"] })
+  writeFileSync(
+    join(home, "settings.json"),
+    JSON.stringify({ mcp: { requireAuth: false }, limits: { requestsPerMinute: 10_000_000, concurrentPerCaller: 64 } })
+  )
+  writeFileSync(
+    join(home, "connections.json"),
+    JSON.stringify({
+      version: 1,
+      connections: [{
+        id: connectionId,
+        name: "Bench (PostgreSQL)",
+        type: "postgresql",
+        host: postgres.host,
+        port: postgres.port,
+        database: postgres.database,
+        user: postgres.user,
+        password: postgres.password,
+        sslMode: "disable",
+        externalAccess: "readOnly",
+        aiPolicy: "alwaysAllow",
+        confirmQueries: "writes"
+      }]
+    }),
+    { mode: 0o600 }
+  )
+  const server = spawn(process.execPath, [join(ROOT, "bin/dbdesk.mjs"), "serve", "--port", "0"], {
+    cwd: ROOT,
+    env: { ...process.env, DBDESK_HOME: home },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   child.stop = () => server.kill("SIGKILL")
   const url = await new Promise<string>((resolve, reject) => {
     let out = ""
-    server.stdout!.on("data", (chunk: Buffer) => {
+    server.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString("utf8")
       const found = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out)?.[1]
       if (found !== undefined) resolve(found)
@@ -65,12 +88,30 @@ try {
   })
   const scenario = (query: string): Scenario => {
     const body = JSON.stringify({
-      jsonrpc: "2.0", id: 1, method: "tools/call",
-      params: { name: "execute_query", arguments: { connection_id: connectionId, query }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } }
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "execute_query",
+        arguments: { connection_id: connectionId, query },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {}
+        }
+      }
     })
     return {
-      name: query, servers: ["dbdesk"], body,
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "execute_query", "content-length": String(Buffer.byteLength(body)) }
+      name: query,
+      servers: ["dbdesk"],
+      body,
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "execute_query",
+        "content-length": String(Buffer.byteLength(body))
+      }
     }
   }
   const oneRow = scenario("SELECT * FROM t WHERE id = 1")
@@ -89,7 +130,11 @@ try {
     const cpuPerCall = (cpuMs() - cpuBefore) / rounds.reduce((sum, r) => sum + r.requests, 0)
     const rps = rounds.map((r) => r.rps).sort((a, b) => a - b)
     const errors = rounds.reduce((sum, r) => sum + r.errors, 0)
-    console.log(`execute_query 1 row c=${concurrency}: median ${rps[Math.floor(rps.length / 2)]!.toFixed(0)} req/s (rounds ${rps.map((r) => r.toFixed(0)).join(" ")}), p50 ${rounds[0]!.p50Ms.toFixed(2)} ms, dbdesk CPU ${cpuPerCall.toFixed(3)} ms/call, errors ${errors}`)
+    console.log(
+      `execute_query 1 row c=${concurrency}: median ${rps[Math.floor(rps.length / 2)]!.toFixed(0)} req/s (rounds ${
+        rps.map((r) => r.toFixed(0)).join(" ")
+      }), p50 ${rounds[0]!.p50Ms.toFixed(2)} ms, dbdesk CPU ${cpuPerCall.toFixed(3)} ms/call, errors ${errors}`
+    )
   }
   const big = scenario("SELECT * FROM big")
   const mib = (kb: number) => `${(kb / 1024).toFixed(0)} MiB`
@@ -100,7 +145,13 @@ try {
     const text = await fetch(url, { method: "POST", headers: big.headers, body: big.body }).then((r) => r.text())
     const ms = performance.now() - started
     const result = JSON.parse(text).result?.structuredContent
-    console.log(`  call ${call}: ${ms.toFixed(0)} ms, ${result?.row_count} rows, truncated ${result?.is_truncated}, ${text.length} bytes; RSS ${mib(readRssKb(server.pid!))} (+${mib(readRssKb(server.pid!) - before)})`)
+    console.log(
+      `  call ${call}: ${
+        ms.toFixed(0)
+      } ms, ${result?.row_count} rows, truncated ${result?.is_truncated}, ${text.length} bytes; RSS ${
+        mib(readRssKb(server.pid!))
+      } (+${mib(readRssKb(server.pid!) - before)})`
+    )
   }
   await new Promise((resolve) => setTimeout(resolve, 5000))
   console.log(`  after 5 s idle: RSS ${mib(readRssKb(server.pid!))} (+${mib(readRssKb(server.pid!) - before)})`)

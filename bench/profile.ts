@@ -107,7 +107,9 @@ const mainThreadProfile = (path: string, pid?: number): string => {
     .filter((file) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(file))
     .filter((file) => pid === undefined || file.split(".")[3] === String(pid))
     .map((file) => join(path, file))
-  if (files.length === 0) throw new Error(`no main-thread .cpuprofile${pid === undefined ? "" : ` of pid ${pid}`} in ${path}`)
+  if (files.length === 0) {
+    throw new Error(`no main-thread .cpuprofile${pid === undefined ? "" : ` of pid ${pid}`} in ${path}`)
+  }
   return files.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!
 }
 
@@ -118,7 +120,12 @@ const mainThreadProfile = (path: string, pid?: number): string => {
  * fiber); a stack with neither counts for its leaf's area (node's HTTP, GC). Skips the first `skipMs` and what comes
  * after `untilMs`; idle left out.
  */
-export const timeBySource = (path: string, pid?: number, skipMs = 0, untilMs?: number): { readonly busyMs: number; readonly rows: ReadonlyArray<readonly [string, number]> } => {
+export const timeBySource = (
+  path: string,
+  pid?: number,
+  skipMs = 0,
+  untilMs?: number
+): { readonly busyMs: number; readonly rows: ReadonlyArray<readonly [string, number]> } => {
   const profile = JSON.parse(readFileSync(mainThreadProfile(path, pid), "utf8")) as CpuProfile
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
   const parents = new Map<number, number>()
@@ -151,20 +158,36 @@ export const timeBySource = (path: string, pid?: number, skipMs = 0, untilMs?: n
 
 /** The stages of a request, for the table in bench/README.md: which of our files (or areas) make up each. */
 const STAGES: ReadonlyArray<readonly [stage: string, match: RegExp]> = [
-  ["HTTP: node's parser, sockets, writes; transport checks, body", /^(node:|src\/http\/(NodeMcpServer|TransportGuard|BodyReader)\.ts$|\(native\)$|\(program\)$)/],
-  ["JSON-RPC decode, header checks, envelope, result envelope", /^src\/(http\/(McpDispatcher|HeaderChecks|HeaderValues|ResultEnvelope|ResponseEncoding|Cursor|LegacyGate)|domain\/(RequestEnvelope|JsonRpc|Json))\.ts$/],
+  [
+    "HTTP: node's parser, sockets, writes; transport checks, body",
+    /^(node:|src\/http\/(NodeMcpServer|TransportGuard|BodyReader)\.ts$|\(native\)$|\(program\)$)/
+  ],
+  [
+    "JSON-RPC decode, header checks, envelope, result envelope",
+    /^src\/(http\/(McpDispatcher|HeaderChecks|HeaderValues|ResultEnvelope|ResponseEncoding|Cursor|LegacyGate)|domain\/(RequestEnvelope|JsonRpc|Json))\.ts$/
+  ],
   ["auth: token check, lockouts", /^src\/(http\/TokenAuthenticator|services\/(Tokens|AuthLockouts))\.ts$/],
-  ["rate limits, request registry", /^(src\/services\/(RateLimits|RateLimitStore|RequestRegistry|BoundedMap)\.ts|@effect\/experimental)$/],
+  [
+    "rate limits, request registry",
+    /^(src\/services\/(RateLimits|RateLimitStore|RequestRegistry|BoundedMap)\.ts|@effect\/experimental)$/
+  ],
   ["activity log, connected clients", /^src\/services\/(activity\/|ActivityLog|ConnectedClients)/],
   ["query history", /^src\/services\/(QueryHistory|StatementRecorder)\.ts$/],
-  ["tool: arguments, gates, SQL classifier, answer caps", /^src\/(http\/methods\/|services\/tools\/|services\/(ConnectionAccess|ConnectionGrants|Connections|Settings|StatementApproval)\.ts|domain\/)/],
-  ["driver: SQLite child IPC / PostgreSQL pipeline", /^(src\/services\/(Drivers\.ts|drivers\/)|pg|pg-protocol|pg-pool|pg-types|better-sqlite3)/],
+  [
+    "tool: arguments, gates, SQL classifier, answer caps",
+    /^src\/(http\/methods\/|services\/tools\/|services\/(ConnectionAccess|ConnectionGrants|Connections|Settings|StatementApproval)\.ts|domain\/)/
+  ],
+  [
+    "driver: SQLite child IPC / PostgreSQL pipeline",
+    /^(src\/services\/(Drivers\.ts|drivers\/)|pg|pg-protocol|pg-pool|pg-types|better-sqlite3)/
+  ],
   ["bridge: stdio lines, upstream HTTP, JSON", /^src\/bridge\//],
   ["Effect runtime (fibers, between our steps)", /^effect/],
   ["garbage collector", /^\(garbage collector\)$/]
 ]
 
-export const stageOf = (where: string): string => STAGES.find(([, match]) => match.test(where))?.[0] ?? `other (${where})`
+export const stageOf = (where: string): string =>
+  STAGES.find(([, match]) => match.test(where))?.[0] ?? `other (${where})`
 
 /** `timeBySource` summed by stage. */
 export const timeByStage = (path: string, pid?: number, skipMs = 0, untilMs?: number) => {
@@ -174,13 +197,22 @@ export const timeByStage = (path: string, pid?: number, skipMs = 0, untilMs?: nu
   return { busyMs, rows: [...stages.entries()].sort((a, b) => b[1] - a[1]) }
 }
 
-export const summarizeProfile = (path: string, pid?: number, skipMs = 0, top = 25, untilMs?: number): ReadonlyArray<string> => {
+export const summarizeProfile = (
+  path: string,
+  pid?: number,
+  skipMs = 0,
+  top = 25,
+  untilMs?: number
+): ReadonlyArray<string> => {
   const file = mainThreadProfile(path, pid)
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile
   const self = selfTimes(profile, skipMs, untilMs)
   const total = [...self.values()].reduce((a, b) => a + b, 0)
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
-  const idle = [...self.entries()].filter(([id]) => nodes.get(id)?.callFrame.functionName === "(idle)").reduce((a, [, t]) => a + t, 0)
+  const idle = [...self.entries()].filter(([id]) => nodes.get(id)?.callFrame.functionName === "(idle)").reduce(
+    (a, [, t]) => a + t,
+    0
+  )
   const busy = total - idle
   const byArea = new Map<string, number>()
   const byFunction = new Map<string, number>()
@@ -211,5 +243,13 @@ export const summarizeProfile = (path: string, pid?: number, skipMs = 0, top = 2
 if (process.argv[1]?.endsWith("profile.ts") === true) {
   const [target, skip, until] = process.argv.slice(2)
   if (target === undefined) throw new Error("usage: profile.ts <file.cpuprofile | directory> [skip-ms] [until-ms]")
-  for (const line of summarizeProfile(target, undefined, Number(skip ?? 0), 25, until === undefined ? undefined : Number(until))) process.stdout.write(`${line}\n`)
+  for (
+    const line of summarizeProfile(
+      target,
+      undefined,
+      Number(skip ?? 0),
+      25,
+      until === undefined ? undefined : Number(until)
+    )
+  ) process.stdout.write(`${line}\n`)
 }

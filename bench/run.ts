@@ -91,7 +91,10 @@ const tsNode = (script: string, args: ReadonlyArray<string>, stdout: "pipe" | "i
 
 const untilExit = (child: ChildProcess, what: string) =>
   new Promise<void>((resolve, reject) => {
-    child.once("exit", (code, signal) => (code === 0 ? resolve() : reject(new Error(`${what} failed (${code ?? signal})`))))
+    child.once(
+      "exit",
+      (code, signal) => (code === 0 ? resolve() : reject(new Error(`${what} failed (${code ?? signal})`)))
+    )
   })
 
 const startTsServer = (script: string, fixture: string) =>
@@ -142,13 +145,18 @@ const buildFixtures = async (dbdesk: RunningDbdesk, all: ReadonlyArray<Scenario>
       resultText: JSON.stringify(responseOf(reply)["result"])
     })
     if (scenario.name === "tools/list") {
-      tools = (result["tools"] as ReadonlyArray<ReferenceTool>)
-      toolsListHint = { ttlMs: Number(result["ttlMs"] ?? 0), cacheScope: result["cacheScope"] === "public" ? "public" : "private" }
+      tools = result["tools"] as ReadonlyArray<ReferenceTool>
+      toolsListHint = {
+        ttlMs: Number(result["ttlMs"] ?? 0),
+        cacheScope: result["cacheScope"] === "public" ? "public" : "private"
+      }
     } else if (scenario.name === "list_connections") {
       results["list_connections"] = stripEnvelope(result)
     } else if (scenario.name === "progress (SSE)") {
       results["execute_query"] = stripEnvelope(result)
-      progress = reply.body.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>)
+      progress = reply.body.split("\n").filter((line) => line.startsWith("data: ")).map((line) =>
+        JSON.parse(line.slice(6)) as Record<string, unknown>
+      )
         .filter((frame) => frame["method"] === "notifications/progress")
         .map((frame) => {
           const params = frame["params"] as { progress: number; total: number; message: string }
@@ -156,7 +164,12 @@ const buildFixtures = async (dbdesk: RunningDbdesk, all: ReadonlyArray<Scenario>
         })
     }
   }
-  const reference: ReferenceFixture = { tools, results: results as ReferenceFixture["results"], toolsListHint, progress }
+  const reference: ReferenceFixture = {
+    tools,
+    results: results as ReferenceFixture["results"],
+    toolsListHint,
+    progress
+  }
   return { answers, reference, sizes }
 }
 
@@ -244,13 +257,17 @@ const summarize = (cells: ReadonlyArray<CellResult>): ReadonlyArray<CellSummary>
 // ---------------------------------------------------------------------------------------------------------------
 // Output
 
-const fmt = (value: number | undefined, digits = 0) => (value === undefined || !Number.isFinite(value) ? "—" : value.toFixed(digits))
+const fmt = (
+  value: number | undefined,
+  digits = 0
+) => (value === undefined || !Number.isFinite(value) ? "—" : value.toFixed(digits))
 const fmtSpread = (s: Spread | undefined, digits = 2) =>
   s === undefined ? "—" : `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`
 
 const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)))
-  const line = (cells: ReadonlyArray<string>) => cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")
   log(line(header))
   log(widths.map((w) => "-".repeat(w)).join("  "))
   for (const row of rows) log(line(row))
@@ -267,30 +284,62 @@ const percent = (s: { median: number; min: number; max: number } | undefined) =>
 
 /** D-63's targets measured by the main section (the rest come from the peers comparison). */
 const targetsOf = (summary: ReadonlyArray<CellSummary>, memory: MemorySummary | undefined): ReadonlyArray<Target> => {
-  const progress = [1, 16].map((c) => ({ c, ratio: summary.find((cell) => cell.scenario === "progress (SSE)" && cell.concurrency === c)?.ratios.rpsDbdeskOverSdk }))
-  const rows = summary.find((c) => c.scenario === "execute_query 1000 rows" && c.concurrency === 16)?.ratios.rpsDbdeskOverCeiling
+  const progress = [1, 16].map((c) => ({
+    c,
+    ratio: summary.find((cell) => cell.scenario === "progress (SSE)" && cell.concurrency === c)?.ratios.rpsDbdeskOverSdk
+  }))
+  const rows = summary.find((c) => c.scenario === "execute_query 1000 rows" && c.concurrency === 16)?.ratios
+    .rpsDbdeskOverCeiling
   return [
-    ...progress.map(({ c, ratio }) => ({ name: `SSE progress call c=${c}: dbdesk ≥ 2× the SDK reference (req/s)`, measured: fmtSpread(ratio) + "×", met: ratio === undefined ? undefined : ratio.median >= 2 })),
-    { name: "execute_query 1,000 rows c=16: dbdesk ≥ 15% of the ceiling (req/s)", measured: percent(rows), met: rows === undefined ? undefined : rows.median >= 0.15 },
+    ...progress.map(({ c, ratio }) => ({
+      name: `SSE progress call c=${c}: dbdesk ≥ 2× the SDK reference (req/s)`,
+      measured: fmtSpread(ratio) + "×",
+      met: ratio === undefined ? undefined : ratio.median >= 2
+    })),
+    {
+      name: "execute_query 1,000 rows c=16: dbdesk ≥ 15% of the ceiling (req/s)",
+      measured: percent(rows),
+      met: rows === undefined ? undefined : rows.median >= 0.15
+    },
     {
       name: `RSS growth from 1,000 to ${options.memoryRequests.toLocaleString("en-US")} requests ≤ 5%`,
-      measured: memory === undefined ? "—" : `${(memory.growth * 100).toFixed(1)}% (${fmt(memory.rssAfterFirstKb / 1024, 1)} → ${fmt(memory.rssAfterLastKb / 1024, 1)} MiB)`,
+      measured: memory === undefined
+        ? "—"
+        : `${(memory.growth * 100).toFixed(1)}% (${fmt(memory.rssAfterFirstKb / 1024, 1)} → ${
+          fmt(memory.rssAfterLastKb / 1024, 1)
+        } MiB)`,
       met: memory === undefined ? undefined : memory.growth <= 0.05
     }
   ]
 }
 
-const machineFacts = () => ({ cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemoryMiB: Math.round(totalmem() / 2 ** 20), node: process.version, platform: process.platform, kernel: release(), loadAverage: loadavg() })
+const machineFacts = () => ({
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model,
+  totalMemoryMiB: Math.round(totalmem() / 2 ** 20),
+  node: process.version,
+  platform: process.platform,
+  kernel: release(),
+  loadAverage: loadavg()
+})
 
 const printPeers = (peers: PeersResult) => {
   for (const section of peers.sections) {
     log()
     for (const line of sectionTable(section)) log(line)
   }
-  log(`memory mix: ${MEMORY_MIX}, concurrency 16; ratios per round: median (min–max); fastest peer named after its ratio`)
+  log(
+    `memory mix: ${MEMORY_MIX}, concurrency 16; ratios per round: median (min–max); fastest peer named after its ratio`
+  )
   if (peers.postgresRoundTrips !== undefined) {
     const trips = peers.postgresRoundTrips
-    log(`dbdesk → PostgreSQL per 1-row execute_query (${trips.calls} calls): ${trips.roundTripsPerCall.toFixed(2)} round trips on the wire, ${trips.statementsPerCall.toFixed(2)} statements logged (log_min_duration_statement = 0): ${trips.statements.join(" | ")}`)
+    log(
+      `dbdesk → PostgreSQL per 1-row execute_query (${trips.calls} calls): ${
+        trips.roundTripsPerCall.toFixed(2)
+      } round trips on the wire, ${
+        trips.statementsPerCall.toFixed(2)
+      } statements logged (log_min_duration_statement = 0): ${trips.statements.join(" | ")}`
+    )
   }
   for (const reason of peers.missing) log(`peer left out: ${reason}`)
 }
@@ -316,8 +365,16 @@ const main = async () => {
     rmSync(profileDir, { recursive: true, force: true })
     mkdirSync(profileDir, { recursive: true })
   }
-  log(`dbdesk bench: ${cpus().length} cpus (${cpus()[0]?.model ?? "?"}), node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`)
-  log(`bench profile (D-63): ${JSON.stringify(BENCH_SETTINGS)}, auth on (Default readWrite token), sample SQLite connection alwaysAllow`)
+  log(
+    `dbdesk bench: ${cpus().length} cpus (${cpus()[0]?.model ?? "?"}), node ${process.version}, load average ${
+      loadavg().map((l) => l.toFixed(1)).join(" ")
+    }`
+  )
+  log(
+    `bench profile (D-63): ${
+      JSON.stringify(BENCH_SETTINGS)
+    }, auth on (Default readWrite token), sample SQLite connection alwaysAllow`
+  )
   if (options.profile) log("PROFILED RUN: dbdesk runs under --cpu-prof; its numbers are slower than an unprofiled run")
 
   // First, while nothing else of the bench runs: the bins' start-up and memory (D-76).
@@ -328,7 +385,18 @@ const main = async () => {
     footprint = await runFootprint(defaultFootprintOptions(argv), log)
     if (flag("footprint")) {
       for (const line of footprintTable(footprint)) log(line)
-      writeFileSync(join(BENCH, "results.json"), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, kernel: release() }, footprint }, null, 2))
+      writeFileSync(
+        join(BENCH, "results.json"),
+        JSON.stringify(
+          {
+            date: new Date().toISOString(),
+            machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, kernel: release() },
+            footprint
+          },
+          null,
+          2
+        )
+      )
       log("results in bench/results.json")
       rmSync(work, { recursive: true, force: true })
       return
@@ -339,7 +407,9 @@ const main = async () => {
   let peers: PeersResult | undefined
   if (options.peers) {
     log()
-    log(`peers: ${options.rounds} rounds × ${options.durationMs} ms per server, warm-up ${options.warmupMs} ms, memory ${options.peerMemoryRequests} requests per server`)
+    log(
+      `peers: ${options.rounds} rounds × ${options.durationMs} ms per server, warm-up ${options.warmupMs} ms, memory ${options.peerMemoryRequests} requests per server`
+    )
     peers = await runPeers({
       rounds: options.rounds,
       warmupMs: options.warmupMs,
@@ -354,8 +424,18 @@ const main = async () => {
       printPeers(peers)
       log()
       const list = peerTargets(peers.sections)
-      table(["target", "", "measured", "verdict"], list.map((t) => [t.name, "", t.measured, t.met === undefined ? "not run" : t.met ? "met" : "MISSED"]))
-      writeFileSync(join(BENCH, "results.json"), JSON.stringify({ date: new Date().toISOString(), machine: machineFacts(), options, peers, targets: list }, null, 2))
+      table(
+        ["target", "", "measured", "verdict"],
+        list.map((t) => [t.name, "", t.measured, t.met === undefined ? "not run" : t.met ? "met" : "MISSED"])
+      )
+      writeFileSync(
+        join(BENCH, "results.json"),
+        JSON.stringify(
+          { date: new Date().toISOString(), machine: machineFacts(), options, peers, targets: list },
+          null,
+          2
+        )
+      )
       log()
       log(`total ${((performance.now() - started) / 1000).toFixed(0)} s; results in bench/results.json`)
       rmSync(work, { recursive: true, force: true })
@@ -364,20 +444,32 @@ const main = async () => {
   }
 
   const spawnedAt = performance.now()
-  const dbdesk = await startDbdesk({ ...(options.profile ? { cpuProfileDir: profileDir } : {}), ...(root === undefined ? {} : { root }) })
+  const dbdesk = await startDbdesk({
+    ...(options.profile ? { cpuProfileDir: profileDir } : {}),
+    ...(root === undefined ? {} : { root })
+  })
   let loadStartedAt = performance.now()
   let sdk: { url: string; child: ChildProcess } | undefined
   let ceiling: { url: string; child: ChildProcess } | undefined
   const results: Record<string, unknown> = footprint === undefined ? {} : { footprint }
   try {
-    log(`dbdesk ${dbdesk.url} (pid ${dbdesk.pid}); effective settings: mcp.requireAuth=${String((dbdesk.profile.settings["mcp"] as Record<string, unknown> | undefined)?.["requireAuth"] ?? true)}, limits=${JSON.stringify(dbdesk.profile.settings["limits"])}; connection ${JSON.stringify(dbdesk.profile.connection)}`)
+    log(
+      `dbdesk ${dbdesk.url} (pid ${dbdesk.pid}); effective settings: mcp.requireAuth=${
+        String((dbdesk.profile.settings["mcp"] as Record<string, unknown> | undefined)?.["requireAuth"] ?? true)
+      }, limits=${JSON.stringify(dbdesk.profile.settings["limits"])}; connection ${
+        JSON.stringify(dbdesk.profile.connection)
+      }`
+    )
     const all = scenarios({ connectionId: dbdesk.connectionId, token: dbdesk.token })
     const fixtures = await buildFixtures(dbdesk, all)
     const referencePath = join(work, "sdk-fixture.json")
     const ceilingPath = join(work, "ceiling-fixture.json")
     writeFileSync(referencePath, JSON.stringify(fixtures.reference))
     writeFileSync(ceilingPath, JSON.stringify(fixtures.answers))
-    ;[sdk, ceiling] = await Promise.all([startTsServer("servers/sdk-reference.ts", referencePath), startTsServer("servers/ceiling.ts", ceilingPath)])
+    ;[sdk, ceiling] = await Promise.all([
+      startTsServer("servers/sdk-reference.ts", referencePath),
+      startTsServer("servers/ceiling.ts", ceilingPath)
+    ])
     const targets: Record<ServerName, string> = { dbdesk: dbdesk.url, sdk: sdk.url, ceiling: ceiling.url }
     log(`SDK reference ${sdk.url} (${fixtures.reference.tools.length} tools), ceiling ${ceiling.url}`)
 
@@ -390,7 +482,13 @@ const main = async () => {
         ;(answerSizes[scenario.name] ??= {})[server] = Buffer.byteLength(reply.body)
       }
     }
-    log(`answer sizes (bytes): ${Object.entries(answerSizes).map(([name, sizes]) => `${name}: ${Object.entries(sizes).map(([s, n]) => `${s} ${n}`).join(", ")}`).join("; ")}`)
+    log(
+      `answer sizes (bytes): ${
+        Object.entries(answerSizes).map(([name, sizes]) =>
+          `${name}: ${Object.entries(sizes).map(([s, n]) => `${s} ${n}`).join(", ")}`
+        ).join("; ")
+      }`
+    )
     results["answerBytes"] = answerSizes
     const modelSizes = await measureAnswerSizes(dbdesk.url, dbdesk.token, dbdesk.connectionId)
     for (const line of answerSizeLines(modelSizes)) log(line)
@@ -407,11 +505,19 @@ const main = async () => {
       // (the heavy ones are rarer so 100,000 requests fit the time budget; each still runs thousands of times).
       const cycle: Array<string> = []
       for (let i = 0; i < 50; i++) {
-        cycle.push(i === 49 ? "execute_query 1000 rows" : i === 12 || i === 37 ? "progress (SSE)" : ["tools/list", "list_connections", "execute_query 1 row"][i % 3]!)
+        cycle.push(
+          i === 49
+            ? "execute_query 1000 rows"
+            : i === 12 || i === 37
+            ? "progress (SSE)"
+            : ["tools/list", "list_connections", "execute_query 1 row"][i % 3]!
+        )
       }
       const mixNames = cycle
       const mix = mixNames.map((name) => byName.get(name)!)
-      const checkpoints = [1_000, 10_000, 25_000, 50_000, 75_000, options.memoryRequests].filter((n, i, list) => n <= options.memoryRequests && list.indexOf(n) === i)
+      const checkpoints = [1_000, 10_000, 25_000, 50_000, 75_000, options.memoryRequests].filter((n, i, list) =>
+        n <= options.memoryRequests && list.indexOf(n) === i
+      )
       const plan: LoadPlan = { kind: "memory", url: dbdesk.url, pid: dbdesk.pid, mix, concurrency: 16, checkpoints }
       const points = await runLoad<ReadonlyArray<MemoryPoint>>(work, "memory", plan)
       const first = points[0]!
@@ -433,11 +539,17 @@ const main = async () => {
     let summary: ReadonlyArray<CellSummary> = []
     if (options.throughput) {
       log()
-      log(`throughput: ${options.rounds} rounds × ${options.durationMs} ms per server (order rotates A B C → B C A → …), warm-up ${options.warmupMs} ms, concurrency ${options.concurrencies.join(" and ")}`)
+      log(
+        `throughput: ${options.rounds} rounds × ${options.durationMs} ms per server (order rotates A B C → B C A → …), warm-up ${options.warmupMs} ms, concurrency ${
+          options.concurrencies.join(" and ")
+        }`
+      )
       const plan: LoadPlan = {
         kind: "throughput",
         targets,
-        scenarios: all.filter((s) => (options.only === undefined ? !quick || QUICK_SCENARIOS.includes(s.name) : s.name.includes(options.only))),
+        scenarios: all.filter((
+          s
+        ) => (options.only === undefined ? !quick || QUICK_SCENARIOS.includes(s.name) : s.name.includes(options.only))),
         concurrencies: options.concurrencies,
         rounds: options.rounds,
         warmupMs: options.warmupMs,
@@ -454,7 +566,9 @@ const main = async () => {
     let grid: GridResult | undefined
     if (options.search) {
       log()
-      log(`search grid: ${options.searchDocs} documents in the test engine (in-process), grid readPage vs the official typesense client`)
+      log(
+        `search grid: ${options.searchDocs} documents in the test engine (in-process), grid readPage vs the official typesense client`
+      )
       const out = join(work, "grid.json")
       await untilExit(tsNode("search-grid.ts", [String(options.searchDocs), out], "inherit"), "search grid bench")
       grid = JSON.parse(readFileSync(out, "utf8")) as GridResult
@@ -474,12 +588,29 @@ const main = async () => {
     // ------------------------------------------------------------------------------------------------- report
     log()
     log("=".repeat(100))
-    log(`RESULTS  (${cpus().length} cpus, node ${process.version}; medians over ${options.rounds} rounds; ratios per round: median (min–max))`)
+    log(
+      `RESULTS  (${cpus().length} cpus, node ${process.version}; medians over ${options.rounds} rounds; ratios per round: median (min–max))`
+    )
     log(`bench profile: ${JSON.stringify(BENCH_SETTINGS)}, auth on, sample connection alwaysAllow`)
     if (summary.length > 0) {
       log()
       table(
-        ["scenario", "c", "dbdesk req/s", "p50", "p99", "SDK req/s", "p50", "p99", "ceiling req/s", "p50", "p99", "dbdesk/SDK", "dbdesk/ceiling", "p99 dbdesk/ceiling"],
+        [
+          "scenario",
+          "c",
+          "dbdesk req/s",
+          "p50",
+          "p99",
+          "SDK req/s",
+          "p50",
+          "p99",
+          "ceiling req/s",
+          "p50",
+          "p99",
+          "dbdesk/SDK",
+          "dbdesk/ceiling",
+          "p99 dbdesk/ceiling"
+        ],
         summary.map((cell) => {
           const d = cell.servers.dbdesk
           const s = cell.servers.sdk
@@ -487,30 +618,61 @@ const main = async () => {
           return [
             cell.scenario,
             String(cell.concurrency),
-            fmt(d?.rps), fmt(d?.p50Ms, 2), fmt(d?.p99Ms, 2),
-            fmt(s?.rps), fmt(s?.p50Ms, 2), fmt(s?.p99Ms, 2),
-            fmt(c?.rps), fmt(c?.p50Ms, 2), fmt(c?.p99Ms, 2),
+            fmt(d?.rps),
+            fmt(d?.p50Ms, 2),
+            fmt(d?.p99Ms, 2),
+            fmt(s?.rps),
+            fmt(s?.p50Ms, 2),
+            fmt(s?.p99Ms, 2),
+            fmt(c?.rps),
+            fmt(c?.p50Ms, 2),
+            fmt(c?.p99Ms, 2),
             fmtSpread(cell.ratios.rpsDbdeskOverSdk),
             fmtSpread(cell.ratios.rpsDbdeskOverCeiling),
             fmtSpread(cell.ratios.p99DbdeskOverCeiling)
           ]
         })
       )
-      const errors = summary.flatMap((cell) => Object.entries(cell.servers).filter(([, s]) => s.errors > 0).map(([server, s]) => `${cell.scenario} c=${cell.concurrency} ${server}: ${s.errors}`))
+      const errors = summary.flatMap((cell) =>
+        Object.entries(cell.servers).filter(([, s]) => s.errors > 0).map(([server, s]) =>
+          `${cell.scenario} c=${cell.concurrency} ${server}: ${s.errors}`
+        )
+      )
       if (errors.length > 0) log(`non-200 answers: ${errors.join("; ")}`)
       log("latencies in ms; req/s and latencies are medians of the rounds")
     }
     if (memory !== undefined) {
       log()
-      table(["requests", "", "dbdesk RSS MiB", "SQLite child RSS MiB", "elapsed s", "errors"], memory.points.map((p) => [
-        String(p.requests), "", fmt(p.rssKb / 1024, 1), fmt(p.childrenRssKb / 1024, 1), fmt(p.seconds, 1), String(p.errors)
-      ]))
-      log(`RSS growth 1,000 → ${options.memoryRequests}: ${(memory.growth * 100).toFixed(1)}%${memory.growthAfter10k === undefined ? "" : `; 10,000 → ${options.memoryRequests}: ${(memory.growthAfter10k * 100).toFixed(1)}%`}  (mix: ${memory.mix.join(", ")})`)
+      table(
+        ["requests", "", "dbdesk RSS MiB", "SQLite child RSS MiB", "elapsed s", "errors"],
+        memory.points.map((p) => [
+          String(p.requests),
+          "",
+          fmt(p.rssKb / 1024, 1),
+          fmt(p.childrenRssKb / 1024, 1),
+          fmt(p.seconds, 1),
+          String(p.errors)
+        ])
+      )
+      log(
+        `RSS growth 1,000 → ${options.memoryRequests}: ${(memory.growth * 100).toFixed(1)}%${
+          memory.growthAfter10k === undefined
+            ? ""
+            : `; 10,000 → ${options.memoryRequests}: ${(memory.growthAfter10k * 100).toFixed(1)}%`
+        }  (mix: ${memory.mix.join(", ")})`
+      )
     }
     if (grid !== undefined) {
       log()
-      table(["path", "documents", "requests", "searches", "ms"], grid.reads.map((r) => [r.path, String(r.documents), String(r.requests), String(r.searches), fmt(r.ms)]))
-      log(`engine seeded with ${grid.seededDocuments} documents in ${fmt(grid.seedMs / 1000, 1)} s; requests counted at the engine`)
+      table(
+        ["path", "documents", "requests", "searches", "ms"],
+        grid.reads.map((r) => [r.path, String(r.documents), String(r.requests), String(r.searches), fmt(r.ms)])
+      )
+      log(
+        `engine seeded with ${grid.seededDocuments} documents in ${
+          fmt(grid.seedMs / 1000, 1)
+        } s; requests counted at the engine`
+      )
     }
     if (footprint !== undefined) {
       log()
@@ -523,27 +685,44 @@ const main = async () => {
     }
     const targetList = [...targetsOf(summary, memory), ...(peers === undefined ? [] : peerTargets(peers.sections))]
     log()
-    table(["target", "", "measured", "verdict"], targetList.map((t) => [t.name, "", t.measured, t.met === undefined ? "not run" : t.met ? "met" : "MISSED"]))
+    table(
+      ["target", "", "measured", "verdict"],
+      targetList.map((t) => [t.name, "", t.measured, t.met === undefined ? "not run" : t.met ? "met" : "MISSED"])
+    )
     results["targets"] = targetList
 
     if (options.profile) {
       log()
       log(`dbdesk CPU profile (${profileDir}):`)
-      for (const line of summarizeProfile(profileDir, dbdesk.pid, Math.max(0, loadStartedAt - spawnedAt - 200))) log(line)
+      for (const line of summarizeProfile(profileDir, dbdesk.pid, Math.max(0, loadStartedAt - spawnedAt - 200))) {
+        log(line)
+      }
     }
 
     const elapsed = (performance.now() - started) / 1000
     log()
     log(`total ${elapsed.toFixed(0)} s; results in bench/results.json`)
-    writeFileSync(join(BENCH, "results.json"), JSON.stringify({
-      date: new Date().toISOString(),
-      machine: machineFacts(),
-      benchProfile: { settings: BENCH_SETTINGS, auth: "on (Default readWrite bearer token)", connection: dbdesk.profile.connection, effectiveSettings: dbdesk.profile.settings },
-      options,
-      profiled: options.profile,
-      seconds: elapsed,
-      ...results
-    }, null, 2))
+    writeFileSync(
+      join(BENCH, "results.json"),
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          machine: machineFacts(),
+          benchProfile: {
+            settings: BENCH_SETTINGS,
+            auth: "on (Default readWrite bearer token)",
+            connection: dbdesk.profile.connection,
+            effectiveSettings: dbdesk.profile.settings
+          },
+          options,
+          profiled: options.profile,
+          seconds: elapsed,
+          ...results
+        },
+        null,
+        2
+      )
+    )
   } finally {
     for (const child of children) child.kill("SIGTERM")
     await dbdesk.stop().catch(() => undefined)
@@ -570,7 +749,14 @@ const printLarge = (large: Awaited<ReturnType<typeof runLargeTable>>) => {
 const largeOnly = async () => {
   const large = await runLargeTable(log)
   printLarge(large)
-  writeFileSync(join(BENCH, "results.json"), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, node: process.version }, largeTable: large }, null, 2))
+  writeFileSync(
+    join(BENCH, "results.json"),
+    JSON.stringify(
+      { date: new Date().toISOString(), machine: { cpus: cpus().length, node: process.version }, largeTable: large },
+      null,
+      2
+    )
+  )
 }
 
 const onSignal = () => {

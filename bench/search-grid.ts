@@ -73,7 +73,9 @@ const searchesIn = (engine: RunningEngine) =>
 
 const gridRead = (engine: RunningEngine, total: number) =>
   Effect.scoped(Effect.gen(function*() {
-    const settings = yield* Effect.orDie(decodeSearchConnectionForm({ host: engine.host, port: engine.port, apiKey: engine.apiKey, sslMode: "Disabled" }))
+    const settings = yield* Effect.orDie(
+      decodeSearchConnectionForm({ host: engine.host, port: engine.port, apiKey: engine.apiKey, sslMode: "Disabled" })
+    )
     const client = yield* makeSearchClient(settings)
     // The grid loads the structure once when the collection opens; that request is outside the timed read.
     const { columns } = yield* describeCollection(client, COLLECTION)
@@ -81,11 +83,23 @@ const gridRead = (engine: RunningEngine, total: number) =>
     const started = performance.now()
     let rows = 0
     for (let offset = 0; offset < total; offset += PAGE) {
-      const page = yield* readPage(client, { collection: COLLECTION, columns, offset, limit: Math.min(PAGE, total - offset) })
+      const page = yield* readPage(client, {
+        collection: COLLECTION,
+        columns,
+        offset,
+        limit: Math.min(PAGE, total - offset)
+      })
       rows += page.rows.length
     }
     const ms = performance.now() - started
-    const read: GridRead = { documents: total, path: "grid readPage", requests: engine.requests.length, searches: searchesIn(engine), ms, rowsRead: rows }
+    const read: GridRead = {
+      documents: total,
+      path: "grid readPage",
+      requests: engine.requests.length,
+      searches: searchesIn(engine),
+      ms,
+      rowsRead: rows
+    }
     return read
   }))
 
@@ -103,23 +117,38 @@ const clientRead = async (engine: RunningEngine, total: number): Promise<GridRea
   for (let offset = 0; offset < total; offset += PAGE) {
     // The same 1,000-row page, one 250-hit search at a time (page numbers are 1-based).
     for (let start = offset; start < Math.min(offset + PAGE, total); start += PER_SEARCH) {
-      const result = await client.collections(COLLECTION).documents().search({ q: "*", page: start / PER_SEARCH + 1, per_page: PER_SEARCH })
+      const result = await client.collections(COLLECTION).documents().search({
+        q: "*",
+        page: start / PER_SEARCH + 1,
+        per_page: PER_SEARCH
+      })
       rows += result.hits?.length ?? 0
     }
   }
   const ms = performance.now() - started
-  return { documents: total, path: "typesense client", requests: engine.requests.length, searches: engine.requests.length, ms, rowsRead: rows }
+  return {
+    documents: total,
+    path: "typesense client",
+    requests: engine.requests.length,
+    searches: engine.requests.length,
+    ms,
+    rowsRead: rows
+  }
 }
 
 const main = async () => {
   const [countText, outPath] = process.argv.slice(2)
   const count = Number(countText)
-  if (!Number.isInteger(count) || count < PAGE || outPath === undefined) throw new Error("usage: search-grid.ts <docs ≥ 1000> <out.json>")
+  if (!Number.isInteger(count) || count < PAGE || outPath === undefined) {
+    throw new Error("usage: search-grid.ts <docs ≥ 1000> <out.json>")
+  }
   const engine = await startEngine({ version: 29 })
   try {
     const seedStarted = performance.now()
     await engine.createCollection(schema)
-    for (let from = 0; from < count; from += 10_000) await engine.importDocuments(COLLECTION, documents(from, Math.min(count, from + 10_000)))
+    for (let from = 0; from < count; from += 10_000) {
+      await engine.importDocuments(COLLECTION, documents(from, Math.min(count, from + 10_000)))
+    }
     const seedMs = performance.now() - seedStarted
     process.stderr.write(`  seeded ${count} documents in ${(seedMs / 1000).toFixed(1)} s\n`)
     const reads: Array<GridRead> = []
@@ -128,10 +157,16 @@ const main = async () => {
       const first = total === PAGE ? "grid" : "client"
       const order = first === "grid" ? ["grid", "client"] : ["client", "grid"]
       for (const path of order) {
-        const read = path === "grid" ? await Effect.runPromise(gridRead(engine, total)) : await clientRead(engine, total)
+        const read = path === "grid"
+          ? await Effect.runPromise(gridRead(engine, total))
+          : await clientRead(engine, total)
         if (read.rowsRead !== total) throw new Error(`${read.path} read ${read.rowsRead} of ${total} documents`)
         reads.push(read)
-        process.stderr.write(`  ${read.path.padEnd(16)} ${String(total).padStart(7)} docs: ${read.requests} requests (${read.searches} searches), ${read.ms.toFixed(0)} ms\n`)
+        process.stderr.write(
+          `  ${read.path.padEnd(16)} ${
+            String(total).padStart(7)
+          } docs: ${read.requests} requests (${read.searches} searches), ${read.ms.toFixed(0)} ms\n`
+        )
       }
     }
     const result: GridResult = { seededDocuments: count, seedMs, reads }
@@ -142,6 +177,8 @@ const main = async () => {
 }
 
 main().then(() => process.exit(0), (error: unknown) => {
-  process.stderr.write(`search grid bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
+  process.stderr.write(
+    `search grid bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`
+  )
   process.exit(1)
 })

@@ -15,7 +15,11 @@ const filesUnder = (dir: string): Array<string> => {
   const full = path.join(root, dir)
   if (!fs.existsSync(full)) return []
   return fs.readdirSync(full, { withFileTypes: true }).flatMap((entry) =>
-    SKIP.has(entry.name) ? [] : entry.isDirectory() ? filesUnder(path.join(dir, entry.name)) : [path.join(dir, entry.name)]
+    SKIP.has(entry.name)
+      ? []
+      : entry.isDirectory()
+      ? filesUnder(path.join(dir, entry.name))
+      : [path.join(dir, entry.name)]
   )
 }
 const read = (file: string) => fs.readFileSync(path.join(root, file), "utf8")
@@ -36,14 +40,22 @@ const calleeRoot = (node: ts.Expression): string | undefined => {
 const testTitles = (): Array<{ readonly file: string; readonly title: string }> =>
   filesUnder("test").filter((file) => /\.test\.tsx?$/.test(file)).flatMap((file) => {
     const text = read(file)
-    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS)
+    const source = ts.createSourceFile(
+      file,
+      text,
+      ts.ScriptTarget.Latest,
+      true,
+      file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS
+    )
     const titles: Array<{ file: string; title: string }> = []
     const visit = (node: ts.Node): void => {
       if (ts.isCallExpression(node)) {
         const first = node.arguments[0]
         const callee = calleeRoot(node.expression)
-        if (first !== undefined && callee !== undefined && /^(it|test|describe\w*)$/.test(callee)
-          && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first) || ts.isTemplateExpression(first))) {
+        if (
+          first !== undefined && callee !== undefined && /^(it|test|describe\w*)$/.test(callee)
+          && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first) || ts.isTemplateExpression(first))
+        ) {
           titles.push({ file, title: first.getText(source).slice(1, -1) })
         }
       }
@@ -53,7 +65,8 @@ const testTitles = (): Array<{ readonly file: string; readonly title: string }> 
     return titles
   })
 
-const indexIds = (): Array<string> => [...read("docs/contract.md").matchAll(/^\| ([CS]\d+(?:\.\d+)?-[a-z]) \|/gm)].map((m) => m[1]!)
+const indexIds = (): Array<string> =>
+  [...read("docs/contract.md").matchAll(/^\| ([CS]\d+(?:\.\d+)?-[a-z]) \|/gm)].map((m) => m[1]!)
 const decisionIds = (): Array<string> => [...read("docs/decisions.md").matchAll(/^### (D-\d+) /gm)].map((m) => m[1]!)
 
 describe("the rule index (docs/contract.md)", () => {
@@ -82,8 +95,11 @@ describe("the rule index (docs/contract.md)", () => {
   })
 
   it("names modules (under src/) and test files (under test/) that exist", () => {
-    const rows = read("docs/contract.md").split("\n").filter((line) => /^\| [CS]\d/.test(line)).map((line) => line.split(" | "))
-    const paths = (cell: string | undefined) => [...(cell ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/\/\*$/, ""))
+    const rows = read("docs/contract.md").split("\n").filter((line) => /^\| [CS]\d/.test(line)).map((line) =>
+      line.split(" | ")
+    )
+    const paths = (cell: string | undefined) =>
+      [...(cell ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/\/\*$/, ""))
     const missing = rows.flatMap((row) => [
       ...paths(row[2]).filter((m) => !fs.existsSync(path.join(root, "src", m))).map((m) => `src/${m}`),
       ...paths(row[3]).filter((t) => !fs.existsSync(path.join(root, "test", t))).map((t) => `test/${t}`)

@@ -39,7 +39,9 @@ const partOf = (file: string) => relative(SRC, file).split("/")[0]!
 
 const graph = new Map<string, { readonly local: Array<string>; readonly modules: Array<string> }>()
 for (const file of sources(SRC)) {
-  const imported = ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((entry) => entry.fileName)
+  const imported = ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((entry) =>
+    entry.fileName
+  )
   graph.set(relative(SRC, file), {
     local: imported.filter((name) => name.startsWith(".")).map((name) => relative(SRC, resolve(dirname(file), name))),
     modules: imported.filter((name) => !name.startsWith("."))
@@ -94,7 +96,11 @@ describe("layering (D-77)", () => {
           const to = partOf(join(SRC, target))
           return to !== from && !MAY_IMPORT[from]!.includes(to)
         })
-        .map((target) => `${file} imports ${target}: ${from} may import only ${MAY_IMPORT[from]!.join(", ") || "itself"}; move what both need down`)
+        .map((target) =>
+          `${file} imports ${target}: ${from} may import only ${
+            MAY_IMPORT[from]!.join(", ") || "itself"
+          }; move what both need down`
+        )
     })
     expect(upward).toEqual([])
   })
@@ -117,7 +123,11 @@ describe("layering (D-77)", () => {
   it("domain and ui, which the browser loads, import no Node built-in", () => {
     const offending = [...graph]
       .filter(([file]) => NO_NODE_BUILTINS.has(file.split("/")[0]!))
-      .flatMap(([file, { modules }]) => modules.filter((name) => name.startsWith("node:") || ["fs", "path", "os", "crypto"].includes(name)).map((name) => `${file} imports ${name}`))
+      .flatMap(([file, { modules }]) =>
+        modules.filter((name) => name.startsWith("node:") || ["fs", "path", "os", "crypto"].includes(name)).map((
+          name
+        ) => `${file} imports ${name}`)
+      )
     expect(offending).toEqual([])
   })
 })

@@ -54,7 +54,13 @@ export const installPeers = async (): Promise<PeerInstall> => {
       missing.push(`${TOOLBOX}: no binary for ${process.platform}-${process.arch} in the package`)
     }
   }
-  const reference = await attempt(SERVER_POSTGRES, missing, () => ensureInstalled("peer-server-postgres-0.6.2", [SERVER_POSTGRES]))
-  if (reference !== undefined) peers.serverPostgres = join(reference, "node_modules/@modelcontextprotocol/server-postgres/dist/index.js")
+  const reference = await attempt(
+    SERVER_POSTGRES,
+    missing,
+    () => ensureInstalled("peer-server-postgres-0.6.2", [SERVER_POSTGRES])
+  )
+  if (reference !== undefined) {
+    peers.serverPostgres = join(reference, "node_modules/@modelcontextprotocol/server-postgres/dist/index.js")
+  }
   return { peers, missing }
 }

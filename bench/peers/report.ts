@@ -75,29 +75,55 @@ const figuresOf = (row: Row): RowFigures => {
   const overFastest = dbdesk === undefined || peers.length === 0
     ? undefined
     : spread(dbdesk.map((r, i) => r.rps / Math.max(...peers.map(([, rounds]) => rounds[i]?.rps ?? 0))))
-  const overCeiling = dbdesk === undefined || ceiling === undefined ? undefined : spread(dbdesk.map((r, i) => r.rps / (ceiling[i]?.rps ?? Number.NaN)))
+  const overCeiling = dbdesk === undefined || ceiling === undefined
+    ? undefined
+    : spread(dbdesk.map((r, i) => r.rps / (ceiling[i]?.rps ?? Number.NaN)))
   return { label: row.label, perServer, fastestPeer, overFastest, overCeiling }
 }
 
 const rowsOf = (section: PeerSection): ReadonlyArray<Row> => {
   const rows: Array<Row> = []
-  for (const [scenario, concurrency] of [["execute_query 1 row", 1], ["execute_query 1 row", 16], ["tools/list", 1], ["tools/list", 16]] as const) {
+  for (
+    const [scenario, concurrency] of [["execute_query 1 row", 1], ["execute_query 1 row", 16], ["tools/list", 1], [
+      "tools/list",
+      16
+    ]] as const
+  ) {
     const cells = section.cells.filter((cell) => cell.scenario === scenario && cell.concurrency === concurrency)
-    if (cells.length > 0) rows.push({ label: `HTTP ${scenario}, ${concurrency === 1 ? "1 client" : `${concurrency} clients`}`, servers: new Map(cells.map((cell) => [cell.server, cell.rounds])) })
+    if (cells.length > 0) {
+      rows.push({
+        label: `HTTP ${scenario}, ${concurrency === 1 ? "1 client" : `${concurrency} clients`}`,
+        servers: new Map(cells.map((cell) => [cell.server, cell.rounds]))
+      })
+    }
   }
   for (const scenario of ["execute_query 1 row", "tools/list"]) {
     const cells = section.stdio.filter((cell) => cell.scenario === scenario)
-    if (cells.length > 0) rows.push({ label: `stdio ${scenario}, sequential`, servers: new Map(cells.map((cell) => [cell.server, cell.rounds])) })
+    if (cells.length > 0) {
+      rows.push({
+        label: `stdio ${scenario}, sequential`,
+        servers: new Map(cells.map((cell) => [cell.server, cell.rounds]))
+      })
+    }
   }
   return rows
 }
 
-const fmt = (value: number | undefined, digits = 0) => (value === undefined || !Number.isFinite(value) ? "—" : value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }))
-export const fmtSpread = (s: Spread | undefined, digits = 2) => (s === undefined ? "—" : `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`)
+const fmt = (
+  value: number | undefined,
+  digits = 0
+) => (value === undefined || !Number.isFinite(value)
+  ? "—"
+  : value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }))
+export const fmtSpread = (
+  s: Spread | undefined,
+  digits = 2
+) => (s === undefined ? "—" : `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`)
 
 const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string> => {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)))
-  const line = (cells: ReadonlyArray<string>) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)]
 }
 
@@ -109,7 +135,11 @@ const growthOf = (points: ReadonlyArray<MemoryPoint>) => {
 
 export const sectionTable = (section: PeerSection): ReadonlyArray<string> => {
   const rows = rowsOf(section).map(figuresOf)
-  const servers = ["dbdesk", ...new Set(rows.flatMap((row) => [...row.perServer.keys()]).filter((s) => !NOT_PEERS.has(s))), "ceiling"]
+  const servers = [
+    "dbdesk",
+    ...new Set(rows.flatMap((row) => [...row.perServer.keys()]).filter((s) => !NOT_PEERS.has(s))),
+    "ceiling"
+  ]
   const body = rows.map((row) => [
     row.label,
     ...servers.map((server) => {
@@ -123,7 +153,11 @@ export const sectionTable = (section: PeerSection): ReadonlyArray<string> => {
     "RSS MiB after 1,000 → N mixed HTTP requests",
     ...servers.map((server) => {
       const growth = growthOf(section.memory?.[server] ?? [])
-      return growth === undefined ? "—" : `${fmt(growth.first.rssKb / 1024)} → ${fmt(growth.last.rssKb / 1024)} (${growth.growth >= 0 ? "+" : ""}${(growth.growth * 100).toFixed(0)}%)`
+      return growth === undefined
+        ? "—"
+        : `${fmt(growth.first.rssKb / 1024)} → ${fmt(growth.last.rssKb / 1024)} (${growth.growth >= 0 ? "+" : ""}${
+          (growth.growth * 100).toFixed(0)
+        }%)`
     }),
     "",
     ""
@@ -134,7 +168,10 @@ export const sectionTable = (section: PeerSection): ReadonlyArray<string> => {
   ]
 }
 
-const verdict = (value: number | undefined, ok: (v: number) => boolean) => (value === undefined || !Number.isFinite(value) ? undefined : ok(value))
+const verdict = (
+  value: number | undefined,
+  ok: (v: number) => boolean
+) => (value === undefined || !Number.isFinite(value) ? undefined : ok(value))
 
 /** D-63's targets that the peers comparison measures (the SSE and 1,000-row ones come from the main section). */
 export const peerTargets = (sections: ReadonlyArray<PeerSection>): ReadonlyArray<PeerTarget> => {
@@ -143,13 +180,21 @@ export const peerTargets = (sections: ReadonlyArray<PeerSection>): ReadonlyArray
     const byLabel = new Map(rowsOf(section).map((row) => [row.label, figuresOf(row)]))
     const ratio = (label: string, name: string, floor: number) => {
       const row = byLabel.get(label)
-      targets.push({ name: `${section.database} ${name}`, measured: `${fmtSpread(row?.overFastest)}× ${row?.fastestPeer ?? ""}`, met: verdict(row?.overFastest?.median, (v) => v >= floor) })
+      targets.push({
+        name: `${section.database} ${name}`,
+        measured: `${fmtSpread(row?.overFastest)}× ${row?.fastestPeer ?? ""}`,
+        met: verdict(row?.overFastest?.median, (v) => v >= floor)
+      })
     }
     const p99 = (label: string, name: string) => {
       const row = byLabel.get(label)
       const mine = row?.perServer.get("dbdesk")?.p99
       const theirs = row?.fastestPeer === undefined ? undefined : row.perServer.get(row.fastestPeer)?.p99
-      targets.push({ name: `${section.database} ${name}`, measured: `${fmt(mine, 2)} ms vs ${fmt(theirs, 2)} ms`, met: mine === undefined || theirs === undefined ? undefined : verdict(mine, (v) => v <= theirs) })
+      targets.push({
+        name: `${section.database} ${name}`,
+        measured: `${fmt(mine, 2)} ms vs ${fmt(theirs, 2)} ms`,
+        met: mine === undefined || theirs === undefined ? undefined : verdict(mine, (v) => v <= theirs)
+      })
     }
     ratio("HTTP execute_query 1 row, 1 client", "1-row SQL over HTTP, 1 client ≥ 1.0× the fastest peer", 1)
     p99("HTTP execute_query 1 row, 1 client", "1-row SQL over HTTP, 1 client: p99 ≤ the fastest peer's")
@@ -159,12 +204,20 @@ export const peerTargets = (sections: ReadonlyArray<PeerSection>): ReadonlyArray
     ratio("HTTP tools/list, 1 client", "tools/list over HTTP, 1 client ≥ 1.0× the fastest peer", 1)
     ratio("stdio tools/list, sequential", "tools/list over stdio (bridge) ≥ 1.0× the fastest peer", 1)
     const list16 = byLabel.get("HTTP tools/list, 16 clients")?.overCeiling
-    targets.push({ name: `${section.database} tools/list over HTTP, 16 clients ≥ 90% of the ceiling`, measured: list16 === undefined ? "—" : `${(list16.median * 100).toFixed(0)}% (${(list16.min * 100).toFixed(0)}–${(list16.max * 100).toFixed(0)}%)`, met: verdict(list16?.median, (v) => v >= 0.9) })
+    targets.push({
+      name: `${section.database} tools/list over HTTP, 16 clients ≥ 90% of the ceiling`,
+      measured: list16 === undefined
+        ? "—"
+        : `${(list16.median * 100).toFixed(0)}% (${(list16.min * 100).toFixed(0)}–${(list16.max * 100).toFixed(0)}%)`,
+      met: verdict(list16?.median, (v) => v >= 0.9)
+    })
     const growth = growthOf(section.memory?.["dbdesk"] ?? [])
     if (growth !== undefined) {
       targets.push({
         name: `${section.database} dbdesk RSS growth from 1,000 to ${fmt(growth.last.requests)} requests ≤ 5%`,
-        measured: `${(growth.growth * 100).toFixed(1)}% (${fmt(growth.first.rssKb / 1024, 1)} → ${fmt(growth.last.rssKb / 1024, 1)} MiB)`,
+        measured: `${(growth.growth * 100).toFixed(1)}% (${fmt(growth.first.rssKb / 1024, 1)} → ${
+          fmt(growth.last.rssKb / 1024, 1)
+        } MiB)`,
         met: growth.growth <= 0.05
       })
     }

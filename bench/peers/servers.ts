@@ -42,7 +42,9 @@ export const httpRequest = (spec: RequestSpec, token: string | undefined): HttpR
     "io.modelcontextprotocol/clientCapabilities": {},
     ...(spec.progressToken === undefined ? {} : { progressToken: spec.progressToken })
   }
-  const params = spec.name === undefined ? { _meta: meta } : { name: spec.name, arguments: spec.arguments ?? {}, _meta: meta }
+  const params = spec.name === undefined
+    ? { _meta: meta }
+    : { name: spec.name, arguments: spec.arguments ?? {}, _meta: meta }
   const body = JSON.stringify({ jsonrpc: "2.0", id: spec.id, method: spec.method, params })
   return {
     body,
@@ -74,7 +76,14 @@ export interface HttpServer {
 }
 
 /** Spawns a server and waits until its output matches `ready` (stdout and stderr both read). */
-const startProcess = (name: string, command: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, ready: RegExp, cwd: string) =>
+const startProcess = (
+  name: string,
+  command: string,
+  args: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  cwd: string
+) =>
   new Promise<{ child: ChildProcess; match: RegExpExecArray }>((resolve, reject) => {
     const child = spawn(command, [...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
@@ -87,13 +96,13 @@ const startProcess = (name: string, command: string, args: ReadonlyArray<string>
       const match = ready.exec(out)
       if (match !== null) {
         clearTimeout(timer)
-        child.stdout!.removeAllListeners("data").resume()
-        child.stderr!.removeAllListeners("data").resume()
+        child.stdout.removeAllListeners("data").resume()
+        child.stderr.removeAllListeners("data").resume()
         resolve({ child, match })
       }
     }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", onData)
+    child.stdout.on("data", onData)
+    child.stderr.on("data", onData)
     child.once("error", (error) => {
       clearTimeout(timer)
       reject(error)
@@ -109,25 +118,54 @@ const scratch = (name: string) => mkdtempSync(join(tmpdir(), `dbdesk-peer-${name
 
 /** The database a peer is pointed at: PostgreSQL (host, role) or a SQLite file. */
 export type Target =
-  | { readonly kind: "postgresql"; readonly host: string; readonly port: number; readonly database: string; readonly user: string; readonly password: string }
+  | {
+    readonly kind: "postgresql"
+    readonly host: string
+    readonly port: number
+    readonly database: string
+    readonly user: string
+    readonly password: string
+  }
   | { readonly kind: "sqlite"; readonly path: string }
 
 const dsnOf = (target: Target) =>
   target.kind === "sqlite"
     ? `sqlite://${target.path}`
-    : `postgres://${target.user}:${encodeURIComponent(target.password)}@${target.host}:${target.port}/${target.database}?sslmode=disable`
+    : `postgres://${target.user}:${
+      encodeURIComponent(target.password)
+    }@${target.host}:${target.port}/${target.database}?sslmode=disable`
 
 /**
  * DBHub 1.4.0: `dbhub --transport http --dsn …` as its README starts it, plus `--host 127.0.0.1` (its default is
  * 0.0.0.0) and `--auth-token` (so it checks a bearer as dbdesk does). Its default tools: `execute_sql` (no read-only
  * transaction and no row cap unless a dbhub.toml asks) and `search_objects`.
  */
-export const startDbhub = async (peers: Pick<InstalledPeers, "node22" | "dbhub">, target: Target): Promise<HttpServer> => {
+export const startDbhub = async (
+  peers: Pick<InstalledPeers, "node22" | "dbhub">,
+  target: Target
+): Promise<HttpServer> => {
   const cwd = scratch("dbhub")
   const token = randomBytes(24).toString("hex")
-  const { child, match } = await startProcess("DBHub", peers.node22, [
-    peers.dbhub, "--transport", "http", "--host", "127.0.0.1", "--port", "0", "--dsn", dsnOf(target), "--auth-token", token
-  ], { ...process.env, NODE_ENV: "production" }, /HTTP server listening on 127\.0\.0\.1:(\d+)/, cwd)
+  const { child, match } = await startProcess(
+    "DBHub",
+    peers.node22,
+    [
+      peers.dbhub,
+      "--transport",
+      "http",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--dsn",
+      dsnOf(target),
+      "--auth-token",
+      token
+    ],
+    { ...process.env, NODE_ENV: "production" },
+    /HTTP server listening on 127\.0\.0\.1:(\d+)/,
+    cwd
+  )
   return {
     name: "DBHub",
     url: `http://127.0.0.1:${match[1]}/mcp`,
@@ -145,9 +183,17 @@ export const startDbhub = async (peers: Pick<InstalledPeers, "node22" | "dbhub">
 const toolboxEnv = (target: Target): NodeJS.ProcessEnv =>
   target.kind === "sqlite"
     ? { SQLITE_DATABASE: target.path }
-    : { POSTGRES_HOST: target.host, POSTGRES_PORT: String(target.port), POSTGRES_DATABASE: target.database, POSTGRES_USER: target.user, POSTGRES_PASSWORD: target.password }
+    : {
+      POSTGRES_HOST: target.host,
+      POSTGRES_PORT: String(target.port),
+      POSTGRES_DATABASE: target.database,
+      POSTGRES_USER: target.user,
+      POSTGRES_PASSWORD: target.password
+    }
 
-const toolboxArgs = (target: Target) => ["--prebuilt", target.kind === "sqlite" ? "sqlite" : "postgres", "--disable-version-check", "--disable-reload"]
+const toolboxArgs = (
+  target: Target
+) => ["--prebuilt", target.kind === "sqlite" ? "sqlite" : "postgres", "--disable-version-check", "--disable-reload"]
 
 /**
  * MCP Toolbox for Databases 1.12.0, the Go binary with its prebuilt configuration (`--prebuilt postgres`: 29 tools,
@@ -158,9 +204,24 @@ const toolboxArgs = (target: Target) => ["--prebuilt", target.kind === "sqlite" 
 export const startToolbox = async (peers: Pick<InstalledPeers, "toolbox">, target: Target): Promise<HttpServer> => {
   const cwd = scratch("toolbox")
   const port = await freePort()
-  const { child } = await startProcess("Toolbox", peers.toolbox, [
-    ...toolboxArgs(target), "--address", "127.0.0.1", "--port", String(port), "--allowed-hosts", "127.0.0.1", "--allowed-origins", "http://127.0.0.1"
-  ], { ...process.env, ...toolboxEnv(target) }, /Server ready to serve/, cwd)
+  const { child } = await startProcess(
+    "Toolbox",
+    peers.toolbox,
+    [
+      ...toolboxArgs(target),
+      "--address",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--allowed-hosts",
+      "127.0.0.1",
+      "--allowed-origins",
+      "http://127.0.0.1"
+    ],
+    { ...process.env, ...toolboxEnv(target) },
+    /Server ready to serve/,
+    cwd
+  )
   return {
     name: "Toolbox",
     url: `http://127.0.0.1:${port}/mcp`,
@@ -176,7 +237,14 @@ export const startToolbox = async (peers: Pick<InstalledPeers, "toolbox">, targe
 
 /** The node:http ceiling (bench/servers/ceiling.ts) with dbdesk's captured answers. */
 export const startCeiling = (fixturePath: string) =>
-  startProcess("ceiling", process.execPath, ["--import", "tsx", join(BENCH, "servers/ceiling.ts"), fixturePath], process.env, /^READY (\S+)$/m, ROOT)
+  startProcess(
+    "ceiling",
+    process.execPath,
+    ["--import", "tsx", join(BENCH, "servers/ceiling.ts"), fixturePath],
+    process.env,
+    /^READY (\S+)$/m,
+    ROOT
+  )
     .then(({ child, match }): Omit<HttpServer, "sqlTool"> => ({
       name: "ceiling",
       url: match[1]!,
@@ -186,19 +254,45 @@ export const startCeiling = (fixturePath: string) =>
     }))
 
 /** The stdio commands: the same servers started by a host (DBHub and Toolbox in their stdio mode, the reference server). */
-export const stdioCommands = (peers: Partial<InstalledPeers>, target: Target): ReadonlyArray<{ readonly name: string; readonly command: StdioCommand; readonly sqlTool: SqlTool }> => {
+export const stdioCommands = (
+  peers: Partial<InstalledPeers>,
+  target: Target
+): ReadonlyArray<{ readonly name: string; readonly command: StdioCommand; readonly sqlTool: SqlTool }> => {
   const sql: SqlTool = { name: "execute_sql", args: (text) => ({ sql: text }) }
   const commands: Array<{ name: string; command: StdioCommand; sqlTool: SqlTool }> = []
   if (peers.node22 !== undefined && peers.dbhub !== undefined) {
-    commands.push({ name: "DBHub", command: { command: peers.node22, args: [peers.dbhub, "--transport", "stdio", "--dsn", dsnOf(target)], cwd: tmpdir() }, sqlTool: sql })
+    commands.push({
+      name: "DBHub",
+      command: {
+        command: peers.node22,
+        args: [peers.dbhub, "--transport", "stdio", "--dsn", dsnOf(target)],
+        cwd: tmpdir()
+      },
+      sqlTool: sql
+    })
   }
   if (peers.toolbox !== undefined) {
-    commands.push({ name: "Toolbox", command: { command: peers.toolbox, args: [...toolboxArgs(target), "--stdio"], env: { ...process.env, ...toolboxEnv(target) }, cwd: tmpdir() }, sqlTool: sql })
+    commands.push({
+      name: "Toolbox",
+      command: {
+        command: peers.toolbox,
+        args: [...toolboxArgs(target), "--stdio"],
+        env: { ...process.env, ...toolboxEnv(target) },
+        cwd: tmpdir()
+      },
+      sqlTool: sql
+    })
   }
   if (peers.serverPostgres !== undefined && target.kind === "postgresql") {
     // The reference server: one `query` tool, BEGIN TRANSACTION READ ONLY then the statement (its ROLLBACK is not awaited).
-    const url = `postgresql://${target.user}:${encodeURIComponent(target.password)}@${target.host}:${target.port}/${target.database}`
-    commands.push({ name: "server-postgres", command: { command: process.execPath, args: [peers.serverPostgres, url], cwd: tmpdir() }, sqlTool: { name: "query", args: (text) => ({ sql: text }) } })
+    const url = `postgresql://${target.user}:${
+      encodeURIComponent(target.password)
+    }@${target.host}:${target.port}/${target.database}`
+    commands.push({
+      name: "server-postgres",
+      command: { command: process.execPath, args: [peers.serverPostgres, url], cwd: tmpdir() },
+      sqlTool: { name: "query", args: (text) => ({ sql: text }) }
+    })
   }
   return commands
 }

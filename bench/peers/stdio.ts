@@ -73,27 +73,43 @@ export class StdioPeer {
   }
 
   /** Sends one request (params as given) and resolves with its response message. */
-  request(method: string, params: Record<string, unknown> | undefined, timeoutMs = CALL_TIMEOUT_MS): Promise<Record<string, unknown>> {
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMs = CALL_TIMEOUT_MS
+  ): Promise<Record<string, unknown>> {
     const id = this.nextId++
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id)
-        reject(new Error(`${this.name}: no answer to ${method} within ${timeoutMs} ms; stderr: ${this.stderr.slice(-600)}`))
+        reject(
+          new Error(`${this.name}: no answer to ${method} within ${timeoutMs} ms; stderr: ${this.stderr.slice(-600)}`)
+        )
       }, timeoutMs)
       this.waiting.set(id, (message) => {
         clearTimeout(timer)
         resolve(message)
       })
-      this.child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) })}\n`)
+      this.child.stdin!.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) })}\n`
+      )
     })
   }
 
   async initialize(): Promise<Record<string, unknown>> {
     const exited = new Promise<never>((_, reject) => {
-      this.child.once("exit", (code, signal) => reject(new Error(`${this.name} exited (${signal ?? code}) before initialize: ${this.stderr.slice(-600)}`)))
+      this.child.once(
+        "exit",
+        (code, signal) =>
+          reject(new Error(`${this.name} exited (${signal ?? code}) before initialize: ${this.stderr.slice(-600)}`))
+      )
     })
     const answer = await Promise.race([
-      this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "dbdesk-bench", version: "1.0.0" } }, INIT_TIMEOUT_MS),
+      this.request("initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "dbdesk-bench", version: "1.0.0" }
+      }, INIT_TIMEOUT_MS),
       exited
     ])
     this.child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`)
@@ -121,7 +137,11 @@ export class StdioPeer {
     }
     const seconds = (performance.now() - started) / 1000
     latencies.sort((a, b) => a - b)
-    const at = (p: number) => (latencies.length === 0 ? Number.NaN : latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(p * latencies.length) - 1))]!)
+    const at = (
+      p: number
+    ) => (latencies.length === 0
+      ? Number.NaN
+      : latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(p * latencies.length) - 1))]!)
     return {
       calls: latencies.length,
       seconds,

@@ -39,7 +39,9 @@ export const ceilingKey = (message: unknown): string => {
 const main = () => {
   const fixturePath = process.argv[2]
   if (fixturePath === undefined) throw new Error("usage: ceiling.ts <fixture.json>")
-  const answers = new Map((JSON.parse(readFileSync(fixturePath, "utf8")) as ReadonlyArray<CeilingAnswer>).map((a) => [a.key, a]))
+  const answers = new Map(
+    (JSON.parse(readFileSync(fixturePath, "utf8")) as ReadonlyArray<CeilingAnswer>).map((a) => [a.key, a])
+  )
 
   const server = http.createServer((req, res) => {
     const chunks: Array<Buffer> = []
@@ -63,7 +65,11 @@ const main = () => {
       }
       const response = `{"jsonrpc":"2.0","id":${id},"result":${answer.resultText}}`
       if (answer.sse) {
-        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" })
+        res.writeHead(200, {
+          "content-type": "text/event-stream",
+          "cache-control": "no-cache, no-transform",
+          "x-accel-buffering": "no"
+        })
         res.write(answer.preamble)
         res.end(`data: ${response}\n\n`)
       } else {

@@ -55,26 +55,35 @@ export const startDbdesk = async (options: StartOptions = {}): Promise<RunningDb
   const home = mkdtempSync(join(tmpdir(), "dbdesk-bench-"))
   writeFileSync(join(home, "settings.json"), JSON.stringify(BENCH_SETTINGS, null, 2), { mode: 0o600 })
   if (options.connections !== undefined) {
-    writeFileSync(join(home, "connections.json"), JSON.stringify({ version: 1, connections: options.connections }), { mode: 0o600 })
+    writeFileSync(join(home, "connections.json"), JSON.stringify({ version: 1, connections: options.connections }), {
+      mode: 0o600
+    })
   }
   // Profiled, dbdesk runs from its sources (tsx) so the profile names source files rather than bundle chunks.
   const root = options.root ?? ROOT
   const command = options.cpuProfileDir === undefined
     ? [join(root, "bin/dbdesk.mjs")]
     : ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir, "--import", "tsx", join(root, "src/main.ts")]
-  const child = spawn(process.execPath, [...(process.env["DBDESK_BENCH_NODE_FLAGS"]?.split(" ").filter(Boolean) ?? []), ...(options.nodeFlags ?? []), ...command, "serve", "--port", "0"], {
+  const child = spawn(process.execPath, [
+    ...(process.env["DBDESK_BENCH_NODE_FLAGS"]?.split(" ").filter(Boolean) ?? []),
+    ...(options.nodeFlags ?? []),
+    ...command,
+    "serve",
+    "--port",
+    "0"
+  ], {
     cwd: root,
     env: { ...process.env, DBDESK_HOME: home },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""
   let err = ""
-  child.stderr!.on("data", (chunk: Buffer) => {
+  child.stderr.on("data", (chunk: Buffer) => {
     err += chunk.toString("utf8")
   })
   const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`dbdesk did not start within 60 s:\n${out}\n${err}`)), 60_000)
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString("utf8")
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out)?.[1]
       const token = /^(dbd_\S+)$/m.exec(out)?.[1]
@@ -89,7 +98,9 @@ export const startDbdesk = async (options: StartOptions = {}): Promise<RunningDb
     })
   })
   const settings = JSON.parse(readFileSync(join(home, "settings.json"), "utf8")) as Record<string, unknown>
-  const connections = (JSON.parse(readFileSync(join(home, "connections.json"), "utf8")) as { connections: Array<Record<string, unknown>> }).connections
+  const connections = (JSON.parse(readFileSync(join(home, "connections.json"), "utf8")) as {
+    connections: Array<Record<string, unknown>>
+  }).connections
   const connection = connections[0]
   if (connection === undefined || connection["aiPolicy"] !== "alwaysAllow") {
     throw new Error(`the sample connection is not alwaysAllow: ${JSON.stringify(connection)}`)
@@ -110,7 +121,13 @@ export const startDbdesk = async (options: StartOptions = {}): Promise<RunningDb
     connectionId: String(connection["id"]),
     profile: {
       settings,
-      connection: { name: connection["name"], type: connection["type"], aiPolicy: connection["aiPolicy"], externalAccess: connection["externalAccess"], confirmQueries: connection["confirmQueries"] }
+      connection: {
+        name: connection["name"],
+        type: connection["type"],
+        aiPolicy: connection["aiPolicy"],
+        externalAccess: connection["externalAccess"],
+        confirmQueries: connection["confirmQueries"]
+      }
     },
     stop,
     output: () => out

@@ -6,7 +6,14 @@
  *
  * Usage: tsx bench/servers/sdk-reference.ts <fixture.json>; prints `READY <url>` on stdout.
  */
-import { McpServer, createMcpHandler, fromJsonSchema, type CallToolResult, type JsonSchemaType, type StandardSchemaWithJSON } from "@modelcontextprotocol/server"
+import {
+  McpServer,
+  createMcpHandler,
+  fromJsonSchema,
+  type CallToolResult,
+  type JsonSchemaType,
+  type StandardSchemaWithJSON
+} from "@modelcontextprotocol/server"
 import { readFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -67,34 +74,38 @@ const factory = () => {
 
 const handler = createMcpHandler(factory)
 
-const server = http.createServer((req, res) => void (async () => {
-  try {
-    const chunks: Array<Buffer> = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    const abort = new AbortController()
-    res.on("close", () => {
-      if (!res.writableFinished) abort.abort()
-    })
-    const headers = new Headers()
-    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
-    const method = req.method ?? "GET"
-    const response = await handler.fetch(new Request(`http://127.0.0.1${req.url ?? "/"}`, {
-      method,
-      headers,
-      ...(method === "GET" || method === "HEAD" ? {} : { body: Buffer.concat(chunks) }),
-      signal: abort.signal
-    }))
-    res.writeHead(response.status, Object.fromEntries(response.headers))
-    if (response.body !== null) {
-      const reader = response.body.getReader()
-      for (let next = await reader.read(); !next.done; next = await reader.read()) res.write(next.value)
+const server = http.createServer((req, res) =>
+  void (async () => {
+    try {
+      const chunks: Array<Buffer> = []
+      for await (const chunk of req) chunks.push(chunk as Buffer)
+      const abort = new AbortController()
+      res.on("close", () => {
+        if (!res.writableFinished) abort.abort()
+      })
+      const headers = new Headers()
+      for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
+      const method = req.method ?? "GET"
+      const response = await handler.fetch(
+        new Request(`http://127.0.0.1${req.url ?? "/"}`, {
+          method,
+          headers,
+          ...(method === "GET" || method === "HEAD" ? {} : { body: Buffer.concat(chunks) }),
+          signal: abort.signal
+        })
+      )
+      res.writeHead(response.status, Object.fromEntries(response.headers))
+      if (response.body !== null) {
+        const reader = response.body.getReader()
+        for (let next = await reader.read(); !next.done; next = await reader.read()) res.write(next.value)
+      }
+      res.end()
+    } catch (error) {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" })
+      res.end(String(error))
     }
-    res.end()
-  } catch (error) {
-    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" })
-    res.end(String(error))
-  }
-})())
+  })()
+)
 server.keepAliveTimeout = 30_000
 server.listen(0, "127.0.0.1", () => {
   const { port } = server.address() as AddressInfo

@@ -53,7 +53,9 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
     const ids = new IdMap()
     const toolLists = new ToolListCache()
     // D-53: calls go over the server's local channel when it has one (DBDESK_BRIDGE_CHANNEL=off: always HTTP).
-    const channelPath = process.env["DBDESK_BRIDGE_CHANNEL"] === "off" ? undefined : channelPathOf(dirname(handshakePath))
+    const channelPath = process.env["DBDESK_BRIDGE_CHANNEL"] === "off"
+      ? undefined
+      : channelPathOf(dirname(handshakePath))
     const channels = new Map<Upstream, UpstreamChannel>()
     const channelOf = (of: Upstream) => {
       let channel = channels.get(of)
@@ -69,9 +71,11 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
       }
       return channel
     }
-    yield* Effect.addFinalizer(() => Effect.sync(() => {
-      for (const channel of channels.values()) channel.close()
-    }))
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const channel of channels.values()) channel.close()
+      })
+    )
     const write = (message: JsonObject) => {
       io.output.write(`${JSON.stringify(message)}\n`)
     }
@@ -95,17 +99,20 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
     const log = (text: string) => {
       io.errors.write(`dbdesk-mcp: ${text}\n`)
     }
-    const fail = (id: RequestId | null, code: number, message: string) => write({ jsonrpc: "2.0", id, error: { code, message } })
+    const fail = (id: RequestId | null, code: number, message: string) =>
+      write({ jsonrpc: "2.0", id, error: { code, message } })
 
     /** On -33009 the handshake is read (and the server proven) again once: the token may have rotated. */
     const reacquire = (failed: Upstream) =>
       upstream !== failed
         ? Effect.succeed(upstream)
         : acquireUpstream(handshakePath, agent).pipe(
-          Effect.tap((next) => Effect.sync(() => {
-            upstream = next
-            log(`re-read ${handshakePath}: using the current bridge token of instance ${next.handshake.instanceId}`)
-          })),
+          Effect.tap((next) =>
+            Effect.sync(() => {
+              upstream = next
+              log(`re-read ${handshakePath}: using the current bridge token of instance ${next.handshake.instanceId}`)
+            })
+          ),
           Effect.catchTag("BridgeRefusal", (refusal) => Effect.as(Effect.sync(() => log(refusal.message)), undefined))
         )
 
@@ -130,7 +137,11 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
           return write(frame)
         }
         const result = frame["result"]
-        const response = { ...frame, id: hostId, ...(legacy && result !== undefined ? { result: stripModernFields(result) } : {}) }
+        const response = {
+          ...frame,
+          id: hostId,
+          ...(legacy && result !== undefined ? { result: stripModernFields(result) } : {})
+        }
         if (notified) heldResponse = response
         else write(response)
       }
@@ -150,7 +161,9 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
           if (heldResponse !== undefined) {
             yield* hostCaughtUp
             write(heldResponse)
-          } else if (!reply.answered) fail(hostId, -33000, "The dbdesk server closed the response stream without an answer")
+          } else if (!reply.answered) {
+            fail(hostId, -33000, "The dbdesk server closed the response stream without an answer")
+          }
         } else if (isJsonObject(reply.message) && isResponse(reply.message)) {
           if (cacheable && upstream === used) toolLists.remember(used, reply.message)
           toHost(reply.message)
@@ -158,7 +171,10 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
           fail(hostId, -33000, `The dbdesk server answered HTTP ${reply.status} without a JSON-RPC response`)
         }
       }).pipe(
-        Effect.catchTag("UpstreamUnreachable", (error) => Effect.sync(() => fail(hostId, -33000, `${error.message}. ${HOW_TO_START}`))),
+        Effect.catchTag(
+          "UpstreamUnreachable",
+          (error) => Effect.sync(() => fail(hostId, -33000, `${error.message}. ${HOW_TO_START}`))
+        ),
         Effect.ensuring(Effect.sync(() => ids.release(hostId, upstreamId)))
       )
     }
@@ -169,9 +185,13 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
       const upstreamId = isRequestId(requestId) ? ids.upstreamFor(requestId) : undefined
       if (upstreamId === undefined) return Effect.void
       const rewritten = { ...message, params: { ...params, requestId: upstreamId } }
-      const outgoing = legacyHost || !carriesModernEnvelope(message) ? stampModern(rewritten, hostClientInfo) : rewritten
+      const outgoing = legacyHost || !carriesModernEnvelope(message)
+        ? stampModern(rewritten, hostClientInfo)
+        : rewritten
       return channelOf(upstream).exchange(outgoing, () => undefined).pipe(
-        Effect.catchAll((error) => Effect.sync(() => log(`could not forward notifications/cancelled: ${error.message}`)))
+        Effect.catchAll((error) =>
+          Effect.sync(() => log(`could not forward notifications/cancelled: ${error.message}`))
+        )
       )
     }
 
@@ -183,18 +203,24 @@ export const forwardStdio = (io: BridgeIo, handshakePath: string, agent: http.Ag
           const ping = typeof id === "string" ? pings.get(id) : undefined
           return ping === undefined ? Effect.void : Effect.asVoid(Deferred.succeed(ping, undefined))
         }
-        return Effect.sync(() => fail(isRequestId(id) ? id : null, -32600, "Invalid JSON-RPC message: it needs a method"))
+        return Effect.sync(() =>
+          fail(isRequestId(id) ? id : null, -32600, "Invalid JSON-RPC message: it needs a method")
+        )
       }
       if (id === undefined) {
         // Only a cancel means anything upstream; the server drops every other notification (wire contract §6).
         return method === "notifications/cancelled" ? forwardNotification(message) : Effect.void
       }
-      if (!isRequestId(id)) return Effect.sync(() => fail(null, -32600, "Invalid JSON-RPC request: the id must be a string or an integer"))
+      if (!isRequestId(id)) {
+        return Effect.sync(() => fail(null, -32600, "Invalid JSON-RPC request: the id must be a string or an integer"))
+      }
       if (method === "initialize") {
         const params = isJsonObject(message["params"]) ? message["params"] : {}
         legacyHost = true
         hostClientInfo = isJsonObject(params["clientInfo"]) ? params["clientInfo"] : undefined
-        return Effect.sync(() => write({ jsonrpc: "2.0", id, result: initializeResult(upstream.server, params["protocolVersion"]) }))
+        return Effect.sync(() =>
+          write({ jsonrpc: "2.0", id, result: initializeResult(upstream.server, params["protocolVersion"]) })
+        )
       }
       // A legacy host's ping (and logging/setLevel, which the modern era lacks) is answered here as the server would.
       if (method === "ping" || (legacyHost && method === "logging/setLevel")) {

@@ -64,16 +64,28 @@ export const trustHandshake = (handshakePath: string) =>
     if (!file.isFile) return yield* untrusted(handshakePath, "it is not a regular file")
     const me = inspector.currentUid
     if (me !== undefined) {
-      if (file.uid !== me) return yield* untrusted(handshakePath, `it is owned by uid ${file.uid}, not by you (uid ${me})`)
+      if (file.uid !== me) {
+        return yield* untrusted(handshakePath, `it is owned by uid ${file.uid}, not by you (uid ${me})`)
+      }
       if ((file.mode & 0o077) !== 0) {
-        return yield* untrusted(handshakePath, `its mode ${octal(file.mode)} gives group or others access; it must be 0600`)
+        return yield* untrusted(
+          handshakePath,
+          `its mode ${octal(file.mode)} gives group or others access; it must be 0600`
+        )
       }
       const directory = path.dirname(handshakePath)
       const parent = yield* ask("reading its directory's status", () => inspector.lstat(directory))
-      if (parent === undefined || !parent.isDirectory) return yield* untrusted(handshakePath, `${directory} is not a directory`)
-      if (parent.uid !== me) return yield* untrusted(handshakePath, `its directory ${directory} is owned by uid ${parent.uid}, not by you`)
+      if (parent === undefined || !parent.isDirectory) {
+        return yield* untrusted(handshakePath, `${directory} is not a directory`)
+      }
+      if (parent.uid !== me) {
+        return yield* untrusted(handshakePath, `its directory ${directory} is owned by uid ${parent.uid}, not by you`)
+      }
       if ((parent.mode & 0o022) !== 0) {
-        return yield* untrusted(handshakePath, `its directory ${directory} (mode ${octal(parent.mode)}) is writable by group or others`)
+        return yield* untrusted(
+          handshakePath,
+          `its directory ${directory} (mode ${octal(parent.mode)}) is writable by group or others`
+        )
       }
     }
 

@@ -15,7 +15,8 @@ export const DEFAULT_LEGACY_VERSION = "2025-11-25"
 /** A message that carries the modern envelope is from a modern stdio host and goes upstream as is. */
 export const carriesModernEnvelope = (message: JsonObject): boolean => {
   const params = message["params"]
-  return isJsonObject(params) && isJsonObject(params["_meta"]) && typeof params["_meta"][META_PROTOCOL_VERSION] === "string"
+  return isJsonObject(params) && isJsonObject(params["_meta"]) &&
+    typeof params["_meta"][META_PROTOCOL_VERSION] === "string"
 }
 
 /**
@@ -25,7 +26,9 @@ export const carriesModernEnvelope = (message: JsonObject): boolean => {
  */
 export const initializeResult = (server: DiscoveredServer, requested: unknown): JsonObject => {
   const { extensions: _extensions, ...capabilities } = server.capabilities
-  const resources = isJsonObject(capabilities["resources"]) ? { ...capabilities["resources"], subscribe: false } : undefined
+  const resources = isJsonObject(capabilities["resources"])
+    ? { ...capabilities["resources"], subscribe: false }
+    : undefined
   return {
     protocolVersion: typeof requested === "string" && isLegacyVersion(requested) ? requested : DEFAULT_LEGACY_VERSION,
     capabilities: resources === undefined ? capabilities : { ...capabilities, resources },

@@ -31,7 +31,10 @@ export class UpstreamUnreachable extends Data.TaggedError("UpstreamUnreachable")
 /** Splits an SSE body into the JSON messages of its `data:` lines; comments and event names are skipped. */
 export class SseFrames {
   private buffer = ""
-  constructor(private readonly onFrame: (frame: unknown) => void, private readonly restore: IdRestorer = (text) => text) {}
+  constructor(
+    private readonly onFrame: (frame: unknown) => void,
+    private readonly restore: IdRestorer = (text) => text
+  ) {}
 
   push(chunk: string): void {
     this.buffer = (this.buffer + chunk).replace(/\r\n?/g, "\n")
@@ -49,7 +52,9 @@ export class SseFrames {
   }
 
   private emit(block: string): void {
-    const data = block.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).replace(/^ /, ""))
+    const data = block.split("\n").filter((line) => line.startsWith("data:")).map((line) =>
+      line.slice(5).replace(/^ /, "")
+    )
     if (data.length === 0) return
     try {
       this.onFrame(JSON.parse(this.restore(data.join("\n"))))

@@ -34,15 +34,29 @@ export class UpstreamChannel {
   private idle: NodeJS.Timeout | undefined
   private retired = false
 
-  constructor(private readonly path: string | undefined, private readonly target: UpstreamTarget, private readonly agent: http.Agent) {}
+  constructor(
+    private readonly path: string | undefined,
+    private readonly target: UpstreamTarget,
+    private readonly agent: http.Agent
+  ) {}
 
   /** Sends one message and resolves with its reply, as `postUpstream` would; interrupting it cancels the request upstream. */
-  exchange(message: JsonObject, onFrame: (frame: unknown) => void, restore: IdRestorer = (text) => text): Effect.Effect<UpstreamReply, UpstreamUnreachable> {
-    if (this.path === undefined || this.unavailable) return postUpstream(this.agent, this.target, message, onFrame, restore)
+  exchange(
+    message: JsonObject,
+    onFrame: (frame: unknown) => void,
+    restore: IdRestorer = (text) => text
+  ): Effect.Effect<UpstreamReply, UpstreamUnreachable> {
+    if (this.path === undefined || this.unavailable) {
+      return postUpstream(this.agent, this.target, message, onFrame, restore)
+    }
     if (this.socket !== undefined && !this.socket.destroyed) return this.send(message, onFrame, restore)
     return Effect.flatMap(
       Effect.promise(() => this.open()),
-      (open) => (open ? this.send(message, onFrame, restore) : postUpstream(this.agent, this.target, message, onFrame, restore))
+      (
+        open
+      ) => (open
+        ? this.send(message, onFrame, restore)
+        : postUpstream(this.agent, this.target, message, onFrame, restore))
     )
   }
 
@@ -57,10 +71,18 @@ export class UpstreamChannel {
     this.armIdle()
   }
 
-  private send(message: JsonObject, onFrame: (frame: unknown) => void, restore: IdRestorer): Effect.Effect<UpstreamReply, UpstreamUnreachable> {
+  private send(
+    message: JsonObject,
+    onFrame: (frame: unknown) => void,
+    restore: IdRestorer
+  ): Effect.Effect<UpstreamReply, UpstreamUnreachable> {
     return Effect.async<UpstreamReply, UpstreamUnreachable>((resume) => {
       const socket = this.socket
-      if (socket === undefined) return resume(Effect.fail(new UpstreamUnreachable({ port: this.target.port, cause: new Error("the channel closed") })))
+      if (socket === undefined) {
+        return resume(
+          Effect.fail(new UpstreamUnreachable({ port: this.target.port, cause: new Error("the channel closed") }))
+        )
+      }
       const id = message["id"]
       // A notification (a cancel) has no answer.
       if (id === undefined) {
@@ -84,7 +106,9 @@ export class UpstreamChannel {
       return Effect.sync(() => {
         if (!this.pending.delete(key)) return
         this.armIdle()
-        socket.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } })}\n`)
+        socket.write(
+          `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } })}\n`
+        )
       })
     })
   }
@@ -105,7 +129,18 @@ export class UpstreamChannel {
       }
       const timer = setTimeout(() => give(false), HELLO_TIMEOUT_MS)
       socket.setEncoding("utf8")
-      socket.on("connect", () => socket.write(`${JSON.stringify({ dbdesk: CHANNEL_HELLO, authorization: this.target.token === undefined ? undefined : `Bearer ${this.target.token}` })}\n`))
+      socket.on(
+        "connect",
+        () =>
+          socket.write(
+            `${
+              JSON.stringify({
+                dbdesk: CHANNEL_HELLO,
+                authorization: this.target.token === undefined ? undefined : `Bearer ${this.target.token}`
+              })
+            }\n`
+          )
+      )
       socket.on("data", (chunk: string) => {
         for (const line of reader.push(chunk)) {
           if (greeted) this.onLine(line)
@@ -123,7 +158,12 @@ export class UpstreamChannel {
         if (this.socket === socket) this.socket = undefined
         clearTimeout(this.idle)
         for (const pending of [...this.pending.values()]) {
-          pending.settle(new UpstreamUnreachable({ port: this.target.port, cause: new Error("the dbdesk server closed the channel before the answer") }))
+          pending.settle(
+            new UpstreamUnreachable({
+              port: this.target.port,
+              cause: new Error("the dbdesk server closed the channel before the answer")
+            })
+          )
         }
       })
     })

@@ -54,15 +54,18 @@ export const acquireUpstream = (handshakePath: string, agent: http.Agent) =>
     const reply = yield* postUpstream(agent, target, discoverRequest, () => undefined).pipe(
       Effect.timeoutFail({
         duration: "10 seconds",
-        onTimeout: () => notRunning(`the server at 127.0.0.1:${handshake.port} did not answer server/discover within 10 s`)
+        onTimeout: () =>
+          notRunning(`the server at 127.0.0.1:${handshake.port} did not answer server/discover within 10 s`)
       }),
-      Effect.catchTag("UpstreamUnreachable", (error) => notRunning(`${error.message}, although ${handshakePath} names it`))
+      Effect.catchTag("UpstreamUnreachable", (error) =>
+        notRunning(`${error.message}, although ${handshakePath} names it`))
     )
     const result = reply.kind === "json" && isJsonObject(reply.message) ? reply.message["result"] : undefined
     if (!isJsonObject(result)) {
       return yield* new BridgeRefusal({
         reason: "unsupported_version",
-        explanation: `The server at 127.0.0.1:${handshake.port} did not answer server/discover (HTTP ${reply.status}), ` +
+        explanation:
+          `The server at 127.0.0.1:${handshake.port} did not answer server/discover (HTTP ${reply.status}), ` +
           `so it does not speak ${MODERN_VERSION}. Update dbdesk.`
       })
     }
@@ -70,7 +73,8 @@ export const acquireUpstream = (handshakePath: string, agent: http.Agent) =>
     if (!versions.includes(MODERN_VERSION)) {
       return yield* new BridgeRefusal({
         reason: "unsupported_version",
-        explanation: `The server at 127.0.0.1:${handshake.port} supports ${versions.map(String).join(", ") || "no versions"}, ` +
+        explanation:
+          `The server at 127.0.0.1:${handshake.port} supports ${versions.map(String).join(", ") || "no versions"}, ` +
           `not ${MODERN_VERSION}, which the bridge needs. Update dbdesk.`
       })
     }
@@ -78,7 +82,8 @@ export const acquireUpstream = (handshakePath: string, agent: http.Agent) =>
     if (meta[META_INSTANCE_ID] !== handshake.instanceId) {
       return yield* new BridgeRefusal({
         reason: "instance_mismatch",
-        explanation: `The server at 127.0.0.1:${handshake.port} did not prove it is the dbdesk instance ${handshakePath} names ` +
+        explanation:
+          `The server at 127.0.0.1:${handshake.port} did not prove it is the dbdesk instance ${handshakePath} names ` +
           `(instance ${handshake.instanceId}); refusing to send it your requests. Restart dbdesk to rewrite the handshake file.`
       })
     }

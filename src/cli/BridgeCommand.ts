@@ -7,9 +7,14 @@ import { lazyHandler } from "./Lazy.ts"
 export const bridgeCommand = Command.make(
   "bridge",
   { home },
-  lazyHandler(() => import("../bridge/BridgeProcess.ts"), (m) => ({ home }: { readonly home: Option.Option<string> }) => m.bridgeMain(Option.getOrUndefined(home)))
+  lazyHandler(
+    () => import("../bridge/BridgeProcess.ts"),
+    (m) => ({ home }: { readonly home: Option.Option<string> }) => m.bridgeMain(Option.getOrUndefined(home))
+  )
 ).pipe(
-  Command.withDescription(described("Speak MCP over stdio for clients that cannot use HTTP, forwarding to the running dbdesk server.", [
-    "dbdesk bridge   (what dbdesk clients install writes into an AI client's config, as dbdesk-mcp)"
-  ]))
+  Command.withDescription(
+    described("Speak MCP over stdio for clients that cannot use HTTP, forwarding to the running dbdesk server.", [
+      "dbdesk bridge   (what dbdesk clients install writes into an AI client's config, as dbdesk-mcp)"
+    ])
+  )
 )

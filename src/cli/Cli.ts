@@ -24,7 +24,9 @@ const SHELLS = ["bash", "zsh", "fish"] as const
 // eslint-disable-next-line prefer-const -- assigned once below, after the root that lists this command is built
 let completionRoot: Command.Command<"dbdesk", any, any, any> | undefined
 
-const completions = Command.make("completions", { shell: Args.choice(SHELLS.map((shell) => [shell, shell] as const), { name: "shell" }) }, ({ shell }) =>
+const completions = Command.make("completions", {
+  shell: Args.choice(SHELLS.map((shell) => [shell, shell] as const), { name: "shell" })
+}, ({ shell }) =>
   Effect.gen(function*() {
     const lines = shell === "bash"
       ? yield* Command.getBashCompletions(completionRoot!, PROGRAM)
@@ -45,7 +47,19 @@ const dbdesk = Command.make(PROGRAM).pipe(
     "dbdesk doctor                         check the installation",
     "dbdesk <command> --help               help for one command"
   ])),
-  Command.withSubcommands([serveCommand, doctorCommand, clientsCommand, connectionCommand, tokenCommand, toolsCommand, policyCommand, exportCommand, activityCommand, bridgeCommand, completions])
+  Command.withSubcommands([
+    serveCommand,
+    doctorCommand,
+    clientsCommand,
+    connectionCommand,
+    tokenCommand,
+    toolsCommand,
+    policyCommand,
+    exportCommand,
+    activityCommand,
+    bridgeCommand,
+    completions
+  ])
 )
 
 completionRoot = dbdesk
@@ -64,7 +78,13 @@ type Instruction =
   | { readonly _tag: "Subcommands"; readonly parent: Instruction; readonly children: ReadonlyArray<Instruction> }
 
 const flagsOf = (usage: Usage.Usage): Array<string> => {
-  const node = usage as unknown as { _tag: string; names?: ReadonlyArray<string>; left?: Usage.Usage; right?: Usage.Usage; usage?: Usage.Usage }
+  const node = usage as unknown as {
+    _tag: string
+    names?: ReadonlyArray<string>
+    left?: Usage.Usage
+    right?: Usage.Usage
+    usage?: Usage.Usage
+  }
   if (node._tag === "Named") return (node.names ?? []).filter((name) => name.startsWith("-"))
   return [node.left, node.right, node.usage].flatMap((child) => (child === undefined ? [] : flagsOf(child)))
 }
@@ -79,11 +99,15 @@ const treeOf = (instruction: Instruction): [string, CommandNode] => {
       return [name, { flags: parent.flags, subcommands: new Map(instruction.children.map(treeOf)) }]
     }
     default:
-      return [instruction.name, { flags: flagsOf(CommandDescriptor.getUsage(instruction as never)), subcommands: new Map() }]
+      return [instruction.name, {
+        flags: flagsOf(CommandDescriptor.getUsage(instruction as never)),
+        subcommands: new Map()
+      }]
   }
 }
 
-const plainText = (doc: HelpDoc.HelpDoc) => HelpDoc.toAnsiText(doc).replace(/\u001b\[[0-9;]*m/g, "").replace(/\s*\n\s*/g, " ").trim()
+const plainText = (doc: HelpDoc.HelpDoc) =>
+  HelpDoc.toAnsiText(doc).replace(/\u001b\[[0-9;]*m/g, "").replace(/\s*\n\s*/g, " ").trim()
 
 /** `--help` or `-h` anywhere before `--`: the help of the command the other words name (HelpText.ts). */
 const helpRequested = (args: ReadonlyArray<string>) => {
@@ -94,8 +118,12 @@ const helpRequested = (args: ReadonlyArray<string>) => {
 const printHelp = (args: ReadonlyArray<string>) =>
   Effect.suspend(() => {
     const target = helpTarget(commandTree(), args)
-    if (target.unknown !== undefined) return usageError(explainUsage(treeOf(dbdesk.descriptor as unknown as Instruction)[1], PROGRAM, args))
-    return Console.log(renderHelp(target.help, target.path, helpStyle(process.stdout, process.env), target.path.length === 1).trimEnd())
+    if (target.unknown !== undefined) {
+      return usageError(explainUsage(treeOf(dbdesk.descriptor as unknown as Instruction)[1], PROGRAM, args))
+    }
+    return Console.log(
+      renderHelp(target.help, target.path, helpStyle(process.stdout, process.env), target.path.length === 1).trimEnd()
+    )
   })
 
 const usageError = (line: string) =>
@@ -112,11 +140,15 @@ export const runCli = (argv: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const args = argv.slice(2)
     if (helpRequested(args)) return yield* printHelp(args)
-    const parsed = yield* Effect.either(CommandDescriptor.parse(dbdesk.descriptor, [PROGRAM, ...args], CliConfig.defaultConfig))
+    const parsed = yield* Effect.either(
+      CommandDescriptor.parse(dbdesk.descriptor, [PROGRAM, ...args], CliConfig.defaultConfig)
+    )
     const tree = () => treeOf(dbdesk.descriptor as unknown as Instruction)[1]
     if (Either.isLeft(parsed)) {
       const error = parsed.left
-      if (ValidationError.isCommandMismatch(error) || ValidationError.isMissingSubcommand(error)) return yield* usageError(explainUsage(tree(), PROGRAM, args))
+      if (
+        ValidationError.isCommandMismatch(error) || ValidationError.isMissingSubcommand(error)
+      ) return yield* usageError(explainUsage(tree(), PROGRAM, args))
       const where = explainUsage(tree(), PROGRAM, args).match(/\((.*) --help\)$/)?.[1] ?? PROGRAM
       return yield* usageError(`${where}: ${plainText(error.error)} (${where} --help)`)
     }

@@ -31,13 +31,16 @@ const baseOf = (ast: SchemaAST.AST): SchemaAST.AST => (SchemaAST.isRefinement(as
 
 /** Whether a number schema is refined to whole numbers (Schema.Int) anywhere in its chain. */
 const isInt = (ast: SchemaAST.AST): boolean =>
-  SchemaAST.isRefinement(ast) && (ast.annotations[SchemaAST.SchemaIdAnnotationId] === Schema.IntSchemaId || isInt(ast.from))
+  SchemaAST.isRefinement(ast) &&
+  (ast.annotations[SchemaAST.SchemaIdAnnotationId] === Schema.IntSchemaId || isInt(ast.from))
 
 const literalsOf = (ast: SchemaAST.AST): ReadonlyArray<string> | undefined => {
   const base = baseOf(ast)
   if (SchemaAST.isLiteral(base) && typeof base.literal === "string") return [base.literal]
   if (!SchemaAST.isUnion(base)) return undefined
-  const values = base.types.map((member) => (SchemaAST.isLiteral(member) && typeof member.literal === "string" ? member.literal : undefined))
+  const values = base.types.map((
+    member
+  ) => (SchemaAST.isLiteral(member) && typeof member.literal === "string" ? member.literal : undefined))
   return values.every((value): value is string => value !== undefined) ? values : undefined
 }
 
@@ -46,7 +49,10 @@ const isList = (ast: SchemaAST.AST): boolean => {
   return SchemaAST.isTupleType(base) || (SchemaAST.isUnion(base) && base.types.some(isList))
 }
 
-const kindOf = (ast: SchemaAST.AST, encoded: SchemaAST.AST | undefined): { readonly kind: FieldKind; readonly choices: ReadonlyArray<string> } => {
+const kindOf = (
+  ast: SchemaAST.AST,
+  encoded: SchemaAST.AST | undefined
+): { readonly kind: FieldKind; readonly choices: ReadonlyArray<string> } => {
   if (SchemaAST.isDeclaration(ast)) return { kind: "secret", choices: [] }
   // D-65: the one field stored as a list, masking rules, takes repeatable --mask / --hide flags (a cluster's
   // nodes are a list too, but stored and typed as one comma-separated text).
@@ -81,11 +87,15 @@ const typeSpec = (member: Schema.Schema.AnyNoContext): ConnectionTypeSpec => {
   return { type, fields }
 }
 
-export const CONNECTION_TYPES: ReadonlyArray<ConnectionTypeSpec> = Connection.members.map((member) => typeSpec(member as Schema.Schema.AnyNoContext))
+export const CONNECTION_TYPES: ReadonlyArray<ConnectionTypeSpec> = Connection.members.map((member) =>
+  typeSpec(member as Schema.Schema.AnyNoContext)
+)
 
 /** The secret fields of a connection type (listed as `hasPassword`-style booleans, never shown). */
 export const secretFields = (type: string): ReadonlyArray<string> =>
-  CONNECTION_TYPES.find((spec) => spec.type === type)?.fields.filter((field) => field.kind === "secret").map((field) => field.name) ?? []
+  CONNECTION_TYPES.find((spec) => spec.type === type)?.fields.filter((field) => field.kind === "secret").map((field) =>
+    field.name
+  ) ?? []
 
 /**
  * What `connection list --json` shows of a connection: its settings with every secret replaced by
@@ -98,7 +108,9 @@ export const publicView = (connection: Connection): Record<string, unknown> => {
     if (secretFields(connection.type).includes(key)) continue
     view[key] = value
   }
-  for (const secret of secretFields(connection.type)) view[`has${secret[0]!.toUpperCase()}${secret.slice(1)}`] = encoded[secret] !== undefined
+  for (const secret of secretFields(connection.type)) {
+    view[`has${secret[0]!.toUpperCase()}${secret.slice(1)}`] = encoded[secret] !== undefined
+  }
   if (typeof view["ssh"] === "object" && view["ssh"] !== null) {
     const { password, passphrase, ...ssh } = view["ssh"] as Record<string, unknown>
     view["ssh"] = { ...ssh, hasPassword: password !== undefined, hasPassphrase: passphrase !== undefined }

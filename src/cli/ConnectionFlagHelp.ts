@@ -84,13 +84,20 @@ const schemaDescription = (spec: ConnectionTypeSpec, name: string): string | und
 }
 
 /** A field's name in words: `apiKey` → "API key", `password` → "password". */
-export const fieldWords = (name: string): string => name.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`).replace(/^api\b/, "API")
+export const fieldWords = (name: string): string =>
+  name.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`).replace(/^api\b/, "API")
 
 /** `--port`'s help for a postgresql connection: "TCP port (default: 5432)". */
 export const connectionFlagHelp = (spec: ConnectionTypeSpec, field: FieldSpec): string => {
   const meaning = schemaDescription(spec, field.name) ?? MEANINGS[field.name] ?? field.name
-  const choices = field.kind === "choice" && !field.choices.every((choice) => meaning.includes(choice)) ? `: ${field.choices.join(", ")}` : ""
+  const choices = field.kind === "choice" && !field.choices.every((choice) => meaning.includes(choice))
+    ? `: ${field.choices.join(", ")}`
+    : ""
   const fallback = defaultsOf(spec)[field.name]
-  const shown = typeof fallback === "string" || typeof fallback === "number" || typeof fallback === "boolean" ? String(fallback) : undefined
-  return `${meaning}${choices}${shown === undefined || /\(default/i.test(meaning) || field.kind === "boolean" ? "" : ` (default: ${shown})`}`
+  const shown = typeof fallback === "string" || typeof fallback === "number" || typeof fallback === "boolean"
+    ? String(fallback)
+    : undefined
+  return `${meaning}${choices}${
+    shown === undefined || /\(default/i.test(meaning) || field.kind === "boolean" ? "" : ` (default: ${shown})`
+  }`
 }

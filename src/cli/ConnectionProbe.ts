@@ -34,20 +34,38 @@ export const probeConnections = (connections: ReadonlyArray<Connection>): Effect
           const clients = yield* SearchClients
           const client = yield* clients.clientFor(connection.id, connection)
           const info = yield* connect(client)
-          return { ok: true, message: `Connected to Typesense ${info.version ?? "(version unknown)"}. ${info.warnings.join(" ")}`.trim() }
+          return {
+            ok: true,
+            message: `Connected to Typesense ${info.version ?? "(version unknown)"}. ${info.warnings.join(" ")}`.trim()
+          }
         }
         const driver = yield* Effect.flatMap(Drivers, (drivers) => drivers.forConnection(connection))
         const status = yield* driver.status()
         return status.status === "connected"
-          ? { ok: true, message: `Connected${status.server_version === undefined ? "" : ` (${status.server_version})`}.` }
+          ? {
+            ok: true,
+            message: `Connected${status.server_version === undefined ? "" : ` (${status.server_version})`}.`
+          }
           : { ok: false, message: status.error ?? status.status }
       }).pipe(
-        Effect.timeoutFail({ duration: `${PROBE_SECONDS} seconds`, onTimeout: () => new Error(`no answer within ${PROBE_SECONDS} s: check the host, the port and any firewall`) }),
+        Effect.timeoutFail({
+          duration: `${PROBE_SECONDS} seconds`,
+          onTimeout: () => new Error(`no answer within ${PROBE_SECONDS} s: check the host, the port and any firewall`)
+        }),
         Effect.catchAll((error) => Effect.succeed({ ok: false, message: uiMessage(error) })),
-        Effect.map((outcome): ProbeResult => ({ id: connection.id, name: connection.name, type: connection.type, where: where(connection), ...outcome }))
+        Effect.map((outcome): ProbeResult => ({
+          id: connection.id,
+          name: connection.name,
+          type: connection.type,
+          where: where(connection),
+          ...outcome
+        }))
       )
     const services = Layer.merge(Drivers.Default, SearchClients.Default).pipe(
       Layer.provide(Layer.effect(Connections, Connections.make(connections, () => Effect.void)))
     )
-    return yield* Effect.forEach(connections, probeOne, { concurrency: 4 }).pipe(Effect.provide(services), Effect.scoped)
+    return yield* Effect.forEach(connections, probeOne, { concurrency: 4 }).pipe(
+      Effect.provide(services),
+      Effect.scoped
+    )
   })

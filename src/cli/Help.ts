@@ -73,7 +73,9 @@ export const paragraphs = (doc: HelpDoc.HelpDoc): Array<string> => {
     case "Sequence":
       return [...paragraphs(doc.left), ...paragraphs(doc.right)]
     case "DescriptionList":
-      return doc.definitions.flatMap(([term, definition]) => [spanText(term), ...paragraphs(definition).map((text) => `  ${text}`)])
+      return doc.definitions.flatMap((
+        [term, definition]
+      ) => [spanText(term), ...paragraphs(definition).map((text) => `  ${text}`)])
     case "Enumeration":
       return doc.elements.flatMap((element) => paragraphs(element).map((text) => `- ${text}`))
   }
@@ -113,10 +115,14 @@ const flagsOf = (node: Node, context: Context): Array<FlagHelp> => {
     case "Single": {
       const primitive = node["primitiveType"] as Primitive
       const value = placeholder(primitive, node["pseudoName"] as Option.Option<string>)
-      const aliases = (node["aliases"] as ReadonlyArray<string>).map((alias) => (alias.length === 1 ? `-${alias}` : `--${alias}`))
+      const aliases = (node["aliases"] as ReadonlyArray<string>).map((
+        alias
+      ) => (alias.length === 1 ? `-${alias}` : `--${alias}`))
       let description = paragraphs(node["description"] as HelpDoc.HelpDoc).join(" ")
       const choices = (primitive.alternatives ?? []).map(([name]) => name)
-      if (value === "<choice>" && !choices.every((choice) => description.includes(choice))) description += `; one of ${choices.join(", ")}`
+      if (value === "<choice>" && !choices.every((choice) => description.includes(choice))) {
+        description += `; one of ${choices.join(", ")}`
+      }
       return [{
         names: [node["fullName"] as string, ...aliases],
         value,
@@ -136,7 +142,11 @@ const flagsOf = (node: Node, context: Context): Array<FlagHelp> => {
     case "KeyValueMap": {
       const min = node["min"] as Option.Option<number> | undefined
       const optional = min === undefined || Option.isNone(min) || min.value === 0
-      return flagsOf(node["argumentOption"] as Node, { ...context, optional: context.optional || optional, repeatable: true })
+      return flagsOf(node["argumentOption"] as Node, {
+        ...context,
+        optional: context.optional || optional,
+        repeatable: true
+      })
     }
     case "WithDefault": {
       const fallback = node["fallback"]
@@ -152,7 +162,12 @@ const argsOf = (node: Node, context: Context): Array<ArgHelp> => {
   switch (node._tag) {
     case "Single": {
       const name = Option.getOrElse(node["pseudoName"] as Option.Option<string>, () => node["name"] as string)
-      return [{ name, description: paragraphs(node["description"] as HelpDoc.HelpDoc).join(" "), required: !context.optional, repeatable: context.repeatable }]
+      return [{
+        name,
+        description: paragraphs(node["description"] as HelpDoc.HelpDoc).join(" "),
+        required: !context.optional,
+        repeatable: context.repeatable
+      }]
     }
     case "Map":
       return argsOf(node["args"] as Node, context)
@@ -160,7 +175,11 @@ const argsOf = (node: Node, context: Context): Array<ArgHelp> => {
       return [...argsOf(node["left"] as Node, context), ...argsOf(node["right"] as Node, context)]
     case "Variadic": {
       const min = node["min"] as Option.Option<number>
-      return argsOf(node["args"] as Node, { ...context, optional: context.optional || Option.isNone(min) || min.value === 0, repeatable: true })
+      return argsOf(node["args"] as Node, {
+        ...context,
+        optional: context.optional || Option.isNone(min) || min.value === 0,
+        repeatable: true
+      })
     }
     case "WithDefault":
     case "WithFallbackConfig":

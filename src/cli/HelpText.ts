@@ -6,7 +6,10 @@ export interface HelpStyle {
 }
 
 /** Bold only on a terminal, and never under NO_COLOR (any value, https://no-color.org) or TERM=dumb. */
-export const helpStyle = (stream: { readonly isTTY?: boolean | undefined }, env: Readonly<Record<string, string | undefined>>): HelpStyle => ({
+export const helpStyle = (
+  stream: { readonly isTTY?: boolean | undefined },
+  env: Readonly<Record<string, string | undefined>>
+): HelpStyle => ({
   bold: stream.isTTY === true && env["NO_COLOR"] === undefined && env["TERM"] !== "dumb"
 })
 
@@ -54,7 +57,8 @@ const exampleLines = (example: string, indent: string): Array<string> => {
     } else line = line === "" ? word : `${line} ${word}`
   }
   if (line !== "") lines.push(line)
-  return [...lines, ...(note === undefined ? [] : wrap(note, WIDTH - indent.length - 2).map((text) => `  ${text}`))].map((text) => indent + text)
+  return [...lines, ...(note === undefined ? [] : wrap(note, WIDTH - indent.length - 2).map((text) => `  ${text}`))]
+    .map((text) => indent + text)
 }
 
 const flagTerm = (flag: FlagHelp) =>
@@ -71,7 +75,9 @@ const flagText = (flag: FlagHelp) =>
 /** The usage line: the full command path, the required flags and arguments, `[flags]` for the optional ones. */
 export const usageLine = (help: CommandHelp, path: ReadonlyArray<string>): string => {
   if (help.subcommands.length > 0) return `${path.join(" ")} <command>${help.flags.length > 0 ? " [flags]" : ""}`
-  const required = help.flags.filter((flag) => flag.required).map((flag) => `${flag.names[0]} ${flag.value ?? ""}`.trim() + (flag.repeatable ? "..." : ""))
+  const required = help.flags.filter((flag) => flag.required).map((flag) =>
+    `${flag.names[0]} ${flag.value ?? ""}`.trim() + (flag.repeatable ? "..." : "")
+  )
   const optional = help.flags.some((flag) => !flag.required) ? ["[flags]"] : []
   const args = help.args.map((arg) => {
     const name = `<${arg.name}>${arg.repeatable ? "..." : ""}`
@@ -83,7 +89,9 @@ export const usageLine = (help: CommandHelp, path: ReadonlyArray<string>): strin
 /** Required flags first, then the command's own, then the ones most commands share (--json, --home). */
 const SHARED = ["--json", "--home"]
 const ordered = (flags: ReadonlyArray<FlagHelp>) => {
-  const rank = (flag: FlagHelp) => (flag.required ? 0 : SHARED.includes(flag.names[0] ?? "") ? 2 + SHARED.indexOf(flag.names[0] ?? "") : 1)
+  const rank = (
+    flag: FlagHelp
+  ) => (flag.required ? 0 : SHARED.includes(flag.names[0] ?? "") ? 2 + SHARED.indexOf(flag.names[0] ?? "") : 1)
   return [...flags].sort((a, b) => rank(a) - rank(b))
 }
 
@@ -107,10 +115,18 @@ export const renderHelp = (help: CommandHelp, path: ReadonlyArray<string>, style
   section("USAGE", exampleLines(usageLine(help, path), "  "))
   section("COMMANDS", columns(help.subcommands.map((child) => [child.name, summary(child)] as const), 14))
   section("ARGUMENTS", columns(help.args.map((arg) => [`<${arg.name}>`, arg.description] as const), 24))
-  const builtIn: Array<readonly [string, string]> = [["-h, --help", "show this help"], ...(root ? [["--version", "print dbdesk's version"] as const] : [])]
-  section("FLAGS", columns([...ordered(help.flags).map((flag) => [flagTerm(flag), flagText(flag)] as const), ...builtIn], 30))
+  const builtIn: Array<readonly [string, string]> = [
+    ["-h, --help", "show this help"],
+    ...(root ? [["--version", "print dbdesk's version"] as const] : [])
+  ]
+  section(
+    "FLAGS",
+    columns([...ordered(help.flags).map((flag) => [flagTerm(flag), flagText(flag)] as const), ...builtIn], 30)
+  )
   section("EXAMPLES", help.examples.flatMap((example) => exampleLines(example, "  ")))
-  if (help.subcommands.length > 0) section("LEARN MORE", [`  ${path.join(" ")} <command> --help   the flags and examples of one command`])
+  if (help.subcommands.length > 0) {
+    section("LEARN MORE", [`  ${path.join(" ")} <command> --help   the flags and examples of one command`])
+  }
   return `${out.join("\n").replace(/[ \t]+$/gm, "")}\n`
 }
 

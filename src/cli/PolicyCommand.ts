@@ -8,13 +8,19 @@ const explain = Command.make("explain", {
   home,
   json,
   token: Options.text("token").pipe(Options.withDescription("the token's id (dbdesk token list) or its exact name")),
-  connection: Options.text("connection").pipe(Options.withDescription("the connection's id or exact name (dbdesk connection list)")),
-  sql: Options.text("sql").pipe(Options.withDescription("the statement (on a search connection: the console text, METHOD /path and a body)")),
+  connection: Options.text("connection").pipe(
+    Options.withDescription("the connection's id or exact name (dbdesk connection list)")
+  ),
+  sql: Options.text("sql").pipe(
+    Options.withDescription("the statement (on a search connection: the console text, METHOD /path and a body)")
+  ),
   tool: Options.choice("tool", ["execute_query", "confirm_destructive_operation"]).pipe(
     Options.withDescription("the tool the statement is sent with"),
     Options.withDefault("execute_query" as const)
   ),
-  elicitation: Options.boolean("elicitation").pipe(Options.withDescription("the client declares form elicitation (it gets the approval as a form)"))
+  elicitation: Options.boolean("elicitation").pipe(
+    Options.withDescription("the client declares form elicitation (it gets the approval as a form)")
+  )
 }, lazyHandler(handlers, (m) => m.explain)).pipe(Command.withDescription(described(
   "Say what the server would do with a statement from a token: each gate in order (scope, external access, AI policy, allowlist, access dialog, classifier, destructive-tool requirement, write scope, approval) with its rule, and the outcome. Runs nothing.",
   [

@@ -8,9 +8,15 @@ const port = Options.integer("port").pipe(
 )
 
 /** `dbdesk serve`: the standalone loopback server (D-1). */
-export const serveCommand = Command.make("serve", { port, home }, lazyHandler(() => import("./handlers/Serve.ts"), (m) => m.serve)).pipe(
-  Command.withDescription(described("Start the dbdesk MCP server on 127.0.0.1 (and the UI on a second loopback port).", [
-    "dbdesk serve",
-    "dbdesk serve --port 0 --home /tmp/dbdesk-try"
-  ]))
+export const serveCommand = Command.make(
+  "serve",
+  { port, home },
+  lazyHandler(() => import("./handlers/Serve.ts"), (m) => m.serve)
+).pipe(
+  Command.withDescription(
+    described("Start the dbdesk MCP server on 127.0.0.1 (and the UI on a second loopback port).", [
+      "dbdesk serve",
+      "dbdesk serve --port 0 --home /tmp/dbdesk-try"
+    ])
+  )
 )

@@ -19,7 +19,9 @@ export const nearest = (typed: string, candidates: ReadonlyArray<string>): strin
   const limit = Math.max(2, Math.floor(typed.length / 3))
   let best: { readonly word: string; readonly distance: number } | undefined
   for (const word of candidates) {
-    const distance = word.startsWith(typed) && typed.length >= 2 ? 0.5 : editDistance(typed.toLowerCase(), word.toLowerCase())
+    const distance = word.startsWith(typed) && typed.length >= 2
+      ? 0.5
+      : editDistance(typed.toLowerCase(), word.toLowerCase())
     if (distance <= limit && (best === undefined || distance < best.distance)) best = { word, distance }
   }
   return best?.word
@@ -35,7 +37,12 @@ export interface CommandNode {
  * Explains why a command line does not name a command: the first word that is neither a
  * subcommand nor an option, or an unknown option, with the nearest valid spelling.
  */
-export const explainUsage = (root: CommandNode, program: string, args: ReadonlyArray<string>, unknownOption?: string): string => {
+export const explainUsage = (
+  root: CommandNode,
+  program: string,
+  args: ReadonlyArray<string>,
+  unknownOption?: string
+): string => {
   let node = root
   const path: Array<string> = [program]
   for (let index = 0; index < args.length; index++) {

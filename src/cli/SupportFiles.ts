@@ -10,7 +10,9 @@ import { resolveSupportDirectory, type SupportFiles, supportFiles } from "../ser
  */
 export const filesOf = (home: string | undefined): SupportFiles => supportFiles(home ?? resolveSupportDirectory())
 
-export class UnreadableFile extends Schema.TaggedError<UnreadableFile>()("UnreadableFile", { path: Schema.String, reason: Schema.String }) {
+export class UnreadableFile
+  extends Schema.TaggedError<UnreadableFile>()("UnreadableFile", { path: Schema.String, reason: Schema.String })
+{
   override get message(): string {
     return `${this.path} cannot be read: ${this.reason}`
   }
@@ -19,9 +21,14 @@ export class UnreadableFile extends Schema.TaggedError<UnreadableFile>()("Unread
 /** `connections.json`, or `undefined` before the first start (the server then creates the sample connection). */
 export const readConnections = (path: string): Effect.Effect<ReadonlyArray<Connection> | undefined, UnreadableFile> =>
   Effect.gen(function*() {
-    const text = yield* readFileIfExists(path).pipe(Effect.mapError((error) => new UnreadableFile({ path, reason: String(error.cause) })))
+    const text = yield* readFileIfExists(path).pipe(
+      Effect.mapError((error) => new UnreadableFile({ path, reason: String(error.cause) }))
+    )
     if (text === undefined) return undefined
-    const parsed = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: (error) => new UnreadableFile({ path, reason: `not JSON (${String(error)})` }) })
+    const parsed = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: (error) => new UnreadableFile({ path, reason: `not JSON (${String(error)})` })
+    })
     const file = yield* Schema.decodeUnknown(ConnectionsFile)(parsed).pipe(
       Effect.mapError((error) => new UnreadableFile({ path, reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
     )
@@ -40,7 +47,9 @@ export const findConnection = (all: ReadonlyArray<Connection>, idOrName: string)
   all.find((connection) => connection.id === idOrName) ?? all.find((connection) => connection.name === idOrName)
 
 export const connectionChoices = (all: ReadonlyArray<Connection>): string =>
-  all.length === 0 ? "there are no connections" : `the connections are ${all.map((connection) => `${connection.id} (${connection.name})`).join(", ")}`
+  all.length === 0
+    ? "there are no connections"
+    : `the connections are ${all.map((connection) => `${connection.id} (${connection.name})`).join(", ")}`
 
 /** JSON text decoded with a schema; the failure says what is wrong in one line (not JSON, or which field). */
 export const decodeJsonFile = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, string> => {
@@ -50,6 +59,11 @@ export const decodeJsonFile = <A, I>(schema: Schema.Schema<A, I>, text: string):
   } catch (error) {
     return Either.left(`it is not JSON (${error instanceof Error ? error.message : String(error)})`)
   }
-  return Either.mapLeft(Schema.decodeUnknownEither(schema)(parsed), (error) =>
-    ParseResult.ArrayFormatter.formatErrorSync(error).slice(0, 3).map((issue) => `${issue.path.join(".") || "(top level)"}: ${issue.message}`).join("; "))
+  return Either.mapLeft(
+    Schema.decodeUnknownEither(schema)(parsed),
+    (error) =>
+      ParseResult.ArrayFormatter.formatErrorSync(error).slice(0, 3).map((issue) =>
+        `${issue.path.join(".") || "(top level)"}: ${issue.message}`
+      ).join("; ")
+  )
 }

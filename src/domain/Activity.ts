@@ -56,9 +56,27 @@ export const POLICY_NOTE: unique symbol = Symbol.for("dbdesk/activity/policy-not
 
 /** The fields in the order they are hashed and exported. */
 export const ACTIVITY_FIELDS = [
-  "seq", "at", "category", "action", "outcome", "tokenId", "tokenName", "clientName", "clientVersion", "clientTitle",
-  "address", "connectionId", "subject", "durationMs", "digest", "details", "traceparent", "tracestate", "baggage",
-  "prevHash", "hash"
+  "seq",
+  "at",
+  "category",
+  "action",
+  "outcome",
+  "tokenId",
+  "tokenName",
+  "clientName",
+  "clientVersion",
+  "clientTitle",
+  "address",
+  "connectionId",
+  "subject",
+  "durationMs",
+  "digest",
+  "details",
+  "traceparent",
+  "tracestate",
+  "baggage",
+  "prevHash",
+  "hash"
 ] as const satisfies ReadonlyArray<keyof ActivityEntry>
 
 /** The chain starts from 64 zeros (as the reference client's audit log does, reference §8). */
@@ -81,7 +99,12 @@ export type ActivityQuery = typeof ActivityQuery.Type
 /** The result of checking the chain: the first row found edited, inserted or deleted. */
 export type ChainVerdict =
   | { readonly ok: true; readonly rows: number }
-  | { readonly ok: false; readonly problem: "edited" | "inserted" | "deleted"; readonly seq: number; readonly message: string }
+  | {
+    readonly ok: false
+    readonly problem: "edited" | "inserted" | "deleted"
+    readonly seq: number
+    readonly message: string
+  }
 
 /** One connected client (D-52), keyed by clientInfo, token and address. */
 export const ConnectedClient = Schema.Struct({

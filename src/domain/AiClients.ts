@@ -44,7 +44,8 @@ export interface AiClient {
 
 const joinPath = (platform: ClientPlatform, ...parts: ReadonlyArray<string>): string => {
   const separator = platform === "win32" ? "\\" : "/"
-  return parts.map((part, index) => (index === 0 ? part.replace(/[\\/]+$/, "") : part.replace(/^[\\/]+|[\\/]+$/g, ""))).join(separator)
+  return parts.map((part, index) => (index === 0 ? part.replace(/[\\/]+$/, "") : part.replace(/^[\\/]+|[\\/]+$/g, "")))
+    .join(separator)
 }
 
 const appData = (dirs: UserDirectories) => dirs.appData ?? joinPath("win32", dirs.home, "AppData", "Roaming")
@@ -115,8 +116,12 @@ export const serverEntry = (client: AiClient, launch: BridgeLaunch): JsonObject 
 export const configSnippet = (client: AiClient, launch: BridgeLaunch, name = DEFAULT_SERVER_NAME): string =>
   JSON.stringify({ [client.serversKey]: { [name]: serverEntry(client, launch) } }, null, 2)
 
-const quotePosix = (word: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)
-const quoteWindows = (word: string) => (/^[A-Za-z0-9_@%+=:,./\\-]+$/.test(word) ? word : `"${word.replaceAll("\"", "\\\"")}"`)
+const quotePosix = (
+  word: string
+) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)
+const quoteWindows = (
+  word: string
+) => (/^[A-Za-z0-9_@%+=:,./\\-]+$/.test(word) ? word : `"${word.replaceAll("\"", "\\\"")}"`)
 
 /** A command line quoted for the platform's shell (POSIX sh, or cmd/PowerShell double quotes). */
 export const shellCommand = (platform: ClientPlatform, words: ReadonlyArray<string>): string =>
@@ -125,9 +130,16 @@ export const shellCommand = (platform: ClientPlatform, words: ReadonlyArray<stri
 /** Claude Code's own way to add the same entry: `claude mcp add --scope user dbdesk -- <command> <args…>`. */
 export const claudeCodeCommand = (platform: ClientPlatform, launch: BridgeLaunch, name = DEFAULT_SERVER_NAME): string =>
   shellCommand(platform, [
-    "claude", "mcp", "add", "--scope", "user",
+    "claude",
+    "mcp",
+    "add",
+    "--scope",
+    "user",
     ...Object.entries(launch.env ?? {}).flatMap(([key, value]) => ["--env", `${key}=${value}`]),
-    name, "--", launch.command, ...launch.args
+    name,
+    "--",
+    launch.command,
+    ...launch.args
   ])
 
 /** Why a config file cannot be merged: dbdesk never rewrites a file it cannot read. */
@@ -136,7 +148,10 @@ export interface ConfigUnreadable {
 }
 
 /** Reads a config file's text: absent or blank is an empty config; anything but a JSON object is refused. */
-export const parseClientConfig = (client: AiClient, text: string | undefined): Either.Either<JsonObject, ConfigUnreadable> => {
+export const parseClientConfig = (
+  client: AiClient,
+  text: string | undefined
+): Either.Either<JsonObject, ConfigUnreadable> => {
   if (text === undefined || text.trim() === "") return Either.right({})
   let parsed: unknown
   try {
@@ -147,8 +162,10 @@ export const parseClientConfig = (client: AiClient, text: string | undefined): E
   }
   if (!isJsonObject(parsed)) return Either.left({ reason: "its top level is not a JSON object" })
   const servers = parsed[client.serversKey]
-  if (servers !== undefined && !isJsonObject(servers)) return Either.left({ reason: `its "${client.serversKey}" is not a JSON object` })
-  return Either.right(parsed as JsonObject)
+  if (servers !== undefined && !isJsonObject(servers)) {
+    return Either.left({ reason: `its "${client.serversKey}" is not a JSON object` })
+  }
+  return Either.right(parsed)
 }
 
 const render = (config: JsonObject) => `${JSON.stringify(config, null, 2)}\n`
@@ -165,7 +182,12 @@ export interface ConfigEdit {
  * Adds or replaces the entry `name`, leaving every other key and server as it was. When the entry is
  * already exactly this one, the original text comes back unchanged, so a second install is byte-identical.
  */
-export const withServerEntry = (client: AiClient, text: string | undefined, name: string, entry: JsonObject): Either.Either<ConfigEdit, ConfigUnreadable> =>
+export const withServerEntry = (
+  client: AiClient,
+  text: string | undefined,
+  name: string,
+  entry: JsonObject
+): Either.Either<ConfigEdit, ConfigUnreadable> =>
   Either.map(parseClientConfig(client, text), (config) => {
     const servers = (config[client.serversKey] ?? {}) as JsonObject
     if (text !== undefined && sameJson(servers[name], entry)) return { text, changed: false }
@@ -173,7 +195,11 @@ export const withServerEntry = (client: AiClient, text: string | undefined, name
   })
 
 /** Removes the entry `name` only; the file is unchanged when it has no such entry. */
-export const withoutServerEntry = (client: AiClient, text: string | undefined, name: string): Either.Either<ConfigEdit, ConfigUnreadable> =>
+export const withoutServerEntry = (
+  client: AiClient,
+  text: string | undefined,
+  name: string
+): Either.Either<ConfigEdit, ConfigUnreadable> =>
   Either.map(parseClientConfig(client, text), (config) => {
     const servers = (config[client.serversKey] ?? {}) as JsonObject
     if (!(name in servers)) return { text: text ?? "", changed: false }
@@ -193,8 +219,16 @@ export const serverEntryIn = (client: AiClient, text: string | undefined, name: 
 export const launchOfEntry = (entry: JsonObject): BridgeLaunch | undefined => {
   const command = entry["command"]
   const args = entry["args"] ?? []
-  if (typeof command !== "string" || !Array.isArray(args) || !args.every((arg) => typeof arg === "string")) return undefined
+  if (typeof command !== "string" || !Array.isArray(args) || !args.every((arg) => typeof arg === "string")) {
+    return undefined
+  }
   const env = entry["env"]
-  const strings = isJsonObject(env) ? Object.entries(env).filter((pair): pair is [string, string] => typeof pair[1] === "string") : []
-  return { command, args: args as ReadonlyArray<string>, ...(strings.length > 0 ? { env: Object.fromEntries(strings) } : {}) }
+  const strings = isJsonObject(env)
+    ? Object.entries(env).filter((pair): pair is [string, string] => typeof pair[1] === "string")
+    : []
+  return {
+    command,
+    args: args,
+    ...(strings.length > 0 ? { env: Object.fromEntries(strings) } : {})
+  }
 }

@@ -54,7 +54,8 @@ export const BROWSE_HINTS: AnswerHints = {
 /** Every answer built from search-engine documents (console, grid, `browse_table`, `search_documents`). */
 export const SEARCH_HINTS: AnswerHints = {
   rows: "read the next documents with offset (browse_table) or page (search_documents), or filter with filter_by",
-  bytes: "ask for fewer documents (a smaller per_page or limit), filter with filter_by, or leave large fields out with exclude_fields",
+  bytes:
+    "ask for fewer documents (a smaller per_page or limit), filter with filter_by, or leave large fields out with exclude_fields",
   cells: "Typesense cannot return part of a field: leave it out with exclude_fields, or raise limits.maxCellBytes",
   readPart: "Typesense cannot return part of a field"
 }
@@ -85,7 +86,8 @@ export class AnswerBudget {
    * further when together they would take more than half of the answer (a SQLite column named by a huge literal).
    */
   header(columns: ReadonlyArray<string>): Array<string> {
-    const share = Math.floor(this.available / 2 / Math.max(1, columns.length)) - widestMarkerBytes(this.hints.readPart) - 8
+    const share = Math.floor(this.available / 2 / Math.max(1, columns.length)) -
+      widestMarkerBytes(this.hints.readPart) - 8
     let capped = this.capRow(columns, this.limits.maxCellBytes)
     if (capped.bytes > this.available / 2) capped = this.capRow(columns, Math.max(0, share))
     this.bytes += capped.bytes
@@ -151,7 +153,9 @@ export class AnswerBudget {
     }
     if (this.cutCells > 0) {
       parts.push(
-        `${this.cutCells} value${this.cutCells === 1 ? " was" : "s were"} cut at limits.maxCellBytes (${this.limits.maxCellBytes} bytes); ${this.hints.cells}`
+        `${this.cutCells} value${
+          this.cutCells === 1 ? " was" : "s were"
+        } cut at limits.maxCellBytes (${this.limits.maxCellBytes} bytes); ${this.hints.cells}`
       )
     }
     return parts.length === 0 ? undefined : parts.join("; ")
@@ -197,7 +201,9 @@ export const capResultSet = (resultSet: ResultSet, limits: AnswerLimits, hints: 
   if (note === undefined && messageFits && !columns.some((name, index) => name !== resultSet.columns[index])) {
     return resultSet
   }
-  const kept = previous === undefined || messageFits ? previous : capCell(previous, MAX_MESSAGE_BYTES - 200, hints.readPart).cell as string
+  const kept = previous === undefined || messageFits
+    ? previous
+    : capCell(previous, MAX_MESSAGE_BYTES - 200, hints.readPart).cell as string
   const message = joinMessages(kept, note)
   return {
     ...resultSet,

@@ -1,4 +1,11 @@
-import { type GuardPolicy, type MaskingAction, type MaskingRuleSpec, qualified, type RelationRef, ruleFor } from "./ColumnGuard.ts"
+import {
+  type GuardPolicy,
+  type MaskingAction,
+  type MaskingRuleSpec,
+  qualified,
+  type RelationRef,
+  ruleFor
+} from "./ColumnGuard.ts"
 import type { ResultSet } from "./ResultSet.ts"
 import type { SecretCatalog } from "./SecretCatalogs.ts"
 
@@ -41,7 +48,11 @@ export interface AppliedRule {
 }
 
 export type AnswerVerdict =
-  | { readonly kind: "answer"; readonly actions: ReadonlyArray<"keep" | MaskingAction>; readonly applied: ReadonlyArray<AppliedRule> }
+  | {
+    readonly kind: "answer"
+    readonly actions: ReadonlyArray<"keep" | MaskingAction>
+    readonly applied: ReadonlyArray<AppliedRule>
+  }
   | { readonly kind: "refuse"; readonly refusal: Refusal }
 
 /** `named`: the credential column or statement the text names, when it is not the catalog itself. */
@@ -49,14 +60,19 @@ export const secretRefusal = (catalog: SecretCatalog, named?: string): Refusal =
   gate: "secret_catalog",
   rule: `${catalog.schema}.${catalog.name}`,
   setting: "secretCatalogs",
-  message: `this ${named === undefined ? "reads" : `names ${named} (of`} ${catalog.schema}.${catalog.name}${named === undefined ? "" : ")"}, a secret catalog (${catalog.holds}) closed to AI clients by the connection's AI setting secretCatalogs ("closed"); it is the user's policy: do not work around it, ask the user instead`
+  message: `this ${named === undefined ? "reads" : `names ${named} (of`} ${catalog.schema}.${catalog.name}${
+    named === undefined ? "" : ")"
+  }, a secret catalog (${catalog.holds}) closed to AI clients by the connection's AI setting secretCatalogs ("closed"); it is the user's policy: do not work around it, ask the user instead`
 })
 
 export const untraceableRefusal = (what: string, relation: string, rule: MaskingRuleSpec): Refusal => ({
   gate: "untraceable",
   rule: rule.pattern,
   setting: "maskingRules",
-  message: `${what}, so dbdesk cannot tell whether it carries values of ${relation}, which the masking rule "${rule.pattern}" (${rule.action}) in the connection's AI settings protects; select the table's columns directly (protected values show ${rule.action === "mask" ? "as markers" : "as absent"}) or use count_rows, or ask the user to change the rule`
+  message:
+    `${what}, so dbdesk cannot tell whether it carries values of ${relation}, which the masking rule "${rule.pattern}" (${rule.action}) in the connection's AI settings protects; select the table's columns directly (protected values show ${
+      rule.action === "mask" ? "as markers" : "as absent"
+    }) or use count_rows, or ask the user to change the rule`
 })
 
 /**
@@ -67,7 +83,9 @@ export const textRefusal = (subject: string, policy: GuardPolicy): Refusal => ({
   gate: policy.secretCatalogs === "closed" ? "secret_catalog" : "untraceable",
   rule: subject.split(" ")[0]!,
   setting: policy.secretCatalogs === "closed" ? "secretCatalogs" : "maskingRules",
-  message: `${subject}, so dbdesk cannot check what it reads before it runs, and the connection's AI settings (${policy.secretCatalogs === "closed" ? "secretCatalogs \"closed\"" : "masking rules"}) require every read to be checked; write the query itself instead`
+  message: `${subject}, so dbdesk cannot check what it reads before it runs, and the connection's AI settings (${
+    policy.secretCatalogs === "closed" ? "secretCatalogs \"closed\"" : "masking rules"
+  }) require every read to be checked; write the query itself instead`
 })
 
 /**
@@ -84,14 +102,18 @@ export const decideAnswer = (
   const secret = policy.secretCatalogs === "closed" ? reads.secret[0] : undefined
   if (secret !== undefined) return { kind: "refuse", refusal: secretRefusal(secret) }
   const routine = reads.runsText?.[0]
-  if (routine !== undefined && (policy.secretCatalogs === "closed" || policy.rules.length > 0)) return { kind: "refuse", refusal: textRefusal(routine, policy) }
+  if (routine !== undefined && (policy.secretCatalogs === "closed" || policy.rules.length > 0)) {
+    return { kind: "refuse", refusal: textRefusal(routine, policy) }
+  }
   const guarded = reads.ruled[0]
   if (guarded !== undefined) {
     const untraced = columns.findIndex((column) => reads.compound || column.source.kind === "untraced")
     if (untraced >= 0) {
       const what = reads.compound
         ? "this statement combines rows with a set operation (UNION, INTERSECT or EXCEPT)"
-        : `output column ${untraced + 1} (${JSON.stringify(columns[untraced]!.name)}) is computed or comes from a view or function`
+        : `output column ${untraced + 1} (${
+          JSON.stringify(columns[untraced]!.name)
+        }) is computed or comes from a view or function`
       return { kind: "refuse", refusal: untraceableRefusal(what, guarded.relation, guarded.rule) }
     }
   }
@@ -107,7 +129,11 @@ export const decideAnswer = (
 }
 
 /** Applies the verdict's actions to one row: hidden columns dropped, masked values replaced by their marker. */
-export const projectRow = (row: ReadonlyArray<unknown>, actions: ReadonlyArray<"keep" | MaskingAction>, mask: (value: unknown) => unknown): Array<unknown> => {
+export const projectRow = (
+  row: ReadonlyArray<unknown>,
+  actions: ReadonlyArray<"keep" | MaskingAction>,
+  mask: (value: unknown) => unknown
+): Array<unknown> => {
   const out: Array<unknown> = []
   for (let i = 0; i < row.length; i++) {
     const action = actions[i] ?? "keep"
@@ -117,8 +143,10 @@ export const projectRow = (row: ReadonlyArray<unknown>, actions: ReadonlyArray<"
   return out
 }
 
-export const keptNames = (names: ReadonlyArray<string>, actions: ReadonlyArray<"keep" | MaskingAction>): Array<string> =>
-  names.filter((_, i) => actions[i] !== "hide")
+export const keptNames = (
+  names: ReadonlyArray<string>,
+  actions: ReadonlyArray<"keep" | MaskingAction>
+): Array<string> => names.filter((_, i) => actions[i] !== "hide")
 
 /** A write whose returned rows are refused: the change happened (it was approved), so its effect is reported. */
 export const withheldRows = (resultSet: ResultSet, refusal: Refusal): ResultSet => ({
@@ -126,7 +154,9 @@ export const withheldRows = (resultSet: ResultSet, refusal: Refusal): ResultSet 
   columns: [],
   rows: [],
   row_count: 0,
-  status_message: `${resultSet.status_message ?? `${resultSet.rows_affected} rows affected`}; the rows it returned are withheld: ${refusal.message}`
+  status_message: `${
+    resultSet.status_message ?? `${resultSet.rows_affected} rows affected`
+  }; the rows it returned are withheld: ${refusal.message}`
 })
 
 /**
@@ -134,4 +164,6 @@ export const withheldRows = (resultSet: ResultSet, refusal: Refusal): ResultSet 
  * message may quote a value (`invalid input syntax for type integer: "…"`), so only its code is shown.
  */
 export const withheldError = (code: string | undefined): string =>
-  `the database stopped this statement while reading its rows${code === undefined ? "" : ` (error code ${code})`}; its message is withheld because it may quote values the connection's AI settings protect (a secret catalog or a masking rule); check the statement against describe_table and try a simpler form`
+  `the database stopped this statement while reading its rows${
+    code === undefined ? "" : ` (error code ${code})`
+  }; its message is withheld because it may quote values the connection's AI settings protect (a secret catalog or a masking rule); check the statement against describe_table and try a simpler form`

@@ -77,7 +77,10 @@ const whole = (columns: ReadonlyArray<string>, row: ReadonlyArray<CellValue>) =>
 export const previewRowText = (columns: ReadonlyArray<string>, row: PreviewRow, action: PreviewAction): string => {
   if (row.before !== null && row.after !== null) {
     const changed = columns.flatMap((column, index) =>
-      shown(row.before![index]) === shown(row.after![index]) ? [] : [`${column}: ${shown(row.before![index])} → ${shown(row.after![index])}`])
+      shown(row.before![index]) === shown(row.after![index])
+        ? []
+        : [`${column}: ${shown(row.before![index])} → ${shown(row.after![index])}`]
+    )
     const name = `${columns[0] ?? "row"}=${shown(row.before[0])}`
     return `${name}: ${changed.length === 0 ? "no value changes" : changed.join(", ")}`
   }
@@ -105,7 +108,9 @@ export const previewText = (preview: ApprovalPreview): string => {
       const lines = [`Preview (run and rolled back): ${previewHeadline(preview)}.`]
       for (const row of preview.rows) lines.push(`  • ${previewRowText(preview.columns, row, preview.action)}`)
       const more = preview.count - preview.rows.length
-      if (more > 0 && preview.rows.length > 0) lines.push(`  … and ${more.toLocaleString("en-US")} more ${preview.unit}${more === 1 ? "" : "s"}`)
+      if (more > 0 && preview.rows.length > 0) {
+        lines.push(`  … and ${more.toLocaleString("en-US")} more ${preview.unit}${more === 1 ? "" : "s"}`)
+      }
       if (preview.note !== undefined) lines.push(`  (${preview.note})`)
       return lines.join("\n")
     }

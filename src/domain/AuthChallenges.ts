@@ -15,18 +15,23 @@ const withChallenge = (error: ProtocolError, challenge: string) =>
   })
 
 export const missingToken = () =>
-  withChallenge(ProtocolError.of(-33009, "This request needs Authorization: Bearer <token>; create one with dbdesk token create"), MISSING_TOKEN_CHALLENGE)
+  withChallenge(
+    ProtocolError.of(-33009, "This request needs Authorization: Bearer <token>; create one with dbdesk token create"),
+    MISSING_TOKEN_CHALLENGE
+  )
 
 export const invalidToken = () =>
   withChallenge(ProtocolError.of(-33009, "The bearer token is unknown or revoked"), INVALID_TOKEN_CHALLENGE)
 
-export const expiredToken = () => withChallenge(ProtocolError.of(-33008, "The bearer token has expired"), EXPIRED_TOKEN_CHALLENGE)
+export const expiredToken = () =>
+  withChallenge(ProtocolError.of(-33008, "The bearer token has expired"), EXPIRED_TOKEN_CHALLENGE)
 
 /**
  * Wire contract §5 point 5: every scope failure — a -33007 that names `requiredScopes`, whether
  * raised for the method, the tool or a write statement — carries the insufficient_scope challenge.
  */
 export const withScopeChallenge = (error: ProtocolError): ProtocolError =>
-  error.code === -33007 && error.data?.["requiredScopes"] !== undefined && error.headers?.["www-authenticate"] === undefined
+  error.code === -33007 && error.data?.["requiredScopes"] !== undefined &&
+    error.headers?.["www-authenticate"] === undefined
     ? withChallenge(error, INSUFFICIENT_SCOPE_CHALLENGE)
     : error

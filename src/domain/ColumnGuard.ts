@@ -19,7 +19,8 @@ export interface GuardPolicy {
   readonly secretCatalogs: SecretCatalogsSetting
 }
 
-export const guardsAnything = (policy: GuardPolicy): boolean => policy.rules.length > 0 || policy.secretCatalogs === "closed"
+export const guardsAnything = (policy: GuardPolicy): boolean =>
+  policy.rules.length > 0 || policy.secretCatalogs === "closed"
 
 /** A relation as a rule names it: SQL `schema.table` (SQLite's schema is main, MySQL's the database), or a collection. */
 export interface RelationRef {
@@ -27,13 +28,18 @@ export interface RelationRef {
   readonly name: string
 }
 
-export const qualified = (relation: RelationRef): string => (relation.schema === undefined ? relation.name : `${relation.schema}.${relation.name}`)
+export const qualified = (
+  relation: RelationRef
+): string => (relation.schema === undefined ? relation.name : `${relation.schema}.${relation.name}`)
 
 const globCache = new Map<string, RegExp>()
 const glob = (text: string): RegExp => {
   let compiled = globCache.get(text)
   if (compiled === undefined) {
-    compiled = new RegExp(`^${text.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "is")
+    compiled = new RegExp(
+      `^${text.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`,
+      "is"
+    )
     globCache.set(text, compiled)
   }
   return compiled
@@ -43,7 +49,10 @@ const glob = (text: string): RegExp => {
  * The parts of a pattern: SQL `table.column` or `schema.table.column`; search `collection.field`, where the field may
  * itself be dotted (`users.address.zip`). `*` matches any run of characters, names compare case-insensitively.
  */
-export const patternParts = (pattern: string, kind: "sql" | "search"): { schema?: string; table: string; column: string } | undefined => {
+export const patternParts = (
+  pattern: string,
+  kind: "sql" | "search"
+): { schema?: string; table: string; column: string } | undefined => {
   const parts = pattern.split(".")
   if (parts.some((part) => part === "") || parts.length < 2) return undefined
   if (kind === "search") return { table: parts[0]!, column: parts.slice(1).join(".") }
@@ -52,12 +61,19 @@ export const patternParts = (pattern: string, kind: "sql" | "search"): { schema?
 }
 
 /** The rule covering a column: a `hide` rule wins over a `mask` rule; undefined when none matches. */
-export const ruleFor = (rules: ReadonlyArray<MaskingRuleSpec>, relation: RelationRef, column: string, kind: "sql" | "search" = "sql"): MaskingRuleSpec | undefined => {
+export const ruleFor = (
+  rules: ReadonlyArray<MaskingRuleSpec>,
+  relation: RelationRef,
+  column: string,
+  kind: "sql" | "search" = "sql"
+): MaskingRuleSpec | undefined => {
   let found: MaskingRuleSpec | undefined
   for (const rule of rules) {
     const parts = patternParts(rule.pattern, kind)
     if (parts === undefined || !glob(parts.table).test(relation.name) || !glob(parts.column).test(column)) continue
-    if (parts.schema !== undefined && (relation.schema === undefined || !glob(parts.schema).test(relation.schema))) continue
+    if (parts.schema !== undefined && (relation.schema === undefined || !glob(parts.schema).test(relation.schema))) {
+      continue
+    }
     if (rule.action === "hide") return rule
     found ??= rule
   }

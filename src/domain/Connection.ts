@@ -13,7 +13,9 @@ export const ConfirmQueries = Schema.Literal("writes", "all")
 export type ConfirmQueries = typeof ConfirmQueries.Type
 
 /** A connection's colour in the UI, `#rrggbb`. */
-export const ConnectionColor = Schema.String.pipe(Schema.pattern(/^#[0-9a-f]{6}$/i, { message: () => "A connection colour is #rrggbb." }))
+export const ConnectionColor = Schema.String.pipe(
+  Schema.pattern(/^#[0-9a-f]{6}$/i, { message: () => "A connection colour is #rrggbb." })
+)
 
 /** D-103: a connection list group, free text of at most 60 characters. */
 export const ConnectionGroup = Schema.String.pipe(
@@ -43,7 +45,9 @@ const sql = { ...common, maskingRules: maskingRulesField("sql") }
 export const SqliteConnection = Schema.Struct({
   ...sql,
   type: Schema.Literal("sqlite"),
-  path: Schema.String.pipe(Schema.nonEmptyString({ message: () => "A SQLite connection needs the path of its database file." }))
+  path: Schema.String.pipe(
+    Schema.nonEmptyString({ message: () => "A SQLite connection needs the path of its database file." })
+  )
 })
 export type SqliteConnection = typeof SqliteConnection.Type
 
@@ -55,10 +59,26 @@ export const PostgresSslMode = Schema.Literal("disable", "prefer", "require", "v
  * a secret like the password (stored, never shown back).
  */
 export const TlsFileFields = {
-  sslCa: Schema.optionalWith(Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "CA certificate file (PEM) the server's certificate must be signed by (verify-ca, verify-full)" }), { exact: true }),
-  sslCert: Schema.optionalWith(Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Client certificate file (PEM)" }), { exact: true }),
-  sslKey: Schema.optionalWith(Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Client private key file (PEM)" }), { exact: true }),
-  sslKeyPassphrase: Schema.optionalWith(Schema.Redacted(Schema.String).annotations({ description: "Passphrase of the client key (a secret: stored, never shown back)" }), { exact: true })
+  sslCa: Schema.optionalWith(
+    Schema.String.pipe(Schema.nonEmptyString()).annotations({
+      description: "CA certificate file (PEM) the server's certificate must be signed by (verify-ca, verify-full)"
+    }),
+    { exact: true }
+  ),
+  sslCert: Schema.optionalWith(
+    Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Client certificate file (PEM)" }),
+    { exact: true }
+  ),
+  sslKey: Schema.optionalWith(
+    Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Client private key file (PEM)" }),
+    { exact: true }
+  ),
+  sslKeyPassphrase: Schema.optionalWith(
+    Schema.Redacted(Schema.String).annotations({
+      description: "Passphrase of the client key (a secret: stored, never shown back)"
+    }),
+    { exact: true }
+  )
 }
 /** The TLS file fields that name files (resolved to absolute paths when given on the command line). */
 export const TLS_FILE_FIELDS = ["sslCa", "sslCert", "sslKey"] as const
@@ -80,19 +100,37 @@ export const PostgresConnection = Schema.Struct({
 })
 export type PostgresConnection = typeof PostgresConnection.Type
 
-export const MysqlSslMode = Schema.Literal("disabled", "preferred", "required", "verify-ca", "verify-full").annotations({
-  description: "TLS: disabled; preferred (TLS when the server offers it, unverified); required (TLS, unverified); verify-ca (TLS, certificate checked); verify-full (TLS, certificate and host name checked)"
-})
+export const MysqlSslMode = Schema.Literal("disabled", "preferred", "required", "verify-ca", "verify-full").annotations(
+  {
+    description:
+      "TLS: disabled; preferred (TLS when the server offers it, unverified); required (TLS, unverified); verify-ca (TLS, certificate checked); verify-full (TLS, certificate and host name checked)"
+  }
+)
 
 /** D-75: MySQL 8.0+ and MariaDB 10.6+; a MySQL schema is a database, so the database is optional. */
 export const MysqlConnection = Schema.Struct({
   ...sql,
   type: Schema.Literal("mysql"),
-  host: Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Host name or address of the MySQL/MariaDB server" }),
-  port: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 65535)).annotations({ description: "TCP port (default 3306)" }), { default: () => 3306 }),
+  host: Schema.String.pipe(Schema.nonEmptyString()).annotations({
+    description: "Host name or address of the MySQL/MariaDB server"
+  }),
+  port: Schema.optionalWith(
+    Schema.Int.pipe(Schema.between(1, 65535)).annotations({ description: "TCP port (default 3306)" }),
+    { default: () => 3306 }
+  ),
   user: Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Account name" }),
-  password: Schema.optionalWith(Schema.Redacted(Schema.String).annotations({ description: "Account password (a secret: stored, never shown back)" }), { exact: true }),
-  database: Schema.optionalWith(Schema.String.pipe(Schema.nonEmptyString()).annotations({ description: "Default database (optional; tools take a database argument)" }), { exact: true }),
+  password: Schema.optionalWith(
+    Schema.Redacted(Schema.String).annotations({
+      description: "Account password (a secret: stored, never shown back)"
+    }),
+    { exact: true }
+  ),
+  database: Schema.optionalWith(
+    Schema.String.pipe(Schema.nonEmptyString()).annotations({
+      description: "Default database (optional; tools take a database argument)"
+    }),
+    { exact: true }
+  ),
   sslMode: Schema.optionalWith(MysqlSslMode, { default: () => "preferred" as const }),
   ...TlsFileFields,
   /** Reached through an SSH tunnel: host and port are then as the last SSH host sees them. */

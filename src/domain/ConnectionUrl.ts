@@ -21,17 +21,35 @@ export interface UrlFields {
 }
 
 export type ParsedUrl =
-  | { readonly ok: true; readonly fields: UrlFields; /** Query parameters dbdesk does not use (names only). */ readonly ignored: ReadonlyArray<string> }
+  | {
+    readonly ok: true
+    readonly fields: UrlFields /** Query parameters dbdesk does not use (names only). */
+    readonly ignored: ReadonlyArray<string>
+  }
   | { readonly ok: false; readonly error: string }
 
-const SCHEMES: Record<string, UrlType> = { postgresql: "postgresql", postgres: "postgresql", mysql: "mysql", mariadb: "mysql", sqlite: "sqlite" }
+const SCHEMES: Record<string, UrlType> = {
+  postgresql: "postgresql",
+  postgres: "postgresql",
+  mysql: "mysql",
+  mariadb: "mysql",
+  sqlite: "sqlite"
+}
 
 const PG_MODES = ["disable", "prefer", "require", "verify-ca", "verify-full"] as const
 const MYSQL_MODES = ["disabled", "preferred", "required", "verify-ca", "verify-full"] as const
 /** Either family's spelling (libpq's, MySQL's `VERIFY_IDENTITY`) to the connection type's own. */
 const MODE_ALIASES: Record<string, number> = {
-  disable: 0, disabled: 0, allow: 1, prefer: 1, preferred: 1, require: 2, required: 2,
-  "verify-ca": 3, "verify-full": 4, "verify-identity": 4
+  disable: 0,
+  disabled: 0,
+  allow: 1,
+  prefer: 1,
+  preferred: 1,
+  require: 2,
+  required: 2,
+  "verify-ca": 3,
+  "verify-full": 4,
+  "verify-identity": 4
 }
 
 class UrlProblem extends Error {}
@@ -52,11 +70,19 @@ const sslModeOf = (type: "postgresql" | "mysql", value: string): string => {
 }
 
 const PARAMETERS: Record<string, keyof UrlFields> = {
-  sslmode: "sslMode", "ssl-mode": "sslMode", ssl_mode: "sslMode",
-  sslrootcert: "sslCa", "ssl-ca": "sslCa", sslca: "sslCa",
-  sslcert: "sslCert", "ssl-cert": "sslCert",
-  sslkey: "sslKey", "ssl-key": "sslKey",
-  user: "user", password: "password", dbname: "database"
+  sslmode: "sslMode",
+  "ssl-mode": "sslMode",
+  ssl_mode: "sslMode",
+  sslrootcert: "sslCa",
+  "ssl-ca": "sslCa",
+  sslca: "sslCa",
+  sslcert: "sslCert",
+  "ssl-cert": "sslCert",
+  sslkey: "sslKey",
+  "ssl-key": "sslKey",
+  user: "user",
+  password: "password",
+  dbname: "database"
 }
 
 const parseSqlite = (rest: string): UrlFields => {
@@ -66,7 +92,11 @@ const parseSqlite = (rest: string): UrlFields => {
     const afterSlashes = location.slice(2)
     const slash = afterSlashes.indexOf("/")
     const authority = slash === -1 ? afterSlashes : afterSlashes.slice(0, slash)
-    if (authority !== "" && authority !== "localhost") throw new UrlProblem("A sqlite: URL names a local file: write sqlite:///absolute/path.db or sqlite:relative/path.db.")
+    if (authority !== "" && authority !== "localhost") {
+      throw new UrlProblem(
+        "A sqlite: URL names a local file: write sqlite:///absolute/path.db or sqlite:relative/path.db."
+      )
+    }
     path = slash === -1 ? "" : afterSlashes.slice(slash)
   }
   const decoded = decode(path, "file path")
@@ -75,7 +105,9 @@ const parseSqlite = (rest: string): UrlFields => {
 }
 
 const parseServer = (type: "postgresql" | "mysql", rest: string): { fields: UrlFields; ignored: Array<string> } => {
-  if (!rest.startsWith("//")) throw new UrlProblem("The URL must have // after the scheme, as in postgresql://user@host:5432/database.")
+  if (!rest.startsWith("//")) {
+    throw new UrlProblem("The URL must have // after the scheme, as in postgresql://user@host:5432/database.")
+  }
   const body = rest.slice(2).replace(/#.*$/, "")
   const end = body.search(/[/?]/)
   const authority = end === -1 ? body : body.slice(0, end)
@@ -104,10 +136,14 @@ const parseServer = (type: "postgresql" | "mysql", rest: string): { fields: UrlF
     if (close === -1) throw new UrlProblem("The URL's IPv6 host has no closing ].")
     host = hostPort.slice(1, close)
     const tail = hostPort.slice(close + 1)
-    if (tail !== "" && !tail.startsWith(":")) throw new UrlProblem("After an IPv6 host in brackets only :port may follow.")
+    if (tail !== "" && !tail.startsWith(":")) {
+      throw new UrlProblem("After an IPv6 host in brackets only :port may follow.")
+    }
     port = tail === "" ? undefined : tail.slice(1)
   } else {
-    if (hostPort.includes(",")) throw new UrlProblem("The URL names several hosts; dbdesk connects to one: keep one host.")
+    if (hostPort.includes(",")) {
+      throw new UrlProblem("The URL names several hosts; dbdesk connects to one: keep one host.")
+    }
     const colon = hostPort.lastIndexOf(":")
     host = decode(colon === -1 ? hostPort : hostPort.slice(0, colon), "host")
     port = colon === -1 ? undefined : hostPort.slice(colon + 1)
@@ -188,7 +224,9 @@ export const connectionUrl = (connection: UrlSource): string | undefined => {
   const hostPart = host.includes(":") ? `[${host}]` : encodeURIComponent(host)
   const user = connection.user === undefined || connection.user === "" ? "" : `${encodeURIComponent(connection.user)}@`
   const port = connection.port === undefined ? "" : `:${connection.port}`
-  const database = connection.database === undefined || connection.database === "" ? "" : `/${encodeURIComponent(connection.database)}`
+  const database = connection.database === undefined || connection.database === ""
+    ? ""
+    : `/${encodeURIComponent(connection.database)}`
   const entries: ReadonlyArray<readonly [string, string | undefined]> = [
     ["sslmode", connection.sslMode],
     ["sslrootcert", connection.sslCa],
@@ -198,5 +236,7 @@ export const connectionUrl = (connection: UrlSource): string | undefined => {
   const parameters = entries
     .filter((entry): entry is readonly [string, string] => entry[1] !== undefined && entry[1] !== "")
     .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
-  return `${connection.type}://${user}${hostPart}${port}${database === "" && parameters.length > 0 ? "/" : database}${parameters.length === 0 ? "" : `?${parameters.join("&")}`}`
+  return `${connection.type}://${user}${hostPart}${port}${database === "" && parameters.length > 0 ? "/" : database}${
+    parameters.length === 0 ? "" : `?${parameters.join("&")}`
+  }`
 }

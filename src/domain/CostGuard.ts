@@ -6,7 +6,8 @@ import { Schema } from "effect"
  * refused, as `costGuard` says. Absent means off.
  */
 export const CostGuardMode = Schema.Literal("off", "ask", "refuse").annotations({
-  description: "Before a read runs, compare the planner's estimate with the budgets: off; ask (the user approves a read over budget); refuse (a read over budget is refused with advice)"
+  description:
+    "Before a read runs, compare the planner's estimate with the budgets: off; ask (the user approves a read over budget); refuse (a read over budget is refused with advice)"
 })
 export type CostGuardMode = typeof CostGuardMode.Type
 
@@ -17,11 +18,19 @@ export const DEFAULT_MAX_COST = 1_000_000
 export const costGuardFields = {
   costGuard: Schema.optionalWith(CostGuardMode, { exact: true }),
   costMaxRows: Schema.optionalWith(
-    Schema.Int.pipe(Schema.positive()).annotations({ description: `Estimated rows a read may reach before the cost guard acts (default ${DEFAULT_MAX_ROWS.toLocaleString("en-US")})` }),
+    Schema.Int.pipe(Schema.positive()).annotations({
+      description: `Estimated rows a read may reach before the cost guard acts (default ${
+        DEFAULT_MAX_ROWS.toLocaleString("en-US")
+      })`
+    }),
     { exact: true }
   ),
   costMaxCost: Schema.optionalWith(
-    Schema.Number.pipe(Schema.positive()).annotations({ description: `Estimated planner cost a read may reach before the cost guard acts, PostgreSQL only (default ${DEFAULT_MAX_COST.toLocaleString("en-US")})` }),
+    Schema.Number.pipe(Schema.positive()).annotations({
+      description: `Estimated planner cost a read may reach before the cost guard acts, PostgreSQL only (default ${
+        DEFAULT_MAX_COST.toLocaleString("en-US")
+      })`
+    }),
     { exact: true }
   )
 }
@@ -46,7 +55,9 @@ export const costBudgetOf = (connection: CostSettings): CostBudget | undefined =
   const mode = connection.costGuard ?? "off"
   if (mode === "off") return undefined
   const maxRows = connection.costMaxRows ?? DEFAULT_MAX_ROWS
-  return connection.type === "postgresql" ? { mode, maxRows, maxCost: connection.costMaxCost ?? DEFAULT_MAX_COST } : { mode, maxRows }
+  return connection.type === "postgresql"
+    ? { mode, maxRows, maxCost: connection.costMaxCost ?? DEFAULT_MAX_COST }
+    : { mode, maxRows }
 }
 
 /** What the planner said, read from its plan (D-96). */
@@ -59,9 +70,13 @@ export interface PlanEstimate {
 }
 
 /** A plan dbdesk could not read (a shape it does not know): the guard then fails closed. */
-export type PlanReading = { readonly ok: true; readonly estimate: PlanEstimate } | { readonly ok: false; readonly reason: string }
+export type PlanReading = { readonly ok: true; readonly estimate: PlanEstimate } | {
+  readonly ok: false
+  readonly reason: string
+}
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 const finite = (value: unknown): number | undefined => {
   const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value
   return typeof number === "number" && Number.isFinite(number) && number >= 0 ? number : undefined
@@ -98,7 +113,9 @@ export const readPostgresPlan = (output: unknown): PlanReading => {
   const rows = finite(plan["Plan Rows"])
   const cost = finite(plan["Total Cost"])
   const type = plan["Node Type"]
-  if (rows === undefined || cost === undefined || typeof type !== "string") return { ok: false, reason: "the plan's top node had no row or cost estimate" }
+  if (rows === undefined || cost === undefined || typeof type !== "string") {
+    return { ok: false, reason: "the plan's top node had no row or cost estimate" }
+  }
   const scan = plan["Relation Name"] === undefined ? firstScan(plan) : undefined
   return { ok: true, estimate: { rows, cost, node: `${nodeName(plan)}${scan === undefined ? "" : `, over ${scan}`}` } }
 }
@@ -108,7 +125,10 @@ export const readPostgresPlan = (output: unknown): PlanReading => {
  * nested-loop join reads the inner table once per outer row); a statement's estimate is the sum over its selects
  * (subqueries, derived tables, UNION parts). A row without a table (`No tables used`, a UNION's result) reads nothing.
  */
-export const readMysqlPlan = (columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>): PlanReading => {
+export const readMysqlPlan = (
+  columns: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<unknown>>
+): PlanReading => {
   const at = (name: string) => columns.findIndex((column) => column.toLowerCase() === name)
   const id = at("id")
   const estimated = at("rows")
@@ -129,7 +149,9 @@ export const readMysqlPlan = (columns: ReadonlyArray<string>, rows: ReadonlyArra
   const first = rows[0]!
   const firstTable = first[table]
   const access = type < 0 ? null : first[type]
-  const node = typeof firstTable === "string" ? `${typeof access === "string" ? `${access} scan` : "read"} of ${firstTable}` : "no table read"
+  const node = typeof firstTable === "string"
+    ? `${typeof access === "string" ? `${access} scan` : "read"} of ${firstTable}`
+    : "no table read"
   return { ok: true, estimate: { rows: total, node } }
 }
 
@@ -146,7 +168,8 @@ export const overBudget = (estimate: PlanEstimate, budget: CostBudget): Readonly
 const whole = (value: number) => Math.round(value).toLocaleString("en-US")
 
 /** The refusal's advice in plain words, naming the estimate and the budget. */
-export const COST_ADVICE = "add a WHERE that narrows the rows, an index on the columns it filters or joins on, or a LIMIT"
+export const COST_ADVICE =
+  "add a WHERE that narrows the rows, an index on the columns it filters or joins on, or a LIMIT"
 
 /** How the guard treats a statement (D-95): estimated by the planner, exempt (a catalog read), or not estimable. */
 export type PlanKind = "estimate" | "exempt" | "unknown"

@@ -12,13 +12,21 @@ const PLACEHOLDER = /^:([A-Za-z_][A-Za-z0-9_]*)$/
 
 /** Parameter markers of the drivers themselves: in the text they would take the place of a bound value. */
 const driverMarker = (text: string, dialect: SqlDialect): boolean =>
-  text.startsWith("?") || (dialect === "postgresql" && /^\$[0-9]/.test(text)) || (dialect === "sqlite" && /^[@$]./.test(text))
+  text.startsWith("?") || (dialect === "postgresql" && /^\$[0-9]/.test(text)) ||
+  (dialect === "sqlite" && /^[@$]./.test(text))
 
-const placeholdersOf = (sql: string, tokens: ReadonlyArray<SqlToken>, offsets: ReadonlyArray<number>, dialect: SqlDialect): Array<Placeholder> | string => {
+const placeholdersOf = (
+  sql: string,
+  tokens: ReadonlyArray<SqlToken>,
+  offsets: ReadonlyArray<number>,
+  dialect: SqlDialect
+): Array<Placeholder> | string => {
   const found: Array<Placeholder> = []
   for (const [index, token] of tokens.entries()) {
     if (token.kind !== "other") continue
-    if (driverMarker(token.text, dialect)) return `${token.text} is a parameter marker of the driver; name each parameter :name instead`
+    if (driverMarker(token.text, dialect)) {
+      return `${token.text} is a parameter marker of the driver; name each parameter :name instead`
+    }
     const match = PLACEHOLDER.exec(token.text)
     if (match === null) continue
     const start = offsets[index]!
@@ -35,7 +43,10 @@ const placeholdersOf = (sql: string, tokens: ReadonlyArray<SqlToken>, offsets: R
  * reading its dialect's servers may apply (server settings change what a comment or string is); a placeholder that
  * some reading does not see where the others do is refused, since the statement that runs would depend on the server.
  */
-export const scanPlaceholders = (sql: string, dialect: SqlDialect): Either.Either<ReadonlyArray<Placeholder>, string> => {
+export const scanPlaceholders = (
+  sql: string,
+  dialect: SqlDialect
+): Either.Either<ReadonlyArray<Placeholder>, string> => {
   const readings: Array<ReadonlyArray<Placeholder>> = []
   for (const reading of readingsFor(dialect)) {
     const offsets: Array<number> = []
@@ -44,13 +55,19 @@ export const scanPlaceholders = (sql: string, dialect: SqlDialect): Either.Eithe
     readings.push(found)
   }
   const first = readings[0]!
-  const key = (list: ReadonlyArray<Placeholder>) => list.map((placeholder) => `${placeholder.name}@${placeholder.start}`).join(",")
+  const key = (list: ReadonlyArray<Placeholder>) =>
+    list.map((placeholder) => `${placeholder.name}@${placeholder.start}`).join(",")
   const disagreeing = readings.find((list) => key(list) !== key(first))
   if (disagreeing !== undefined) {
     const all = [...first, ...disagreeing]
-    const unsure = all.find((placeholder) => !first.some((other) => other.start === placeholder.start) || !disagreeing.some((other) => other.start === placeholder.start))
+    const unsure = all.find((placeholder) =>
+      !first.some((other) => other.start === placeholder.start) ||
+      !disagreeing.some((other) => other.start === placeholder.start)
+    )
     return Either.left(
-      `the placeholder :${unsure?.name ?? "?"} is inside a comment or string on some server settings and outside it on others; move it out of the comment or string`
+      `the placeholder :${
+        unsure?.name ?? "?"
+      } is inside a comment or string on some server settings and outside it on others; move it out of the comment or string`
     )
   }
   return Either.right(first)

@@ -109,16 +109,21 @@ export const valueProblem = (parameter: CuratedParameter, value: unknown): strin
     case "date":
       return typeof value === "string" && isCalendarDate(value) ? undefined : "expected a date written YYYY-MM-DD"
     case "timestamp":
-      return typeof value === "string" && TIMESTAMP.test(value) && isCalendarDate(value.slice(0, 10)) && !Number.isNaN(Date.parse(value.replace(" ", "T")))
+      return typeof value === "string" && TIMESTAMP.test(value) && isCalendarDate(value.slice(0, 10)) &&
+          !Number.isNaN(Date.parse(value.replace(" ", "T")))
         ? undefined
         : "expected a timestamp written YYYY-MM-DDTHH:MM:SS (with Z or an offset if it has a zone)"
     case "enum":
-      return typeof value === "string" && (parameter.values ?? []).includes(value) ? undefined : `expected one of ${(parameter.values ?? []).join(", ")}`
+      return typeof value === "string" && (parameter.values ?? []).includes(value)
+        ? undefined
+        : `expected one of ${(parameter.values ?? []).join(", ")}`
     case "text": {
       if (typeof value !== "string") return "expected a string"
       const length = bounds(value.length, "the length")
       if (length !== undefined) return length
-      if (parameter.pattern !== undefined && !new RegExp(`^(?:${parameter.pattern})$`, "u").test(value)) return `expected text matching ${parameter.pattern}`
+      if (parameter.pattern !== undefined && !new RegExp(`^(?:${parameter.pattern})$`, "u").test(value)) {
+        return `expected text matching ${parameter.pattern}`
+      }
       return undefined
     }
   }
@@ -127,26 +132,40 @@ export const valueProblem = (parameter: CuratedParameter, value: unknown): strin
 /** What is wrong with a definition's own fields (the statement is checked by the service, which knows the dialect). */
 export const definitionProblems = (definition: CuratedToolDefinition): ReadonlyArray<string> => {
   const problems: Array<string> = []
-  if (!TOOL_NAME.test(definition.name)) problems.push(`the name ${JSON.stringify(definition.name)} must be 1 to 128 letters, digits, _, - or .`)
+  if (!TOOL_NAME.test(definition.name)) {
+    problems.push(`the name ${JSON.stringify(definition.name)} must be 1 to 128 letters, digits, _, - or .`)
+  }
   if (definition.description.trim() === "") problems.push("the description must say what the tool does")
-  if ((definition.sql === undefined) === (definition.search === undefined)) problems.push("a tool has either sql (a SQL connection) or search (a search-engine connection)")
+  if ((definition.sql === undefined) === (definition.search === undefined)) {
+    problems.push("a tool has either sql (a SQL connection) or search (a search-engine connection)")
+  }
   if (definition.sql !== undefined && definition.sql.trim() === "") problems.push("the statement is empty")
   if (definition.search !== undefined) {
-    const referenced = new Set((definition.search.filters ?? []).flatMap((filter) => [filter.value, filter.second_value]).flatMap((value) => {
-      const match = typeof value === "string" ? PARAMETER_REFERENCE.exec(value) : null
-      return match === null ? [] : [match[1]!]
-    }))
+    const referenced = new Set(
+      (definition.search.filters ?? []).flatMap((filter) => [filter.value, filter.second_value]).flatMap((value) => {
+        const match = typeof value === "string" ? PARAMETER_REFERENCE.exec(value) : null
+        return match === null ? [] : [match[1]!]
+      })
+    )
     const declared = new Set((definition.parameters ?? []).map((parameter) => parameter.name))
-    for (const name of referenced) if (!declared.has(name)) problems.push(`the filter value :${name} is not a declared parameter`)
-    for (const name of declared) if (!referenced.has(name)) problems.push(`the parameter ${name} is not used as a filter value :${name}`)
+    for (const name of referenced) {
+      if (!declared.has(name)) problems.push(`the filter value :${name} is not a declared parameter`)
+    }
+    for (const name of declared) {
+      if (!referenced.has(name)) problems.push(`the parameter ${name} is not used as a filter value :${name}`)
+    }
   }
   const seen = new Set<string>()
   for (const parameter of definition.parameters ?? []) {
     const where = `parameter ${parameter.name}`
-    if (!PARAMETER_NAME.test(parameter.name)) problems.push(`${where}: a name is letters, digits and _, not starting with a digit`)
+    if (!PARAMETER_NAME.test(parameter.name)) {
+      problems.push(`${where}: a name is letters, digits and _, not starting with a digit`)
+    }
     if (seen.has(parameter.name)) problems.push(`${where} is declared twice`)
     seen.add(parameter.name)
-    if (parameter.type === "enum" && (parameter.values ?? []).length === 0) problems.push(`${where}: an enum lists its values`)
+    if (parameter.type === "enum" && (parameter.values ?? []).length === 0) {
+      problems.push(`${where}: an enum lists its values`)
+    }
     if (parameter.pattern !== undefined) {
       try {
         new RegExp(parameter.pattern, "u")
@@ -198,7 +217,8 @@ const parameterSchema = (parameter: CuratedParameter): JsonObject => {
   return base
 }
 
-export const isRequired = (parameter: CuratedParameter): boolean => parameter.default === undefined && parameter.required !== false
+export const isRequired = (parameter: CuratedParameter): boolean =>
+  parameter.default === undefined && parameter.required !== false
 
 /** The tool's `inputSchema`, generated from its parameters' types. */
 export const curatedInputSchema = (definition: CuratedToolDefinition): JsonObject => {
@@ -221,7 +241,11 @@ export const decodeCuratedArguments = (
   const values: Record<string, Json> = {}
   for (const key of Object.keys(raw)) {
     if (!parameters.some((parameter) => parameter.name === key)) {
-      problems.push(`${key} is not an argument of ${definition.name}; it takes ${parameters.map((parameter) => parameter.name).join(", ") || "none"}`)
+      problems.push(
+        `${key} is not an argument of ${definition.name}; it takes ${
+          parameters.map((parameter) => parameter.name).join(", ") || "none"
+        }`
+      )
     }
   }
   for (const parameter of parameters) {
@@ -236,11 +260,21 @@ export const decodeCuratedArguments = (
     if (problem === undefined) values[parameter.name] = given as Json
     else problems.push(`${parameter.name}: ${problem}`)
   }
-  return problems.length === 0 ? Either.right(values) : Either.left(`${problems.join("; ")}. The input schema is in tools/list.`)
+  return problems.length === 0
+    ? Either.right(values)
+    : Either.left(`${problems.join("; ")}. The input schema is in tools/list.`)
 }
 
 /** The arguments as the activity log keeps them: a secret parameter's value replaced. */
-export const auditedArguments = (definition: CuratedToolDefinition, values: Readonly<Record<string, Json>>): JsonObject =>
+export const auditedArguments = (
+  definition: CuratedToolDefinition,
+  values: Readonly<Record<string, Json>>
+): JsonObject =>
   Object.fromEntries(
-    Object.entries(values).map(([name, value]) => [name, definition.parameters?.find((parameter) => parameter.name === name)?.secret === true ? "[redacted]" : value])
+    Object.entries(values).map(([name, value]) => [
+      name,
+      definition.parameters?.find((parameter) => parameter.name === name)?.secret === true
+        ? "[redacted]"
+        : value
+    ])
   )

@@ -48,7 +48,10 @@ const syntaxLine = (text: string): number => {
  * of a built-in tool. An error names the line, so a file edited by hand or merged in version control can be fixed;
  * the caller keeps the previous set in force while the file is wrong.
  */
-export const parseCuratedToolsFile = (text: string, reservedNames: ReadonlyArray<string>): Either.Either<CuratedToolsFile, string> => {
+export const parseCuratedToolsFile = (
+  text: string,
+  reservedNames: ReadonlyArray<string>
+): Either.Either<CuratedToolsFile, string> => {
   let json: unknown
   try {
     json = JSON.parse(text)
@@ -64,7 +67,9 @@ export const parseCuratedToolsFile = (text: string, reservedNames: ReadonlyArray
     const name = index === undefined ? undefined : tools?.[index]?.name
     const line = index === undefined ? 1 : toolLine(text, typeof name === "string" ? name : undefined)
     const where = (issue?.path ?? []).map(String).join(".")
-    return Either.left(`line ${line}: ${where === "" ? "the file" : where}: ${issue?.message ?? "does not match the tools file schema"}`)
+    return Either.left(
+      `line ${line}: ${where === "" ? "the file" : where}: ${issue?.message ?? "does not match the tools file schema"}`
+    )
   }
   const seen = new Set<string>()
   for (const tool of decoded.right.tools) {
@@ -72,7 +77,9 @@ export const parseCuratedToolsFile = (text: string, reservedNames: ReadonlyArray
     if (reservedNames.includes(tool.name)) problems.push(`${tool.name} is the name of a built-in tool`)
     if (seen.has(tool.name)) problems.push(`a second tool is named ${tool.name}`)
     seen.add(tool.name)
-    if (problems.length > 0) return Either.left(`line ${toolLine(text, tool.name)}: tool ${tool.name}: ${problems.join("; ")}`)
+    if (problems.length > 0) {
+      return Either.left(`line ${toolLine(text, tool.name)}: tool ${tool.name}: ${problems.join("; ")}`)
+    }
   }
   return Either.right(decoded.right)
 }

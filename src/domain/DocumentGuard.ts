@@ -28,7 +28,9 @@ export const guardDocument = (
     const out: Record<string, unknown> = {}
     for (const [key, child] of Object.entries(value)) {
       const guarded = walk(child, path === "" ? key : `${path}.${key}`)
-      if (guarded.keep) Object.defineProperty(out, key, { value: guarded.value, enumerable: true, writable: true, configurable: true })
+      if (guarded.keep) {
+        Object.defineProperty(out, key, { value: guarded.value, enumerable: true, writable: true, configurable: true })
+      }
     }
     return { keep: true, value: out }
   }
@@ -36,7 +38,12 @@ export const guardDocument = (
 }
 
 /** The actions on a grid's (flattened, dotted) columns of one collection. */
-export const columnActions = (columns: ReadonlyArray<string>, collection: string, rules: ReadonlyArray<MaskingRuleSpec>, applied: Array<AppliedRule> = []) =>
+export const columnActions = (
+  columns: ReadonlyArray<string>,
+  collection: string,
+  rules: ReadonlyArray<MaskingRuleSpec>,
+  applied: Array<AppliedRule> = []
+) =>
   columns.map((column) => {
     const rule = ruleFor(rules, { name: collection }, column, "search")
     if (rule === undefined) return "keep" as const

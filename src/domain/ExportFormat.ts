@@ -59,7 +59,11 @@ export interface RowWriter {
   readonly end: () => string
 }
 
-export const rowWriter = (format: ExportFormat, columns: ReadonlyArray<string>, target: { readonly table: string; readonly dialect: ExportDialect }): RowWriter => {
+export const rowWriter = (
+  format: ExportFormat,
+  columns: ReadonlyArray<string>,
+  target: { readonly table: string; readonly dialect: ExportDialect }
+): RowWriter => {
   switch (format) {
     case "csv": {
       const only = columns.length === 1
@@ -89,8 +93,14 @@ export const rowWriter = (format: ExportFormat, columns: ReadonlyArray<string>, 
       }
     }
     case "sql": {
-      const head = `INSERT INTO ${quoteName(target.table, target.dialect)} (${columns.map((name) => quoteName(name, target.dialect)).join(", ")}) VALUES (`
-      return { start: () => "", row: (cells) => `${head}${cells.map((cell) => sqlLiteral(cell, target.dialect)).join(", ")});\n`, end: () => "" }
+      const head = `INSERT INTO ${quoteName(target.table, target.dialect)} (${
+        columns.map((name) => quoteName(name, target.dialect)).join(", ")
+      }) VALUES (`
+      return {
+        start: () => "",
+        row: (cells) => `${head}${cells.map((cell) => sqlLiteral(cell, target.dialect)).join(", ")});\n`,
+        end: () => ""
+      }
     }
   }
 }

@@ -37,13 +37,32 @@ export interface Protection {
   readonly runsText?: string | undefined
 }
 
-const merge = (a: Protection, b: Protection): Protection => ({ secret: a.secret ?? b.secret, ruled: a.ruled ?? b.ruled, runsText: a.runsText ?? b.runsText })
+const merge = (a: Protection, b: Protection): Protection => ({
+  secret: a.secret ?? b.secret,
+  ruled: a.ruled ?? b.ruled,
+  runsText: a.runsText ?? b.runsText
+})
 
 /** An object's own protection through `columns` of it (all of them when absent): a secret catalog, or a masking rule. */
-const ownProtection = (object: CatalogObject, policy: GuardPolicy, kind: "sql" | "search", columns?: ReadonlyArray<string>): Protection => {
+const ownProtection = (
+  object: CatalogObject,
+  policy: GuardPolicy,
+  kind: "sql" | "search",
+  columns?: ReadonlyArray<string>
+): Protection => {
   const secret = policy.secretCatalogs === "closed" ? object.secret : undefined
-  if (object.kind === "routine") return { secret, runsText: object.runsText === true ? object.opaque ?? `${qualified(object.relation)}() runs SQL text` : undefined }
-  if (object.runsText === true) return { secret, runsText: object.opaque ?? `the view ${qualified(object.relation)} has a definition this account may not read` }
+  if (object.kind === "routine") {
+    return {
+      secret,
+      runsText: object.runsText === true ? object.opaque ?? `${qualified(object.relation)}() runs SQL text` : undefined
+    }
+  }
+  if (object.runsText === true) {
+    return {
+      secret,
+      runsText: object.opaque ?? `the view ${qualified(object.relation)} has a definition this account may not read`
+    }
+  }
   for (const column of columns ?? object.columns) {
     const rule = ruleFor(policy.rules, object.relation, column, kind)
     if (rule !== undefined) return { secret, ruled: { relation: qualified(object.relation), rule } }
@@ -73,7 +92,10 @@ export const guardCatalog = (
     for (const edge of byKey.get(key)?.reads ?? []) {
       const next = byKey.get(edge.key)
       if (next === undefined || seen.has(edge.key)) continue
-      result = merge(result, merge(ownProtection(next, policy, kind, edge.columns), reached(edge.key, new Set([...seen, edge.key]))))
+      result = merge(
+        result,
+        merge(ownProtection(next, policy, kind, edge.columns), reached(edge.key, new Set([...seen, edge.key])))
+      )
     }
     return result
   }
@@ -88,5 +110,9 @@ export const guardCatalog = (
     if (all.ruled !== undefined) ruled.push(all.ruled)
     if (all.runsText !== undefined) runsText.push(all.runsText)
   }
-  return { objects: byKey, reached: (key) => reached(key, new Set([key])), reads: { secret, ruled, compound, runsText } }
+  return {
+    objects: byKey,
+    reached: (key) => reached(key, new Set([key])),
+    reads: { secret, ruled, compound, runsText }
+  }
 }

@@ -60,7 +60,12 @@ interface Walk {
 }
 
 /** Walks a value within `limit` bytes: texts are cut at the cell cap, arrays keep the items that fit. */
-const walk = (value: unknown, limit: number, path: string, state: Walk): { readonly value: unknown; readonly bytes: number } => {
+const walk = (
+  value: unknown,
+  limit: number,
+  path: string,
+  state: Walk
+): { readonly value: unknown; readonly bytes: number } => {
   if (typeof value === "string") {
     const capped = capCell(value, state.maxCellBytes, state.readPart)
     if (capped.cutNow === true) state.cutTexts++
@@ -106,7 +111,12 @@ const walk = (value: unknown, limit: number, path: string, state: Walk): { reado
  * `maxCellBytes` are cut with dbdesk's marker, and an array that would pass the answer cap keeps only the items that
  * fit. A value that still does not fit (an object of many long texts) is walked again with a smaller text cap.
  */
-export const capJson = <A>(value: A, limits: AnswerLimits, readPart: string, reserve = ENVELOPE_BYTES): CappedJson<A> => {
+export const capJson = <A>(
+  value: A,
+  limits: AnswerLimits,
+  readPart: string,
+  reserve = ENVELOPE_BYTES
+): CappedJson<A> => {
   const limit = Math.max(0, limits.maxAnswerBytes - reserve)
   let maxCellBytes = limits.maxCellBytes
   for (;;) {
@@ -127,11 +137,19 @@ export const cappedJsonNote = (
 ): string | undefined => {
   const parts: Array<string> = []
   if (capped.dropped.length > 0) {
-    const lists = capped.dropped.slice(0, 3).map((drop) => `${drop.path === "" ? "the list" : drop.path} shows ${drop.kept} of ${drop.total} items`)
-    parts.push(`the answer reached limits.maxAnswerBytes (${limits.maxAnswerBytes} bytes): ${lists.join(", ")}; ${hints.items}`)
+    const lists = capped.dropped.slice(0, 3).map((drop) =>
+      `${drop.path === "" ? "the list" : drop.path} shows ${drop.kept} of ${drop.total} items`
+    )
+    parts.push(
+      `the answer reached limits.maxAnswerBytes (${limits.maxAnswerBytes} bytes): ${lists.join(", ")}; ${hints.items}`
+    )
   }
   if (capped.cutTexts > 0) {
-    parts.push(`${capped.cutTexts} text${capped.cutTexts === 1 ? " was" : "s were"} cut at limits.maxCellBytes (${limits.maxCellBytes} bytes); ${hints.texts}`)
+    parts.push(
+      `${capped.cutTexts} text${
+        capped.cutTexts === 1 ? " was" : "s were"
+      } cut at limits.maxCellBytes (${limits.maxCellBytes} bytes); ${hints.texts}`
+    )
   }
   return parts.length === 0 ? undefined : parts.join("; ")
 }
@@ -150,7 +168,8 @@ export const capAnswerObject = <A extends Record<string, unknown>>(
     // only an object of very many or very long keys gets here: nothing of it fits, and the answer says so
     return {
       truncated: true,
-      status_message: `the answer is larger than limits.maxAnswerBytes (${limits.maxAnswerBytes} bytes) even with every list and text cut; ${hints.items}`
+      status_message:
+        `the answer is larger than limits.maxAnswerBytes (${limits.maxAnswerBytes} bytes) even with every list and text cut; ${hints.items}`
     } as unknown as A
   }
   const note = cappedJsonNote(capped, limits, hints)

@@ -15,7 +15,8 @@ const patternFor = (kind: "sql" | "search") =>
     patternParts(pattern, kind) !== undefined && !/\s/.test(pattern) ||
     (kind === "sql"
       ? `"${pattern}" is not a column pattern: write table.column or schema.table.column, with * for any characters (e.g. *.ssn)`
-      : `"${pattern}" is not a field pattern: write collection.field, with * for any characters (e.g. *.api_key)`)))
+      : `"${pattern}" is not a field pattern: write collection.field, with * for any characters (e.g. *.api_key)`)
+  ))
 
 export const maskingRule = (kind: "sql" | "search") =>
   Schema.Struct({ pattern: patternFor(kind), action: MaskingAction })
@@ -32,4 +33,5 @@ export const SecretCatalogs = Schema.Literal("closed", "open")
 export type SecretCatalogs = typeof SecretCatalogs.Type
 
 /** `mask users.password_hash` / `hide *.ssn`, one rule a line (the UI's text box and the CLI's flags). */
-export const ruleLine = (rule: { readonly pattern: string; readonly action: MaskingAction }) => `${rule.action} ${rule.pattern}`
+export const ruleLine = (rule: { readonly pattern: string; readonly action: MaskingAction }) =>
+  `${rule.action} ${rule.pattern}`

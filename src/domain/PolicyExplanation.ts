@@ -60,12 +60,18 @@ const WORDS: Record<string, string> = {
 }
 
 /** A gate's detail in the words the UI's forms use for settings (`readWrite` is "read and write"). */
-export const plainWords = (text: string): string => text.replace(/\b(readOnly|readWrite|fullAccess|askEachTime|alwaysAllow|oncePerConnection|everyTime|alwaysApprove|secretCatalogs|maskingRules)\b/g, (word) => WORDS[word] ?? word)
+export const plainWords = (text: string): string =>
+  text.replace(
+    /\b(readOnly|readWrite|fullAccess|askEachTime|alwaysAllow|oncePerConnection|everyTime|alwaysApprove|secretCatalogs|maskingRules)\b/g,
+    (word) => WORDS[word] ?? word
+  )
 
 /** The explanation as text: one line per gate in order (what it checks and where to change it under it), then the outcome. */
 export const explanationText = (explanation: PolicyExplanation): string => {
   const lines = [
-    `${explanation.tool} on '${explanation.connection.name}' (${explanation.connection.type}) from token '${explanation.token.name}' (${explanation.token.access}), client ${explanation.elicitation ? "with" : "without"} form elicitation:`
+    `${explanation.tool} on '${explanation.connection.name}' (${explanation.connection.type}) from token '${explanation.token.name}' (${explanation.token.access}), client ${
+      explanation.elicitation ? "with" : "without"
+    } form elicitation:`
   ]
   explanation.steps.forEach((step, index) => {
     lines.push(`  ${index + 1}. ${MARK[step.verdict]} ${step.title}: ${plainWords(step.detail)}`)

@@ -34,7 +34,22 @@ export type PreviewPlan =
   }
   | { readonly _tag: "NoPreview"; readonly reason: string }
 
-const SCHEMA_VERBS = new Set(["CREATE", "ALTER", "DROP", "TRUNCATE", "RENAME", "COMMENT", "GRANT", "REVOKE", "REINDEX", "CLUSTER", "VACUUM", "ANALYZE", "REFRESH", "SECURITY"])
+const SCHEMA_VERBS = new Set([
+  "CREATE",
+  "ALTER",
+  "DROP",
+  "TRUNCATE",
+  "RENAME",
+  "COMMENT",
+  "GRANT",
+  "REVOKE",
+  "REINDEX",
+  "CLUSTER",
+  "VACUUM",
+  "ANALYZE",
+  "REFRESH",
+  "SECURITY"
+])
 
 const noPreview = (reason: string): PreviewPlan => ({ _tag: "NoPreview", reason })
 
@@ -45,7 +60,10 @@ export const withoutClosingSemicolon = (sql: string, dialect: SqlDialect): strin
   const last = tokens[tokens.length - 1]
   if (last === undefined || !isPunct(last, ";")) return sql.trimEnd()
   for (let at = sql.lastIndexOf(";"); at >= 0; at = sql.lastIndexOf(";", at - 1)) {
-    if (tokenize(sql.slice(at + 1), reading).length === 0 && tokenize(sql.slice(0, at), reading).length === tokens.length - 1) {
+    if (
+      tokenize(sql.slice(at + 1), reading).length === 0 &&
+      tokenize(sql.slice(0, at), reading).length === tokens.length - 1
+    ) {
       return withoutClosingSemicolon(sql.slice(0, at), dialect)
     }
   }
@@ -85,16 +103,32 @@ const calledNames = (tokens: ReadonlyArray<SqlToken>, skip: ReadonlySet<number>)
   return [...names]
 }
 
-const MODIFIERS = ["OR", "ROLLBACK", "ABORT", "REPLACE", "FAIL", "IGNORE", "LOW_PRIORITY", "QUICK", "DELAYED", "HIGH_PRIORITY", "ONLY"]
+const MODIFIERS = [
+  "OR",
+  "ROLLBACK",
+  "ABORT",
+  "REPLACE",
+  "FAIL",
+  "IGNORE",
+  "LOW_PRIORITY",
+  "QUICK",
+  "DELAYED",
+  "HIGH_PRIORITY",
+  "ONLY"
+]
 
 /** Decides whether and how a statement is previewed (D-69); the classifier has already tiered it. */
 export const planPreview = (sql: string, dialect: SqlDialect): PreviewPlan => {
   const body = withoutClosingSemicolon(sql, dialect)
   const tokens = tokenize(body, readingsFor(dialect)[0]!)
   const lead = tokens[0]
-  if (lead === undefined || lead.kind !== "word") return noPreview("the statement does not start with a keyword dbdesk can preview")
+  if (lead === undefined || lead.kind !== "word") {
+    return noPreview("the statement does not start with a keyword dbdesk can preview")
+  }
   const verb = lead.upper
-  if (SCHEMA_VERBS.has(verb)) return noPreview(`${verb} changes the schema or its settings, which dbdesk does not dry-run`)
+  if (SCHEMA_VERBS.has(verb)) {
+    return noPreview(`${verb} changes the schema or its settings, which dbdesk does not dry-run`)
+  }
   if (verb !== "UPDATE" && verb !== "DELETE" && verb !== "INSERT" && verb !== "REPLACE") {
     return noPreview(`only UPDATE, DELETE and INSERT are dry-run; ${verb} may have effects a rollback cannot undo`)
   }
@@ -102,7 +136,9 @@ export const planPreview = (sql: string, dialect: SqlDialect): PreviewPlan => {
   while (isWord(tokens[i], ...MODIFIERS)) i++
   if (verb === "DELETE" || verb === "INSERT" || verb === "REPLACE") {
     if (!isWord(tokens[i], verb === "DELETE" ? "FROM" : "INTO")) {
-      return noPreview(verb === "DELETE" ? "a DELETE naming several tables is not dry-run" : `this form of ${verb} is not dry-run`)
+      return noPreview(
+        verb === "DELETE" ? "a DELETE naming several tables is not dry-run" : `this form of ${verb} is not dry-run`
+      )
     }
     i++
     while (isWord(tokens[i], "ONLY")) i++
@@ -110,15 +146,24 @@ export const planPreview = (sql: string, dialect: SqlDialect): PreviewPlan => {
   const { parts, next } = readName(tokens, i)
   if (parts.length === 0) return noPreview("dbdesk could not tell which table the statement changes")
   const rest = tokens.slice(next)
-  if (verb === "UPDATE" && dialect === "mysql" && depthZero(rest, (token, index) => isPunct(token, ",") && index < rest.findIndex((t) => isWord(t, "SET")))) {
+  if (
+    verb === "UPDATE" && dialect === "mysql" &&
+    depthZero(rest, (token, index) => isPunct(token, ",") && index < rest.findIndex((t) => isWord(t, "SET")))
+  ) {
     return noPreview("an UPDATE of several tables is not dry-run")
   }
-  if (verb === "UPDATE" && dialect === "mysql" && rest.some((token, index) => isWord(token, "JOIN") && index < rest.findIndex((t) => isWord(t, "SET")))) {
+  if (
+    verb === "UPDATE" && dialect === "mysql" &&
+    rest.some((token, index) => isWord(token, "JOIN") && index < rest.findIndex((t) => isWord(t, "SET")))
+  ) {
     return noPreview("an UPDATE of several tables is not dry-run")
   }
   const skip = new Set<number>([next - 1])
   let insertColumns: Array<string> | undefined
-  if (verb !== "UPDATE" && verb !== "DELETE" && isPunct(tokens[next], "(") && !isWord(tokens[next + 1], "SELECT", "WITH", "VALUES")) {
+  if (
+    verb !== "UPDATE" && verb !== "DELETE" && isPunct(tokens[next], "(") &&
+    !isWord(tokens[next + 1], "SELECT", "WITH", "VALUES")
+  ) {
     insertColumns = []
     for (let j = next + 1; j < tokens.length && !isPunct(tokens[j], ")"); j++) {
       const token = tokens[j]!

@@ -38,7 +38,9 @@ export const anonymousPrincipal = (address: string): Principal => ({
   connections: "all"
 })
 
-export const tokenPrincipal = (token: Pick<TokenRecord, "id" | "name" | "access" | "connections" | "bridge" | "tools">): Principal => ({
+export const tokenPrincipal = (
+  token: Pick<TokenRecord, "id" | "name" | "access" | "connections" | "bridge" | "tools">
+): Principal => ({
   // Product-decisions §4 "Bridge token": rotation is not revocation, so every bridge value is one caller.
   key: token.bridge ? "bridge" : `token:${token.id}`,
   kind: "token",

@@ -29,7 +29,9 @@ export const protocolErrorTable = {
 export type ProtocolErrorCode = keyof typeof protocolErrorTable
 export const protocolErrorCodes = Object.keys(protocolErrorTable).map(Number) as ReadonlyArray<ProtocolErrorCode>
 
-export const ProtocolErrorCode = Schema.Literal(...(protocolErrorCodes as [ProtocolErrorCode, ...Array<ProtocolErrorCode>]))
+export const ProtocolErrorCode = Schema.Literal(
+  ...(protocolErrorCodes as [ProtocolErrorCode, ...Array<ProtocolErrorCode>])
+)
 
 export const httpStatusOf = (code: ProtocolErrorCode): number => protocolErrorTable[code].status
 
@@ -58,8 +60,7 @@ export class ProtocolError extends Schema.TaggedError<ProtocolError>()("Protocol
   static invalidRequest = (message: string, data?: JsonObject) => ProtocolError.of(-32600, message, data)
   static invalidParams = (message: string, data?: JsonObject) => ProtocolError.of(-32602, message, data)
   static headerMismatch = (message: string, data?: JsonObject) => ProtocolError.of(-32020, message, data)
-  static methodNotFound = (method: string) =>
-    ProtocolError.of(-32601, `Method not found: ${method}`, { method })
+  static methodNotFound = (method: string) => ProtocolError.of(-32601, `Method not found: ${method}`, { method })
 }
 
 /** Wire contract §4.1 / §7.1: forbidden hosts and origins answer 403 with a text code. */

@@ -7,7 +7,10 @@ const ESCAPES = /--|\/\*|\*\/|#|;/
 
 /** The text of a condition with its strings and quoted names taken out, so what is left is code. */
 const codeOf = (raw: string, tokens: ReadonlyArray<SqlToken>): string =>
-  tokens.reduce((rest, token) => (token.kind === "string" || token.kind === "quoted" ? rest.replace(token.text, " ") : rest), raw)
+  tokens.reduce(
+    (rest, token) => (token.kind === "string" || token.kind === "quoted" ? rest.replace(token.text, " ") : rest),
+    raw
+  )
 
 /** Parentheses that close one the condition did not open would escape the parentheses it is wrapped in. */
 const balanced = (tokens: ReadonlyArray<SqlToken>): boolean => {
@@ -28,14 +31,26 @@ const balanced = (tokens: ReadonlyArray<SqlToken>): boolean => {
  */
 export const rawWhereRefusal = (raw: string, dialect: SqlDialect): string | undefined => {
   for (const tokens of tokenizeEveryReading(raw, dialect)) {
-    if (ESCAPES.test(codeOf(raw, tokens))) return "A filter condition cannot hold comments (--, /* */, #) or a semicolon outside quotes."
-    if (!balanced(tokens)) return "The parentheses of this condition do not match; a filter condition cannot close more than it opens."
+    if (ESCAPES.test(codeOf(raw, tokens))) {
+      return "A filter condition cannot hold comments (--, /* */, #) or a semicolon outside quotes."
+    }
+    if (!balanced(tokens)) {
+      return "The parentheses of this condition do not match; a filter condition cannot close more than it opens."
+    }
   }
   const statement = `SELECT * FROM t WHERE (${raw}\n)`
   const verdict = classifyStatement(statement, dialect)
   if (verdict.statementCount !== 1) return "A filter condition must stay one condition, not a further statement."
-  if (verdict.reachesFilesOrCode) return `This condition reads or writes files or runs code on the database server${verdict.reason === undefined ? "" : ` (${verdict.reason})`}, which a filter may not do.`
-  if (verdict.tier !== "safe") return `A filter condition may only read data; this one changes data${verdict.reason === undefined ? "" : ` (${verdict.reason})`}.`
+  if (verdict.reachesFilesOrCode) {
+    return `This condition reads or writes files or runs code on the database server${
+      verdict.reason === undefined ? "" : ` (${verdict.reason})`
+    }, which a filter may not do.`
+  }
+  if (verdict.tier !== "safe") {
+    return `A filter condition may only read data; this one changes data${
+      verdict.reason === undefined ? "" : ` (${verdict.reason})`
+    }.`
+  }
   const gate = statementGate(statement, dialect, { rules: [], secretCatalogs: "closed" })
   if (gate.kind === "refuse") {
     return gate.refusal.gate === "secret_catalog"

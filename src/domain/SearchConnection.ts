@@ -13,8 +13,12 @@ export const defaultSearchPort = (sslMode: SearchSslMode): number => (sslMode ==
 
 export const SearchHost = Schema.Trim.pipe(
   Schema.nonEmptyString({ message: () => "Host is required." }),
-  Schema.filter((host) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(host) || "Enter the host name only, without http:// or https://."),
-  Schema.filter((host) => !/[\s/?#@]/.test(host) || "The host must be a name or an address, without spaces, a path or a user.")
+  Schema.filter((host) =>
+    !/^[a-z][a-z0-9+.-]*:\/\//i.test(host) || "Enter the host name only, without http:// or https://."
+  ),
+  Schema.filter((host) =>
+    !/[\s/?#@]/.test(host) || "The host must be a name or an address, without spaces, a path or a user."
+  )
 )
 
 export const SearchPort = Schema.Number.pipe(
@@ -35,13 +39,17 @@ export type SearchNode = typeof SearchNode.Type
 
 /** `https://host:443`; an IPv6 literal is bracketed. */
 export const nodeOrigin = (node: SearchNode): string =>
-  `${node.protocol}://${node.host.includes(":") && !node.host.startsWith("[") ? `[${node.host}]` : node.host}:${node.port}`
+  `${node.protocol}://${
+    node.host.includes(":") && !node.host.startsWith("[") ? `[${node.host}]` : node.host
+  }:${node.port}`
 
 const NODE_URL = /^(https?):\/\/(\[[^\]]+\]|[^:/?#@\s]+):(\d{1,5})\/?$/i
 
 const parseNode = (text: string): SearchNode | string => {
   const match = NODE_URL.exec(text.trim())
-  if (match === null) return `"${text.trim()}" is not a node: write it as protocol://host:port, for example https://node1.example.com:443`
+  if (match === null) {
+    return `"${text.trim()}" is not a node: write it as protocol://host:port, for example https://node1.example.com:443`
+  }
   const port = Number(match[3])
   if (port < 1 || port > 65535) return `"${text.trim()}": the port must be from 1 to 65535`
   return { protocol: match[1]!.toLowerCase() as "http" | "https", host: match[2]!.replace(/^\[|\]$/g, ""), port }
@@ -58,15 +66,18 @@ export class SearchConnectionSettings extends Schema.Class<SearchConnectionSetti
   sslMode: sslModeField,
   skipTlsVerification: skipTlsField,
   /** D-59: the cluster beyond the first node (host, port), as the official client configures it. */
-  cluster: Schema.optionalWith(Schema.Struct({
-    nodes: Schema.optional(Schema.Array(Schema.typeSchema(SearchNode))),
-    nearestNode: Schema.optional(Schema.typeSchema(SearchNode)),
-    healthcheckIntervalSeconds: Schema.optional(Schema.Number),
-    numRetries: Schema.optional(Schema.Number),
-    retryIntervalSeconds: Schema.optional(Schema.Number),
-    connectionTimeoutSeconds: Schema.optional(Schema.Number),
-    randomizeNodes: Schema.optional(Schema.Boolean)
-  }), { default: () => ({}) })
+  cluster: Schema.optionalWith(
+    Schema.Struct({
+      nodes: Schema.optional(Schema.Array(Schema.typeSchema(SearchNode))),
+      nearestNode: Schema.optional(Schema.typeSchema(SearchNode)),
+      healthcheckIntervalSeconds: Schema.optional(Schema.Number),
+      numRetries: Schema.optional(Schema.Number),
+      retryIntervalSeconds: Schema.optional(Schema.Number),
+      connectionTimeoutSeconds: Schema.optional(Schema.Number),
+      randomizeNodes: Schema.optional(Schema.Boolean)
+    }),
+    { default: () => ({}) }
+  )
 }) {
   /** Every node in order: the first (host, port and the SSL mode's protocol), then the cluster's `nodes`. */
   get allNodes(): ReadonlyArray<SearchNode> {
@@ -116,7 +127,8 @@ export const settingsProblems = (error: ParseResult.ParseError): ReadonlyArray<s
     issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`
   )
 
-const fail = (ast: SchemaAST.AST, actual: unknown, message: string) => ParseResult.fail(new ParseResult.Type(ast, actual, message))
+const fail = (ast: SchemaAST.AST, actual: unknown, message: string) =>
+  ParseResult.fail(new ParseResult.Type(ast, actual, message))
 
 /** A node written as its URL (`https://node1:443`), as in connections.json, the form and `--nearest-node`. */
 export const SearchNodeUrl = Schema.transformOrFail(Schema.String, Schema.typeSchema(SearchNode), {

@@ -89,10 +89,22 @@ export const SECRET_WORDS: Readonly<Record<SqlDialect, ReadonlyArray<readonly [s
  */
 export const TEXT_RUNNING_FUNCTIONS: Readonly<Record<SqlDialect, ReadonlySet<string>>> = {
   postgresql: new Set([
-    "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "table_to_xml", "table_to_xmlschema",
-    "table_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema", "schema_to_xml", "schema_to_xmlschema",
-    "schema_to_xml_and_xmlschema", "database_to_xml", "database_to_xmlschema", "database_to_xml_and_xmlschema",
-    "ts_stat", "ts_rewrite"
+    "query_to_xml",
+    "query_to_xmlschema",
+    "query_to_xml_and_xmlschema",
+    "table_to_xml",
+    "table_to_xmlschema",
+    "table_to_xml_and_xmlschema",
+    "cursor_to_xml",
+    "cursor_to_xmlschema",
+    "schema_to_xml",
+    "schema_to_xmlschema",
+    "schema_to_xml_and_xmlschema",
+    "database_to_xml",
+    "database_to_xmlschema",
+    "database_to_xml_and_xmlschema",
+    "ts_stat",
+    "ts_rewrite"
   ]),
   mysql: new Set(),
   sqlite: new Set()
@@ -106,4 +118,6 @@ const LITERAL = /\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\1\$|[Ee]?'(?:[^'\\]|''|
  * credential (ALTER ROLE … PASSWORD, CREATE USER … IDENTIFIED BY, a user mapping's or server's OPTIONS, a
  * subscription's CONNECTION) keeps its shape but not its literals.
  */
-export const withoutCredentialLiterals = (sql: string): string => (SETS_A_CREDENTIAL.test(sql) ? sql.replace(LITERAL, "'…'") : sql)
+export const withoutCredentialLiterals = (
+  sql: string
+): string => (SETS_A_CREDENTIAL.test(sql) ? sql.replace(LITERAL, "'…'") : sql)

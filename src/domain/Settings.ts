@@ -24,7 +24,9 @@ const LimitSettings = Schema.Struct({
   /** A longer text or binary cell is cut, with a marker giving its full length (AnswerBudget). */
   maxCellBytes: Schema.optionalWith(Schema.Int.pipe(Schema.between(256, 16 * 1024 * 1024)), { default: () => 32_768 }),
   /** Rows of one answer stop at this many bytes, and the answer says why (AnswerBudget). */
-  maxAnswerBytes: Schema.optionalWith(Schema.Int.pipe(Schema.between(65_536, 256 * 1024 * 1024)), { default: () => 8 * 1024 * 1024 }),
+  maxAnswerBytes: Schema.optionalWith(Schema.Int.pipe(Schema.between(65_536, 256 * 1024 * 1024)), {
+    default: () => 8 * 1024 * 1024
+  }),
   /** A continuation handle unused this long is closed and its database session given back (fetch_more). */
   continuationIdleSeconds: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 3600)), { default: () => 120 }),
   /** A continuation handle is closed this long after it was opened, however it is used. */

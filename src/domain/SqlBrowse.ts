@@ -2,7 +2,19 @@ import { Schema } from "effect"
 
 /** Filter operators of `browse_table` and `count_rows` (D-21). */
 export const FilterOperator = Schema.Literal(
-  "=", "!=", ">", ">=", "<", "<=", "between", "in", "not_in", "contains", "not_contains", "starts_with", "is_null",
+  "=",
+  "!=",
+  ">",
+  ">=",
+  "<",
+  "<=",
+  "between",
+  "in",
+  "not_in",
+  "contains",
+  "not_contains",
+  "starts_with",
+  "is_null",
   "is_not_null"
 )
 export type FilterOperator = typeof FilterOperator.Type
@@ -50,7 +62,12 @@ export type BrowseQuery = typeof BrowseQuery.Type
 export type GridFilter =
   | BrowseFilter
   | { readonly column: string; readonly operator: "ends_with" | "like" | "ilike"; readonly value: string }
-  | { readonly column: ""; readonly operator: "any_column"; readonly columns: ReadonlyArray<string>; readonly value: string }
+  | {
+    readonly column: ""
+    readonly operator: "any_column"
+    readonly columns: ReadonlyArray<string>
+    readonly value: string
+  }
   | { readonly column: ""; readonly operator: "raw_where"; readonly value: string }
   /** The filter bar's rows under Match Any, ANDed with the search box and the WHERE condition. */
   | { readonly column: ""; readonly operator: "any_of"; readonly filters: ReadonlyArray<GridFilter> }

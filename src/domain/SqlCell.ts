@@ -178,7 +178,11 @@ export const isCutCell = (cell: Cell): boolean => typeof cell === "string" && ea
  * character) followed by {@link cutMarker}; a blob is shown as hex (see `capBlob`); numbers, booleans and null are
  * small. Idempotent: a cell cut earlier keeps its marker and its original full length.
  */
-export const capCell = (value: Cell | Uint8Array, maxCellBytes: number, readPart: string = READ_SQL_PART): CappedCell => {
+export const capCell = (
+  value: Cell | Uint8Array,
+  maxCellBytes: number,
+  readPart: string = READ_SQL_PART
+): CappedCell => {
   if (value instanceof Uint8Array) return capBlob(value, maxCellBytes, readPart)
   if (typeof value !== "string") return { cell: value, bytes: cellJsonBytes(value) }
   if (value.length * 3 <= maxCellBytes) return { cell: value, bytes: jsonStringBytes(value) }

@@ -38,9 +38,27 @@ export const readingsFor = (dialect: SqlDialect): ReadonlyArray<LexicalReading> 
   dialect === "mysql" ? MYSQL_READINGS : dialect === "sqlite" ? SQLITE_READINGS : POSTGRESQL_READINGS
 
 const SQLITE_READINGS: ReadonlyArray<LexicalReading> = [
-  { nestedComments: false, backslashEscapes: false, escapeStrings: false, dollarQuotes: false, bracketIdentifiers: true },
-  { nestedComments: true, backslashEscapes: false, escapeStrings: false, dollarQuotes: false, bracketIdentifiers: true },
-  { nestedComments: false, backslashEscapes: false, escapeStrings: false, dollarQuotes: false, bracketIdentifiers: false }
+  {
+    nestedComments: false,
+    backslashEscapes: false,
+    escapeStrings: false,
+    dollarQuotes: false,
+    bracketIdentifiers: true
+  },
+  {
+    nestedComments: true,
+    backslashEscapes: false,
+    escapeStrings: false,
+    dollarQuotes: false,
+    bracketIdentifiers: true
+  },
+  {
+    nestedComments: false,
+    backslashEscapes: false,
+    escapeStrings: false,
+    dollarQuotes: false,
+    bracketIdentifiers: false
+  }
 ]
 
 const POSTGRESQL_READINGS: ReadonlyArray<LexicalReading> = [
@@ -63,7 +81,9 @@ const MYSQL_READINGS: ReadonlyArray<LexicalReading> = [true, false].flatMap((exe
       dollarQuotes: false,
       bracketIdentifiers: false,
       mysql: { executableComments, ansiQuotes }
-    }))))
+    }))
+  )
+)
 
 const isWordStart = (c: string): boolean => /[A-Za-z_]/.test(c) || c.charCodeAt(0) > 127
 const isWordPart = (c: string): boolean => /[A-Za-z0-9_$]/.test(c) || c.charCodeAt(0) > 127
@@ -219,7 +239,11 @@ export const tokenize = (sql: string, reading: LexicalReading, offsets?: Array<n
  */
 const READINGS_DISAGREE_ON = /[\\/"`[]/
 
-let lastRead: { readonly sql: string; readonly dialect: SqlDialect; readonly lists: ReadonlyArray<ReadonlyArray<SqlToken>> } | undefined
+let lastRead: {
+  readonly sql: string
+  readonly dialect: SqlDialect
+  readonly lists: ReadonlyArray<ReadonlyArray<SqlToken>>
+} | undefined
 
 /**
  * The text's tokens under each distinct reading of its dialect: one list when the readings cannot disagree. The last
@@ -228,7 +252,9 @@ let lastRead: { readonly sql: string; readonly dialect: SqlDialect; readonly lis
 export const tokenizeEveryReading = (sql: string, dialect: SqlDialect): ReadonlyArray<ReadonlyArray<SqlToken>> => {
   if (lastRead !== undefined && lastRead.sql === sql && lastRead.dialect === dialect) return lastRead.lists
   const readings = readingsFor(dialect)
-  const lists = READINGS_DISAGREE_ON.test(sql) ? readings.map((reading) => tokenize(sql, reading)) : [tokenize(sql, readings[0]!)]
+  const lists = READINGS_DISAGREE_ON.test(sql)
+    ? readings.map((reading) => tokenize(sql, reading))
+    : [tokenize(sql, readings[0]!)]
   lastRead = { sql, dialect, lists }
   return lists
 }

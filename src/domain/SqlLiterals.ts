@@ -16,7 +16,8 @@ export const quoteTable = (dialect: SqlDialect, table: string): string => {
     : quoteName(dialect, table)
 }
 
-const hexUtf8 = (text: string): string => Array.from(new TextEncoder().encode(text), (byte) => byte.toString(16).padStart(2, "0")).join("")
+const hexUtf8 = (text: string): string =>
+  Array.from(new TextEncoder().encode(text), (byte) => byte.toString(16).padStart(2, "0")).join("")
 
 /**
  * A string literal. Standard SQL doubles the quote; MySQL also reads backslash escapes unless NO_BACKSLASH_ESCAPES is
@@ -41,6 +42,6 @@ export const insertStatement = (
   columns: ReadonlyArray<string>,
   rows: ReadonlyArray<ReadonlyArray<CellValue>>
 ): string =>
-  `INSERT INTO ${quoteTable(dialect, table)} (${columns.map((column) => quoteName(dialect, column)).join(", ")}) VALUES\n${
-    rows.map((row) => `  (${row.map((cell) => sqlLiteral(dialect, cell)).join(", ")})`).join(",\n")
-  };`
+  `INSERT INTO ${quoteTable(dialect, table)} (${
+    columns.map((column) => quoteName(dialect, column)).join(", ")
+  }) VALUES\n${rows.map((row) => `  (${row.map((cell) => sqlLiteral(dialect, cell)).join(", ")})`).join(",\n")};`

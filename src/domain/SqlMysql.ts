@@ -45,12 +45,19 @@ const explained = (tokens: ReadonlyArray<SqlToken>, nested: Nested): Verdict => 
 }
 
 const setStatement = (tokens: ReadonlyArray<SqlToken>, nested: Nested): Verdict => {
-  const global = tokens.find((token) => (token.kind === "word" || token.kind === "other") && K.MYSQL_GLOBAL_SCOPES.has(token.text.toUpperCase()))
-  if (global !== undefined) return filesOrCode("SET GLOBAL/PERSIST changes the server's configuration (a log file can be pointed anywhere)")
+  const global = tokens.find((token) =>
+    (token.kind === "word" || token.kind === "other") && K.MYSQL_GLOBAL_SCOPES.has(token.text.toUpperCase())
+  )
+  if (global !== undefined) {
+    return filesOrCode("SET GLOBAL/PERSIST changes the server's configuration (a log file can be pointed anywhere)")
+  }
   if (isWord(tokens[1], "STATEMENT")) {
     const forAt = tokens.findIndex((token, i) => i > 1 && isWord(token, "FOR"))
     const inner = forAt === -1 ? [] : tokens.slice(forAt + 1)
-    return worse(write("SET STATEMENT changes settings for a statement"), inner.length === 0 ? write("SET STATEMENT without a statement") : nested.tokens(inner))
+    return worse(
+      write("SET STATEMENT changes settings for a statement"),
+      inner.length === 0 ? write("SET STATEMENT without a statement") : nested.tokens(inner)
+    )
   }
   return write("SET changes session settings")
 }
@@ -70,7 +77,9 @@ export const classifyMysqlLeading = (tokens: ReadonlyArray<SqlToken>, nested: Ne
       return from === -1 ? write("PREPARE without FROM") : dynamicSql(tokens.slice(from + 1), "PREPARE", nested)
     }
     case "EXECUTE":
-      return isWord(tokens[1], "IMMEDIATE") ? dynamicSql(tokens.slice(2), "EXECUTE IMMEDIATE", nested) : write("EXECUTE runs a prepared statement")
+      return isWord(tokens[1], "IMMEDIATE")
+        ? dynamicSql(tokens.slice(2), "EXECUTE IMMEDIATE", nested)
+        : write("EXECUTE runs a prepared statement")
     case "DEALLOCATE":
       return write("DEALLOCATE PREPARE drops a prepared statement")
     case "DROP":
@@ -93,12 +102,17 @@ export const scanMysql = (tokens: ReadonlyArray<SqlToken>): Verdict => {
     if (token.kind !== "word" && token.kind !== "quoted") return
     const name = token.text.toLowerCase()
     const called = isPunct(tokens[i + 1], "(")
-    if (called && K.MYSQL_FILES_OR_CODE_FUNCTIONS.has(name)) verdict = worse(verdict, filesOrCode(`calls ${name}, which runs programs on the server`))
-    else if (called && K.MYSQL_WRITE_FUNCTIONS.has(name)) verdict = worse(verdict, write(`calls ${name}, which has side effects`))
-    else if (isWord(token, "SONAME")) verdict = worse(verdict, filesOrCode("loads a shared library into the server (SONAME)"))
-    else if (isWord(token, "NEXT") && isWord(tokens[i + 1], "VALUE") && isWord(tokens[i + 2], "FOR")) {
+    if (called && K.MYSQL_FILES_OR_CODE_FUNCTIONS.has(name)) {
+      verdict = worse(verdict, filesOrCode(`calls ${name}, which runs programs on the server`))
+    } else if (called && K.MYSQL_WRITE_FUNCTIONS.has(name)) {
+      verdict = worse(verdict, write(`calls ${name}, which has side effects`))
+    } else if (isWord(token, "SONAME")) {
+      verdict = worse(verdict, filesOrCode("loads a shared library into the server (SONAME)"))
+    } else if (isWord(token, "NEXT") && isWord(tokens[i + 1], "VALUE") && isWord(tokens[i + 2], "FOR")) {
       verdict = worse(verdict, write("NEXT VALUE FOR advances a sequence"))
-    } else if (isWord(token, "LOCK") && isWord(tokens[i + 1], "IN")) verdict = worse(verdict, write("locks rows (LOCK IN SHARE MODE)"))
+    } else if (isWord(token, "LOCK") && isWord(tokens[i + 1], "IN")) {
+      verdict = worse(verdict, write("locks rows (LOCK IN SHARE MODE)"))
+    }
   })
   return verdict
 }

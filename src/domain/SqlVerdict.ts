@@ -56,8 +56,10 @@ export const decodedText = (tokens: ReadonlyArray<SqlToken>, i: number): string 
   const custom = isWord(tokens[i + 1], "UESCAPE") ? tokens[i + 2] : undefined
   const escape = custom?.kind === "string" && custom.text.length === 1 ? custom.text : "\\"
   const quoted = escape.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-  return text.replace(new RegExp(`${quoted}(${quoted}|\\+[0-9A-Fa-f]{6}|[0-9A-Fa-f]{4})`, "g"), (_m, code: string) =>
-    code === escape ? escape : String.fromCodePoint(Number.parseInt(code.replace("+", ""), 16)))
+  return text.replace(
+    new RegExp(`${quoted}(${quoted}|\\+[0-9A-Fa-f]{6}|[0-9A-Fa-f]{4})`, "g"),
+    (_m, code: string) => code === escape ? escape : String.fromCodePoint(Number.parseInt(code.replace("+", ""), 16))
+  )
 }
 
 /** Refused markers anywhere in the statement: server functions (also quoted, or named in a string), pairs. */
@@ -93,4 +95,3 @@ export const scanRead = (tokens: ReadonlyArray<SqlToken>): Verdict => {
   })
   return verdict
 }
-

@@ -26,7 +26,9 @@ export const SshTunnel = Schema.Struct({
 export type SshTunnel = typeof SshTunnel.Type
 
 /** Parses `user@host:port`, `host:port`, `[v6]:port`, `user@host` or `host`. */
-export const parseSshAddress = (value: string): { readonly host: string; readonly port?: number; readonly user?: string } => {
+export const parseSshAddress = (
+  value: string
+): { readonly host: string; readonly port?: number; readonly user?: string } => {
   const at = value.lastIndexOf("@")
   const user = at > 0 ? value.slice(0, at) : undefined
   const rest = at > 0 ? value.slice(at + 1) : value

@@ -137,7 +137,9 @@ const classifyLeading = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): 
   if (K.READ_LEADING.has(keyword)) return scanRead(tokens)
   if (K.DESTRUCTIVE_LEADING.has(keyword)) return destructive(`${keyword} removes data`)
   if (keyword === "ALTER") {
-    return tokens.some((t) => isWord(t, "DROP")) ? destructive("ALTER … DROP removes data") : write("ALTER changes the schema")
+    return tokens.some((t) => isWord(t, "DROP"))
+      ? destructive("ALTER … DROP removes data")
+      : write("ALTER changes the schema")
   }
   if (keyword === "DELETE" || keyword === "UPDATE") return classifyDeleteOrUpdate(tokens, keyword)
   if (K.FILES_OR_CODE_LEADING.has(keyword)) return filesOrCode(`${keyword} reaches files or runs code`)
@@ -153,11 +155,17 @@ const mysqlNested: Nested = {
 
 const classifyTokens = (tokens: ReadonlyArray<SqlToken>, dialect: SqlDialect): Verdict =>
   dialect === "mysql"
-    ? worse(worse(classifyMysqlLeading(tokens, mysqlNested) ?? classifyLeading(tokens, dialect), scanFilesOrCode(tokens)), scanMysql(tokens))
+    ? worse(
+      worse(classifyMysqlLeading(tokens, mysqlNested) ?? classifyLeading(tokens, dialect), scanFilesOrCode(tokens)),
+      scanMysql(tokens)
+    )
     : worse(classifyLeading(tokens, dialect), scanFilesOrCode(tokens))
 
 /** The worst verdict over every statement under every plausible lexical reading, and the most statements any reading saw. */
-const verdictOfText = (sql: string, dialect: SqlDialect): { readonly verdict: Verdict; readonly statementCount: number } => {
+const verdictOfText = (
+  sql: string,
+  dialect: SqlDialect
+): { readonly verdict: Verdict; readonly statementCount: number } => {
   let verdict: Verdict | undefined
   let statementCount = 0
   for (const tokens of tokenizeEveryReading(sql, dialect)) {

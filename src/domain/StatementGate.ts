@@ -16,7 +16,10 @@ export interface StatementFacts {
   readonly local: ReadonlyArray<string>
 }
 
-export type GateVerdict = { readonly kind: "pass"; readonly facts: StatementFacts } | { readonly kind: "refuse"; readonly refusal: Refusal }
+export type GateVerdict = { readonly kind: "pass"; readonly facts: StatementFacts } | {
+  readonly kind: "refuse"
+  readonly refusal: Refusal
+}
 
 const SET_OPERATIONS = ["UNION", "INTERSECT", "EXCEPT", "MINUS"]
 
@@ -24,29 +27,49 @@ const SET_OPERATIONS = ["UNION", "INTERSECT", "EXCEPT", "MINUS"]
  * A MySQL catalog is named qualified (`mysql.user`, `information_schema.PROCESSLIST`, in any quoting) or unqualified
  * while the current database is its own.
  */
-const mysqlCatalogAt = (catalog: SecretCatalog, tokens: ReadonlyArray<SqlToken>, i: number, database: string | undefined): boolean => {
-  const qualifier = isPunct(tokens[i - 1], ".") && tokens[i - 2] !== undefined ? decodedText(tokens, i - 2).toLowerCase() : undefined
+const mysqlCatalogAt = (
+  catalog: SecretCatalog,
+  tokens: ReadonlyArray<SqlToken>,
+  i: number,
+  database: string | undefined
+): boolean => {
+  const qualifier = isPunct(tokens[i - 1], ".") && tokens[i - 2] !== undefined
+    ? decodedText(tokens, i - 2).toLowerCase()
+    : undefined
   return (qualifier ?? database?.toLowerCase()) === catalog.schema
 }
 
 /** A MySQL catalog named inside a string (text PREPAREd or EXECUTEd): `db.name` with any quoting around the dot. */
 const MYSQL_IN_TEXT = SECRET_CATALOGS.mysql.map((catalog) =>
-  [new RegExp(`${catalog.schema}\\W{0,3}\\.\\W{0,3}${catalog.name.replace(/\$/g, "\\$")}\\b`, "i"), catalog] as const)
+  [new RegExp(`${catalog.schema}\\W{0,3}\\.\\W{0,3}${catalog.name.replace(/\$/g, "\\$")}\\b`, "i"), catalog] as const
+)
 
 /** MySQL/MariaDB statements that print a secret: SHOW GRANTS / CREATE USER (hashes), the process list and InnoDB's status (statement texts). */
 const showsSecret = (tokens: ReadonlyArray<SqlToken>, i: number): readonly [string, SecretCatalog] | undefined => {
   if (!isWord(tokens[i], "SHOW")) return undefined
   const next = isWord(tokens[i + 1], "FULL") ? i + 2 : i + 1
-  const hashes = { schema: "mysql", name: "user", holds: "account password hashes, which these statements print; information_schema.USER_PRIVILEGES lists grants without them" }
+  const hashes = {
+    schema: "mysql",
+    name: "user",
+    holds:
+      "account password hashes, which these statements print; information_schema.USER_PRIVILEGES lists grants without them"
+  }
   if (isWord(tokens[i + 1], "GRANTS")) return ["SHOW GRANTS", hashes]
   if (isWord(tokens[i + 1], "CREATE") && isWord(tokens[i + 2], "USER")) return ["SHOW CREATE USER", hashes]
-  const statements = SECRET_CATALOGS.mysql.find((catalog) => catalog.schema === "information_schema" && catalog.name === "processlist")!
+  const statements = SECRET_CATALOGS.mysql.find((catalog) =>
+    catalog.schema === "information_schema" && catalog.name === "processlist"
+  )!
   if (isWord(tokens[next], "PROCESSLIST")) return ["SHOW PROCESSLIST", statements]
   if (isWord(tokens[i + 1], "ENGINE") && isWord(tokens[i + 3], "STATUS")) return ["SHOW ENGINE … STATUS", statements]
   return undefined
 }
 
-const refuseSecret = (dialect: SqlDialect, tokens: ReadonlyArray<SqlToken>, i: number, database: string | undefined): Refusal | undefined => {
+const refuseSecret = (
+  dialect: SqlDialect,
+  tokens: ReadonlyArray<SqlToken>,
+  i: number,
+  database: string | undefined
+): Refusal | undefined => {
   const token = tokens[i]!
   const text = decodedText(tokens, i).toLowerCase()
   const catalogs = SECRET_CATALOGS[dialect]
@@ -60,7 +83,9 @@ const refuseSecret = (dialect: SqlDialect, tokens: ReadonlyArray<SqlToken>, i: n
     return inText === undefined ? undefined : secretRefusal(inText)
   }
   if (token.kind !== "word" && token.kind !== "quoted") return undefined
-  const catalog = catalogs.find((candidate) => candidate.name === text && (dialect !== "mysql" || mysqlCatalogAt(candidate, tokens, i, database)))
+  const catalog = catalogs.find((candidate) =>
+    candidate.name === text && (dialect !== "mysql" || mysqlCatalogAt(candidate, tokens, i, database))
+  )
   if (catalog !== undefined) return secretRefusal(catalog)
   const word = words.find(([name]) => name === text)
   if (word !== undefined) return secretRefusal(word[1], word[0])
@@ -75,7 +100,12 @@ const localName = (tokens: ReadonlyArray<SqlToken>, i: number): boolean => {
 }
 
 /** D-64: the statement-level gate; `database` is the current database (MySQL's unqualified names). */
-export const statementGate = (sql: string, dialect: SqlDialect, policy: GuardPolicy, database?: string): GateVerdict => {
+export const statementGate = (
+  sql: string,
+  dialect: SqlDialect,
+  policy: GuardPolicy,
+  database?: string
+): GateVerdict => {
   const names = new Set<string>()
   const local = new Set<string>()
   let compound = false
@@ -89,7 +119,9 @@ export const statementGate = (sql: string, dialect: SqlDialect, policy: GuardPol
       }
       if (token.kind !== "word" && token.kind !== "quoted") continue
       const text = decodedText(tokens, i)
-      if (isPunct(tokens[i + 1], "(") && TEXT_RUNNING_FUNCTIONS[dialect].has(text.toLowerCase())) return { kind: "refuse", refusal: textRefusal(`${text.toLowerCase()}() runs SQL text`, policy) }
+      if (isPunct(tokens[i + 1], "(") && TEXT_RUNNING_FUNCTIONS[dialect].has(text.toLowerCase())) {
+        return { kind: "refuse", refusal: textRefusal(`${text.toLowerCase()}() runs SQL text`, policy) }
+      }
       if (isWord(token, ...SET_OPERATIONS)) compound = true
       // As written too: MySQL table names are case-sensitive on most systems (and PostgreSQL's quoted names are).
       names.add(text.toLowerCase())

@@ -108,11 +108,18 @@ export const identifierParts = (dialect: SqlDialect, text: string): ReadonlyArra
  * text read as one SQL identifier. A `schema` or `database` argument fixes where every reading is looked up. `exact`:
  * the table is a stored name the driver resolved before (the tools read exactly the object the gate decided on).
  */
-export const tableReadings = (dialect: SqlDialect | "search", table: string, schema?: string, exact?: boolean): ReadonlyArray<TableReading> => {
+export const tableReadings = (
+  dialect: SqlDialect | "search",
+  table: string,
+  schema?: string,
+  exact?: boolean
+): ReadonlyArray<TableReading> => {
   if (dialect === "search" || exact === true) return [{ schema, name: table }]
   const readings: Array<TableReading> = []
   const add = (reading: TableReading) => {
-    if (!readings.some((known) => known.schema === reading.schema && known.name === reading.name)) readings.push(reading)
+    if (!readings.some((known) => known.schema === reading.schema && known.name === reading.name)) {
+      readings.push(reading)
+    }
   }
   const parts = identifierParts(dialect, table)
   if (schema === undefined && parts !== undefined && parts.length === 2) add({ schema: parts[0]!, name: parts[1]! })
@@ -129,5 +136,7 @@ export const tableReadings = (dialect: SqlDialect | "search", table: string, sch
 export const secretCatalogOf = (dialect: SqlDialect, relation: ResolvedRelation): SecretCatalog | undefined => {
   const schema = relation.schema.toLowerCase()
   const name = relation.name.toLowerCase()
-  return SECRET_CATALOGS[dialect].find((catalog) => catalog.name === name && (catalog.anySchema === true || catalog.schema === schema))
+  return SECRET_CATALOGS[dialect].find((catalog) =>
+    catalog.name === name && (catalog.anySchema === true || catalog.schema === schema)
+  )
 }

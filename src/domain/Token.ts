@@ -58,16 +58,22 @@ export const parseExpiry = (text: string | undefined, nowMillis: number): Either
   const days = /^(\d{1,5})d$/.exec(trimmed)
   if (days !== null) {
     const count = Number(days[1])
-    return count < 1 ? Either.left("--expires needs at least 1 day") : Either.right(new Date(nowMillis + count * DAY_MS))
+    return count < 1
+      ? Either.left("--expires needs at least 1 day")
+      : Either.right(new Date(nowMillis + count * DAY_MS))
   }
   if (/^\d{4}-\d{2}-\d{2}$/.test(trimmed)) {
     const start = Date.parse(`${trimmed}T00:00:00Z`)
-    if (Number.isNaN(start) || new Date(start).toISOString().slice(0, 10) !== trimmed) return Either.left(`${trimmed} is not a calendar date`)
+    if (Number.isNaN(start) || new Date(start).toISOString().slice(0, 10) !== trimmed) {
+      return Either.left(`${trimmed} is not a calendar date`)
+    }
     const end = start + DAY_MS
     return end <= nowMillis ? Either.left(`${trimmed} is in the past`) : Either.right(new Date(end))
   }
   const instant = /^\d{4}-\d{2}-\d{2}T/.test(trimmed) ? Date.parse(trimmed) : Number.NaN
-  if (Number.isNaN(instant)) return Either.left(`--expires takes 30d, 2027-01-31 or never, not ${JSON.stringify(trimmed)}`)
+  if (Number.isNaN(instant)) {
+    return Either.left(`--expires takes 30d, 2027-01-31 or never, not ${JSON.stringify(trimmed)}`)
+  }
   return instant <= nowMillis ? Either.left(`${trimmed} is in the past`) : Either.right(new Date(instant))
 }
 

@@ -39,4 +39,8 @@ export interface PolicyGate {
 }
 
 export const policyFailure = (refusal: PolicyGate & { readonly message: string }) =>
-  new ToolFailure({ code: "denied", detail: refusal.message, policy: { gate: refusal.gate, rule: refusal.rule, setting: refusal.setting } })
+  new ToolFailure({
+    code: "denied",
+    detail: refusal.message,
+    policy: { gate: refusal.gate, rule: refusal.rule, setting: refusal.setting }
+  })

@@ -8,9 +8,23 @@ export const LEAN_PRESET = "lean"
  * server checks against its registry).
  */
 export const BUILT_IN_TOOL_NAMES: ReadonlyArray<string> = [
-  "browse_table", "confirm_destructive_operation", "count_rows", "describe_table", "execute_query", "explain_query",
-  "export_data", "fetch_more", "get_connection_status", "get_table_ddl", "insert_rows", "list_connections",
-  "list_databases", "list_schemas", "list_tables", "search_documents", "search_schema"
+  "browse_table",
+  "confirm_destructive_operation",
+  "count_rows",
+  "describe_table",
+  "execute_query",
+  "explain_query",
+  "export_data",
+  "fetch_more",
+  "get_connection_status",
+  "get_table_ddl",
+  "insert_rows",
+  "list_connections",
+  "list_databases",
+  "list_schemas",
+  "list_tables",
+  "search_documents",
+  "search_schema"
 ]
 
 /** Why a curated tool cannot take the name (MCP's name rule, a built-in tool, the preset, a tool of the file), or undefined. */

@@ -35,5 +35,8 @@ export const UiCatalog = Schema.Struct({
 export type UiCatalog = typeof UiCatalog.Type
 
 /** One schema's objects (or all of them where there is no schema level), loaded when the schema is expanded. */
-export const UiCatalogObjects = Schema.Struct({ objects: Schema.Array(UiCatalogObject), note: Schema.NullOr(Schema.String) })
+export const UiCatalogObjects = Schema.Struct({
+  objects: Schema.Array(UiCatalogObject),
+  note: Schema.NullOr(Schema.String)
+})
 export type UiCatalogObjects = typeof UiCatalogObjects.Type

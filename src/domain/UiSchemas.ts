@@ -149,7 +149,11 @@ export const UiColumn = Schema.Struct({
 export type UiColumn = typeof UiColumn.Type
 
 /** A column's default (as the engine writes it back) and comment, for the structure view. */
-export const UiColumnDetail = Schema.Struct({ name: Schema.String, defaultValue: Schema.NullOr(Schema.String), comment: Schema.NullOr(Schema.String) })
+export const UiColumnDetail = Schema.Struct({
+  name: Schema.String,
+  defaultValue: Schema.NullOr(Schema.String),
+  comment: Schema.NullOr(Schema.String)
+})
 export type UiColumnDetail = typeof UiColumnDetail.Type
 
 /**
@@ -177,13 +181,19 @@ export type UiIncomingReference = typeof UiIncomingReference.Type
 
 export const UiStructure = Schema.Struct({
   columns: Schema.Array(UiColumn),
-  indexes: Schema.Array(Schema.Struct({ name: Schema.String, columns: Schema.Array(Schema.String), unique: Schema.Boolean })),
+  indexes: Schema.Array(
+    Schema.Struct({ name: Schema.String, columns: Schema.Array(Schema.String), unique: Schema.Boolean })
+  ),
   foreignKeys: Schema.Array(UiForeignKey),
   /** The parts below are read for SQL tables by the structure view only (a grid page leaves them out). */
   columnDetails: optional(Schema.Array(UiColumnDetail)),
   referencedBy: optional(Schema.Array(UiIncomingReference)),
   checks: optional(Schema.Array(Schema.Struct({ name: Schema.NullOr(Schema.String), expression: Schema.String }))),
-  triggers: optional(Schema.Array(Schema.Struct({ name: Schema.String, timing: Schema.String, event: Schema.String, definition: Schema.String }))),
+  triggers: optional(
+    Schema.Array(
+      Schema.Struct({ name: Schema.String, timing: Schema.String, event: Schema.String, definition: Schema.String })
+    )
+  ),
   /** Why a part is missing (the engine refused to list it). */
   notes: optional(Schema.Array(Schema.String)),
   /** DDL for SQL tables, the collection schema JSON for search collections. */
@@ -277,7 +287,11 @@ export const UiConsoleResult = Schema.Union(
   }),
   Schema.TaggedStruct("Json", { text: Schema.String, timeMs: Schema.Number }),
   /** Asked before a write runs: the database has already checked the statement, and `preview` is its rolled-back dry run. */
-  Schema.TaggedStruct("NeedsConfirmation", { tier: Schema.Literal("write", "destructive"), reason: Schema.String, preview: optional(ApprovalPreview) })
+  Schema.TaggedStruct("NeedsConfirmation", {
+    tier: Schema.Literal("write", "destructive"),
+    reason: Schema.String,
+    preview: optional(ApprovalPreview)
+  })
 )
 export type UiConsoleResult = typeof UiConsoleResult.Type
 
@@ -341,7 +355,17 @@ export const UiSettingsPatch = Schema.Struct({
   })),
   ui: optional(Schema.Struct({ port: optional(Schema.Int.pipe(Schema.between(0, 65535))) })),
   /** D-92: the export folder; empty is Downloads (the home folder without one). An absolute path or empty. */
-  exports: optional(Schema.Struct({ directory: optional(Schema.String.pipe(Schema.filter((value) => value === "" || value.startsWith("/") || /^[A-Za-z]:[\\/]/.test(value), { message: () => "The export folder must be a full path, or empty for Downloads." }))) }))
+  exports: optional(
+    Schema.Struct({
+      directory: optional(
+        Schema.String.pipe(
+          Schema.filter((value) => value === "" || value.startsWith("/") || /^[A-Za-z]:[\\/]/.test(value), {
+            message: () => "The export folder must be a full path, or empty for Downloads."
+          })
+        )
+      )
+    })
+  )
 })
 export type UiSettingsPatch = typeof UiSettingsPatch.Type
 

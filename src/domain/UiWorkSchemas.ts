@@ -23,7 +23,13 @@ export const UiSqlApply = Schema.Struct({ edits: UiSqlEdits, statements: Schema.
 
 export const UiSqlApplyResult = Schema.Struct({
   committed: Schema.Boolean,
-  results: Schema.Array(Schema.Struct({ statement: Schema.String, rowsAffected: Schema.NullOr(Schema.Number), error: Schema.NullOr(Schema.String) }))
+  results: Schema.Array(
+    Schema.Struct({
+      statement: Schema.String,
+      rowsAffected: Schema.NullOr(Schema.Number),
+      error: Schema.NullOr(Schema.String)
+    })
+  )
 })
 export type UiSqlApplyResult = typeof UiSqlApplyResult.Type
 
@@ -47,7 +53,11 @@ export const UiSavedQuery = Schema.Struct({
 })
 export type UiSavedQuery = typeof UiSavedQuery.Type
 
-export const UiNewSavedQuery = Schema.Struct({ name: Schema.String, text: Schema.String, connectionId: Schema.NullOr(Schema.String) })
+export const UiNewSavedQuery = Schema.Struct({
+  name: Schema.String,
+  text: Schema.String,
+  connectionId: Schema.NullOr(Schema.String)
+})
 
 /** One AI client of the "Connect a client" tab: its config file here and the entry to paste. */
 export const UiAiClient = Schema.Struct({
@@ -63,7 +73,11 @@ export const UiAiClient = Schema.Struct({
 
 export const UiClientSetup = Schema.Struct({
   platform: Schema.String,
-  launch: Schema.Struct({ command: Schema.String, args: Schema.Array(Schema.String), env: Schema.Record({ key: Schema.String, value: Schema.String }) }),
+  launch: Schema.Struct({
+    command: Schema.String,
+    args: Schema.Array(Schema.String),
+    env: Schema.Record({ key: Schema.String, value: Schema.String })
+  }),
   clients: Schema.Array(UiAiClient),
   /** The MCP endpoint for clients that speak HTTP (they need a token). */
   endpoint: Schema.String
@@ -79,7 +93,11 @@ export const UiBridgeTest = Schema.Struct({
 })
 export type UiBridgeTest = typeof UiBridgeTest.Type
 
-export const UiChainCheck = Schema.Struct({ ok: Schema.Boolean, rows: Schema.NullOr(Schema.Number), message: Schema.String })
+export const UiChainCheck = Schema.Struct({
+  ok: Schema.Boolean,
+  rows: Schema.NullOr(Schema.Number),
+  message: Schema.String
+})
 
 /** A pairing request the user approves in the UI (D-35). */
 export const UiPairingApproval = Schema.Struct({
@@ -93,7 +111,11 @@ export const UiPairingApproval = Schema.Struct({
 })
 export type UiPairingApproval = typeof UiPairingApproval.Type
 
-export const UiPairingCode = Schema.Struct({ code: Schema.String, expiresAt: Schema.String, redirectTo: Schema.NullOr(Schema.String) })
+export const UiPairingCode = Schema.Struct({
+  code: Schema.String,
+  expiresAt: Schema.String,
+  redirectTo: Schema.NullOr(Schema.String)
+})
 
 export const UiPairingExchange = Schema.Struct({ code: Schema.String, code_verifier: Schema.String })
 

@@ -20,7 +20,14 @@ export * from "./SearchFilter.ts"
 export * from "./SearchGrid.ts"
 export * from "./ServerInfo.ts"
 export * from "./Settings.ts"
-export { BrowseFilter, BrowseQuery, FilterOperator as BrowseOperator, FilterValue, ScalarValue, SortKey } from "./SqlBrowse.ts"
+export {
+  BrowseFilter,
+  BrowseQuery,
+  FilterOperator as BrowseOperator,
+  FilterValue,
+  ScalarValue,
+  SortKey
+} from "./SqlBrowse.ts"
 export * from "./SqlTable.ts"
 export * from "./StatementClassifier.ts"
 export * from "./Token.ts"

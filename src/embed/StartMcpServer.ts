@@ -91,10 +91,14 @@ const invalid = (message: string) => Effect.fail(new TypeError(`startMcpServer: 
 const decodeConnections = (connections: ReadonlyArray<ConnectionInput>) =>
   Effect.gen(function*() {
     const decoded = Schema.decodeUnknownEither(Schema.Array(Connection))(connections, { errors: "all" })
-    if (Either.isLeft(decoded)) return yield* invalid(`connections are not valid: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+    if (Either.isLeft(decoded)) {
+      return yield* invalid(`connections are not valid: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+    }
     const ids = decoded.right.map((connection) => connection.id)
     const repeated = ids.find((id, index) => ids.indexOf(id) !== index)
-    if (repeated !== undefined) return yield* invalid(`two connections have the id ${JSON.stringify(repeated)}; ids must be unique`)
+    if (repeated !== undefined) {
+      return yield* invalid(`two connections have the id ${JSON.stringify(repeated)}; ids must be unique`)
+    }
     return connections
   })
 
@@ -104,8 +108,15 @@ const promptFor = (options: StartMcpServerOptions) => {
 }
 
 /** Forwards every later item of a subscription to the host's listeners until the server stops. */
-const forward = <A>(subscribe: Effect.Effect<Stream.Stream<A>, never, Scope.Scope>, scope: Scope.Scope, emit: (item: A) => void) =>
-  Effect.flatMap(Scope.extend(subscribe, scope), (stream) => Effect.forkIn(Stream.runForEach(stream, (item) => Effect.sync(() => emit(item))), scope))
+const forward = <A>(
+  subscribe: Effect.Effect<Stream.Stream<A>, never, Scope.Scope>,
+  scope: Scope.Scope,
+  emit: (item: A) => void
+) =>
+  Effect.flatMap(
+    Scope.extend(subscribe, scope),
+    (stream) => Effect.forkIn(Stream.runForEach(stream, (item) => Effect.sync(() => emit(item))), scope)
+  )
 
 /**
  * dbdesk embedded in a host that does not use Effect (D-77): the same server `dbdesk serve` runs, with the
@@ -114,12 +125,17 @@ const forward = <A>(subscribe: Effect.Effect<Stream.Stream<A>, never, Scope.Scop
  */
 export const startMcpServer = async (options: StartMcpServerOptions = {}): Promise<DbdeskServer> => {
   if (options.port !== undefined && (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535)) {
-    throw new TypeError(`startMcpServer: port must be a whole number from 0 to 65535 (0 = a free port), not ${options.port}`)
+    throw new TypeError(
+      `startMcpServer: port must be a whole number from 0 to 65535 (0 = a free port), not ${options.port}`
+    )
   }
   const connections = options.connections === undefined ? undefined : await run(decodeConnections(options.connections))
   const layer = makeServerLayer({
     ...(options.home === undefined ? {} : { home: options.home }),
-    settings: { ...options.settings, mcp: { ...options.settings?.mcp, ...(options.port === undefined ? {} : { port: options.port }) } },
+    settings: {
+      ...options.settings,
+      mcp: { ...options.settings?.mcp, ...(options.port === undefined ? {} : { port: options.port }) }
+    },
     ui: options.ui === true ? {} : false,
     ...(connections === undefined ? {} : { connections: Connections.layerMemory(connections) }),
     approvalPrompt: promptFor(options),
@@ -136,9 +152,19 @@ export const startMcpServer = async (options: StartMcpServerOptions = {}): Promi
     Effect.runFork(Effect.logWarning(`dbdesk: a listener of ${event} threw; the other listeners still ran`, error))
   )
   await run(Effect.all([
-    forward(Context.get(context, Approvals).subscribe, scope, (event) =>
-      event.kind === "pending" ? emit("approval.asked", toApprovalRequest(event.approval)) : emit("approval.answered", { id: event.id, decision: event.decision })),
-    forward(Context.get(context, ConnectedClients).subscribeArrivals, scope, (client) => emit("client.connected", client)),
+    forward(
+      Context.get(context, Approvals).subscribe,
+      scope,
+      (event) =>
+        event.kind === "pending"
+          ? emit("approval.asked", toApprovalRequest(event.approval))
+          : emit("approval.answered", { id: event.id, decision: event.decision })
+    ),
+    forward(
+      Context.get(context, ConnectedClients).subscribeArrivals,
+      scope,
+      (client) => emit("client.connected", client)
+    ),
     forward(Context.get(context, ActivityLog).subscribeAppended, scope, (entry) => emit("activity.appended", entry)),
     forward(Context.get(context, Tokens).subscribeUses, scope, (token) => emit("token.used", token))
   ]))
@@ -160,16 +186,35 @@ export const startMcpServer = async (options: StartMcpServerOptions = {}): Promi
         whileRunning(Effect.gen(function*() {
           const name = typeof input.name === "string" ? input.name.trim() : ""
           if (name === "") return yield* invalid("a token needs a name")
-          if (!["readOnly", "readWrite", "fullAccess"].includes(input.access)) return yield* invalid(`access must be readOnly, readWrite or fullAccess, not ${JSON.stringify(input.access)}`)
-          const expiry = input.expires instanceof Date ? Either.right(input.expires) : parseExpiry(input.expires, yield* Clock.currentTimeMillis)
+          if (!["readOnly", "readWrite", "fullAccess"].includes(input.access)) {
+            return yield* invalid(
+              `access must be readOnly, readWrite or fullAccess, not ${JSON.stringify(input.access)}`
+            )
+          }
+          const expiry = input.expires instanceof Date
+            ? Either.right(input.expires)
+            : parseExpiry(input.expires, yield* Clock.currentTimeMillis)
           if (Either.isLeft(expiry)) return yield* invalid(`expires: ${expiry.left}`)
           const wanted = input.connections ?? "all"
           if (wanted !== "all") {
-            const known = new Set<string>((yield* Context.get(context, Connections).list).map((connection) => connection.id))
+            const known = new Set<string>(
+              (yield* Context.get(context, Connections).list).map((connection) => connection.id)
+            )
             const unknown = wanted.filter((id) => !known.has(id))
-            if (unknown.length > 0) return yield* invalid(`no connection has the id ${unknown.map((id) => JSON.stringify(id)).join(", ")}; a token for it would grant nothing`)
+            if (unknown.length > 0) {
+              return yield* invalid(
+                `no connection has the id ${
+                  unknown.map((id) => JSON.stringify(id)).join(", ")
+                }; a token for it would grant nothing`
+              )
+            }
           }
-          const created = yield* tokens.create({ name, access: input.access, connections: wanted, expiresAt: expiry.right })
+          const created = yield* tokens.create({
+            name,
+            access: input.access,
+            connections: wanted,
+            expiresAt: expiry.right
+          })
           return { id: created.token.id, value: created.value, token: created.token }
         })),
       list: () => whileRunning(Effect.map(tokens.list(), (all) => all.filter((token) => !token.bridge))),

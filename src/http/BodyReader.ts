@@ -5,7 +5,10 @@ export const MAX_BODY_BYTES = 10_485_760
 /** How much of an oversized body is drained so the 413 is not lost to a TCP reset. */
 const DRAIN_CAP_BYTES = 64 * 1024 * 1024
 
-export type BodyResult = { readonly ok: true; readonly body: string } | { readonly ok: false; readonly reason: "too_large" | "aborted" }
+export type BodyResult = { readonly ok: true; readonly body: string } | {
+  readonly ok: false
+  readonly reason: "too_large" | "aborted"
+}
 
 /** Drains (and discards) the rest of a request up to a cap, then resolves. */
 export const drain = (request: IncomingMessage): Promise<void> =>
@@ -72,7 +75,10 @@ export const readBody = (request: IncomingMessage, stallMs: number = Number.POSI
     }
     const onEnd = () => settle({ ok: true, body: Buffer.concat(chunks).toString("utf8") })
     const onError = () => settle({ ok: false, reason: "aborted" })
-    const onClose = () => settle(request.complete ? { ok: true, body: Buffer.concat(chunks).toString("utf8") } : { ok: false, reason: "aborted" })
+    const onClose = () =>
+      settle(
+        request.complete ? { ok: true, body: Buffer.concat(chunks).toString("utf8") } : { ok: false, reason: "aborted" }
+      )
     watchStall()
     request.on("data", onData)
     request.once("end", onEnd)

@@ -15,17 +15,29 @@ import { MAX_BODY_BYTES } from "./BodyReader.ts"
 import { McpDispatcher } from "./McpDispatcher.ts"
 import { headersFor } from "./McpHeaders.ts"
 import type { McpHttpResponse } from "./McpHttp.ts"
-import { CHANNEL_HELLO, channelPathOf, frameLine, LineReader, MAX_CHANNEL_IN_FLIGHT, MAX_CHANNELS } from "./ChannelProtocol.ts"
+import {
+  CHANNEL_HELLO,
+  channelPathOf,
+  frameLine,
+  LineReader,
+  MAX_CHANNEL_IN_FLIGHT,
+  MAX_CHANNELS
+} from "./ChannelProtocol.ts"
 import { errorBody } from "./ResponseEncoding.ts"
 
 /** The JSON of a `subscriptions/listen` frame's data (its keep-alive comments have none). */
 const dataOf = (frame: string): string | undefined => {
-  const data = frame.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).replace(/^ /, ""))
+  const data = frame.split("\n").filter((line) => line.startsWith("data:")).map((line) =>
+    line.slice(5).replace(/^ /, "")
+  )
   return data.length === 0 ? undefined : data.join("\n")
 }
 
 /** A line's request id (its answer's tag) and the header copies a POST of it would carry, from one parse. */
-const readLine = (line: string, authorization: string | undefined): { readonly id: RequestId | null; readonly headers: Record<string, string> } => {
+const readLine = (
+  line: string,
+  authorization: string | undefined
+): { readonly id: RequestId | null; readonly headers: Record<string, string> } => {
   let message: unknown
   try {
     message = JSON.parse(line)
@@ -54,11 +66,12 @@ export const BridgeChannelLive = Layer.scopedDiscard(Effect.gen(function*() {
     let authorization: string | undefined
     let greeted = false
     const running = new Set<Fiber.RuntimeFiber<void>>()
-    const write = (line: string) => Effect.async<void>((resume) => {
-      if (socket.destroyed) return resume(Effect.void)
-      if (socket.write(line)) resume(Effect.void)
-      else socket.once("drain", () => resume(Effect.void))
-    })
+    const write = (line: string) =>
+      Effect.async<void>((resume) => {
+        if (socket.destroyed) return resume(Effect.void)
+        if (socket.write(line)) resume(Effect.void)
+        else socket.once("drain", () => resume(Effect.void))
+      })
     const respond = (id: RequestId | null, response: McpHttpResponse): Effect.Effect<void> => {
       switch (response.kind) {
         case "json":
@@ -96,9 +109,26 @@ export const BridgeChannelLive = Layer.scopedDiscard(Effect.gen(function*() {
       const full = id !== null && running.size >= MAX_CHANNEL_IN_FLIGHT
       // Product-decisions §4 "Disabled": the endpoint answers -33006 to everything while MCP is off.
       const work = full
-        ? write(frameLine(id, JSON.stringify(errorBody(ProtocolError.of(-33000, `Too many requests running on this channel (${MAX_CHANNEL_IN_FLIGHT}): retry when one finishes`, { retryAfterSeconds: 1 }), id))))
+        ? write(
+          frameLine(
+            id,
+            JSON.stringify(
+              errorBody(
+                ProtocolError.of(
+                  -33000,
+                  `Too many requests running on this channel (${MAX_CHANNEL_IN_FLIGHT}): retry when one finishes`,
+                  { retryAfterSeconds: 1 }
+                ),
+                id
+              )
+            )
+          )
+        )
         : settings.now().mcp.enabled
-        ? Effect.flatMap(dispatcher.handle({ headers, body: line, remoteAddress: "local" }), (response) => respond(id, response))
+        ? Effect.flatMap(
+          dispatcher.handle({ headers, body: line, remoteAddress: "local" }),
+          (response) => respond(id, response)
+        )
         : write(frameLine(id, JSON.stringify(errorBody(ProtocolError.of(-33006), id))))
       const fiber = runFork(Effect.catchAllDefect(work, () => Effect.void))
       running.add(fiber)
@@ -109,7 +139,9 @@ export const BridgeChannelLive = Layer.scopedDiscard(Effect.gen(function*() {
       for (const line of reader.push(chunk)) if (line.trim() !== "") onLine(line)
       // Wire contract §8: a message is limited like a request body (-33005), and the channel closes.
       if (reader.restBytes > MAX_BODY_BYTES) {
-        const error = ProtocolError.of(-33005, `The request body is larger than ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES })
+        const error = ProtocolError.of(-33005, `The request body is larger than ${MAX_BODY_BYTES} bytes`, {
+          limitBytes: MAX_BODY_BYTES
+        })
         socket.end(frameLine(null, JSON.stringify(errorBody(error, null))))
         socket.removeAllListeners("data")
         socket.resume()

@@ -57,7 +57,9 @@ export const decodeCursor = (method: string, cursor: string): Effect.Effect<numb
       return sameText(await sign(decoded), cursor) ? decoded.o : undefined
     },
     catch: () => invalidCursor(method)
-  }).pipe(Effect.flatMap((offset) => offset === undefined ? Effect.fail(invalidCursor(method)) : Effect.succeed(offset)))
+  }).pipe(
+    Effect.flatMap((offset) => offset === undefined ? Effect.fail(invalidCursor(method)) : Effect.succeed(offset))
+  )
 
 export interface Page<T> {
   readonly items: Array<T>

@@ -19,7 +19,9 @@ export const checkContentType = (headers: Headers): ProtocolError | undefined =>
   isJsonContentType(headers["content-type"])
     ? undefined
     : ProtocolError.headerMismatch(
-      `Content-Type must be application/json (or a +json type), got ${JSON.stringify(headers["content-type"] ?? "(missing)")}`,
+      `Content-Type must be application/json (or a +json type), got ${
+        JSON.stringify(headers["content-type"] ?? "(missing)")
+      }`,
       { mismatch: { header: "Content-Type", expected: "application/json" } }
     )
 
@@ -27,15 +29,28 @@ const readHeader = (headers: Headers, name: string): { value: string | undefined
   const raw = headers[name]
   if (raw === undefined) return { value: undefined }
   const decoded = decodeHeaderValue(raw)
-  if (!decoded.ok) return { value: undefined, error: ProtocolError.headerMismatch(`Header ${name} ${decoded.reason}`, { header: name }) }
+  if (!decoded.ok) {
+    return {
+      value: undefined,
+      error: ProtocolError.headerMismatch(`Header ${name} ${decoded.reason}`, { header: name })
+    }
+  }
   return { value: decoded.value }
 }
 
 const requireEqual = (headers: Headers, name: string, expected: string): ProtocolError | undefined => {
   const { value, error } = readHeader(headers, name)
   if (error !== undefined) return error
-  if (value === undefined) return mismatch(name, expected, `Header ${name} is required and must equal ${JSON.stringify(expected)}`)
-  if (value !== expected) return mismatch(name, expected, `Header ${name} is ${JSON.stringify(value)} but the body says ${JSON.stringify(expected)}`)
+  if (value === undefined) {
+    return mismatch(name, expected, `Header ${name} is required and must equal ${JSON.stringify(expected)}`)
+  }
+  if (value !== expected) {
+    return mismatch(
+      name,
+      expected,
+      `Header ${name} is ${JSON.stringify(value)} but the body says ${JSON.stringify(expected)}`
+    )
+  }
   return undefined
 }
 
@@ -108,14 +123,22 @@ export const checkModernHeaders = (
   }
   const methodError = requireEqual(headers, "mcp-method", method)
   if (methodError !== undefined) return methodError
-  const nameField = method === "tools/call" || method === "prompts/get" ? "name" : method === "resources/read" ? "uri" : undefined
+  const nameField = method === "tools/call" || method === "prompts/get"
+    ? "name"
+    : method === "resources/read"
+    ? "uri"
+    : undefined
   if (nameField !== undefined) {
     const bodyName = params[nameField]
     if (typeof bodyName === "string") {
       const error = requireEqual(headers, "mcp-name", bodyName)
       if (error !== undefined) return error
     } else if (headers["mcp-name"] !== undefined) {
-      return mismatch("mcp-name", `params.${nameField}`, `Header Mcp-Name is sent but the body has no string params.${nameField}`)
+      return mismatch(
+        "mcp-name",
+        `params.${nameField}`,
+        `Header Mcp-Name is sent but the body has no string params.${nameField}`
+      )
     }
   }
   return checkParamHeaders(headers, method, params)

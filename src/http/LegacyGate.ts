@@ -19,7 +19,8 @@ const sessionNotFound = (detail: string) =>
 const sessionsFull = (held: number) =>
   new ProtocolError({
     code: -33000,
-    message: `All ${held} legacy sessions are held by other clients with the same or more access: retry later, initialize with a token of more access, or send 2026-07-28 requests (no session needed)`,
+    message:
+      `All ${held} legacy sessions are held by other clients with the same or more access: retry later, initialize with a token of more access, or send 2026-07-28 requests (no session needed)`,
     data: { reason: "legacy_sessions_full", held },
     headers: { "retry-after": "60" }
   })
@@ -47,17 +48,22 @@ export const admitLegacy = (
       return { session, headers: { "mcp-session-id": session.id } }
     }
     const sessionId = http.headers["mcp-session-id"]
-    if (sessionId === undefined || sessionId === "") return yield* sessionNotFound("this request carries no Mcp-Session-Id")
+    if (sessionId === undefined || sessionId === "") {
+      return yield* sessionNotFound("this request carries no Mcp-Session-Id")
+    }
     const session = yield* sessions.use(sessionId, principal.key).pipe(
       Effect.mapError(() => sessionNotFound("no live session has this Mcp-Session-Id"))
     )
     // The session fixes the negotiated revision; a header naming another one disagrees with it.
     const header = http.headers["mcp-protocol-version"]
     if (header !== undefined && header !== session.protocolVersion) {
-      return yield* ProtocolError.headerMismatch(`MCP-Protocol-Version ${header} disagrees with the ${session.protocolVersion} negotiated at initialize`, {
-        header: "MCP-Protocol-Version",
-        expected: session.protocolVersion
-      })
+      return yield* ProtocolError.headerMismatch(
+        `MCP-Protocol-Version ${header} disagrees with the ${session.protocolVersion} negotiated at initialize`,
+        {
+          header: "MCP-Protocol-Version",
+          expected: session.protocolVersion
+        }
+      )
     }
     return { session, headers: {} }
   })

@@ -33,7 +33,11 @@ export const HANDLER_DEADLINE_SECONDS = 330
 
 const handlerDeadline: Deadline = {
   seconds: HANDLER_DEADLINE_SECONDS,
-  onTimeout: () => ProtocolError.of(-33003, `The request ran past the ${HANDLER_DEADLINE_SECONDS} s handler deadline`, { deadline: "handler", seconds: HANDLER_DEADLINE_SECONDS })
+  onTimeout: () =>
+    ProtocolError.of(-33003, `The request ran past the ${HANDLER_DEADLINE_SECONDS} s handler deadline`, {
+      deadline: "handler",
+      seconds: HANDLER_DEADLINE_SECONDS
+    })
 }
 
 /** Encoded answers kept at most (a key per era, method and scope set: a handful in practice). */
@@ -87,27 +91,52 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
     const decodeRequest = (request: McpHttpRequest) =>
       Effect.gen(function*() {
         const parsed = parseBody(request.body)
-        if (Either.isRight(parsed) && isJsonObject(parsed.right) && !("id" in parsed.right) && typeof parsed.right["method"] === "string") {
+        if (
+          Either.isRight(parsed) && isJsonObject(parsed.right) && !("id" in parsed.right) &&
+          typeof parsed.right["method"] === "string"
+        ) {
           return { notification: parsed.right } as const
         }
         const contentTypeError = checkContentType(request.headers)
-        if (contentTypeError !== undefined) return yield* Effect.fail({ error: contentTypeError, id: Either.isRight(parsed) ? idOf(parsed.right) : null })
-        if (Either.isLeft(parsed)) return yield* Effect.fail({ error: ProtocolError.of(-32700), id: null })
+        if (contentTypeError !== undefined) {
+          return yield* Effect.fail({ error: contentTypeError, id: Either.isRight(parsed) ? idOf(parsed.right) : null })
+        }
+        if (Either.isLeft(parsed)) {
+          return yield* Effect.fail({ error: ProtocolError.of(-32700), id: null })
+        }
         const body = parsed.right
         if (Array.isArray(body)) {
-          return yield* Effect.fail({ error: ProtocolError.invalidRequest("Batches are not supported: send one JSON-RPC message per request"), id: null })
+          return yield* Effect.fail({
+            error: ProtocolError.invalidRequest("Batches are not supported: send one JSON-RPC message per request"),
+            id: null
+          })
         }
-        if (!isJsonObject(body)) return yield* Effect.fail({ error: ProtocolError.invalidRequest("The body must be one JSON-RPC request object"), id: null })
+        if (!isJsonObject(body)) {
+          return yield* Effect.fail({
+            error: ProtocolError.invalidRequest("The body must be one JSON-RPC request object"),
+            id: null
+          })
+        }
         if (nestsDeeperThan(body, MAX_REQUEST_DEPTH)) {
-          return yield* Effect.fail({ error: ProtocolError.invalidRequest(`The request is nested more than ${MAX_REQUEST_DEPTH} levels deep`, { maxDepth: MAX_REQUEST_DEPTH }), id: idOf(body) })
+          return yield* Effect.fail({
+            error: ProtocolError.invalidRequest(`The request is nested more than ${MAX_REQUEST_DEPTH} levels deep`, {
+              maxDepth: MAX_REQUEST_DEPTH
+            }),
+            id: idOf(body)
+          })
         }
         if (looksLikeResponse(body)) {
-          return yield* Effect.fail({ error: ProtocolError.invalidRequest("This endpoint accepts requests, not JSON-RPC responses"), id: idOf(body) })
+          return yield* Effect.fail({
+            error: ProtocolError.invalidRequest("This endpoint accepts requests, not JSON-RPC responses"),
+            id: idOf(body)
+          })
         }
         const decoded = readJsonRpcRequest(body)
         if (decoded === undefined || decoded.id === undefined) {
           return yield* Effect.fail({
-            error: ProtocolError.invalidRequest("Invalid JSON-RPC request: it needs jsonrpc \"2.0\", an integer or string id, a method string and an object params"),
+            error: ProtocolError.invalidRequest(
+              "Invalid JSON-RPC request: it needs jsonrpc \"2.0\", an integer or string id, a method string and an object params"
+            ),
             id: idOf(body)
           })
         }
@@ -117,16 +146,35 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
     const execute = (method: McpMethod, context: MethodContext, execution: Execution, audit: CallAudit) => {
       const deadline = method.name === "subscriptions/listen" ? undefined : handlerDeadline
       return audit.settle(registry.track(context.principal.key, context.id, execution, deadline)).pipe(
-        Effect.map((result) => finalizeResult(result, { era: context.era, method: method.name, params: context.params }, serverInfo, method.cacheHint?.(context.params, result))),
-        Effect.catchAllDefect((defect) => Effect.fail(ProtocolError.of(-32603, "Internal error", { detail: Cause.pretty(Cause.die(defect)).split("\n")[0] ?? "" })))
+        Effect.map((result) =>
+          finalizeResult(
+            result,
+            { era: context.era, method: method.name, params: context.params },
+            serverInfo,
+            method.cacheHint?.(context.params, result)
+          )
+        ),
+        Effect.catchAllDefect((defect) =>
+          Effect.fail(
+            ProtocolError.of(-32603, "Internal error", { detail: Cause.pretty(Cause.die(defect)).split("\n")[0] ?? "" })
+          )
+        )
       )
     }
 
     /** Results encoded once (methods with an `answerKey`): the key is era, method and the method's own key. */
     const answers = new Map<string, string>()
-    const answered = (id: RequestId, result: string) => encodedResponse(200, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`)
+    const answered = (id: RequestId, result: string) =>
+      encodedResponse(200, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`)
 
-    const respond = (method: McpMethod, context: MethodContext, execution: Execution, stream: ProgressStream | undefined, audit: CallAudit, answerKey: string | undefined) => {
+    const respond = (
+      method: McpMethod,
+      context: MethodContext,
+      execution: Execution,
+      stream: ProgressStream | undefined,
+      audit: CallAudit,
+      answerKey: string | undefined
+    ) => {
       if (stream === undefined) {
         return execute(method, context, execution, audit).pipe(
           Effect.map((result) => {
@@ -163,23 +211,42 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
         if (era === "modern") {
           const meta = params["_meta"]
           const version = isJsonObject(meta) ? meta[META_PROTOCOL_VERSION] : undefined
-          const headerError = checkModernHeaders(http.headers, request.method, params, typeof version === "string" && version !== "" ? version : undefined)
+          const headerError = checkModernHeaders(
+            http.headers,
+            request.method,
+            params,
+            typeof version === "string" && version !== "" ? version : undefined
+          )
           if (headerError !== undefined) return yield* Effect.fail(headerError)
           envelope = yield* decodeModernEnvelope(params, versions.current())
         } else if (!versions.servesLegacy) {
-          return yield* Effect.fail(ProtocolError.of(-32022, "This server speaks protocol revision 2026-07-28: send _meta[\"io.modelcontextprotocol/protocolVersion\"] with each request", {
-            supported: [...versions.current()]
-          }))
+          return yield* Effect.fail(
+            ProtocolError.of(
+              -32022,
+              "This server speaks protocol revision 2026-07-28: send _meta[\"io.modelcontextprotocol/protocolVersion\"] with each request",
+              {
+                supported: [...versions.current()]
+              }
+            )
+          )
         }
         const method = methods.get(request.method)
-        if (method === undefined || !method.eras.includes(era)) return yield* Effect.fail(ProtocolError.methodNotFound(request.method))
+        if (method === undefined || !method.eras.includes(era)) {
+          return yield* Effect.fail(ProtocolError.methodNotFound(request.method))
+        }
         const principal = yield* authenticator.authenticate(http, method)
         releaseSlot = yield* rateLimits.admit(principal.key, method.name)
         // Product-decisions §4 "Era of a request": a legacy request other than initialize needs its session; modern ones never touch sessions.
-        const admission = era === "legacy" ? yield* admitLegacy(sessions, versions.current(), http, { method: request.method, params }, principal) : undefined
+        const admission = era === "legacy"
+          ? yield* admitLegacy(sessions, versions.current(), http, { method: request.method, params }, principal)
+          : undefined
         const missing = method.scopes.filter((scope) => !principal.scopes.includes(scope))
         if (missing.length > 0) {
-          return yield* Effect.fail(ProtocolError.of(-33007, `This token lacks the scope ${missing.join(", ")} needed for ${method.name}`, { requiredScopes: [...method.scopes] }))
+          return yield* Effect.fail(
+            ProtocolError.of(-33007, `This token lacks the scope ${missing.join(", ")} needed for ${method.name}`, {
+              requiredScopes: [...method.scopes]
+            })
+          )
         }
         const progressToken = envelope?.progressToken ?? legacyProgressToken(params)
         const stream: ProgressStream | undefined = progressToken === undefined ? undefined : { send: () => Effect.void }
@@ -219,7 +286,10 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
           yield* releaseSlot
           return withHeaders({ kind: "sse", headers: sseHeaders, frames: execution.frames }, admission?.headers ?? {})
         }
-        return withHeaders(yield* respond(method, context, Effect.ensuring(execution, releaseSlot), stream, audit, answerKey), admission?.headers ?? {})
+        return withHeaders(
+          yield* respond(method, context, Effect.ensuring(execution, releaseSlot), stream, audit, answerKey),
+          admission?.headers ?? {}
+        )
       }).pipe(
         Effect.onInterrupt(() => releaseSlot),
         Effect.catchAll((error) => Effect.as(releaseSlot, errorResponse(withScopeChallenge(error), request.id)))
@@ -228,7 +298,11 @@ export class McpDispatcher extends Effect.Service<McpDispatcher>()("dbdesk/http/
 
     const handle = (http: McpHttpRequest): Effect.Effect<McpHttpResponse> =>
       decodeRequest(http).pipe(
-        Effect.flatMap((decoded) => decoded.notification !== undefined ? onNotification(http, decoded.notification) : handleRequest(http, decoded.request)),
+        Effect.flatMap((decoded) =>
+          decoded.notification !== undefined
+            ? onNotification(http, decoded.notification)
+            : handleRequest(http, decoded.request)
+        ),
         Effect.catchAll(({ error, id }) => Effect.succeed(errorResponse(error, id))),
         Effect.catchAllDefect(() => Effect.succeed(errorResponse(ProtocolError.of(-32603), null)))
       )
@@ -247,4 +321,3 @@ const legacyProgressToken = (params: JsonObject): string | number | undefined =>
   const token = isJsonObject(meta) ? meta["progressToken"] : undefined
   return typeof token === "string" || (typeof token === "number" && Number.isInteger(token)) ? token : undefined
 }
-

@@ -14,7 +14,11 @@ export const headersFor = (message: JsonObject, token: string | undefined): Reco
     "mcp-protocol-version": wrapHeaderValue(typeof version === "string" ? version : MODERN_VERSION),
     "mcp-method": wrapHeaderValue(method)
   }
-  const name = method === "resources/read" ? params["uri"] : method === "tools/call" || method === "prompts/get" ? params["name"] : undefined
+  const name = method === "resources/read"
+    ? params["uri"]
+    : method === "tools/call" || method === "prompts/get"
+    ? params["name"]
+    : undefined
   if (typeof name === "string") headers["mcp-name"] = wrapHeaderValue(name)
   if (token !== undefined) headers["authorization"] = `Bearer ${token}`
   return headers

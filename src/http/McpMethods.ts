@@ -21,8 +21,23 @@ export class McpMethods extends Context.Tag("dbdesk/http/McpMethods")<McpMethods
 
   static readonly layer = Layer.effect(
     McpMethods,
-    Effect.map(Effect.all([DiscoverMethod, InitializeMethod, PingMethod, LoggingSetLevelMethod, ToolsListMethod, ToolsCallMethod,
-      ResourcesListMethod, ResourcesTemplatesListMethod, ResourcesReadMethod, PromptsListMethod, PromptsGetMethod, CompletionMethod,
-      SubscriptionsListenMethod]), McpMethods.fromMethods)
+    Effect.map(
+      Effect.all([
+        DiscoverMethod,
+        InitializeMethod,
+        PingMethod,
+        LoggingSetLevelMethod,
+        ToolsListMethod,
+        ToolsCallMethod,
+        ResourcesListMethod,
+        ResourcesTemplatesListMethod,
+        ResourcesReadMethod,
+        PromptsListMethod,
+        PromptsGetMethod,
+        CompletionMethod,
+        SubscriptionsListenMethod
+      ]),
+      McpMethods.fromMethods
+    )
   )
 }

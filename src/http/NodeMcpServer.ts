@@ -45,7 +45,9 @@ const corkForTick = (res: http.ServerResponse) => {
 const writeChunk = (res: http.ServerResponse, chunk: string) =>
   Effect.suspend(() => {
     corkForTick(res)
-    return res.write(chunk) ? Effect.void : Effect.async<void>((resume) => void res.once("drain", () => resume(Effect.void)))
+    return res.write(chunk)
+      ? Effect.void
+      : Effect.async<void>((resume) => void res.once("drain", () => resume(Effect.void)))
   })
 
 const writeResponse = (res: http.ServerResponse, response: McpHttpResponse) => {
@@ -80,7 +82,12 @@ const writeResponse = (res: http.ServerResponse, response: McpHttpResponse) => {
 
 const rawResponse = (status: string, body: unknown, headers: Record<string, string>) => {
   const text = JSON.stringify(body)
-  const lines = Object.entries({ ...headers, "content-type": "application/json", connection: "close", "content-length": String(Buffer.byteLength(text)) })
+  const lines = Object.entries({
+    ...headers,
+    "content-type": "application/json",
+    connection: "close",
+    "content-length": String(Buffer.byteLength(text))
+  })
   return `HTTP/1.1 ${status}\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n${text}`
 }
 
@@ -92,7 +99,9 @@ const TOO_MANY_CONNECTIONS = rawResponse(
 const HEADERS_TOO_LARGE = rawResponse("431 Request Header Fields Too Large", {
   error: { code: "headers_too_large", message: `Request headers are limited to ${MAX_HEADER_BYTES} bytes` }
 }, {})
-const BAD_REQUEST = rawResponse("400 Bad Request", { error: { code: "bad_request", message: "Malformed HTTP request" } }, {})
+const BAD_REQUEST = rawResponse("400 Bad Request", {
+  error: { code: "bad_request", message: "Malformed HTTP request" }
+}, {})
 
 /** Sends a last reply and closes, reading and discarding what the client still sends (no TCP reset). */
 const closeWithReply = (socket: Duplex, reply: string) => {
@@ -175,17 +184,23 @@ export const NodeMcpServerLive = Layer.scoped(
       readBody(req, settingsNow().mcp.idleTimeoutSeconds * 1000).then((body) => {
         if (!body.ok) {
           if (body.reason === "aborted") return
-          const error = ProtocolError.of(-33005, `The request body is larger than ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES })
+          const error = ProtocolError.of(-33005, `The request body is larger than ${MAX_BODY_BYTES} bytes`, {
+            limitBytes: MAX_BODY_BYTES
+          })
           return writeJson(res, 413, errorBody(error, null), { ...cors, connection: "close" })
         }
-        const fiber = runFork(dispatcher.handle({
-          headers: req.headers as Record<string, string | undefined>,
-          body: body.body,
-          remoteAddress: req.socket.remoteAddress ?? "unknown"
-        }).pipe(
-          Effect.flatMap((response) => writeResponse(res, { ...response, headers: { ...cors, ...response.headers } })),
-          Effect.catchAllDefect(() => Effect.sync(() => res.destroy()))
-        ))
+        const fiber = runFork(
+          dispatcher.handle({
+            headers: req.headers as Record<string, string | undefined>,
+            body: body.body,
+            remoteAddress: req.socket.remoteAddress ?? "unknown"
+          }).pipe(
+            Effect.flatMap((response) =>
+              writeResponse(res, { ...response, headers: { ...cors, ...response.headers } })
+            ),
+            Effect.catchAllDefect(() => Effect.sync(() => res.destroy()))
+          )
+        )
         // Wire contract §3.2: a client that drops its connection cancels its request.
         res.once("close", () => {
           if (!res.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)

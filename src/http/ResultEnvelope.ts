@@ -29,7 +29,11 @@ const isApprovalRetry = (params: JsonObject): boolean => "inputResponses" in par
  * The hint a result of `method` carries, or undefined for every method outside the §4.4 table
  * (C4.4-a/b). `proposed` is the method's own hint, consulted only for `resources/read`.
  */
-export const cacheHintFor = (method: string, params: JsonObject, proposed: CacheHint | undefined): CacheHint | undefined => {
+export const cacheHintFor = (
+  method: string,
+  params: JsonObject,
+  proposed: CacheHint | undefined
+): CacheHint | undefined => {
   if (method === "resources/read") {
     if (isApprovalRetry(params)) return { ttlMs: 0, cacheScope: "private" }
     const ttl = Math.round(proposed?.ttlMs ?? RESOURCE_READ_TTL.min)
@@ -59,7 +63,9 @@ export const finalizeResult = (
   const type = resultType === "input_required" ? "input_required" : "complete"
   const hint = type === "complete" ? cacheHintFor(request.method, request.params, proposedHint) : undefined
   const existingInfo = meta[META_SERVER_INFO]
-  meta[META_SERVER_INFO] = isJsonObject(existingInfo) ? existingInfo : { name: serverInfo.name, version: serverInfo.version }
+  meta[META_SERVER_INFO] = isJsonObject(existingInfo)
+    ? existingInfo
+    : { name: serverInfo.name, version: serverInfo.version }
   return {
     ...rest,
     ...cursor,

@@ -1,7 +1,12 @@
 import { Console, Effect, Layer, Stream } from "effect"
 import { ActivityLog } from "../services/ActivityLog.ts"
 import { ActivitySink } from "../services/ActivitySink.ts"
-import { ApprovalActivity, recordServerLifecycle, SettingsActivity, TokenActivity } from "../services/activity/ActivityFeeds.ts"
+import {
+  ApprovalActivity,
+  recordServerLifecycle,
+  SettingsActivity,
+  TokenActivity
+} from "../services/activity/ActivityFeeds.ts"
 import { RequestActivity } from "../services/activity/RequestActivity.ts"
 import { type BridgeCredential, BridgeTiming, BridgeToken } from "../services/BridgeToken.ts"
 import { ConnectedClients } from "../services/ConnectedClients.ts"
@@ -12,7 +17,12 @@ import { Drivers } from "../services/Drivers.ts"
 import { Continuations } from "../services/Continuations.ts"
 import { QueryHistory } from "../services/QueryHistory.ts"
 import { Completions } from "../services/resources/Completions.ts"
-import { HostCatalog, type HostPrompt, type HostResource, type HostResourceTemplate } from "../services/resources/HostCatalog.ts"
+import {
+  HostCatalog,
+  type HostPrompt,
+  type HostResource,
+  type HostResourceTemplate
+} from "../services/resources/HostCatalog.ts"
 import { LiveSchema } from "../services/resources/LiveSchema.ts"
 import { PROMPTS } from "../services/resources/PromptCatalog.ts"
 import { PromptRenderer } from "../services/resources/PromptRenderer.ts"
@@ -89,20 +99,24 @@ const HandshakeLive = Layer.scopedDiscard(Effect.gen(function*() {
   const address = yield* McpServerAddress
   const identity = yield* ServerIdentity
   const bridge = yield* BridgeToken
-  const write = (credential: BridgeCredential) => writeHandshake(paths.handshake, {
-    version: 1,
-    port: address.port,
-    pid: process.pid,
-    instanceId: identity.instanceId,
-    protocolVersion: "2026-07-28",
-    startedAt: identity.startedAt.toISOString(),
-    uiUrl: identity.serverInfo.websiteUrl,
-    bridgeToken: credential.value,
-    bridgeTokenExpiresAt: credential.expiresAt
-  })
+  const write = (credential: BridgeCredential) =>
+    writeHandshake(paths.handshake, {
+      version: 1,
+      port: address.port,
+      pid: process.pid,
+      instanceId: identity.instanceId,
+      protocolVersion: "2026-07-28",
+      startedAt: identity.startedAt.toISOString(),
+      uiUrl: identity.serverInfo.websiteUrl,
+      bridgeToken: credential.value,
+      bridgeTokenExpiresAt: credential.expiresAt
+    })
   let written = yield* bridge.current
   // Written and its removal registered in one uninterruptible step: a stop right after the write still removes it.
-  yield* Effect.acquireRelease(write(written), () => removeOwnHandshake(paths.handshake, identity.instanceId).pipe(Effect.ignore))
+  yield* Effect.acquireRelease(
+    write(written),
+    () => removeOwnHandshake(paths.handshake, identity.instanceId).pipe(Effect.ignore)
+  )
   // `changes` starts with the credential just written: skip it. A rewrite is uninterruptible, so a stop that
   // interrupts it waits for its rename, and the removal above (run after) cannot be undone by a late rename.
   yield* Effect.forkScoped(Stream.runForEach(bridge.changes, (credential) => {
@@ -114,7 +128,9 @@ const HandshakeLive = Layer.scopedDiscard(Effect.gen(function*() {
 }))
 
 /** Refuses to start when the support directory's handshake names a live dbdesk (D-2). */
-const SingleInstanceGuard = Layer.effectDiscard(Effect.flatMap(SupportPaths, (paths) => refuseSecondStart(paths.handshake)))
+const SingleInstanceGuard = Layer.effectDiscard(
+  Effect.flatMap(SupportPaths, (paths) => refuseSecondStart(paths.handshake))
+)
 
 /**
  * Built after the HTTP server so it is released first: at SIGTERM/SIGINT running requests get up to
@@ -130,25 +146,40 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
   const settings = SettingsStore.Default.pipe(
     Layer.provide(Layer.succeed(SettingsOverrides, options.settings ?? {}))
   )
-  const activityLog = ActivityLog.DefaultWithoutDependencies.pipe(Layer.provide(options.activitySink ?? ActivitySink.sqlite))
+  const activityLog = ActivityLog.DefaultWithoutDependencies.pipe(
+    Layer.provide(options.activitySink ?? ActivitySink.sqlite)
+  )
   const base = Layer.mergeAll(settings, RequestRegistry.Default, activityLog).pipe(Layer.provideMerge(paths))
   // The UI port is bound first, so websiteUrl (and the handshake's uiUrl) name the origin really bound.
   const uiAddress = options.ui === false ? undefined : UiListener(options.ui ?? {}).pipe(Layer.provide(base))
   const identity = uiAddress === undefined
-    ? Layer.unwrapEffect(Effect.map(Effect.flatMap(SettingsStore, (store) => store.current), (current) =>
-      ServerIdentity.layer(`http://127.0.0.1:${current.ui.port}`, options.serverInfo)
-    ))
-    : Layer.effect(ServerIdentity, Effect.map(UiAddress, (address) => ServerIdentity.make(address.origin, options.serverInfo))).pipe(Layer.provide(uiAddress))
+    ? Layer.unwrapEffect(
+      Effect.map(
+        Effect.flatMap(SettingsStore, (store) => store.current),
+        (current) => ServerIdentity.layer(`http://127.0.0.1:${current.ui.port}`, options.serverInfo)
+      )
+    )
+    : Layer.effect(
+      ServerIdentity,
+      Effect.map(UiAddress, (address) => ServerIdentity.make(address.origin, options.serverInfo))
+    ).pipe(Layer.provide(uiAddress))
   const tokens = Tokens.DefaultWithoutDependencies.pipe(Layer.provide(options.tokenStore ?? TokenStore.file))
   const auth = Layer.mergeAll(TokenAuthenticatorLive, RevocationCancelsRequests, TokenActivity, SettingsActivity).pipe(
     Layer.provideMerge(Layer.mergeAll(tokens, AuthLockouts.Default, PairingLockouts.Default, RateLimits.Default)),
     Layer.provideMerge(base)
   )
   const activity = RequestActivity.Default.pipe(Layer.provideMerge(ConnectedClients.Default), Layer.provideMerge(auth))
-  const core = Layer.mergeAll(identity, SupportedVersions.allEras, LegacySessions.Default, activity).pipe(Layer.provideMerge(base))
+  const core = Layer.mergeAll(identity, SupportedVersions.allEras, LegacySessions.Default, activity).pipe(
+    Layer.provideMerge(base)
+  )
   const approvalDialogs = Approvals.Default.pipe(Layer.provide(options.approvalPrompt ?? ApprovalPrompt.uiOnly))
   const grants = ConnectionGrants.Default.pipe(Layer.provideMerge(approvalDialogs), Layer.provide(core))
-  const connections = Layer.mergeAll(ConnectionAccess.Default, Drivers.Default, DriverRegistry.Default, Continuations.Default).pipe(
+  const connections = Layer.mergeAll(
+    ConnectionAccess.Default,
+    Drivers.Default,
+    DriverRegistry.Default,
+    Continuations.Default
+  ).pipe(
     Layer.provideMerge(grants),
     Layer.provideMerge(options.connections ?? Connections.layerFile)
   )
@@ -170,22 +201,34 @@ export const makeServerLayer = (options: ServerOptions = {}) => {
   // The curated tools of tools.json sit beside the built-in ones (a name of one of those is refused).
   const tools = CuratedToolSet.Default.pipe(Layer.provideMerge(builtInTools))
   const hostCatalog = HostCatalog.layer(
-    { prompts: options.extraPrompts ?? [], resources: options.extraResources ?? [], templates: options.extraResourceTemplates ?? [] },
+    {
+      prompts: options.extraPrompts ?? [],
+      resources: options.extraResources ?? [],
+      templates: options.extraResourceTemplates ?? []
+    },
     { prompts: PROMPTS.map((prompt) => prompt.name), uriPrefix: "dbdesk://" }
   )
   const resources = Layer.mergeAll(ResourceReader.Default, PromptRenderer.Default, Completions.Default).pipe(
     Layer.provideMerge(Layer.merge(LiveSchema.Default, hostCatalog)),
     Layer.provideMerge(tools)
   )
-  const methods = McpMethods.layer.pipe(Layer.provideMerge(Layer.merge(resources, RevocationClosesSubscriptions.pipe(Layer.provide(resources)))))
+  const methods = McpMethods.layer.pipe(
+    Layer.provideMerge(Layer.merge(resources, RevocationClosesSubscriptions.pipe(Layer.provide(resources))))
+  )
   const dispatcher = McpDispatcher.Default.pipe(Layer.provideMerge(methods))
   // Interop §5.3: at a clean stop every open subscription gets its graceful result before the sockets close.
-  const server = Layer.merge(SubscriptionsShutdown, RequestsShutdown).pipe(Layer.provideMerge(Layer.merge(NodeMcpServerLive, BridgeChannelLive).pipe(Layer.provideMerge(dispatcher))))
+  const server = Layer.merge(SubscriptionsShutdown, RequestsShutdown).pipe(
+    Layer.provideMerge(Layer.merge(NodeMcpServerLive, BridgeChannelLive).pipe(Layer.provideMerge(dispatcher)))
+  )
   const bridge = BridgeToken.Default.pipe(Layer.provide(BridgeTiming.layer(options.bridgeTiming)), Layer.provide(core))
   const published = uiAddress === undefined
     ? HandshakeLive
     : Layer.merge(HandshakeLive, UiAppOnDemand).pipe(Layer.provideMerge(uiAddress))
-  return published.pipe(Layer.provideMerge(Layer.merge(server, bridge)), Layer.provide(SingleInstanceGuard), Layer.provide(paths))
+  return published.pipe(
+    Layer.provideMerge(Layer.merge(server, bridge)),
+    Layer.provide(SingleInstanceGuard),
+    Layer.provide(paths)
+  )
 }
 
 export const announce = Effect.gen(function*() {

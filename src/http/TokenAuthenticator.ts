@@ -14,7 +14,8 @@ import type { McpHttpRequest } from "./McpHttp.ts"
 export { tokenPrincipal } from "../domain/Principal.ts"
 
 /** Lockouts are keyed by a digest of what was presented, so the value itself is never held as a key. */
-export const presentedFingerprint = (presented: string): string => createHash("sha256").update(presented).digest("hex").slice(0, 16)
+export const presentedFingerprint = (presented: string): string =>
+  createHash("sha256").update(presented).digest("hex").slice(0, 16)
 
 type Presented =
   | { readonly kind: "absent" }
@@ -45,54 +46,80 @@ export const TokenAuthenticatorLive = Layer.effect(
     /** Product-decisions §6: an authentication failure with its reason, and the lockout it may start. */
     const failed = (pair: string | undefined, address: string, reason: string) =>
       Effect.gen(function*() {
-        yield* log.record({ category: "auth", action: "auth.failure", outcome: "denied", address, details: `reason=${reason}` })
+        yield* log.record({
+          category: "auth",
+          action: "auth.failure",
+          outcome: "denied",
+          address,
+          details: `reason=${reason}`
+        })
         if (pair === undefined) return
         yield* lockouts.fail(pair)
         const after = yield* lockouts.status(pair)
-        if (after.locked) yield* log.record({ category: "auth", action: "auth.lockout", outcome: "denied", address, details: `retryAfter=${after.retryAfterSeconds}` })
+        if (after.locked) {
+          yield* log.record({
+            category: "auth",
+            action: "auth.lockout",
+            outcome: "denied",
+            address,
+            details: `retryAfter=${after.retryAfterSeconds}`
+          })
+        }
       })
 
     // Untraced: this runs on every call, where a traced Effect.fn costs ~13 µs (bench/README.md "Where a request's time goes").
-    const verifyCaller = Effect.fnUntraced(function*(request: McpHttpRequest, method: { readonly scopes: ReadonlyArray<string> }) {
-      const presented = presentedCredential(request.headers["authorization"])
-      if (presented.kind === "absent") {
-        const { mcp } = yield* settings.current
-        if (!mcp.requireAuth || method.scopes.length === 0) return anonymousPrincipal(request.remoteAddress)
-        return yield* Effect.zipRight(failed(undefined, request.remoteAddress, "missing_token"), missingToken())
-      }
-      // With no failure counted anywhere (the usual case) no pair can be locked or need clearing: the digest waits,
-      // and is taken once when needed.
-      let digested: string | undefined
-      const pair = () => (digested ??= `${request.remoteAddress}|${presentedFingerprint(presented.raw)}`)
-      const lockout = lockouts.size() > 0 ? yield* lockouts.status(pair()) : undefined
-      if (lockout?.locked === true) {
-        return yield* rateLimited("Too many failed authentication attempts with this token from this address", lockout.retryAfterSeconds, "authenticationFailures")
-      }
-      if (presented.kind === "malformed") {
-        yield* failed(pair(), request.remoteAddress, "invalid_authorization_scheme")
-        return yield* invalidToken()
-      }
-      const verification = yield* tokens.verify(presented.value).pipe(Effect.orDie)
-      switch (verification.kind) {
-        case "valid":
-          if (lockouts.size() > 0) yield* lockouts.succeed(pair())
-          return tokenPrincipal(verification.token)
-        case "expired":
-          yield* failed(pair(), request.remoteAddress, "expired_token")
-          return yield* expiredToken()
-        default:
-          yield* failed(pair(), request.remoteAddress, `${verification.kind}_token`)
+    const verifyCaller = Effect.fnUntraced(
+      function*(request: McpHttpRequest, method: { readonly scopes: ReadonlyArray<string> }) {
+        const presented = presentedCredential(request.headers["authorization"])
+        if (presented.kind === "absent") {
+          const { mcp } = yield* settings.current
+          if (!mcp.requireAuth || method.scopes.length === 0) return anonymousPrincipal(request.remoteAddress)
+          return yield* Effect.zipRight(failed(undefined, request.remoteAddress, "missing_token"), missingToken())
+        }
+        // With no failure counted anywhere (the usual case) no pair can be locked or need clearing: the digest waits,
+        // and is taken once when needed.
+        let digested: string | undefined
+        const pair = () => (digested ??= `${request.remoteAddress}|${presentedFingerprint(presented.raw)}`)
+        const lockout = lockouts.size() > 0 ? yield* lockouts.status(pair()) : undefined
+        if (lockout?.locked === true) {
+          return yield* rateLimited(
+            "Too many failed authentication attempts with this token from this address",
+            lockout.retryAfterSeconds,
+            "authenticationFailures"
+          )
+        }
+        if (presented.kind === "malformed") {
+          yield* failed(pair(), request.remoteAddress, "invalid_authorization_scheme")
           return yield* invalidToken()
+        }
+        const verification = yield* tokens.verify(presented.value).pipe(Effect.orDie)
+        switch (verification.kind) {
+          case "valid":
+            if (lockouts.size() > 0) yield* lockouts.succeed(pair())
+            return tokenPrincipal(verification.token)
+          case "expired":
+            yield* failed(pair(), request.remoteAddress, "expired_token")
+            return yield* expiredToken()
+          default:
+            yield* failed(pair(), request.remoteAddress, `${verification.kind}_token`)
+            return yield* invalidToken()
+        }
       }
-    })
+    )
 
     /**
      * Product-decisions §5: `subscriptions/listen` without a valid token is not refused; the
      * acknowledgement honours nothing and the stream ends with the graceful result.
      */
-    const authenticate = (request: McpHttpRequest, method: { readonly name?: string; readonly scopes: ReadonlyArray<string> }) =>
+    const authenticate = (
+      request: McpHttpRequest,
+      method: { readonly name?: string; readonly scopes: ReadonlyArray<string> }
+    ) =>
       method.name === "subscriptions/listen"
-        ? Effect.catchAll(verifyCaller(request, method), () => Effect.succeed(anonymousPrincipal(request.remoteAddress)))
+        ? Effect.catchAll(
+          verifyCaller(request, method),
+          () => Effect.succeed(anonymousPrincipal(request.remoteAddress))
+        )
         : verifyCaller(request, method)
 
     /** Product-decisions §4 "Notifications": a token only decides whether a cancel is acted on; never fails. */
@@ -114,5 +141,7 @@ export const RevocationCancelsRequests = Layer.scopedDiscard(Effect.gen(function
   const tokens = yield* Tokens
   const registry = yield* RequestRegistry
   const revoked = yield* tokens.subscribeRevocations
-  yield* Effect.forkScoped(Stream.runForEach(revoked, (tokenId) => registry.cancelWhere((key) => key === `token:${tokenId}`)))
+  yield* Effect.forkScoped(
+    Stream.runForEach(revoked, (tokenId) => registry.cancelWhere((key) => key === `token:${tokenId}`))
+  )
 }))

@@ -25,31 +25,49 @@ export const checkHost = (host: string | undefined, boundPort: number): Transpor
   const parts = host === undefined ? undefined : splitHost(host.toLowerCase())
   const portOk = parts?.port === undefined || parts.port === String(boundPort)
   if (parts !== undefined && LOOPBACK_NAMES.has(parts.name) && portOk) return undefined
-  return new TransportRejection({ code: "forbidden_host", message: `Host ${JSON.stringify(host ?? "")} is not this loopback server` })
+  return new TransportRejection({
+    code: "forbidden_host",
+    message: `Host ${JSON.stringify(host ?? "")} is not this loopback server`
+  })
 }
 
 /** Wire contract §4.1 "Origin": optional; when present it must be one of the allowed origins (C4.1-f). */
-export const checkOrigin = (origin: string | undefined, allowedOrigins: ReadonlyArray<string>): TransportRejection | undefined => {
+export const checkOrigin = (
+  origin: string | undefined,
+  allowedOrigins: ReadonlyArray<string>
+): TransportRejection | undefined => {
   if (origin === undefined || allowedOrigins.includes(origin)) return undefined
-  return new TransportRejection({ code: "forbidden_origin", message: `Origin ${JSON.stringify(origin)} is not allowed to call this server` })
+  return new TransportRejection({
+    code: "forbidden_origin",
+    message: `Origin ${JSON.stringify(origin)} is not allowed to call this server`
+  })
 }
 
 export const transportRejectionBody = (rejection: TransportRejection) => ({
   error: { code: rejection.code, message: rejection.message }
 })
 
-const STANDARD_REQUEST_HEADERS = "content-type, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id"
+const STANDARD_REQUEST_HEADERS =
+  "content-type, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id"
 const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/
 
 /** CORS headers, only ever built for an origin that passed `checkOrigin`. */
 export const corsHeaders = (origin: string | undefined): Record<string, string> =>
-  origin === undefined ? {} : { "access-control-allow-origin": origin, "access-control-expose-headers": "www-authenticate, retry-after, mcp-session-id", vary: "Origin" }
+  origin === undefined
+    ? {}
+    : {
+      "access-control-allow-origin": origin,
+      "access-control-expose-headers": "www-authenticate, retry-after, mcp-session-id",
+      vary: "Origin"
+    }
 
 const preflightHeaders = (origin: string | undefined, requestedHeaders: string | undefined): Record<string, string> => {
   const base = { allow: "POST, OPTIONS" }
   if (origin === undefined) return base
   // `Mcp-Param-<field>` names are open-ended (§4.2), so a well-formed requested list is echoed.
-  const allowHeaders = requestedHeaders !== undefined && HEADER_LIST.test(requestedHeaders.trim()) ? requestedHeaders.trim() : STANDARD_REQUEST_HEADERS
+  const allowHeaders = requestedHeaders !== undefined && HEADER_LIST.test(requestedHeaders.trim())
+    ? requestedHeaders.trim()
+    : STANDARD_REQUEST_HEADERS
   return {
     ...base,
     ...corsHeaders(origin),
@@ -74,11 +92,21 @@ export interface TransportState {
 }
 
 export type TransportDecision =
-  | { readonly kind: "reply"; readonly status: number; readonly body: unknown; readonly headers: Record<string, string> }
+  | {
+    readonly kind: "reply"
+    readonly status: number
+    readonly body: unknown
+    readonly headers: Record<string, string>
+  }
   | { readonly kind: "preflight"; readonly headers: Record<string, string> }
   | { readonly kind: "post"; readonly headers: Record<string, string> }
 
-const reply = (status: number, body: unknown, headers: Record<string, string> = {}): TransportDecision => ({ kind: "reply", status, body, headers })
+const reply = (status: number, body: unknown, headers: Record<string, string> = {}): TransportDecision => ({
+  kind: "reply",
+  status,
+  body,
+  headers
+})
 
 /**
  * Wire contract §4.1, row by row, before any body is read: Host, then Origin (403), then
@@ -91,10 +119,16 @@ export const routeTransport = (request: TransportRequest, state: TransportState)
   const cors = corsHeaders(request.origin)
   if (!state.enabled) return reply(503, errorBody(ProtocolError.of(-33006), null), cors)
   const path = (request.url ?? "/").split("?")[0]
-  if (path !== "/mcp") return reply(404, { error: { code: "not_found", message: "Only /mcp exists on this port" } }, cors)
-  if (request.method === "OPTIONS") return { kind: "preflight", headers: preflightHeaders(request.origin, request.requestedHeaders) }
+  if (path !== "/mcp") {
+    return reply(404, { error: { code: "not_found", message: "Only /mcp exists on this port" } }, cors)
+  }
+  if (request.method === "OPTIONS") {
+    return { kind: "preflight", headers: preflightHeaders(request.origin, request.requestedHeaders) }
+  }
   if (request.method !== "POST") {
-    const error = ProtocolError.invalidRequest(`${request.method ?? "?"} is not allowed on /mcp: send each JSON-RPC message as a POST`)
+    const error = ProtocolError.invalidRequest(
+      `${request.method ?? "?"} is not allowed on /mcp: send each JSON-RPC message as a POST`
+    )
     return reply(405, errorBody(error, null), { ...cors, allow: "POST, OPTIONS" })
   }
   return { kind: "post", headers: cors }

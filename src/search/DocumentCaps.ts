@@ -36,7 +36,10 @@ const capDocument = (document: Record<string, unknown>, maxCellBytes: number) =>
  * The hits of one search within the answer caps (settings `limits.maxCellBytes`, `limits.maxAnswerBytes`): fields cut
  * per {@link capDocument}, and documents kept while the answer has room.
  */
-export const capDocuments = (documents: ReadonlyArray<Record<string, unknown>>, limits: AnswerLimits): CappedDocuments => {
+export const capDocuments = (
+  documents: ReadonlyArray<Record<string, unknown>>,
+  limits: AnswerLimits
+): CappedDocuments => {
   const room = limits.maxAnswerBytes - ENVELOPE_BYTES
   const kept: Array<Record<string, unknown>> = []
   let bytes = 2
@@ -50,10 +53,16 @@ export const capDocuments = (documents: ReadonlyArray<Record<string, unknown>>, 
   }
   const parts: Array<string> = []
   if (kept.length < documents.length) {
-    parts.push(`showing ${kept.length} of the ${documents.length} hits of this page: the answer reached limits.maxAnswerBytes (${limits.maxAnswerBytes} bytes); ${SEARCH_HINTS.bytes}`)
+    parts.push(
+      `showing ${kept.length} of the ${documents.length} hits of this page: the answer reached limits.maxAnswerBytes (${limits.maxAnswerBytes} bytes); ${SEARCH_HINTS.bytes}`
+    )
   }
   if (cut > 0) {
-    parts.push(`${cut} field${cut === 1 ? " was" : "s were"} cut at limits.maxCellBytes (${limits.maxCellBytes} bytes); ${SEARCH_HINTS.cells}`)
+    parts.push(
+      `${cut} field${
+        cut === 1 ? " was" : "s were"
+      } cut at limits.maxCellBytes (${limits.maxCellBytes} bytes); ${SEARCH_HINTS.cells}`
+    )
   }
   return { documents: kept, note: parts.length === 0 ? undefined : parts.join("; ") }
 }

@@ -1,5 +1,11 @@
 import { Effect, Redacted, Schema } from "effect"
-import type { CreatedSearchKey, DashboardValue, NewSearchKey, SearchDashboard, SearchKeyRecord } from "../domain/SearchAdmin.ts"
+import type {
+  CreatedSearchKey,
+  DashboardValue,
+  NewSearchKey,
+  SearchDashboard,
+  SearchKeyRecord
+} from "../domain/SearchAdmin.ts"
 import { engineMessage, enginePath } from "./SearchClient.ts"
 import type { CallOptions, SearchClient } from "./SearchClient.ts"
 
@@ -106,12 +112,14 @@ export const dashboardFrom = (
 const JsonObject = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 
 /** Reads `GET /metrics.json` and `GET /stats.json` (S4-a); a refused source makes its panels unavailable with the reason. */
-export const readDashboard = Effect.fn("SearchAdmin.readDashboard")(function*(client: SearchClient, options?: CallOptions) {
-  const source = Effect.fn("SearchAdmin.dashboardSource")(function*(path: string) {
-    const response = yield* client.send("GET", path, undefined, options)
-    if (response.status < 200 || response.status > 299) return `${path}: ${engineMessage(response)}`
-    return yield* client.decode(JsonObject, response.body)
-  })
-  const [metrics, stats] = yield* Effect.all([source("/metrics.json"), source("/stats.json")])
-  return dashboardFrom(metrics, stats)
-})
+export const readDashboard = Effect.fn("SearchAdmin.readDashboard")(
+  function*(client: SearchClient, options?: CallOptions) {
+    const source = Effect.fn("SearchAdmin.dashboardSource")(function*(path: string) {
+      const response = yield* client.send("GET", path, undefined, options)
+      if (response.status < 200 || response.status > 299) return `${path}: ${engineMessage(response)}`
+      return yield* client.decode(JsonObject, response.body)
+    })
+    const [metrics, stats] = yield* Effect.all([source("/metrics.json"), source("/stats.json")])
+    return dashboardFrom(metrics, stats)
+  }
+)

@@ -60,7 +60,10 @@ export interface ReadPageRequest {
 
 /** D-101: the fields a text search reads — every indexed `string` / `string[]` field of the schema (never `id`). */
 export const textFields = (schema: Pick<EngineCollection, "fields">): Array<string> =>
-  schema.fields.filter((field) => (field.type === "string" || field.type === "string[]") && field.index !== false && field.name !== "id" && !field.name.includes(".*"))
+  schema.fields.filter((field) =>
+    (field.type === "string" || field.type === "string[]") && field.index !== false && field.name !== "id" &&
+    !field.name.includes(".*")
+  )
     .map((field) => field.name)
 
 const noFilter: SearchFilterRequest = { filters: [], logic: "and" }
@@ -88,12 +91,18 @@ export const planRead = Effect.fn("SearchBrowse.planRead")(function*(
   const filter = request.filter ?? noFilter
   yield* precheckFilter(filter)
   const query = request.query?.trim() ?? ""
-  const described = request.columns === undefined || query !== "" ? yield* describeCollection(client, request.collection, options) : undefined
+  const described = request.columns === undefined || query !== ""
+    ? yield* describeCollection(client, request.collection, options)
+    : undefined
   const columns = request.columns ?? described?.columns ?? []
   const filterBy = yield* compileFilter(filter, columns)
   const queryBy = described === undefined ? [] : textFields(described.schema)
   if (query !== "" && queryBy.length === 0) {
-    return yield* new SearchEngineError({ reason: "Status", status: 400, message: `Nothing to search in: '${request.collection}' has no indexed text field. Use a filter instead.` })
+    return yield* new SearchEngineError({
+      reason: "Status",
+      status: 400,
+      message: `Nothing to search in: '${request.collection}' has no indexed text field. Use a filter instead.`
+    })
   }
   const sorts = planSorts(request.sort ?? [], columns)
   const offset = Math.max(0, Math.trunc(request.offset ?? 0))
@@ -107,7 +116,8 @@ export const planRead = Effect.fn("SearchBrowse.planRead")(function*(
       limit: slice.limit,
       ...(filterBy === undefined ? {} : { filter_by: filterBy }),
       ...(sorts.sortBy === undefined ? {} : { sort_by: sorts.sortBy })
-    })))
+    }))
+  )
   return { columns, filterBy, sorts, batches }
 })
 
@@ -155,9 +165,18 @@ export const pageConsoleText = Effect.fn("SearchBrowse.pageConsoleText")(functio
 ) {
   const { batches } = yield* planRead(client, request, options)
   if (batches.length > 1) {
-    return yield* new SearchEngineError({ reason: "Status", status: 400, message: `This page needs ${batches.length} multi_search calls (at most 50 searches of 250 hits each): it cannot be one console request.` })
+    return yield* new SearchEngineError({
+      reason: "Status",
+      status: 400,
+      message:
+        `This page needs ${batches.length} multi_search calls (at most 50 searches of 250 hits each): it cannot be one console request.`
+    })
   }
-  return formatConsoleRequest({ method: "POST", path: "/multi_search", body: { _tag: "Json", value: { searches: batches[0] ?? [] } } })
+  return formatConsoleRequest({
+    method: "POST",
+    path: "/multi_search",
+    body: { _tag: "Json", value: { searches: batches[0] ?? [] } }
+  })
 })
 
 /** Rows matching a filter: one search with `per_page=0`, reading `found` (typesense-reference §7.3). */
@@ -174,7 +193,12 @@ export const countRows = Effect.fn("SearchBrowse.countRows")(function*(
     ? []
     : (yield* describeCollection(client, collection, options)).columns)
   const filterBy = yield* compileFilter(request, known)
-  const search: SearchParams = { collection, q: "*", per_page: 0, ...(filterBy === undefined ? {} : { filter_by: filterBy }) }
+  const search: SearchParams = {
+    collection,
+    q: "*",
+    per_page: 0,
+    ...(filterBy === undefined ? {} : { filter_by: filterBy })
+  }
   const results = yield* multiSearch(client, [search], options)
   return results[0]?.found ?? 0
 })

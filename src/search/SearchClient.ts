@@ -66,7 +66,9 @@ const readBounded = <E>(body: Stream.Stream<Uint8Array, E>, request: string) =>
       return Effect.fail(
         new SearchEngineError({
           reason: "Transport",
-          message: `Typesense answered more than ${MAX_ENGINE_RESPONSE_BYTES / 1024 / 1024} MiB for ${request}, more than dbdesk reads in one response: ask for fewer documents (a smaller per_page or limit), filter with filter_by, or leave large fields out with exclude_fields.`
+          message: `Typesense answered more than ${
+            MAX_ENGINE_RESPONSE_BYTES / 1024 / 1024
+          } MiB for ${request}, more than dbdesk reads in one response: ask for fewer documents (a smaller per_page or limit), filter with filter_by, or leave large fields out with exclude_fields.`
         })
       )
     }
@@ -104,10 +106,22 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
   // the caller's trace context goes out unchanged, never replaced by the client's own span (C2.2-f)
   const http = HttpClient.withTracerPropagation(httpClient, false)
   const policy = clusterPolicy(settings)
-  const rotation = new NodeRotation(settings.allNodes, settings.cluster.nearestNode, policy.healthcheckIntervalMs, 0, settings.cluster.randomizeNodes ?? true)
+  const rotation = new NodeRotation(
+    settings.allNodes,
+    settings.cluster.nearestNode,
+    policy.healthcheckIntervalMs,
+    0,
+    settings.cluster.randomizeNodes ?? true
+  )
 
   /** One try on one node: the whole answer read, within connectionTimeoutSeconds when the connection has one. */
-  const attempt = (origin: string, method: EngineMethod, path: string, body: EngineBody | undefined, options: CallOptions | undefined) => {
+  const attempt = (
+    origin: string,
+    method: EngineMethod,
+    path: string,
+    body: EngineBody | undefined,
+    options: CallOptions | undefined
+  ) => {
     const headers: Record<string, string> = { accept: "application/json" }
     if (apiKey !== "") headers[apiKeyHeader] = apiKey
     for (const name of ["traceparent", "tracestate", "baggage"] as const) {
@@ -123,17 +137,39 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
     const exchange = Effect.gen(function*() {
       const response = yield* http.execute(request)
       const text = yield* readBounded(response.stream, `${method} ${path.split("?")[0] ?? path}`)
-      return { status: response.status, contentType: response.headers["content-type"] ?? "", body: text } satisfies EngineResponse
+      return {
+        status: response.status,
+        contentType: response.headers["content-type"] ?? "",
+        body: text
+      } satisfies EngineResponse
     }).pipe(
       Effect.scoped,
       Effect.catchTags({
-        RequestError: (error) => Effect.fail(new SearchEngineError({ reason: "Transport", message: `Could not reach Typesense at ${origin}: ${transportReason(error.cause)}` })),
-        ResponseError: (error) => Effect.fail(new SearchEngineError({ reason: "Transport", message: `The response from Typesense at ${origin} broke off: ${error.message}` }))
+        RequestError: (error) =>
+          Effect.fail(
+            new SearchEngineError({
+              reason: "Transport",
+              message: `Could not reach Typesense at ${origin}: ${transportReason(error.cause)}`
+            })
+          ),
+        ResponseError: (error) =>
+          Effect.fail(
+            new SearchEngineError({
+              reason: "Transport",
+              message: `The response from Typesense at ${origin} broke off: ${error.message}`
+            })
+          )
       })
     )
     return policy.timeoutMs === undefined ? exchange : Effect.timeoutFail(exchange, {
       duration: Duration.millis(policy.timeoutMs),
-      onTimeout: () => new SearchEngineError({ reason: "Transport", message: `Typesense at ${origin} did not answer within ${policy.timeoutMs! / 1000} s (connectionTimeoutSeconds)` })
+      onTimeout: () =>
+        new SearchEngineError({
+          reason: "Transport",
+          message: `Typesense at ${origin} did not answer within ${
+            policy.timeoutMs! / 1000
+          } s (connectionTimeoutSeconds)`
+        })
     })
   }
 
@@ -150,7 +186,8 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
     if (isRewrittenPath(path)) {
       return yield* new SearchPathRefused({
         path,
-        message: "This path holds a . or .. segment (or a backslash), which HTTP clients resolve to another resource, so it is not sent. A document or collection named . or .. cannot be reached from dbdesk."
+        message:
+          "This path holds a . or .. segment (or a backslash), which HTTP clients resolve to another resource, so it is not sent. A document or collection named . or .. cannot be reached from dbdesk."
       })
     }
     let last: EngineResponse | SearchEngineError | undefined
@@ -167,13 +204,25 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
       if (tries <= policy.numRetries) yield* Effect.sleep(Duration.millis(policy.retryIntervalMs))
     }
     if (last instanceof SearchEngineError) {
-      return yield* policy.numRetries === 0 ? last : new SearchEngineError({ reason: "Transport", message: `${last.message} (tried ${policy.numRetries + 1} times across the cluster's nodes)` })
+      return yield* policy.numRetries === 0
+        ? last
+        : new SearchEngineError({
+          reason: "Transport",
+          message: `${last.message} (tried ${policy.numRetries + 1} times across the cluster's nodes)`
+        })
     }
     return last!
   })
 
   /** Each node as the client sees it now (nearest first): healthy or not, and since when (D-59). */
-  const nodeHealth = () => rotation.all().map((node) => ({ label: node.label, origin: node.origin, healthy: node.healthy, lastAccess: node.lastAccess, lastError: node.lastError }))
+  const nodeHealth = () =>
+    rotation.all().map((node) => ({
+      label: node.label,
+      origin: node.origin,
+      healthy: node.healthy,
+      lastAccess: node.lastAccess,
+      lastError: node.lastError
+    }))
 
   /**
    * The dashboard's and the connection form's look at every node: the client's own view (above) and a `GET /health`
@@ -183,14 +232,26 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
     return yield* Effect.forEach(nodeHealth(), (node) =>
       Effect.gen(function*() {
         const started = yield* Clock.currentTimeMillis
-        const outcome = yield* Effect.either(Effect.timeoutFail(attempt(node.origin, "GET", "/health", undefined, undefined), {
-          duration: Duration.millis(policy.timeoutMs ?? 5000),
-          onTimeout: () => new SearchEngineError({ reason: "Transport", message: `no answer within ${(policy.timeoutMs ?? 5000) / 1000} s` })
-        }))
+        const outcome = yield* Effect.either(
+          Effect.timeoutFail(attempt(node.origin, "GET", "/health", undefined, undefined), {
+            duration: Duration.millis(policy.timeoutMs ?? 5000),
+            onTimeout: () =>
+              new SearchEngineError({
+                reason: "Transport",
+                message: `no answer within ${(policy.timeoutMs ?? 5000) / 1000} s`
+              })
+          })
+        )
         const ms = (yield* Clock.currentTimeMillis) - started
         const probe = Either.isLeft(outcome)
           ? { ok: false, ms, message: outcome.left.message }
-          : { ok: outcome.right.status === 200, ms, message: outcome.right.status === 200 ? "GET /health answered ok" : `GET /health answered ${outcome.right.status}: ${engineMessage(outcome.right)}` }
+          : {
+            ok: outcome.right.status === 200,
+            ms,
+            message: outcome.right.status === 200
+              ? "GET /health answered ok"
+              : `GET /health answered ${outcome.right.status}: ${engineMessage(outcome.right)}`
+          }
         return { ...node, probe }
       }), { concurrency: "unbounded" })
   })
@@ -211,7 +272,10 @@ export const makeSearchClientWith = (settings: SearchConnectionSettings, httpCli
     Schema.decodeUnknown(schema)(value).pipe(
       Effect.mapError(
         (error) =>
-          new SearchEngineError({ reason: "Decode", message: `Typesense sent an answer dbdesk cannot read: ${error.message}` })
+          new SearchEngineError({
+            reason: "Decode",
+            message: `Typesense sent an answer dbdesk cannot read: ${error.message}`
+          })
       )
     )
 

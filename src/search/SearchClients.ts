@@ -17,10 +17,14 @@ export interface SearchConnectionFields extends SearchCluster {
 const clusterOf = (fields: SearchConnectionFields): SearchCluster => ({
   ...(fields.nodes === undefined ? {} : { nodes: fields.nodes }),
   ...(fields.nearestNode === undefined ? {} : { nearestNode: fields.nearestNode }),
-  ...(fields.healthcheckIntervalSeconds === undefined ? {} : { healthcheckIntervalSeconds: fields.healthcheckIntervalSeconds }),
+  ...(fields.healthcheckIntervalSeconds === undefined
+    ? {}
+    : { healthcheckIntervalSeconds: fields.healthcheckIntervalSeconds }),
   ...(fields.numRetries === undefined ? {} : { numRetries: fields.numRetries }),
   ...(fields.retryIntervalSeconds === undefined ? {} : { retryIntervalSeconds: fields.retryIntervalSeconds }),
-  ...(fields.connectionTimeoutSeconds === undefined ? {} : { connectionTimeoutSeconds: fields.connectionTimeoutSeconds }),
+  ...(fields.connectionTimeoutSeconds === undefined
+    ? {}
+    : { connectionTimeoutSeconds: fields.connectionTimeoutSeconds }),
   ...(fields.randomizeNodes === undefined ? {} : { randomizeNodes: fields.randomizeNodes })
 })
 
@@ -74,7 +78,9 @@ export class SearchClients extends Effect.Service<SearchClients>()("dbdesk/searc
           catch: (error) =>
             new SearchEngineError({
               reason: "Transport",
-              message: `The connection settings cannot be used: ${error instanceof Error ? error.message : String(error)}`
+              message: `The connection settings cannot be used: ${
+                error instanceof Error ? error.message : String(error)
+              }`
             })
         })
         const scope = yield* Scope.make()

@@ -17,7 +17,11 @@ export interface ClusterPolicy {
 }
 
 /** The official client's defaults (Configuration.ts): 5 s, 60 s, one retry per node, 0.1 s between tries. */
-export const OFFICIAL_DEFAULTS = { connectionTimeoutSeconds: 5, healthcheckIntervalSeconds: 60, retryIntervalSeconds: 0.1 } as const
+export const OFFICIAL_DEFAULTS = {
+  connectionTimeoutSeconds: 5,
+  healthcheckIntervalSeconds: 60,
+  retryIntervalSeconds: 0.1
+} as const
 
 /**
  * A connection with more than one node or a nearest node gets the official defaults for what it leaves out; a single
@@ -27,7 +31,8 @@ export const clusterPolicy = (settings: SearchConnectionSettings): ClusterPolicy
   const cluster = settings.cluster
   const isCluster = settings.allNodes.length > 1 || cluster.nearestNode !== undefined
   const nodeCount = settings.allNodes.length + (cluster.nearestNode === undefined ? 0 : 1)
-  const timeout = cluster.connectionTimeoutSeconds ?? (isCluster ? OFFICIAL_DEFAULTS.connectionTimeoutSeconds : undefined)
+  const timeout = cluster.connectionTimeoutSeconds ??
+    (isCluster ? OFFICIAL_DEFAULTS.connectionTimeoutSeconds : undefined)
   return {
     numRetries: cluster.numRetries ?? (isCluster ? nodeCount : 0),
     retryIntervalMs: (cluster.retryIntervalSeconds ?? OFFICIAL_DEFAULTS.retryIntervalSeconds) * 1000,
@@ -54,8 +59,21 @@ export class NodeRotation {
   readonly nearest: NodeState | undefined
   private current = -1
 
-  constructor(nodes: ReadonlyArray<SearchNode>, nearest: SearchNode | undefined, private readonly healthcheckIntervalMs: number, now: number, randomize: boolean) {
-    const state = (node: SearchNode, label: string): NodeState => ({ label, node, origin: nodeOrigin(node), healthy: true, lastAccess: now, lastError: undefined })
+  constructor(
+    nodes: ReadonlyArray<SearchNode>,
+    nearest: SearchNode | undefined,
+    private readonly healthcheckIntervalMs: number,
+    now: number,
+    randomize: boolean
+  ) {
+    const state = (node: SearchNode, label: string): NodeState => ({
+      label,
+      node,
+      origin: nodeOrigin(node),
+      healthy: true,
+      lastAccess: now,
+      lastError: undefined
+    })
     const labelled = nodes.map((node, index) => state(node, String(index + 1)))
     // Configuration.ts shuffleArray: Fisher–Yates over the node list
     if (randomize) {

@@ -55,7 +55,12 @@ export const searchDocuments = Effect.fn("SearchDocuments.search")(function*(
   const applied: Array<AppliedRule> = []
   const aliases = rules.length === 0 ? new Map<string, string>() : yield* aliasesOf(client, options)
   const names = [request.collection, ...(aliases.has(request.collection) ? [aliases.get(request.collection)!] : [])]
-  const documents = (result?.hits ?? []).map((hit) => names.reduce((document, name) => (rules.length === 0 ? document : guardDocument(document, name, rules, applied)), hit.document))
+  const documents = (result?.hits ?? []).map((hit) =>
+    names.reduce(
+      (document, name) => (rules.length === 0 ? document : guardDocument(document, name, rules, applied)),
+      hit.document
+    )
+  )
   const capped = capDocuments(documents, limits)
   return {
     found: result?.found ?? 0,

@@ -9,7 +9,8 @@ import { policyFailure } from "../domain/ToolErrors.ts"
 import type { ConsoleRequest } from "./ConsoleRequest.ts"
 import type { CallOptions, SearchClient } from "./SearchClient.ts"
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Alias → collection, read when rules exist (a request may name a collection by an alias). */
 export const aliasesOf = (client: SearchClient, options?: CallOptions) =>
@@ -17,27 +18,46 @@ export const aliasesOf = (client: SearchClient, options?: CallOptions) =>
     Effect.map((response) => {
       const parsed: unknown = response.status === 200 ? JSON.parse(response.body) : undefined
       const aliases = isObject(parsed) && Array.isArray(parsed["aliases"]) ? parsed["aliases"] : []
-      return new Map(aliases.flatMap((entry: unknown) =>
-        isObject(entry) && typeof entry["name"] === "string" && typeof entry["collection_name"] === "string" ? [[entry["name"], entry["collection_name"]] as const] : []))
+      return new Map(
+        aliases.flatMap((entry: unknown) =>
+          isObject(entry) && typeof entry["name"] === "string" && typeof entry["collection_name"] === "string"
+            ? [[entry["name"], entry["collection_name"]] as const]
+            : []
+        )
+      )
     }),
     Effect.orElseSucceed(() => new Map<string, string>())
   )
 
 /** A document guarded under every name of its collection (the name used, and the collection an alias points to). */
-const guardUnder = (document: Record<string, unknown>, names: ReadonlyArray<string>, rules: ReadonlyArray<MaskingRuleSpec>, applied: Array<AppliedRule>) =>
-  names.reduce((guarded, name) => guardDocument(guarded, name, rules, applied), document)
+const guardUnder = (
+  document: Record<string, unknown>,
+  names: ReadonlyArray<string>,
+  rules: ReadonlyArray<MaskingRuleSpec>,
+  applied: Array<AppliedRule>
+) => names.reduce((guarded, name) => guardDocument(guarded, name, rules, applied), document)
 
 /** A search result's hits: documents guarded, highlights (snippets of field values) left out. */
-const guardHits = (result: Record<string, unknown>, names: ReadonlyArray<string>, rules: ReadonlyArray<MaskingRuleSpec>, applied: Array<AppliedRule>) => {
-  const hits = (list: unknown) => Array.isArray(list)
-    ? list.map((hit) => {
-      if (!isObject(hit)) return hit
-      const { highlight: _highlight, highlights: _highlights, ...rest } = hit
-      return isObject(rest["document"]) ? { ...rest, document: guardUnder(rest["document"], names, rules, applied) } : rest
-    })
-    : list
+const guardHits = (
+  result: Record<string, unknown>,
+  names: ReadonlyArray<string>,
+  rules: ReadonlyArray<MaskingRuleSpec>,
+  applied: Array<AppliedRule>
+) => {
+  const hits = (list: unknown) =>
+    Array.isArray(list)
+      ? list.map((hit) => {
+        if (!isObject(hit)) return hit
+        const { highlight: _highlight, highlights: _highlights, ...rest } = hit
+        return isObject(rest["document"])
+          ? { ...rest, document: guardUnder(rest["document"], names, rules, applied) }
+          : rest
+      })
+      : list
   const groups = Array.isArray(result["grouped_hits"])
-    ? result["grouped_hits"].map((group: unknown) => (isObject(group) ? { ...group, hits: hits(group["hits"]) } : group))
+    ? result["grouped_hits"].map((
+      group: unknown
+    ) => (isObject(group) ? { ...group, hits: hits(group["hits"]) } : group))
     : result["grouped_hits"]
   return { ...result, hits: hits(result["hits"]), ...(groups === undefined ? {} : { grouped_hits: groups }) }
 }
@@ -70,7 +90,15 @@ export const guardResponseBody = (
   const path = request.path.split("?")[0] ?? ""
   const query = new URLSearchParams(request.path.split("?")[1] ?? "")
   const collection = collectionOfPath(path)
-  const unreadable = Effect.fail(policyFailure(untraceableRefusal("the engine's answer could not be read as documents", collection ?? "the collection", rules[0]!)))
+  const unreadable = Effect.fail(
+    policyFailure(
+      untraceableRefusal(
+        "the engine's answer could not be read as documents",
+        collection ?? "the collection",
+        rules[0]!
+      )
+    )
+  )
   if (collection !== undefined && path.includes("/documents")) {
     const names = namesOf(collection)
     const whole = parse(body)
@@ -78,27 +106,51 @@ export const guardResponseBody = (
       // JSON lines (export, import results): each line a document.
       const lines = body.split("\n").map((line) => (line.trim() === "" ? { value: undefined } : parse(line)))
       if (lines.some((line) => line === undefined)) return unreadable
-      return Effect.succeed(lines.map((line) =>
-        line!.value === undefined ? "" : JSON.stringify(isObject(line!.value) ? guardUnder(line!.value, names, rules, applied) : line!.value)).join("\n"))
+      return Effect.succeed(
+        lines.map((line) =>
+          line!.value === undefined
+            ? ""
+            : JSON.stringify(isObject(line!.value) ? guardUnder(line!.value, names, rules, applied) : line!.value)
+        ).join("\n")
+      )
     }
     const parsed = whole.value
-    if (Array.isArray(parsed)) return Effect.succeed(JSON.stringify(parsed.map((item) => (isObject(item) ? guardUnder(item, names, rules, applied) : item))))
+    if (Array.isArray(parsed)) {
+      return Effect.succeed(
+        JSON.stringify(parsed.map((item) => (isObject(item) ? guardUnder(item, names, rules, applied) : item)))
+      )
+    }
     if (!isObject(parsed)) return Effect.succeed(body)
-    return Effect.succeed(JSON.stringify(Array.isArray(parsed["hits"]) ? guardHits(parsed, names, rules, applied) : guardUnder(parsed, names, rules, applied)))
+    return Effect.succeed(
+      JSON.stringify(
+        Array.isArray(parsed["hits"])
+          ? guardHits(parsed, names, rules, applied)
+          : guardUnder(parsed, names, rules, applied)
+      )
+    )
   }
   if (path !== "/multi_search") return Effect.succeed(body)
   const whole = parse(body)
   if (whole === undefined) return unreadable
   const parsed = whole.value
-  const searches = request.body?._tag === "Json" && isObject(request.body.value) && Array.isArray(request.body.value["searches"]) ? request.body.value["searches"] : []
+  const searches =
+    request.body?._tag === "Json" && isObject(request.body.value) && Array.isArray(request.body.value["searches"])
+      ? request.body.value["searches"]
+      : []
   if (!isObject(parsed) || !Array.isArray(parsed["results"])) return Effect.succeed(body)
   const results: Array<unknown> = []
   for (const [index, result] of parsed["results"].entries()) {
     const search: unknown = searches[index]
-    const name = isObject(search) && typeof search["collection"] === "string" ? search["collection"] : query.get("collection") ?? undefined
+    const name = isObject(search) && typeof search["collection"] === "string"
+      ? search["collection"]
+      : query.get("collection") ?? undefined
     if (name === undefined) {
       const rule = rules[0]!
-      return Effect.fail(policyFailure(untraceableRefusal(`search ${index + 1} of this multi_search names no collection`, "its collection", rule)))
+      return Effect.fail(
+        policyFailure(
+          untraceableRefusal(`search ${index + 1} of this multi_search names no collection`, "its collection", rule)
+        )
+      )
     }
     results.push(isObject(result) ? guardHits(result, namesOf(name), rules, applied) : result)
   }

@@ -71,7 +71,9 @@ export const listCollections = Effect.fn("SearchServer.listCollections")(functio
   if (response.status === 401 || response.status === 403) {
     const listing: CollectionListing = {
       collections: [],
-      unavailableReason: `${engineMessage(response)} This API key cannot list collections: it needs the collections:list action (or collections:*).`
+      unavailableReason: `${
+        engineMessage(response)
+      } This API key cannot list collections: it needs the collections:list action (or collections:*).`
     }
     return listing
   }

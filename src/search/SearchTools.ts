@@ -1,5 +1,11 @@
 import { Clock, Effect, Either } from "effect"
-import { AnswerBudget, type AnswerHints, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SEARCH_HINTS } from "../domain/AnswerBudget.ts"
+import {
+  AnswerBudget,
+  type AnswerHints,
+  type AnswerLimits,
+  DEFAULT_ANSWER_LIMITS,
+  SEARCH_HINTS
+} from "../domain/AnswerBudget.ts"
 import { capAnswerText } from "../domain/JsonBudget.ts"
 import { type AppliedRule, keptNames, projectRow } from "../domain/AnswerGate.ts"
 import { maskedCell, type MaskingRuleSpec } from "../domain/ColumnGuard.ts"
@@ -29,7 +35,12 @@ import { aliasesOf, guardResponseBody } from "./SearchGuard.ts"
 /** A result set with the masking rules that changed it (D-65; noted in the activity log, never sent). */
 export type GuardedResultSet = ResultSet & { readonly applied?: ReadonlyArray<AppliedRule> }
 
-type SearchError = SearchEngineError | SearchFilterRefused | SearchConsoleRefused | SearchPathRefused | SearchEditRefused
+type SearchError =
+  | SearchEngineError
+  | SearchFilterRefused
+  | SearchConsoleRefused
+  | SearchPathRefused
+  | SearchEditRefused
 
 /** A search failure as an MCP tool error (D-58, Errors row); the engine's message stays verbatim. */
 export const toToolFailure = (error: SearchError): ToolFailure =>
@@ -130,16 +141,24 @@ export const searchBrowseTable = Effect.fn("SearchTools.browseTable")(function*(
   const applied: Array<AppliedRule> = []
   const actions = columnActions(wanted, table, rules, applied)
   const columns = budget.header(keptNames(wanted, actions))
-  for (const row of page.rows) if (!budget.add(projectRow(picks.map((index) => row[index] ?? null), actions, maskedCell))) break
+  for (const row of page.rows) {
+    if (!budget.add(projectRow(picks.map((index) => row[index] ?? null), actions, maskedCell))) break
+  }
   const more = budget.stoppedBy === undefined && page.found > offset + budget.rows.length
   const result = budget.resultSet(columns, {
     executionMs: Math.max(0, (yield* Clock.currentTimeMillis) - started),
     statusMessage: joined(
       droppedSortsMessage(page.droppedSorts),
-      more ? `showing ${budget.rows.length} of ${page.found} documents from offset ${offset}; ${SEARCH_HINTS.rows}` : undefined
+      more
+        ? `showing ${budget.rows.length} of ${page.found} documents from offset ${offset}; ${SEARCH_HINTS.rows}`
+        : undefined
     )
   })
-  return { ...result, is_truncated: result.is_truncated || more, ...(applied.length === 0 ? {} : { applied }) } satisfies GuardedResultSet
+  return {
+    ...result,
+    is_truncated: result.is_truncated || more,
+    ...(applied.length === 0 ? {} : { applied })
+  } satisfies GuardedResultSet
 })
 
 const joined = (...parts: ReadonlyArray<string | undefined>): string | undefined => {
@@ -163,7 +182,8 @@ export const searchCountRows = (
  * The approval tier of `execute_query` console text on a search connection (D-22); SQL-like or
  * unparseable text is refused before any approval is asked.
  */
-export const classifySearchConsoleText: (text: string) => Either.Either<RequestTier, SearchConsoleRefused> = classifyConsoleText
+export const classifySearchConsoleText: (text: string) => Either.Either<RequestTier, SearchConsoleRefused> =
+  classifyConsoleText
 
 /** A console answer that is not a grid is one JSON text (S4.3-d): cut like any cell, with advice that fits it. */
 const JSON_RESPONSE_HINTS: AnswerHints = {
@@ -189,7 +209,9 @@ export const searchExecute = Effect.fn("SearchTools.execute")(function*(
   const request = yield* asTool(parseConsoleInput(text))
   const applied: Array<AppliedRule> = []
   const aliases = rules.length === 0 ? undefined : yield* aliasesOf(client, options)
-  const guardBody = aliases === undefined ? undefined : (body: string) => guardResponseBody(body, request, aliases, rules, applied)
+  const guardBody = aliases === undefined
+    ? undefined
+    : (body: string) => guardResponseBody(body, request, aliases, rules, applied)
   const output = yield* runConsoleRequest(client, request, options, guardBody).pipe(
     Effect.mapError((error) => (error instanceof ToolFailure ? error : toToolFailure(error)))
   )
@@ -204,11 +226,15 @@ export const searchExecute = Effect.fn("SearchTools.execute")(function*(
  * The UI console's JSON view (S4.3-d) is a page of its own, not a cell: it is cut only where it alone would pass
  * `limits.maxAnswerBytes`.
  */
-export const capJsonResponse = (text: string, limits: AnswerLimits): { readonly text: string; readonly note?: string } => {
+export const capJsonResponse = (
+  text: string,
+  limits: AnswerLimits
+): { readonly text: string; readonly note?: string } => {
   const capped = capAnswerText(text, limits, "ask the engine for less")
   if (!capped.cut) return { text }
   return {
     text: capped.text,
-    note: `the response was cut at limits.maxAnswerBytes (${limits.maxAnswerBytes} bytes); ask the engine for less: one collection, a smaller per_page or limit, include_fields or exclude_fields`
+    note:
+      `the response was cut at limits.maxAnswerBytes (${limits.maxAnswerBytes} bytes); ask the engine for less: one collection, a smaller per_page or limit, include_fields or exclude_fields`
   }
 }

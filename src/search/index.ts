@@ -16,7 +16,14 @@ export {
   type RequestTier
 } from "./ConsoleRequest.ts"
 export { compileFilter, precheckFilter } from "./FilterCompiler.ts"
-export { countRows, describeCollection, multiSearch, readPage, type ReadPageRequest, type SearchParams } from "./SearchBrowse.ts"
+export {
+  countRows,
+  describeCollection,
+  multiSearch,
+  readPage,
+  type ReadPageRequest,
+  type SearchParams
+} from "./SearchBrowse.ts"
 export {
   apiKeyHeader,
   type CallOptions,
@@ -33,4 +40,11 @@ export {
 } from "./SearchClient.ts"
 export { runConsoleInput, runConsoleRequest } from "./SearchConsole.ts"
 export { searchDocuments, type SearchDocumentsRequest, searchInsertRows } from "./SearchDocuments.ts"
-export { type CollectionListing, connect, engineMajor, listCollections, minimumEngineMajor, type ServerInfo as EngineServerInfo } from "./SearchServer.ts"
+export {
+  type CollectionListing,
+  connect,
+  engineMajor,
+  listCollections,
+  minimumEngineMajor,
+  type ServerInfo as EngineServerInfo
+} from "./SearchServer.ts"

@@ -89,25 +89,44 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
         if (rows.length > 0) {
           const started = performance.now()
           yield* sink.append(rows).pipe(
-            Effect.tap((written) => Effect.sync(() => {
-              if (batchStats.length >= MAX_BATCH_STATS) batchStats.splice(0, batchStats.length - MAX_BATCH_STATS + 1)
-              batchStats.push({ rows: rows.length, writeMs: performance.now() - started })
-              carried = []
-            }).pipe(Effect.zipRight(PubSub.publishAll(appended, written)))),
-            Effect.tap(() => failing ? Effect.logInfo(`activity: written again (${rows.length} rows kept while it could not be)`) : Effect.void),
-            Effect.tap(() => Effect.sync(() => {
-              failing = false
-            })),
+            Effect.tap((written) =>
+              Effect.sync(() => {
+                if (batchStats.length >= MAX_BATCH_STATS) batchStats.splice(0, batchStats.length - MAX_BATCH_STATS + 1)
+                batchStats.push({ rows: rows.length, writeMs: performance.now() - started })
+                carried = []
+              }).pipe(Effect.zipRight(PubSub.publishAll(appended, written)))
+            ),
+            Effect.tap(() =>
+              failing
+                ? Effect.logInfo(`activity: written again (${rows.length} rows kept while it could not be)`)
+                : Effect.void
+            ),
+            Effect.tap(() =>
+              Effect.sync(() => {
+                failing = false
+              })
+            ),
             Effect.catchAll((error) => {
               const dropped = Math.max(0, rows.length - MAX_PENDING_ROWS)
               carried = rows.slice(dropped)
               const warn = !failing || dropped > 0
               failing = true
-              return warn ? Effect.logWarning(`activity: ${rows.length} rows could not be written; kept to retry${dropped > 0 ? `, ${dropped} oldest dropped` : ""}`, error) : Effect.void
+              return warn
+                ? Effect.logWarning(
+                  `activity: ${rows.length} rows could not be written; kept to retry${
+                    dropped > 0 ? `, ${dropped} oldest dropped` : ""
+                  }`,
+                  error
+                )
+                : Effect.void
             })
           )
         }
-        yield* Effect.forEach(list, (item) => (item.kind === "flush" ? Deferred.succeed(item.done, undefined) : Effect.void), { discard: true })
+        yield* Effect.forEach(
+          list,
+          (item) => (item.kind === "flush" ? Deferred.succeed(item.done, undefined) : Effect.void),
+          { discard: true }
+        )
       })
 
     // Taking and writing a batch is one step: an interrupt at shutdown never drops a taken row. With rows carried
@@ -122,10 +141,15 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
       })
     )
     const writer = yield* Effect.forkScoped(Effect.forever(drainOnce))
-    yield* Effect.addFinalizer(() => Effect.zipRight(Fiber.interrupt(writer), Effect.flatMap(Queue.takeAll(queue), write)))
+    yield* Effect.addFinalizer(() =>
+      Effect.zipRight(Fiber.interrupt(writer), Effect.flatMap(Queue.takeAll(queue), write))
+    )
 
     const record = (event: ActivityEvent): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (millis) => Queue.offer(queue, { kind: "row", row: stamp(event, new Date(millis).toISOString()) })).pipe(Effect.asVoid)
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (millis) => Queue.offer(queue, { kind: "row", row: stamp(event, new Date(millis).toISOString()) })
+      ).pipe(Effect.asVoid)
 
     /** Waits until every row recorded before this call is in the database. */
     const flush = Effect.gen(function*() {
@@ -144,14 +168,21 @@ export class ActivityLog extends Effect.Service<ActivityLog>()("dbdesk/services/
 
     const verify: Effect.Effect<ChainVerdict> = Effect.zipRight(
       flush,
-      Effect.zipWith(Effect.promise(() => import("./activity/ChainVerifier.ts")), sink.chain, ({ verifyChain }, { anchor, head, rows }) => verifyChain(rows, anchor, head))
+      Effect.zipWith(
+        Effect.promise(() => import("./activity/ChainVerifier.ts")),
+        sink.chain,
+        ({ verifyChain }, { anchor, head, rows }) => verifyChain(rows, anchor, head)
+      )
     )
 
     /** Size and write time of the last MAX_BATCH_STATS batches (for the note on D-51 and the bench). */
     const batches = Effect.sync(() => [...batchStats])
 
     /** Subscribes now to every row kept from then on, as kept (chained). */
-    const subscribeAppended: Effect.Effect<Stream.Stream<ActivityEntry>, never, Scope.Scope> = Stream.fromPubSub(appended, { scoped: true })
+    const subscribeAppended: Effect.Effect<Stream.Stream<ActivityEntry>, never, Scope.Scope> = Stream.fromPubSub(
+      appended,
+      { scoped: true }
+    )
 
     return { record, flush, list, exportCsv, verify, batches, subscribeAppended } as const
   })

@@ -10,7 +10,9 @@ export type UnchainedActivity = Omit<ActivityEntry, "seq" | "prevHash" | "hash">
 
 export class ActivityWriteFailed extends Data.TaggedError("ActivityWriteFailed")<{ readonly cause: unknown }> {
   override get message(): string {
-    return `The activity rows could not be kept: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
+    return `The activity rows could not be kept: ${
+      this.cause instanceof Error ? this.cause.message : String(this.cause)
+    }`
   }
 }
 
@@ -26,7 +28,9 @@ export interface ActivitySinkShape {
    * Chains a batch onto the last row kept (`seq` counts on, `prevHash` is that row's `hash`; `chainBatch` does it) and
    * keeps it in one step, all or nothing; answers the rows as kept.
    */
-  readonly append: (batch: ReadonlyArray<UnchainedActivity>) => Effect.Effect<ReadonlyArray<ActivityEntry>, ActivityWriteFailed>
+  readonly append: (
+    batch: ReadonlyArray<UnchainedActivity>
+  ) => Effect.Effect<ReadonlyArray<ActivityEntry>, ActivityWriteFailed>
   /** D-51: drops the rows before the cutoff and anchors the chain at the last one dropped. */
   readonly prune: (cutoffIso: string) => Effect.Effect<void>
   /** The rows the filter selects, newest first, at most `limit`. */
@@ -47,18 +51,25 @@ const selects = (filter: ActivityQuery) => (entry: ActivityEntry): boolean =>
  */
 export class ActivitySink extends Context.Tag("dbdesk/services/ActivitySink")<ActivitySink, ActivitySinkShape>() {
   /** `activity.db` in the support directory (0600, WAL), which `dbdesk activity list|export|verify` read. */
-  static readonly sqlite = Layer.scoped(ActivitySink, Effect.gen(function*() {
-    const { activity: path } = yield* SupportPaths
-    // A log that cannot open (disk full, unreadable file) stops the start with a message naming the file (D-88).
-    const opening = Effect.try({ try: () => openActivityStore(path), catch: (cause) => new FileStoreError({ path, operation: "write", cause }) })
-    const store = yield* Effect.acquireRelease(Effect.orDie(opening), (opened) => Effect.sync(() => opened.close()))
-    return {
-      append: (batch) => Effect.try({ try: () => store.append(batch), catch: (cause) => new ActivityWriteFailed({ cause }) }),
-      prune: (cutoffIso) => Effect.sync(() => void store.prune(cutoffIso)),
-      query: (filter) => Effect.sync(() => store.query(filter)),
-      chain: Effect.sync(() => ({ rows: store.all(), anchor: store.anchor(), head: store.head() }))
-    } satisfies ActivitySinkShape
-  }))
+  static readonly sqlite = Layer.scoped(
+    ActivitySink,
+    Effect.gen(function*() {
+      const { activity: path } = yield* SupportPaths
+      // A log that cannot open (disk full, unreadable file) stops the start with a message naming the file (D-88).
+      const opening = Effect.try({
+        try: () => openActivityStore(path),
+        catch: (cause) => new FileStoreError({ path, operation: "write", cause })
+      })
+      const store = yield* Effect.acquireRelease(Effect.orDie(opening), (opened) => Effect.sync(() => opened.close()))
+      return {
+        append: (batch) =>
+          Effect.try({ try: () => store.append(batch), catch: (cause) => new ActivityWriteFailed({ cause }) }),
+        prune: (cutoffIso) => Effect.sync(() => void store.prune(cutoffIso)),
+        query: (filter) => Effect.sync(() => store.query(filter)),
+        chain: Effect.sync(() => ({ rows: store.all(), anchor: store.anchor(), head: store.head() }))
+      } satisfies ActivitySinkShape
+    })
+  )
 
   /** Kept in this process only, gone at stop: for a host that keeps its own audit trail from the activity events. */
   static readonly memory = () =>

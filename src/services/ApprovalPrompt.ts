@@ -1,5 +1,10 @@
 import { Context, Effect, Layer } from "effect"
-import { type ApprovalDecision, type ApprovalRequest, type PendingApproval, toApprovalRequest } from "../domain/Approval.ts"
+import {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type PendingApproval,
+  toApprovalRequest
+} from "../domain/Approval.ts"
 
 /** The host's own dialog (D-28): resolves `true` to approve. */
 export type ApproveCallback = (request: ApprovalRequest, options: { readonly signal: AbortSignal }) => Promise<boolean>
@@ -30,7 +35,10 @@ export class ApprovalPrompt extends Context.Tag("dbdesk/services/ApprovalPrompt"
     })
 
   /** Tests: a function answers each dialog; `asked` records every dialog shown. */
-  static readonly scripted = (answer: (approval: PendingApproval) => ApprovalDecision | "never", asked: Array<PendingApproval> = []) =>
+  static readonly scripted = (
+    answer: (approval: PendingApproval) => ApprovalDecision | "never",
+    asked: Array<PendingApproval> = []
+  ) =>
     Layer.succeed(ApprovalPrompt, {
       ask: (approval) =>
         Effect.suspend(() => {

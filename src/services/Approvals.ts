@@ -22,18 +22,25 @@ export class Approvals extends Effect.Service<Approvals>()("dbdesk/services/Appr
   effect: Effect.gen(function*() {
     const prompt = yield* ApprovalPrompt
     const events = yield* PubSub.sliding<ApprovalEvent>(MAX_PENDING_EVENTS)
-    const pending = new Map<string, { readonly approval: PendingApproval; readonly decision: Deferred.Deferred<ApprovalDecision> }>()
+    const pending = new Map<
+      string,
+      { readonly approval: PendingApproval; readonly decision: Deferred.Deferred<ApprovalDecision> }
+    >()
 
     const ask = Effect.fn("Approvals.ask")(function*(request: Omit<PendingApproval, "id" | "requestedAt">) {
       const approval: PendingApproval = { ...request, id: randomUUID(), requestedAt: new Date().toISOString() }
       const decision = yield* Deferred.make<ApprovalDecision>()
       pending.set(approval.id, { approval, decision })
       yield* PubSub.publish(events, { kind: "pending", approval })
-      const fromPrompt = yield* Effect.fork(Effect.flatMap(prompt.ask(approval), (answer) => Deferred.succeed(decision, answer)))
+      const fromPrompt = yield* Effect.fork(
+        Effect.flatMap(prompt.ask(approval), (answer) => Deferred.succeed(decision, answer))
+      )
       return yield* Deferred.await(decision).pipe(
         Effect.tap((answer) => PubSub.publish(events, { kind: "settled", id: approval.id, decision: answer })),
         Effect.onInterrupt(() => PubSub.publish(events, { kind: "settled", id: approval.id, decision: "no_response" })),
-        Effect.ensuring(Effect.zipRight(Effect.sync(() => pending.delete(approval.id)), fromPrompt.interruptAsFork(fromPrompt.id())))
+        Effect.ensuring(
+          Effect.zipRight(Effect.sync(() => pending.delete(approval.id)), fromPrompt.interruptAsFork(fromPrompt.id()))
+        )
       )
     })
 
@@ -47,7 +54,9 @@ export class Approvals extends Effect.Service<Approvals>()("dbdesk/services/Appr
     const list = Effect.sync(() => [...pending.values()].map((entry) => entry.approval))
 
     /** Subscribes now, so no dialog asked after this call is missed (an embedding host's events). */
-    const subscribe: Effect.Effect<Stream.Stream<ApprovalEvent>, never, Scope.Scope> = Stream.fromPubSub(events, { scoped: true })
+    const subscribe: Effect.Effect<Stream.Stream<ApprovalEvent>, never, Scope.Scope> = Stream.fromPubSub(events, {
+      scoped: true
+    })
 
     return { ask, answer, list, events: Stream.fromPubSub(events), subscribe } as const
   })

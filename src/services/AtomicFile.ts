@@ -102,11 +102,16 @@ const acquireLock = async (lockPath: string): Promise<void> => {
   const deadline = Date.now() + LOCK_WAIT_MS
   for (;;) {
     if (await createLock(lockPath)) return
-    const [holder, stat] = await Promise.all([fs.readFile(lockPath, "utf8").catch(() => ""), fs.stat(lockPath).catch(() => undefined)])
+    const [holder, stat] = await Promise.all([
+      fs.readFile(lockPath, "utf8").catch(() => ""),
+      fs.stat(lockPath).catch(() => undefined)
+    ])
     const pid = Number(holder)
     // Stale: its process is gone, or it is old, or it never got a pid (its holder died between create and write).
     const age = stat === undefined ? 0 : Date.now() - stat.mtimeMs
-    const stale = stat !== undefined && (age > STALE_LOCK_MS || (holder === "" && age > 1_000) || (Number.isInteger(pid) && pid > 0 && !processAlive(pid)))
+    const stale = stat !== undefined &&
+      (age > STALE_LOCK_MS || (holder === "" && age > 1_000) ||
+        (Number.isInteger(pid) && pid > 0 && !processAlive(pid)))
     if (stale) await fs.rm(lockPath, { force: true })
     else if (Date.now() > deadline) throw new Error(`${lockPath} is held by process ${holder || "?"}`)
     else await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 15))
@@ -120,7 +125,10 @@ const acquireLock = async (lockPath: string): Promise<void> => {
  */
 export const withFileLock = <A, E, R>(filePath: string, use: Effect.Effect<A, E, R>) =>
   Effect.acquireUseRelease(
-    Effect.tryPromise({ try: () => acquireLock(`${filePath}.lock`), catch: (cause) => new FileStoreError({ path: `${filePath}.lock`, operation: "write", cause }) }),
+    Effect.tryPromise({
+      try: () => acquireLock(`${filePath}.lock`),
+      catch: (cause) => new FileStoreError({ path: `${filePath}.lock`, operation: "write", cause })
+    }),
     () => use,
     () => Effect.promise(() => fs.rm(`${filePath}.lock`, { force: true }))
   )

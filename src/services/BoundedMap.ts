@@ -13,7 +13,11 @@ export const touch = <K, V>(entries: Map<K, V>, key: K, value: V): void => {
  * Once `entries` holds more than `max`, drops what `expired` says is over, then the least recently used down to three
  * quarters of `max` (so the next trims are not on every call).
  */
-export const trimToBound = <K, V>(entries: Map<K, V>, max: number, expired: (value: V, key: K) => boolean = () => false): void => {
+export const trimToBound = <K, V>(
+  entries: Map<K, V>,
+  max: number,
+  expired: (value: V, key: K) => boolean = () => false
+): void => {
   if (entries.size <= max) return
   for (const [key, value] of entries) if (expired(value, key)) entries.delete(key)
   if (entries.size <= max) return

@@ -15,7 +15,9 @@ export const userDirectories = (env: NodeJS.ProcessEnv = process.env): UserDirec
 
 /** The bridge script named by package.json's `bin` (so a change of the bins is followed here). */
 const bridgeScript = (): string => {
-  const manifest = JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")) as { bin?: Record<string, string> }
+  const manifest = JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")) as {
+    bin?: Record<string, string>
+  }
   return path.join(packageRoot(), manifest.bin?.["dbdesk-mcp"] ?? "bin/dbdesk-mcp.mjs")
 }
 
@@ -32,5 +34,8 @@ export const bridgeLaunch = (supportDirectory: string | undefined): BridgeLaunch
 }
 
 /** The support directory to name in the entry: `--home`, else DBDESK_HOME when set (a GUI client would not see it). */
-export const explicitSupportDirectory = (home: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined =>
+export const explicitSupportDirectory = (
+  home: string | undefined,
+  env: NodeJS.ProcessEnv = process.env
+): string | undefined =>
   home ?? (env["DBDESK_HOME"] !== undefined && env["DBDESK_HOME"] !== "" ? env["DBDESK_HOME"] : undefined)

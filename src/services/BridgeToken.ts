@@ -8,8 +8,14 @@ export class BridgeTiming extends Context.Tag("dbdesk/services/BridgeTiming")<Br
   readonly overlap: Duration.Duration
 }>() {
   static readonly standard = { rotateEvery: Duration.hours(1), overlap: Duration.minutes(10) }
-  static readonly layer = (timing: { readonly rotateEvery: Duration.DurationInput; readonly overlap: Duration.DurationInput } = BridgeTiming.standard) =>
-    Layer.succeed(BridgeTiming, { rotateEvery: Duration.decode(timing.rotateEvery), overlap: Duration.decode(timing.overlap) })
+  static readonly layer = (
+    timing: { readonly rotateEvery: Duration.DurationInput; readonly overlap: Duration.DurationInput } =
+      BridgeTiming.standard
+  ) =>
+    Layer.succeed(BridgeTiming, {
+      rotateEvery: Duration.decode(timing.rotateEvery),
+      overlap: Duration.decode(timing.overlap)
+    })
 }
 
 /** What the handshake file publishes; `expiresAt` is when this value stops working if nothing rotates it. */
@@ -37,7 +43,8 @@ export class BridgeToken extends Effect.Service<BridgeToken>()("dbdesk/services/
     const { overlap, rotateEvery } = yield* BridgeTiming
     const live = new Set<string>()
 
-    const removeQuietly = (id: string) => Effect.zipRight(tokens.remove(id).pipe(Effect.ignore), Effect.sync(() => live.delete(id)))
+    const removeQuietly = (id: string) =>
+      Effect.zipRight(tokens.remove(id).pipe(Effect.ignore), Effect.sync(() => live.delete(id)))
 
     const stale = (yield* tokens.list().pipe(Effect.orDie)).filter((token) => token.bridge)
     yield* Effect.forEach(stale, (token) => removeQuietly(token.id), { discard: true })
@@ -57,7 +64,14 @@ export class BridgeToken extends Effect.Service<BridgeToken>()("dbdesk/services/
     })
 
     const first = yield* Effect.orDie(mint)
-    yield* log.record({ category: "token", action: "token.created", outcome: "success", tokenId: first.tokenId, tokenName: "bridge", details: "bridge" })
+    yield* log.record({
+      category: "token",
+      action: "token.created",
+      outcome: "success",
+      tokenId: first.tokenId,
+      tokenName: "bridge",
+      details: "bridge"
+    })
     const current = yield* SubscriptionRef.make<BridgeCredential>(first)
     yield* Effect.addFinalizer(() => Effect.forEach([...live], removeQuietly, { discard: true }))
 
@@ -65,7 +79,14 @@ export class BridgeToken extends Effect.Service<BridgeToken>()("dbdesk/services/
       const previous = yield* SubscriptionRef.get(current)
       const next = yield* mint
       yield* SubscriptionRef.set(current, next)
-      yield* log.record({ category: "token", action: "token.rotated", outcome: "success", tokenId: next.tokenId, tokenName: "bridge", details: `previous=${previous.tokenId}` })
+      yield* log.record({
+        category: "token",
+        action: "token.rotated",
+        outcome: "success",
+        tokenId: next.tokenId,
+        tokenName: "bridge",
+        details: `previous=${previous.tokenId}`
+      })
       yield* Effect.forkScoped(Effect.delay(removeQuietly(previous.tokenId), overlap))
     })
     // A rotation that cannot write tokens.json (a full disk) is tried again shortly, never given up: the published

@@ -40,7 +40,10 @@ export class ConnectedClients extends Effect.Service<ConnectedClients>()("dbdesk
   effect: Effect.gen(function*() {
     const tokens = yield* Tokens
     /** By id; the entry without its times, which are kept as numbers and written out when listed. */
-    const entries = new Map<string, { entry: Omit<ConnectedClient, "firstSeenAt" | "lastSeenAt">; firstSeen: number; lastSeen: number }>()
+    const entries = new Map<
+      string,
+      { entry: Omit<ConnectedClient, "firstSeenAt" | "lastSeenAt">; firstSeen: number; lastSeen: number }
+    >()
     /** Id of each (name, version, principal, address) seen: the hash is taken once per client, not per request. */
     const ids = new Map<string, string>()
     const arrivals = yield* PubSub.sliding<ConnectedClient>(MAX_CONNECTED_CLIENTS)
@@ -49,8 +52,17 @@ export class ConnectedClients extends Effect.Service<ConnectedClients>()("dbdesk
       for (const [id, { lastSeen }] of entries) if (now - lastSeen > CONNECTED_WINDOW_MS) entries.delete(id)
     }
 
-    const withTimes = ({ entry, firstSeen, lastSeen }: { readonly entry: Omit<ConnectedClient, "firstSeenAt" | "lastSeenAt">; readonly firstSeen: number; readonly lastSeen: number }): ConnectedClient =>
-      ({ ...entry, firstSeenAt: new Date(firstSeen).toISOString(), lastSeenAt: new Date(lastSeen).toISOString() })
+    const withTimes = (
+      { entry, firstSeen, lastSeen }: {
+        readonly entry: Omit<ConnectedClient, "firstSeenAt" | "lastSeenAt">
+        readonly firstSeen: number
+        readonly lastSeen: number
+      }
+    ): ConnectedClient => ({
+      ...entry,
+      firstSeenAt: new Date(firstSeen).toISOString(),
+      lastSeenAt: new Date(lastSeen).toISOString()
+    })
 
     const seen = (sighting: Sighting): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -82,8 +94,12 @@ export class ConnectedClients extends Effect.Service<ConnectedClients>()("dbdesk
         entries.set(id, next)
         if (entries.size > MAX_CONNECTED_CLIENTS) entries.delete(entries.keys().next().value!)
         // The id table only ever holds ids of listed clients (and of the few just dropped).
-        if (ids.size > 2 * MAX_CONNECTED_CLIENTS) for (const [known, value] of ids) if (!entries.has(value)) ids.delete(known)
-        return previous === undefined || now - previous.lastSeen > CONNECTED_WINDOW_MS ? PubSub.publish(arrivals, withTimes(next)) : Effect.void
+        if (ids.size > 2 * MAX_CONNECTED_CLIENTS) {
+          for (const [known, value] of ids) if (!entries.has(value)) ids.delete(known)
+        }
+        return previous === undefined || now - previous.lastSeen > CONNECTED_WINDOW_MS
+          ? PubSub.publish(arrivals, withTimes(next))
+          : Effect.void
       })
 
     /** The clients seen in the last 5 minutes, most recently seen first. */
@@ -106,7 +122,10 @@ export class ConnectedClients extends Effect.Service<ConnectedClients>()("dbdesk
     })
 
     /** Subscribes now to every client that is seen for the first time in the window (an embedding host's "client connected"). */
-    const subscribeArrivals: Effect.Effect<Stream.Stream<ConnectedClient>, never, Scope.Scope> = Stream.fromPubSub(arrivals, { scoped: true })
+    const subscribeArrivals: Effect.Effect<Stream.Stream<ConnectedClient>, never, Scope.Scope> = Stream.fromPubSub(
+      arrivals,
+      { scoped: true }
+    )
 
     return { seen, list, disconnect, subscribeArrivals } as const
   })

@@ -13,7 +13,9 @@ export const REFUSAL_COOL_OFF_MS = 60_000
 const DIALOG_DEADLINE = "330 seconds"
 
 /** Connection grants are kept per grant subject: the token, or `bridge` for every bridge token. */
-export const grantSubject = (principal: Principal): string => (principal.tokenName === "bridge" ? "bridge" : principal.key)
+export const grantSubject = (
+  principal: Principal
+): string => (principal.tokenName === "bridge" ? "bridge" : principal.key)
 
 /**
  * D-29 for AI policy `askEachTime`: "<client> wants
@@ -32,14 +34,16 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
     if (Option.isSome(tokens)) {
       const revocations = yield* tokens.value.subscribeRevocations
       yield* revocations.pipe(
-        Stream.runForEach((tokenId) => Effect.sync(() => {
-          for (const key of [...granted, ...refusedUntil.keys()]) {
-            if (key.startsWith(`token:${tokenId}\u0000`)) {
-              granted.delete(key)
-              refusedUntil.delete(key)
+        Stream.runForEach((tokenId) =>
+          Effect.sync(() => {
+            for (const key of [...granted, ...refusedUntil.keys()]) {
+              if (key.startsWith(`token:${tokenId}\u0000`)) {
+                granted.delete(key)
+                refusedUntil.delete(key)
+              }
             }
-          }
-        })),
+          })
+        ),
         Effect.forkScoped
       )
     }
@@ -60,36 +64,42 @@ export class ConnectionGrants extends Effect.Service<ConnectionGrants>()("dbdesk
 
     // Untraced: this runs on every call, where a traced Effect.fn costs ~13 µs (bench/README.md "Where a request's time goes").
     /** `wants`: the statement the client will run once allowed, shown in the dialog. */
-    const ensure = Effect.fnUntraced(function*(principal: Principal, connection: Connection, client: string | undefined, wants?: string) {
-      const { grant, mode } = yield* snapshot(principal, connection)
-      const verdict = accessDialogVerdict(connection, mode, grant)
-      if (verdict.kind === "refuse") return yield* verdict.error
-      if (verdict.kind !== "ask") return
-      const key = keyOf(grantSubject(principal), connection.id)
-      const who = client ?? principal.tokenName ?? "An AI client"
-      const decision = yield* approvals.ask({
-        kind: "connection_access",
-        message: `${who} wants to access '${connection.name}'`,
-        connectionId: connection.id,
-        connectionName: connection.name,
-        principal: principal.tokenName ?? principal.kind,
-        access: principal.access,
-        ...(client === undefined ? {} : { client, clientName: client }),
-        ...(wants === undefined ? {} : { wants })
-      }).pipe(Effect.timeoutFail({
-        duration: DIALOG_DEADLINE,
-        onTimeout: () => ProtocolError.of(-33003, "Nobody answered the access dialog before the 330 s deadline", { deadline: "handler", seconds: 330 })
-      }))
-      if (decision === "approved") {
-        if (mode === "oncePerConnection") granted.add(key)
-        return
+    const ensure = Effect.fnUntraced(
+      function*(principal: Principal, connection: Connection, client: string | undefined, wants?: string) {
+        const { grant, mode } = yield* snapshot(principal, connection)
+        const verdict = accessDialogVerdict(connection, mode, grant)
+        if (verdict.kind === "refuse") return yield* verdict.error
+        if (verdict.kind !== "ask") return
+        const key = keyOf(grantSubject(principal), connection.id)
+        const who = client ?? principal.tokenName ?? "An AI client"
+        const decision = yield* approvals.ask({
+          kind: "connection_access",
+          message: `${who} wants to access '${connection.name}'`,
+          connectionId: connection.id,
+          connectionName: connection.name,
+          principal: principal.tokenName ?? principal.kind,
+          access: principal.access,
+          ...(client === undefined ? {} : { client, clientName: client }),
+          ...(wants === undefined ? {} : { wants })
+        }).pipe(Effect.timeoutFail({
+          duration: DIALOG_DEADLINE,
+          onTimeout: () =>
+            ProtocolError.of(-33003, "Nobody answered the access dialog before the 330 s deadline", {
+              deadline: "handler",
+              seconds: 330
+            })
+        }))
+        if (decision === "approved") {
+          if (mode === "oncePerConnection") granted.add(key)
+          return
+        }
+        const refusedAt = yield* Clock.currentTimeMillis
+        // a refusal only matters for 60 s: the ones that are over are dropped, so the map holds the last minute's
+        for (const [other, until] of refusedUntil) if (until <= refusedAt) refusedUntil.delete(other)
+        refusedUntil.set(key, refusedAt + REFUSAL_COOL_OFF_MS)
+        return yield* refusedAccess(connection)
       }
-      const refusedAt = yield* Clock.currentTimeMillis
-      // a refusal only matters for 60 s: the ones that are over are dropped, so the map holds the last minute's
-      for (const [other, until] of refusedUntil) if (until <= refusedAt) refusedUntil.delete(other)
-      refusedUntil.set(key, refusedAt + REFUSAL_COOL_OFF_MS)
-      return yield* refusedAccess(connection)
-    })
+    )
 
     return { ensure, snapshot } as const
   })

@@ -5,7 +5,9 @@ import { readFileIfExists, writeJsonAtomic } from "./AtomicFile.ts"
 import { ensureSampleDatabase } from "./SampleDatabase.ts"
 import { SupportPaths } from "./SupportPaths.ts"
 
-export class ConnectionsInvalid extends Data.TaggedError("ConnectionsInvalid")<{ readonly path: string; readonly reason: string }> {
+export class ConnectionsInvalid
+  extends Data.TaggedError("ConnectionsInvalid")<{ readonly path: string; readonly reason: string }>
+{
   override get message(): string {
     return `${this.path} is not valid: ${this.reason}. Fix the file (or move it away to start with the sample connection).`
   }
@@ -28,7 +30,8 @@ export const connectionSecrets = (connection: Connection): ReadonlyArray<string>
       return []
     case "postgresql":
     case "mysql":
-      return [connection.password, connection.sslKeyPassphrase, connection.ssh?.password, connection.ssh?.passphrase].flatMap((secret) => (secret === undefined ? [] : [Redacted.value(secret)]))
+      return [connection.password, connection.sslKeyPassphrase, connection.ssh?.password, connection.ssh?.passphrase]
+        .flatMap((secret) => (secret === undefined ? [] : [Redacted.value(secret)]))
     case "search":
       return [Redacted.value(connection.apiKey)]
   }
@@ -65,14 +68,23 @@ export class Connections extends Context.Tag("dbdesk/services/Connections")<Conn
       confirmQueries: "writes"
     })
 
-  static readonly make = (initial: ReadonlyArray<Connection>, persist: (all: ReadonlyArray<Connection>) => Effect.Effect<void, ConnectionsInvalid>) =>
+  static readonly make = (
+    initial: ReadonlyArray<Connection>,
+    persist: (all: ReadonlyArray<Connection>) => Effect.Effect<void, ConnectionsInvalid>
+  ) =>
     Effect.gen(function*() {
       const state = yield* SynchronizedRef.make<ReadonlyArray<Connection>>(initial)
       const hub = yield* PubSub.unbounded<ConnectionsChange>()
       // A key set to undefined is left out, so an edit can clear an optional setting (a cluster's nearest node).
       const decode = (value: Record<string, unknown>) =>
-        Schema.decodeUnknown(Connection)(Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined))).pipe(Effect.mapError((error) => new ConnectionsInvalid({ path: "connection", reason: error.message })))
-      const modify = <A>(f: (all: ReadonlyArray<Connection>) => Effect.Effect<readonly [A, ReadonlyArray<Connection>, ConnectionsChange | undefined], ConnectionsInvalid>) =>
+        Schema.decodeUnknown(Connection)(
+          Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined))
+        ).pipe(Effect.mapError((error) => new ConnectionsInvalid({ path: "connection", reason: error.message })))
+      const modify = <A>(
+        f: (
+          all: ReadonlyArray<Connection>
+        ) => Effect.Effect<readonly [A, ReadonlyArray<Connection>, ConnectionsChange | undefined], ConnectionsInvalid>
+      ) =>
         SynchronizedRef.modifyEffect(state, (all) =>
           Effect.gen(function*() {
             const [result, next, change] = yield* f(all)
@@ -87,20 +99,35 @@ export class Connections extends Context.Tag("dbdesk/services/Connections")<Conn
         list: SynchronizedRef.get(state),
         get: (id) => Effect.map(SynchronizedRef.get(state), (all) => all.find((connection) => connection.id === id)),
         add: (input) =>
-          modify((all) => Effect.map(decode({ ...input, id: randomUUID() }), (connection) => [connection, [...all, connection], { kind: "added", connection }] as const)),
+          modify((all) =>
+            Effect.map(decode({ ...input, id: randomUUID() }), (connection) =>
+              [connection, [...all, connection], { kind: "added", connection }] as const)
+          ),
         update: (id, patch) =>
-          modify((all) => Effect.gen(function*() {
-            const previous = all.find((connection) => connection.id === id)
-            if (previous === undefined) return yield* new ConnectionsInvalid({ path: "connection", reason: `no connection with id ${id}` })
-            const connection = yield* decode({ ...encode(previous), ...patch, id })
-            return [connection, all.map((item) => (item.id === id ? connection : item)), { kind: "updated", connection, previous }] as const
-          })),
+          modify((all) =>
+            Effect.gen(function*() {
+              const previous = all.find((connection) =>
+                connection.id === id
+              )
+              if (previous === undefined) {
+                return yield* new ConnectionsInvalid({ path: "connection", reason: `no connection with id ${id}` })
+              }
+              const connection = yield* decode({ ...encode(previous), ...patch, id })
+              return [connection, all.map((item) => (item.id === id ? connection : item)), {
+                kind: "updated",
+                connection,
+                previous
+              }] as const
+            })
+          ),
         remove: (id) =>
           modify((all) => {
             const connection = all.find((item) => item.id === id)
-            return Effect.succeed(connection === undefined
-              ? [false, all, undefined] as const
-              : [true, all.filter((item) => item.id !== id), { kind: "removed", connection }] as const)
+            return Effect.succeed(
+              connection === undefined
+                ? [false, all, undefined] as const
+                : [true, all.filter((item) => item.id !== id), { kind: "removed", connection }] as const
+            )
           }),
         changes: Stream.fromPubSub(hub)
       } satisfies ConnectionsShape
@@ -108,32 +135,42 @@ export class Connections extends Context.Tag("dbdesk/services/Connections")<Conn
 
   /** A fixed list kept in memory (embedded hosts and tests). */
   static readonly layerMemory = (connections: ReadonlyArray<Schema.Schema.Encoded<typeof Connection>>) =>
-    Layer.effect(Connections, Effect.flatMap(
-      Effect.orDie(Schema.decodeUnknown(Schema.Array(Connection))(connections)),
-      (initial) => Connections.make(initial, () => Effect.void)
-    ))
+    Layer.effect(
+      Connections,
+      Effect.flatMap(
+        Effect.orDie(Schema.decodeUnknown(Schema.Array(Connection))(connections)),
+        (initial) => Connections.make(initial, () => Effect.void)
+      )
+    )
 
   /** `connections.json` (0600, atomic writes); the sample database and connection on first start. */
-  static readonly layerFile = Layer.effect(Connections, Effect.gen(function*() {
-    const paths = yield* SupportPaths
-    const text = yield* Effect.orDie(readFileIfExists(paths.connections))
-    const write = (all: ReadonlyArray<Connection>) =>
-      writeJsonAtomic(paths.connections, Schema.encodeSync(ConnectionsFile)({ version: 1, connections: all }), 0o600).pipe(
-        Effect.mapError((error) => new ConnectionsInvalid({ path: paths.connections, reason: error.message }))
-      )
-    let initial: ReadonlyArray<Connection>
-    if (text === undefined) {
-      yield* Effect.orDie(ensureSampleDatabase(paths.sampleDatabase))
-      initial = [Connections.sampleConnection(paths.sampleDatabase)]
-      yield* write(initial)
-    } else {
-      const parsed = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: (error) => new ConnectionsInvalid({ path: paths.connections, reason: String(error) }) })
-      initial = (yield* Schema.decodeUnknown(ConnectionsFile)(parsed).pipe(
-        Effect.mapError((error) => new ConnectionsInvalid({ path: paths.connections, reason: error.message }))
-      )).connections
-    }
-    return yield* Connections.make(initial, write)
-  }))
+  static readonly layerFile = Layer.effect(
+    Connections,
+    Effect.gen(function*() {
+      const paths = yield* SupportPaths
+      const text = yield* Effect.orDie(readFileIfExists(paths.connections))
+      const write = (all: ReadonlyArray<Connection>) =>
+        writeJsonAtomic(paths.connections, Schema.encodeSync(ConnectionsFile)({ version: 1, connections: all }), 0o600)
+          .pipe(
+            Effect.mapError((error) => new ConnectionsInvalid({ path: paths.connections, reason: error.message }))
+          )
+      let initial: ReadonlyArray<Connection>
+      if (text === undefined) {
+        yield* Effect.orDie(ensureSampleDatabase(paths.sampleDatabase))
+        initial = [Connections.sampleConnection(paths.sampleDatabase)]
+        yield* write(initial)
+      } else {
+        const parsed = yield* Effect.try({
+          try: () => JSON.parse(text) as unknown,
+          catch: (error) => new ConnectionsInvalid({ path: paths.connections, reason: String(error) })
+        })
+        initial = (yield* Schema.decodeUnknown(ConnectionsFile)(parsed).pipe(
+          Effect.mapError((error) => new ConnectionsInvalid({ path: paths.connections, reason: error.message }))
+        )).connections
+      }
+      return yield* Connections.make(initial, write)
+    })
+  )
 }
 
 export type { ConnectionId }

@@ -23,16 +23,20 @@ export class ConsoleTabs extends Effect.Service<ConsoleTabs>()("dbdesk/services/
     const paths = yield* SupportPaths
     const directory = path.join(paths.directory, "console-tabs")
     const lock = yield* Effect.makeSemaphore(1)
-    const fileOf = (connectionId: string) => path.join(directory, `${createHash("sha256").update(connectionId).digest("hex").slice(0, 32)}.json`)
+    const fileOf = (connectionId: string) =>
+      path.join(directory, `${createHash("sha256").update(connectionId).digest("hex").slice(0, 32)}.json`)
 
     const get = (connectionId: string) =>
-      Effect.map(Effect.orElseSucceed(readFileIfExists(fileOf(connectionId)), () => undefined), (text): UiConsoleTabs =>
-        text === undefined
-          ? EMPTY
-          : Option.match(Schema.decodeUnknownOption(Schema.parseJson(Stored))(text), {
-            onNone: () => EMPTY,
-            onSome: (stored) => (stored.connectionId === connectionId ? stored.state : EMPTY)
-          }))
+      Effect.map(
+        Effect.orElseSucceed(readFileIfExists(fileOf(connectionId)), () => undefined),
+        (text): UiConsoleTabs =>
+          text === undefined
+            ? EMPTY
+            : Option.match(Schema.decodeUnknownOption(Schema.parseJson(Stored))(text), {
+              onNone: () => EMPTY,
+              onSome: (stored) => (stored.connectionId === connectionId ? stored.state : EMPTY)
+            })
+      )
 
     const put = (connectionId: string, state: UiConsoleTabs) =>
       lock.withPermits(1)(Effect.gen(function*() {

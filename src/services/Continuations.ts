@@ -34,7 +34,8 @@ export interface Continuation {
 }
 
 /** Said for an unknown, expired, closed or another caller's handle alike: a handle's existence is not told. */
-const NO_HANDLE = "no open result with this handle: it was read to the end, expired, or was closed; run the statement again"
+const NO_HANDLE =
+  "no open result with this handle: it was read to the end, expired, or was closed; run the statement again"
 
 const newHandle = () => `c_${randomBytes(18).toString("base64url")}`
 
@@ -57,27 +58,47 @@ export class Continuations extends Effect.Service<Continuations>()("dbdesk/servi
 
     const oldest = (keep: (entry: Continuation) => boolean): string | undefined => {
       let found: [string, number] | undefined
-      for (const [handle, entry] of open) if (keep(entry) && !entry.busy && (found === undefined || entry.opened < found[1])) found = [handle, entry.opened]
+      for (const [handle, entry] of open) {
+        if (keep(entry) && !entry.busy && (found === undefined || entry.opened < found[1])) {
+          found = [handle, entry.opened]
+        }
+      }
       return found?.[0]
     }
 
     const expired = Effect.map(settings.current, ({ limits }) => {
       const now = Date.now()
       return [...open].filter(([, entry]) =>
-        !entry.busy && (now - entry.used > limits.continuationIdleSeconds * 1000 || now - entry.opened > limits.continuationMaxSeconds * 1000)
+        !entry.busy &&
+        (now - entry.used > limits.continuationIdleSeconds * 1000 ||
+          now - entry.opened > limits.continuationMaxSeconds * 1000)
       ).map(([handle]) => handle)
     })
     // A close that fails (a session already lost) never stops the sweep: the handle is gone either way.
-    const sweep = Effect.flatMap(expired, (handles) => Effect.forEach(handles, (handle) => Effect.catchAllCause(drop(handle), () => Effect.void), { discard: true }))
+    const sweep = Effect.flatMap(
+      expired,
+      (handles) =>
+        Effect.forEach(handles, (handle) => Effect.catchAllCause(drop(handle), () => Effect.void), { discard: true })
+    )
     yield* sweep.pipe(Effect.repeat(Schedule.spaced("1 second")), Effect.forkScoped)
     yield* Effect.addFinalizer(() => Effect.forEach([...open.keys()], drop, { discard: true }))
 
     /** Keeps `cursor` open for `caller`, closing the oldest handles past the bounds; returns its handle. */
-    const register = (caller: string, connectionId: string, database: string | undefined, cursor: HeldCursor, maxRows: number, about: { readonly statement: string; readonly rows: number } = { statement: "", rows: 0 }) =>
+    const register = (
+      caller: string,
+      connectionId: string,
+      database: string | undefined,
+      cursor: HeldCursor,
+      maxRows: number,
+      about: { readonly statement: string; readonly rows: number } = { statement: "", rows: 0 }
+    ) =>
       Effect.gen(function*() {
         const bounds: ReadonlyArray<[(entry: Continuation) => boolean, number]> = [
           [(entry) => entry.caller === caller, PER_CALLER],
-          [(entry) => entry.connectionId === connectionId && entry.database === database, database === undefined ? PER_CONNECTION : PER_OTHER_DATABASE],
+          [
+            (entry) => entry.connectionId === connectionId && entry.database === database,
+            database === undefined ? PER_CONNECTION : PER_OTHER_DATABASE
+          ],
           // MySQL/MariaDB reach every database through the connection's one pool (4 sessions): held ones stay 2 in all.
           [(entry) => entry.connectionId === connectionId, PER_CONNECTION],
           [() => true, IN_ALL]
@@ -91,7 +112,19 @@ export class Continuations extends Effect.Service<Continuations>()("dbdesk/servi
         }
         const handle = newHandle()
         const now = Date.now()
-        open.set(handle, { id: randomUUID(), caller, connectionId, database, cursor, opened: now, used: now, maxRows, statement: about.statement, rows: about.rows, busy: false })
+        open.set(handle, {
+          id: randomUUID(),
+          caller,
+          connectionId,
+          database,
+          cursor,
+          opened: now,
+          used: now,
+          maxRows,
+          statement: about.statement,
+          rows: about.rows,
+          busy: false
+        })
         return handle
       })
 
@@ -103,11 +136,19 @@ export class Continuations extends Effect.Service<Continuations>()("dbdesk/servi
       caller: string,
       handle: string,
       read: (entry: Continuation) => Effect.Effect<A, E>
-    ): Effect.Effect<{ readonly page: A; readonly handle: string | undefined; readonly entry: Continuation }, E | ToolFailure> =>
+    ): Effect.Effect<
+      { readonly page: A; readonly handle: string | undefined; readonly entry: Continuation },
+      E | ToolFailure
+    > =>
       Effect.gen(function*() {
         const entry = open.get(handle)
         if (entry === undefined || entry.caller !== caller) return yield* toolFailure("not_found", NO_HANDLE)
-        if (entry.busy) return yield* toolFailure("invalid_argument", "another fetch_more is reading this handle; wait for its answer and use the handle it returns")
+        if (entry.busy) {
+          return yield* toolFailure(
+            "invalid_argument",
+            "another fetch_more is reading this handle; wait for its answer and use the handle it returns"
+          )
+        }
         entry.busy = true
         const page = yield* read(entry).pipe(
           Effect.onError(() => drop(handle)),
@@ -138,7 +179,10 @@ export class Continuations extends Effect.Service<Continuations>()("dbdesk/servi
           statement: entry.statement,
           rows: entry.rows,
           opened: entry.opened,
-          expires: Math.min(entry.used + limits.continuationIdleSeconds * 1000, entry.opened + limits.continuationMaxSeconds * 1000)
+          expires: Math.min(
+            entry.used + limits.continuationIdleSeconds * 1000,
+            entry.opened + limits.continuationMaxSeconds * 1000
+          )
         })))
 
     /** Closes the read `id` names (the UI's Close); false when it is no longer open. */

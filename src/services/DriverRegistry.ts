@@ -15,7 +15,9 @@ export interface DriverModules {
   readonly search: () => Promise<{ readonly searchDriver: DriverPlugin<SearchSession> }>
 }
 
-export class DriverModuleLoaders extends Context.Tag("dbdesk/services/DriverModuleLoaders")<DriverModuleLoaders, DriverModules>() {}
+export class DriverModuleLoaders
+  extends Context.Tag("dbdesk/services/DriverModuleLoaders")<DriverModuleLoaders, DriverModules>()
+{}
 
 const defaultModules: DriverModules = { search: () => import("./drivers/SearchDriver.ts") }
 
@@ -35,7 +37,9 @@ export class DriverNotEnabled extends Data.TaggedError("DriverNotEnabled")<{ rea
   }
 }
 
-export class DriverLoadFailed extends Data.TaggedError("DriverLoadFailed")<{ readonly type: ConnectionType; readonly reason: string }> {
+export class DriverLoadFailed
+  extends Data.TaggedError("DriverLoadFailed")<{ readonly type: ConnectionType; readonly reason: string }>
+{
   override get message(): string {
     return `The ${this.type} driver could not be loaded: ${this.reason}`
   }
@@ -63,7 +67,10 @@ export class DriverRegistry extends Effect.Service<DriverRegistry>()("dbdesk/ser
     const text = yield* Effect.orElseSucceed(readFileIfExists(file), () => undefined)
     const stored = text === undefined
       ? []
-      : Option.match(Schema.decodeUnknownOption(Schema.parseJson(EnabledDrivers))(text), { onNone: () => [], onSome: (value) => value.enabled })
+      : Option.match(Schema.decodeUnknownOption(Schema.parseJson(EnabledDrivers))(text), {
+        onNone: () => [],
+        onSome: (value) => value.enabled
+      })
     const enabled = new Set<"search">(stored)
     const registryScope = yield* Effect.scope
     const lock = yield* Effect.makeSemaphore(1)
@@ -80,7 +87,8 @@ export class DriverRegistry extends Effect.Service<DriverRegistry>()("dbdesk/ser
       if (search !== undefined) return search
       const module = yield* Effect.tryPromise({
         try: () => modules.search(),
-        catch: (error) => new DriverLoadFailed({ type: "search", reason: error instanceof Error ? error.message : String(error) })
+        catch: (error) =>
+          new DriverLoadFailed({ type: "search", reason: error instanceof Error ? error.message : String(error) })
       })
       search = yield* module.searchDriver.start.pipe(Scope.extend(registryScope))
       return search
@@ -123,7 +131,8 @@ export class DriverRegistry extends Effect.Service<DriverRegistry>()("dbdesk/ser
         Stream.runForEach((change) =>
           change.kind !== "added" && change.connection.type === "search" && search !== undefined
             ? search.disconnect(change.connection.id)
-            : Effect.void),
+            : Effect.void
+        ),
         Effect.forkScoped
       )
     }

@@ -31,7 +31,9 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
         )
     /** The driver closes its tunnel after its sessions. */
     const withTunnel = (driver: DatabaseDriver, tunnel: { readonly close: () => void } | undefined): DatabaseDriver =>
-      tunnel === undefined ? driver : { ...driver, close: () => Effect.ensuring(driver.close(), Effect.sync(() => tunnel.close())) }
+      tunnel === undefined
+        ? driver
+        : { ...driver, close: () => Effect.ensuring(driver.close(), Effect.sync(() => tunnel.close())) }
 
     const drop = (id: string) =>
       Effect.suspend(() => {
@@ -55,26 +57,33 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
         if (again !== undefined) return again
         switch (connection.type) {
           case "sqlite": {
-            const driver = yield* makeSqliteDriver({ path: connection.path, name: connection.name, secrets: connectionSecrets(connection) })
+            const driver = yield* makeSqliteDriver({
+              path: connection.path,
+              name: connection.name,
+              secrets: connectionSecrets(connection)
+            })
             open.set(connection.id, driver)
-            return driver as DatabaseDriver
+            return driver
           }
           case "postgresql": {
             // Loaded on the first PostgreSQL connection: `serve` starts without the PostgreSQL client (D-76).
             const { makePostgresDriver } = yield* Effect.promise(() => import("./drivers/PostgresDriver.ts"))
             const tunnel = yield* tunnelFor(connection)
-            const driver = withTunnel(yield* makePostgresDriver({
-              name: connection.name,
-              host: connection.host,
-              port: connection.port,
-              database: connection.database,
-              user: connection.user,
-              ...(connection.password === undefined ? {} : { password: Redacted.value(connection.password) }),
-              sslMode: connection.sslMode,
-              tls: tlsFilesOf(connection),
-              secrets: connectionSecrets(connection),
-              ...(tunnel === undefined ? {} : { tunnel })
-            }), tunnel)
+            const driver = withTunnel(
+              yield* makePostgresDriver({
+                name: connection.name,
+                host: connection.host,
+                port: connection.port,
+                database: connection.database,
+                user: connection.user,
+                ...(connection.password === undefined ? {} : { password: Redacted.value(connection.password) }),
+                sslMode: connection.sslMode,
+                tls: tlsFilesOf(connection),
+                secrets: connectionSecrets(connection),
+                ...(tunnel === undefined ? {} : { tunnel })
+              }),
+              tunnel
+            )
             open.set(connection.id, driver)
             return driver
           }
@@ -82,23 +91,29 @@ export class Drivers extends Effect.Service<Drivers>()("dbdesk/services/Drivers"
             // Loaded on the first MySQL/MariaDB connection, like PostgreSQL: `serve` starts without mysql2 (D-76).
             const { makeMysqlDriver } = yield* Effect.promise(() => import("./drivers/MysqlDriver.ts"))
             const tunnel = yield* tunnelFor(connection)
-            const driver = withTunnel(yield* makeMysqlDriver({
-              name: connection.name,
-              host: connection.host,
-              port: connection.port,
-              user: connection.user,
-              ...(connection.password === undefined ? {} : { password: Redacted.value(connection.password) }),
-              ...(connection.database === undefined ? {} : { database: connection.database }),
-              sslMode: connection.sslMode,
-              tls: tlsFilesOf(connection),
-              secrets: connectionSecrets(connection),
-              ...(tunnel === undefined ? {} : { tunnel })
-            }), tunnel)
+            const driver = withTunnel(
+              yield* makeMysqlDriver({
+                name: connection.name,
+                host: connection.host,
+                port: connection.port,
+                user: connection.user,
+                ...(connection.password === undefined ? {} : { password: Redacted.value(connection.password) }),
+                ...(connection.database === undefined ? {} : { database: connection.database }),
+                sslMode: connection.sslMode,
+                tls: tlsFilesOf(connection),
+                secrets: connectionSecrets(connection),
+                ...(tunnel === undefined ? {} : { tunnel })
+              }),
+              tunnel
+            )
             open.set(connection.id, driver)
             return driver
           }
           case "search":
-            return yield* toolFailure("unsupported", `'${connection.name}' is a search-engine connection: use search_documents or list_tables`)
+            return yield* toolFailure(
+              "unsupported",
+              `'${connection.name}' is a search-engine connection: use search_documents or list_tables`
+            )
         }
       }))
     })

@@ -11,7 +11,17 @@ import type { AnswerLimits } from "../domain/AnswerBudget.ts"
 import { EXTENSIONS, type ExportDialect, type ExportFormat, rowWriter } from "../domain/ExportFormat.ts"
 import type { GridQuery } from "../domain/SqlBrowse.ts"
 import type { Cell } from "../domain/SqlCell.ts"
-import type { AnswerGuard, DatabaseDriver, GuardedResultSet, HeldCursor, Namespace, ReachFailure, StatementTimeout, TableNotFound, Unsupported } from "./drivers/Driver.ts"
+import type {
+  AnswerGuard,
+  DatabaseDriver,
+  GuardedResultSet,
+  HeldCursor,
+  Namespace,
+  ReachFailure,
+  StatementTimeout,
+  TableNotFound,
+  Unsupported
+} from "./drivers/Driver.ts"
 
 /** Rows read from the cursor per round trip; the exporter holds at most this many (plus one read ahead). */
 export const EXPORT_PAGE_ROWS = 1000
@@ -64,11 +74,17 @@ export interface ExportOutcome {
 }
 
 export const sizeText = (bytes: number) =>
-  bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+  bytes < 1024
+    ? `${bytes} bytes`
+    : bytes < 1024 * 1024
+    ? `${(bytes / 1024).toFixed(1)} KiB`
+    : `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
 /** The numbers a progress report carries (rows written, bytes, seconds), in words. */
 export const progressText = (progress: ExportProgress) =>
-  `${progress.rows.toLocaleString("en-US")} rows, ${sizeText(progress.bytes)}, ${(progress.elapsedMs / 1000).toFixed(1)} s`
+  `${progress.rows.toLocaleString("en-US")} rows, ${sizeText(progress.bytes)}, ${
+    (progress.elapsedMs / 1000).toFixed(1)
+  } s`
 
 /** The platform's Downloads folder when it exists, else the home folder (settings `exports.directory` empty). */
 export const defaultExportDirectory = async (): Promise<string> => {
@@ -86,10 +102,18 @@ export const exportDirectory = (setting: string): Effect.Effect<string, ExportFa
       if (!stat.isDirectory()) throw new Error("not a folder")
       return directory
     },
-    catch: () => new ExportFailed({ message: `the export folder ${setting === "" ? "(Downloads, or the home folder)" : setting} does not exist or is not a folder; choose one in Settings` })
+    catch: () =>
+      new ExportFailed({
+        message: `the export folder ${
+          setting === "" ? "(Downloads, or the home folder)" : setting
+        } does not exist or is not a folder; choose one in Settings`
+      })
   })
 
-const failedWith = (what: string) => (error: unknown) => new ExportFailed({ message: `${what}: ${error instanceof Error ? error.message.replace(/^[A-Z]+: /, "") : String(error)}` })
+const failedWith = (what: string) => (error: unknown) =>
+  new ExportFailed({
+    message: `${what}: ${error instanceof Error ? error.message.replace(/^[A-Z]+: /, "") : String(error)}`
+  })
 
 /** `name.csv`, then `name-1.csv`, `name-2.csv`…: the first free one, taken atomically (a hard link never replaces a file). */
 const claimName = async (temporary: string, directory: string, fileName: string): Promise<string> => {
@@ -114,7 +138,14 @@ export const exportFileName = (stem: string, format: ExportFormat): string => `$
 type OpenFailure = ReachFailure | StatementTimeout | Unsupported | TableNotFound
 
 const openSource = (request: ExportRequest) => {
-  const options = { ...request.namespace, timeoutSeconds: PAGE_SECONDS, idleSeconds: PAGE_SECONDS, guard: request.guard, maxRows: EXPORT_PAGE_ROWS, limits: EXPORT_LIMITS }
+  const options = {
+    ...request.namespace,
+    timeoutSeconds: PAGE_SECONDS,
+    idleSeconds: PAGE_SECONDS,
+    guard: request.guard,
+    maxRows: EXPORT_PAGE_ROWS,
+    limits: EXPORT_LIMITS
+  }
   const { driver, source } = request
   if (source.kind === "query") {
     return driver.openCursor === undefined
@@ -123,13 +154,23 @@ const openSource = (request: ExportRequest) => {
   }
   return driver.openBrowseCursor === undefined
     ? Effect.fail(new ExportFailed({ message: "this connection's driver cannot stream a table's rows yet" }))
-    : driver.openBrowseCursor(source.table, { ...source.query, limit: EXPORT_PAGE_ROWS, offset: source.query.offset ?? 0 }, options)
+    : driver.openBrowseCursor(source.table, {
+      ...source.query,
+      limit: EXPORT_PAGE_ROWS,
+      offset: source.query.offset ?? 0
+    }, options)
 }
 
 /** A page that ended the read early (the driver stopped it) would leave the file short: the export fails instead. */
 const checkComplete = (page: { readonly resultSet: GuardedResultSet; readonly more: boolean }) =>
   !page.more && page.resultSet.is_truncated
-    ? Effect.fail(new ExportFailed({ message: `the read was ended before the last row (${page.resultSet.status_message ?? "no reason given"}); nothing was written` }))
+    ? Effect.fail(
+      new ExportFailed({
+        message: `the read was ended before the last row (${
+          page.resultSet.status_message ?? "no reason given"
+        }); nothing was written`
+      })
+    )
     : Effect.void
 
 /**
@@ -140,7 +181,10 @@ export const exportRows = (request: ExportRequest): Effect.Effect<ExportOutcome,
   Effect.gen(function*() {
     const started = performance.now()
     const temporary = path.join(request.directory, `.${request.fileName}.${randomBytes(6).toString("hex")}.part`)
-    const file = yield* Effect.tryPromise({ try: () => fs.open(temporary, "wx", 0o600), catch: failedWith(`the file could not be created in ${request.directory}`) })
+    const file = yield* Effect.tryPromise({
+      try: () => fs.open(temporary, "wx", 0o600),
+      catch: failedWith(`the file could not be created in ${request.directory}`)
+    })
     let claimed: string | undefined
     const cleanup = Effect.promise(async () => {
       await file.close().catch(() => undefined)
@@ -151,11 +195,13 @@ export const exportRows = (request: ExportRequest): Effect.Effect<ExportOutcome,
       let bytes = 0
       const preview: Array<ReadonlyArray<Cell>> = []
       const write = (text: string) =>
-        text === "" ? Effect.void : Effect.tryPromise({ try: () => file.write(text), catch: failedWith("the file could not be written") }).pipe(
-          Effect.map(({ bytesWritten }) => {
-            bytes += bytesWritten
-          })
-        )
+        text === "" ?
+          Effect.void :
+          Effect.tryPromise({ try: () => file.write(text), catch: failedWith("the file could not be written") }).pipe(
+            Effect.map(({ bytesWritten }) => {
+              bytes += bytesWritten
+            })
+          )
       const opened = yield* openSource(request)
       const cursor: HeldCursor | undefined = opened.first.more ? opened.cursor : undefined
       const body = Effect.gen(function*() {
@@ -170,7 +216,9 @@ export const exportRows = (request: ExportRequest): Effect.Effect<ExportOutcome,
             }
             rows += resultSet.rows.length
             yield* write(text)
-            if (request.onProgress !== undefined) yield* request.onProgress({ rows, bytes, elapsedMs: performance.now() - started })
+            if (request.onProgress !== undefined) {
+              yield* request.onProgress({ rows, bytes, elapsedMs: performance.now() - started })
+            }
           })
         yield* write(writer.start())
         let page = opened.first
@@ -187,7 +235,10 @@ export const exportRows = (request: ExportRequest): Effect.Effect<ExportOutcome,
       })
       const columns = yield* (cursor === undefined ? body : Effect.ensuring(body, cursor.close()))
       yield* Effect.tryPromise({ try: () => file.close(), catch: failedWith("the file could not be written") })
-      claimed = yield* Effect.tryPromise({ try: () => claimName(temporary, request.directory, request.fileName), catch: failedWith("the file could not be named") })
+      claimed = yield* Effect.tryPromise({
+        try: () => claimName(temporary, request.directory, request.fileName),
+        catch: failedWith("the file could not be named")
+      })
       return { path: claimed, rows, bytes, elapsedMs: performance.now() - started, columns, preview }
     }).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : cleanup)))
   })

@@ -55,12 +55,21 @@ const answersAsInstance = (handshake: HandshakeFile) =>
   Effect.tryPromise(async () => {
     const response = await fetch(`http://127.0.0.1:${handshake.port}/mcp`, {
       method: "POST",
-      headers: { "content-type": "application/json", "mcp-protocol-version": MODERN_VERSION, "mcp-method": "server/discover" },
+      headers: {
+        "content-type": "application/json",
+        "mcp-protocol-version": MODERN_VERSION,
+        "mcp-method": "server/discover"
+      },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: "dbdesk-second-start",
         method: "server/discover",
-        params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN_VERSION, "io.modelcontextprotocol/clientCapabilities": {} } }
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": {}
+          }
+        }
       }),
       signal: AbortSignal.timeout(2000)
     })
@@ -81,7 +90,8 @@ export const refuseSecondStart = (filePath: string) =>
     }
   })
 
-export const writeHandshake = (filePath: string, handshake: HandshakeFile) => writeJsonAtomic(filePath, handshake, 0o600)
+export const writeHandshake = (filePath: string, handshake: HandshakeFile) =>
+  writeJsonAtomic(filePath, handshake, 0o600)
 
 /** Removes the file at a clean stop only if it still names this process and instance. */
 export const removeOwnHandshake = (filePath: string, instanceId: string) =>

@@ -102,7 +102,9 @@ export class LegacySessions extends Effect.Service<LegacySessions>()("dbdesk/ser
     const use = Effect.fnUntraced(function*(sessionId: string, principalKey: string) {
       const session = store.get(sessionId)
       if (session === undefined) return yield* new SessionNotFound({ sessionId, reason: "unknown" })
-      if (session.principalKey !== principalKey) return yield* new SessionNotFound({ sessionId, reason: "other-principal" })
+      if (session.principalKey !== principalKey) {
+        return yield* new SessionNotFound({ sessionId, reason: "other-principal" })
+      }
       store.delete(sessionId)
       store.set(sessionId, session)
       return session

@@ -14,13 +14,20 @@ const packageInfo = () => {
   let directory = dirname(fileURLToPath(import.meta.url))
   for (;;) {
     try {
-      const pkg = JSON.parse(readFileSync(join(directory, "package.json"), "utf8")) as { name?: string; version?: string }
-      if (pkg.name === "dbdesk" && typeof pkg.version === "string") return (found = { root: directory, version: pkg.version })
+      const pkg = JSON.parse(readFileSync(join(directory, "package.json"), "utf8")) as {
+        name?: string
+        version?: string
+      }
+      if (pkg.name === "dbdesk" && typeof pkg.version === "string") {
+        return (found = { root: directory, version: pkg.version })
+      }
     } catch {
       // no package.json here: keep walking up
     }
     const parent = dirname(directory)
-    if (parent === directory) throw new Error(`dbdesk's package.json was not found above ${fileURLToPath(import.meta.url)}`)
+    if (parent === directory) {
+      throw new Error(`dbdesk's package.json was not found above ${fileURLToPath(import.meta.url)}`)
+    }
     directory = parent
   }
 }

@@ -25,7 +25,9 @@ export interface StoredHistoryEntry extends HistoryEntry {
 
 export class HistoryStoreError extends Data.TaggedError("HistoryStoreError")<{ readonly cause: unknown }> {
   override get message(): string {
-    return `The query history (history.db) could not be used: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
+    return `The query history (history.db) could not be used: ${
+      this.cause instanceof Error ? this.cause.message : String(this.cause)
+    }`
   }
 }
 
@@ -75,7 +77,15 @@ const openPrivate = (path: string): Database.Database => {
  */
 export const HISTORY_BATCH_LINGER_MS = 25
 
-type PendingEntry = readonly [connectionId: string, text: string, executedAt: string, durationMs: number, rowCount: number | null, outcome: HistoryOutcome, source: HistorySource]
+type PendingEntry = readonly [
+  connectionId: string,
+  text: string,
+  executedAt: string,
+  durationMs: number,
+  rowCount: number | null,
+  outcome: HistoryOutcome,
+  source: HistorySource
+]
 
 /**
  * The local query history (`history.db`): statements run from MCP when `mcp.logQueries` is on and
@@ -104,7 +114,9 @@ export class QueryHistory extends Effect.Service<QueryHistory>()("dbdesk/service
     let timer: NodeJS.Timeout | undefined
     const writeBatch = db.transaction((batch: ReadonlyArray<PendingEntry>) => {
       for (const row of batch) insert.run(...row)
-      for (const connectionId of new Set(batch.map((row) => row[0]))) prune.run(connectionId, connectionId, HISTORY_KEPT_PER_CONNECTION)
+      for (const connectionId of new Set(batch.map((row) => row[0]))) {
+        prune.run(connectionId, connectionId, HISTORY_KEPT_PER_CONNECTION)
+      }
     })
     /** Writes every waiting entry now, in one transaction. */
     const flush = (): void => {
@@ -119,7 +131,9 @@ export class QueryHistory extends Effect.Service<QueryHistory>()("dbdesk/service
       try {
         flush()
       } catch (cause) {
-        Runtime.runFork(runtime)(Effect.logWarning("history.db: entries could not be written", new HistoryStoreError({ cause })))
+        Runtime.runFork(runtime)(
+          Effect.logWarning("history.db: entries could not be written", new HistoryStoreError({ cause }))
+        )
       }
     }
     yield* Effect.addFinalizer(() => Effect.sync(flushLater))
@@ -132,27 +146,41 @@ export class QueryHistory extends Effect.Service<QueryHistory>()("dbdesk/service
     const record = Effect.fnUntraced(function*(entry: HistoryEntry) {
       if (entry.source === "mcp" && !settings.now().mcp.logQueries) return false
       const executedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-      const text = String(capCell(entry.text, HISTORY_TEXT_MAX_BYTES, "the history keeps the start of long statements").cell)
-      pending.push([entry.connectionId, text, executedAt, entry.durationMs, entry.rowCount, entry.outcome, entry.source])
+      const text = String(
+        capCell(entry.text, HISTORY_TEXT_MAX_BYTES, "the history keeps the start of long statements").cell
+      )
+      pending.push([
+        entry.connectionId,
+        text,
+        executedAt,
+        entry.durationMs,
+        entry.rowCount,
+        entry.outcome,
+        entry.source
+      ])
       timer ??= setTimeout(flushLater, HISTORY_BATCH_LINGER_MS)
       return true
     })
 
     /** The last `limit` entries of a connection, newest first. */
-    const recent = Effect.fn("QueryHistory.recent")(function*(connectionId: string, limit: number = HISTORY_LIMIT.default) {
-      yield* attempt(flush)
-      const rows = yield* attempt(() => select.all(connectionId, Math.max(1, Math.min(HISTORY_LIMIT.max, limit))) as Array<Row>)
-      return rows.map((row): StoredHistoryEntry => ({
-        id: row.id,
-        connectionId: row.connection_id,
-        text: row.text,
-        executedAt: row.executed_at,
-        durationMs: row.duration_ms,
-        rowCount: row.row_count,
-        outcome: row.outcome,
-        source: row.source
-      }))
-    })
+    const recent = Effect.fn("QueryHistory.recent")(
+      function*(connectionId: string, limit: number = HISTORY_LIMIT.default) {
+        yield* attempt(flush)
+        const rows = yield* attempt(() =>
+          select.all(connectionId, Math.max(1, Math.min(HISTORY_LIMIT.max, limit))) as Array<Row>
+        )
+        return rows.map((row): StoredHistoryEntry => ({
+          id: row.id,
+          connectionId: row.connection_id,
+          text: row.text,
+          executedAt: row.executed_at,
+          durationMs: row.duration_ms,
+          rowCount: row.row_count,
+          outcome: row.outcome,
+          source: row.source
+        }))
+      }
+    )
 
     return { record, recent } as const
   })

@@ -48,12 +48,28 @@ export class RateLimits extends Effect.Service<RateLimits>()("dbdesk/services/Ra
       if (EXEMPT_METHODS.has(method)) return Effect.void
       const { limits } = yield* settings.current
       if ((inFlight.get(callerKey) ?? 0) >= limits.concurrentPerCaller) {
-        return yield* rateLimited(`At most ${limits.concurrentPerCaller} requests may run at once for one caller; retry when one finishes`, 1, "concurrentPerCaller")
+        return yield* rateLimited(
+          `At most ${limits.concurrentPerCaller} requests may run at once for one caller; retry when one finishes`,
+          1,
+          "concurrentPerCaller"
+        )
       }
-      yield* limiter.consume({ algorithm: "fixed-window", onExceeded: "fail", window: RATE_WINDOW, limit: limits.requestsPerMinute, key: callerKey }).pipe(
+      yield* limiter.consume({
+        algorithm: "fixed-window",
+        onExceeded: "fail",
+        window: RATE_WINDOW,
+        limit: limits.requestsPerMinute,
+        key: callerKey
+      }).pipe(
         Effect.catchTag("RateLimiterError", (error) =>
           error.reason === "Exceeded"
-            ? Effect.fail(rateLimited(`At most ${limits.requestsPerMinute} requests a minute per caller`, wholeSeconds(error.retryAfter), "requestsPerMinute"))
+            ? Effect.fail(
+              rateLimited(
+                `At most ${limits.requestsPerMinute} requests a minute per caller`,
+                wholeSeconds(error.retryAfter),
+                "requestsPerMinute"
+              )
+            )
             : Effect.die(error))
       )
       inFlight.set(callerKey, (inFlight.get(callerKey) ?? 0) + 1)

@@ -52,16 +52,25 @@ export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/s
       })
     })))
 
-    const track = <A, E>(principalKey: string, id: RequestId, work: Effect.Effect<A, E>, deadline?: Deadline): Effect.Effect<A, E | ProtocolError> =>
+    const track = <A, E>(
+      principalKey: string,
+      id: RequestId,
+      work: Effect.Effect<A, E>,
+      deadline?: Deadline
+    ): Effect.Effect<A, E | ProtocolError> =>
       Effect.gen(function*() {
         const key = keyOf(principalKey, id)
         const fiber = yield* Effect.fork(work)
         const set = running.get(key) ?? new Set<Running>()
-        set.add(fiber as Running)
+        set.add(fiber)
         running.set(key, set)
         const entry: Watched | undefined = deadline === undefined
           ? undefined
-          : { fiber: fiber as Running, dueAt: (yield* Clock.currentTimeMillis) + deadline.seconds * 1000, timedOut: false }
+          : {
+            fiber: fiber,
+            dueAt: (yield* Clock.currentTimeMillis) + deadline.seconds * 1000,
+            timedOut: false
+          }
         if (entry !== undefined) {
           watched.add(entry)
           busy.unsafeOpen()
@@ -69,7 +78,7 @@ export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/s
         const exit = yield* Fiber.await(fiber).pipe(
           Effect.onInterrupt(() => Fiber.interrupt(fiber)),
           Effect.ensuring(Effect.sync(() => {
-            set.delete(fiber as Running)
+            set.delete(fiber)
             if (set.size === 0 && running.get(key) === set) running.delete(key)
             if (entry !== undefined) watched.delete(entry)
           }))
@@ -87,7 +96,10 @@ export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/s
         const set = running.get(keyOf(principalKey, id))
         if (set === undefined) return Effect.succeed(0)
         const fibers = [...set]
-        return Effect.as(Effect.forEach(fibers, (fiber) => Fiber.interruptFork(fiber), { discard: true }), fibers.length)
+        return Effect.as(
+          Effect.forEach(fibers, (fiber) => Fiber.interruptFork(fiber), { discard: true }),
+          fibers.length
+        )
       })
 
     /** Interrupts every running request whose principal key satisfies `matches` (token revocation). */
@@ -96,7 +108,10 @@ export class RequestRegistry extends Effect.Service<RequestRegistry>()("dbdesk/s
         const fibers = [...running.entries()]
           .filter(([key]) => matches(key.slice(0, key.indexOf("\u0000"))))
           .flatMap(([, set]) => [...set])
-        return Effect.as(Effect.forEach(fibers, (fiber) => Fiber.interruptFork(fiber), { discard: true }), fibers.length)
+        return Effect.as(
+          Effect.forEach(fibers, (fiber) => Fiber.interruptFork(fiber), { discard: true }),
+          fibers.length
+        )
       })
 
     const size = Effect.sync(() => [...running.values()].reduce((total, set) => total + set.size, 0))

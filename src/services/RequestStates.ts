@@ -27,7 +27,9 @@ export const MAX_REDEEMED_STATES = 65_536
 export const canonicalJson = (value: Json): string => {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
   if (isJsonObject(value)) {
-    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key] as Json)}`).join(",")}}`
+    return `{${
+      Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key] as Json)}`).join(",")
+    }}`
   }
   return JSON.stringify(value)
 }
@@ -38,9 +40,11 @@ export const paramsDigest = (params: JsonObject): string => {
   return createHash("sha256").update(canonicalJson(rest)).digest("base64url")
 }
 
-const principalFingerprint = (principal: Principal): string => createHash("sha256").update(principal.key).digest("base64url").slice(0, 22)
+const principalFingerprint = (principal: Principal): string =>
+  createHash("sha256").update(principal.key).digest("base64url").slice(0, 22)
 
-const tampered = () => ProtocolError.invalidParams("requestState is not valid for this call: repeat the original call without requestState")
+const tampered = () =>
+  ProtocolError.invalidParams("requestState is not valid for this call: repeat the original call without requestState")
 
 /**
  * D-27: a compact JWS (HS256) signed with a random 256-bit key made
@@ -56,7 +60,13 @@ export class RequestStates extends Effect.Service<RequestStates>()("dbdesk/servi
       const now = yield* Clock.currentTimeMillis
       const seconds = Math.floor(now / 1000)
       return yield* Effect.promise(() =>
-        new SignJWT({ pf: principalFingerprint(principal), tid: principal.tokenId ?? null, m: method, d: paramsDigest(params), n: randomBytes(12).toString("base64url") })
+        new SignJWT({
+          pf: principalFingerprint(principal),
+          tid: principal.tokenId ?? null,
+          m: method,
+          d: paramsDigest(params),
+          n: randomBytes(12).toString("base64url")
+        })
           .setProtectedHeader({ alg: "HS256" })
           .setIssuedAt(seconds)
           .setExpirationTime(seconds + REQUEST_STATE_LIFETIME_SECONDS)
@@ -65,31 +75,40 @@ export class RequestStates extends Effect.Service<RequestStates>()("dbdesk/servi
     })
 
     /** Verifies a state for this principal, method and params, and consumes it. */
-    const redeem = Effect.fn("RequestStates.redeem")(function*(principal: Principal, method: string, params: JsonObject, state: string) {
-      const now = yield* Clock.currentTimeMillis
-      if (!isCanonicalCompact(state)) return yield* tampered()
-      const verified = yield* Effect.tryPromise({
-        try: () => jwtVerify(state, key, { algorithms: ["HS256"], currentDate: new Date(now) }),
-        catch: (error) =>
-          error instanceof joseErrors.JWTExpired
-            ? ProtocolError.invalidParams("requestState has expired (older than 5 minutes): repeat the original call without requestState", { reason: "expired" })
-            : tampered()
-      })
-      const claims = verified.payload
-      if (claims["pf"] !== principalFingerprint(principal) || claims["m"] !== method || claims["d"] !== paramsDigest(params)) return yield* tampered()
-      const nonce = claims["n"]
-      if (typeof nonce !== "string" || usedNonces.has(nonce)) return yield* tampered()
-      for (const [used, expiry] of usedNonces) if (expiry * 1000 < now) usedNonces.delete(used)
-      if (usedNonces.size >= MAX_REDEEMED_STATES) {
-        return yield* new ProtocolError({
-          code: -33010,
-          message: `More than ${MAX_REDEEMED_STATES} approvals were answered in the last 5 minutes; retry in a minute`,
-          data: { limit: MAX_REDEEMED_STATES, retryAfterSeconds: 60 },
-          headers: { "retry-after": "60" }
+    const redeem = Effect.fn("RequestStates.redeem")(
+      function*(principal: Principal, method: string, params: JsonObject, state: string) {
+        const now = yield* Clock.currentTimeMillis
+        if (!isCanonicalCompact(state)) return yield* tampered()
+        const verified = yield* Effect.tryPromise({
+          try: () => jwtVerify(state, key, { algorithms: ["HS256"], currentDate: new Date(now) }),
+          catch: (error) =>
+            error instanceof joseErrors.JWTExpired
+              ? ProtocolError.invalidParams(
+                "requestState has expired (older than 5 minutes): repeat the original call without requestState",
+                { reason: "expired" }
+              )
+              : tampered()
         })
+        const claims = verified.payload
+        if (
+          claims["pf"] !== principalFingerprint(principal) || claims["m"] !== method ||
+          claims["d"] !== paramsDigest(params)
+        ) return yield* tampered()
+        const nonce = claims["n"]
+        if (typeof nonce !== "string" || usedNonces.has(nonce)) return yield* tampered()
+        for (const [used, expiry] of usedNonces) if (expiry * 1000 < now) usedNonces.delete(used)
+        if (usedNonces.size >= MAX_REDEEMED_STATES) {
+          return yield* new ProtocolError({
+            code: -33010,
+            message:
+              `More than ${MAX_REDEEMED_STATES} approvals were answered in the last 5 minutes; retry in a minute`,
+            data: { limit: MAX_REDEEMED_STATES, retryAfterSeconds: 60 },
+            headers: { "retry-after": "60" }
+          })
+        }
+        usedNonces.set(nonce, typeof claims.exp === "number" ? claims.exp : 0)
       }
-      usedNonces.set(nonce, typeof claims.exp === "number" ? claims.exp : 0)
-    })
+    )
 
     return { issue, redeem } as const
   }

@@ -9,14 +9,68 @@ export class SampleDatabaseError extends Data.TaggedError("SampleDatabaseError")
   readonly cause: unknown
 }> {}
 
-
-const FIRST = ["Ava", "Liam", "Olivia", "Noah", "Emma", "Lucas", "Mia", "Ethan", "Sofia", "Mateo", "Chloe", "Leo",
-  "Amara", "Hiro", "Priya", "Jonas", "Fatima", "Diego", "Nora", "Kwame", "Elena", "Omar", "Yuki", "Grace"]
-const LAST = ["Smith", "Garcia", "Nguyen", "Müller", "Rossi", "Kowalski", "Okafor", "Tanaka", "Silva", "Dubois",
-  "Johansson", "Patel", "O'Brien", "Kim", "Novak", "Haddad", "Jensen", "Moreau", "Costa", "Schmidt"]
-const CITIES: ReadonlyArray<readonly [string, string]> = [["Lisbon", "Portugal"], ["Berlin", "Germany"],
-  ["Lyon", "France"], ["Austin", "United States"], ["Toronto", "Canada"], ["Osaka", "Japan"], ["Lagos", "Nigeria"],
-  ["Melbourne", "Australia"], ["Kraków", "Poland"], ["São Paulo", "Brazil"], ["Dublin", "Ireland"], ["Pune", "India"]]
+const FIRST = [
+  "Ava",
+  "Liam",
+  "Olivia",
+  "Noah",
+  "Emma",
+  "Lucas",
+  "Mia",
+  "Ethan",
+  "Sofia",
+  "Mateo",
+  "Chloe",
+  "Leo",
+  "Amara",
+  "Hiro",
+  "Priya",
+  "Jonas",
+  "Fatima",
+  "Diego",
+  "Nora",
+  "Kwame",
+  "Elena",
+  "Omar",
+  "Yuki",
+  "Grace"
+]
+const LAST = [
+  "Smith",
+  "Garcia",
+  "Nguyen",
+  "Müller",
+  "Rossi",
+  "Kowalski",
+  "Okafor",
+  "Tanaka",
+  "Silva",
+  "Dubois",
+  "Johansson",
+  "Patel",
+  "O'Brien",
+  "Kim",
+  "Novak",
+  "Haddad",
+  "Jensen",
+  "Moreau",
+  "Costa",
+  "Schmidt"
+]
+const CITIES: ReadonlyArray<readonly [string, string]> = [
+  ["Lisbon", "Portugal"],
+  ["Berlin", "Germany"],
+  ["Lyon", "France"],
+  ["Austin", "United States"],
+  ["Toronto", "Canada"],
+  ["Osaka", "Japan"],
+  ["Lagos", "Nigeria"],
+  ["Melbourne", "Australia"],
+  ["Kraków", "Poland"],
+  ["São Paulo", "Brazil"],
+  ["Dublin", "Ireland"],
+  ["Pune", "India"]
+]
 const CATEGORIES: Record<string, ReadonlyArray<string>> = {
   Kitchen: ["Chef's Knife", "Cast Iron Skillet", "French Press", "Cutting Board", "Spice Grinder"],
   Office: ["Desk Lamp", "Notebook", "Fountain Pen", "Monitor Stand", "Ergonomic Mouse"],
@@ -89,8 +143,14 @@ const fill = (db: Database.Database): void => {
         productId++
         const price = Math.round(random.int(499, 18999)) / 100
         prices[productId] = price
-        product.run(productId, `${category.slice(0, 3).toUpperCase()}-${String(productId).padStart(4, "0")}`,
-          `${name} ${edition}`, category, price, random.int(0, 250))
+        product.run(
+          productId,
+          `${category.slice(0, 3).toUpperCase()}-${String(productId).padStart(4, "0")}`,
+          `${name} ${edition}`,
+          category,
+          price,
+          random.int(0, 250)
+        )
       }
     }
   }

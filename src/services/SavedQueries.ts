@@ -24,22 +24,39 @@ export class SavedQueries extends Effect.Service<SavedQueries>()("dbdesk/service
     const read = Effect.map(Effect.orElseSucceed(readFileIfExists(file), () => undefined), (text) =>
       text === undefined
         ? []
-        : Option.match(Schema.decodeUnknownOption(Schema.parseJson(SavedQueriesFile))(text), { onNone: () => [], onSome: (stored) => stored.queries }))
+        : Option.match(Schema.decodeUnknownOption(Schema.parseJson(SavedQueriesFile))(text), {
+          onNone: () => [],
+          onSome: (stored) => stored.queries
+        }))
 
     const list = read
 
-    const save = Effect.fn("SavedQueries.save")(function*(entry: { readonly name: string; readonly text: string; readonly connectionId: string | null }) {
-      return yield* lock.withPermits(1)(Effect.gen(function*() {
-        const savedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-        const created: UiSavedQuery = { id: randomUUID(), name: entry.name, text: entry.text, connectionId: entry.connectionId, savedAt }
-        const queries = [created, ...(yield* read)].slice(0, SAVED_QUERIES_KEPT)
-        yield* writeJsonAtomic(file, { version: 1, queries }, 0o600)
-        return created
-      }))
-    })
+    const save = Effect.fn("SavedQueries.save")(
+      function*(entry: { readonly name: string; readonly text: string; readonly connectionId: string | null }) {
+        return yield* lock.withPermits(1)(Effect.gen(function*() {
+          const savedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+          const created: UiSavedQuery = {
+            id: randomUUID(),
+            name: entry.name,
+            text: entry.text,
+            connectionId: entry.connectionId,
+            savedAt
+          }
+          const queries = [created, ...(yield* read)].slice(0, SAVED_QUERIES_KEPT)
+          yield* writeJsonAtomic(file, { version: 1, queries }, 0o600)
+          return created
+        }))
+      }
+    )
 
     const remove = Effect.fn("SavedQueries.remove")(function*(id: string) {
-      yield* lock.withPermits(1)(Effect.flatMap(read, (queries) => writeJsonAtomic(file, { version: 1, queries: queries.filter((query) => query.id !== id) }, 0o600)))
+      yield* lock.withPermits(1)(
+        Effect.flatMap(read, (queries) =>
+          writeJsonAtomic(file, {
+            version: 1,
+            queries: queries.filter((query) => query.id !== id)
+          }, 0o600))
+      )
     })
 
     return { list, save, remove } as const

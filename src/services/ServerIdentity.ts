@@ -11,9 +11,17 @@ export interface ServerIdentityShape {
   readonly startedAt: Date
 }
 
-export class ServerIdentity extends Context.Tag("dbdesk/services/ServerIdentity")<ServerIdentity, ServerIdentityShape>() {
+export class ServerIdentity
+  extends Context.Tag("dbdesk/services/ServerIdentity")<ServerIdentity, ServerIdentityShape>()
+{
   static readonly make = (websiteUrl: string, overrides?: Partial<ServerInfo>): ServerIdentityShape => ({
-    serverInfo: { name: "dbdesk", title: "dbdesk", version: packageVersion(), websiteUrl, ...overrides } as ServerIdentityShape["serverInfo"],
+    serverInfo: {
+      name: "dbdesk",
+      title: "dbdesk",
+      version: packageVersion(),
+      websiteUrl,
+      ...overrides
+    },
     instanceId: randomUUID(),
     startedAt: new Date()
   })

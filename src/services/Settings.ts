@@ -1,17 +1,33 @@
-import { Context, Data, Effect, Option, ParseResult, PubSub, Schedule, Schema, type Scope, Stream, SubscriptionRef } from "effect"
+import {
+  Context,
+  Data,
+  Effect,
+  Option,
+  ParseResult,
+  PubSub,
+  Schedule,
+  Schema,
+  type Scope,
+  Stream,
+  SubscriptionRef
+} from "effect"
 import * as fs from "node:fs/promises"
 import { applySettingsPatch, Settings, type SettingsPatch } from "../domain/Settings.ts"
 import { readFileIfExists, writeJsonAtomic } from "./AtomicFile.ts"
 import { SupportPaths } from "./SupportPaths.ts"
 
-export class SettingsInvalid extends Data.TaggedError("SettingsInvalid")<{ readonly path: string; readonly reason: string }> {
+export class SettingsInvalid
+  extends Data.TaggedError("SettingsInvalid")<{ readonly path: string; readonly reason: string }>
+{
   override get message(): string {
     return `${this.path} is not valid: ${this.reason}. Fix or delete the file and start again.`
   }
 }
 
 /** In-memory overrides applied on top of settings.json and never written back (tests, CLI flags, embedding hosts). */
-export class SettingsOverrides extends Context.Tag("dbdesk/services/SettingsOverrides")<SettingsOverrides, SettingsPatch>() {}
+export class SettingsOverrides
+  extends Context.Tag("dbdesk/services/SettingsOverrides")<SettingsOverrides, SettingsPatch>()
+{}
 
 /** What happened to an edit of settings.json made while the server runs (the activity log and `serve`'s stderr say it). */
 export type SettingsEvent =
@@ -29,7 +45,8 @@ const signatureOf = (path: string) =>
 const changedKeys = (before: Settings, after: Settings): ReadonlyArray<string> =>
   (Object.keys(after) as Array<keyof Settings>).flatMap((group) =>
     Object.keys(after[group]).filter((key) =>
-      JSON.stringify((before[group] as Record<string, unknown>)[key]) !== JSON.stringify((after[group] as Record<string, unknown>)[key])
+      JSON.stringify((before[group] as Record<string, unknown>)[key]) !==
+        JSON.stringify((after[group] as Record<string, unknown>)[key])
     ).map((key) => `${group}.${key}`)
   )
 
@@ -53,7 +70,9 @@ export class SettingsStore extends Effect.Service<SettingsStore>()("dbdesk/servi
       }).pipe(
         Effect.flatMap((parsed) =>
           Schema.decodeUnknown(Settings)(parsed).pipe(
-            Effect.mapError((error) => new SettingsInvalid({ path: paths.settings, reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
+            Effect.mapError((error) =>
+              new SettingsInvalid({ path: paths.settings, reason: ParseResult.TreeFormatter.formatErrorSync(error) })
+            )
           )
         )
       )
@@ -115,7 +134,9 @@ export class SettingsStore extends Effect.Service<SettingsStore>()("dbdesk/servi
     })
 
     /** Subscribes now to what happens to later edits of settings.json. */
-    const subscribeEvents: Effect.Effect<Stream.Stream<SettingsEvent>, never, Scope.Scope> = Stream.fromPubSub(events, { scoped: true })
+    const subscribeEvents: Effect.Effect<Stream.Stream<SettingsEvent>, never, Scope.Scope> = Stream.fromPubSub(events, {
+      scoped: true
+    })
 
     return { current, now, update, changes: ref.changes, subscribeEvents } as const
   })

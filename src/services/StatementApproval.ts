@@ -42,7 +42,9 @@ export const declaresFormElicitation = (context: MethodContext): boolean => {
 }
 
 const questionOf = (subject: ApprovalSubject) =>
-  `Allow ${subject.what} on '${subject.connection.name}'?${subject.warning === undefined ? "" : ` This ${subject.warning}.`}`
+  `Allow ${subject.what} on '${subject.connection.name}'?${
+    subject.warning === undefined ? "" : ` This ${subject.warning}.`
+  }`
 
 const DENIED = "the user did not approve this operation"
 
@@ -58,11 +60,19 @@ const previewDetails = (preview: ApprovalPreview): { readonly outcome: string; r
     case "Changes":
       return { outcome: "success", details: `action=${preview.action}; ${preview.unit}s=${preview.count}` }
     case "Unavailable":
-      return { outcome: "unavailable", details: preview.reason.startsWith("took too long") ? "reason=took_too_long" : "reason=failed" }
+      return {
+        outcome: "unavailable",
+        details: preview.reason.startsWith("took too long") ? "reason=took_too_long" : "reason=failed"
+      }
     case "NoPreview":
       return { outcome: "none", details: "reason=not_previewed" }
     case "Estimate":
-      return { outcome: "estimate", details: `rows=${Math.round(preview.rows)}${preview.cost === undefined ? "" : `; cost=${Math.round(preview.cost)}`}` }
+      return {
+        outcome: "estimate",
+        details: `rows=${Math.round(preview.rows)}${
+          preview.cost === undefined ? "" : `; cost=${Math.round(preview.cost)}`
+        }`
+      }
   }
 }
 /**
@@ -115,25 +125,38 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
           access: context.principal.access,
           ...(context.clientInfo === undefined
             ? {}
-            : { client: `${context.clientInfo.name} ${context.clientInfo.version}`.trim(), clientName: context.clientInfo.name, clientVersion: context.clientInfo.version }),
+            : {
+              client: `${context.clientInfo.name} ${context.clientInfo.version}`.trim(),
+              clientName: context.clientInfo.name,
+              clientVersion: context.clientInfo.version
+            }),
           ...toolOf(context),
           destructive: subject.destructive ?? false,
           ...(shown === undefined ? {} : { preview: shown })
-        })).pipe(Effect.flatMap((decision) => (decision === "approved" ? Effect.void : Effect.fail(toolFailure("denied", DENIED)))))
+        })).pipe(
+          Effect.flatMap((
+            decision
+          ) => (decision === "approved" ? Effect.void : Effect.fail(toolFailure("denied", DENIED))))
+        )
 
     // Untraced: this runs on every call, where a traced Effect.fn costs ~13 µs (bench/README.md "Where a request's time goes").
     const gate = Effect.fnUntraced(function*(context: MethodContext, subject: ApprovalSubject) {
       const state = context.params["requestState"]
       const responses = context.params["inputResponses"]
       if (state !== undefined || responses !== undefined) {
-        if (typeof state !== "string") return yield* ProtocolError.invalidParams("inputResponses came without the requestState of the input_required result")
+        if (typeof state !== "string") {
+          return yield* ProtocolError.invalidParams(
+            "inputResponses came without the requestState of the input_required result"
+          )
+        }
         yield* states.redeem(context.principal, context.method, context.params, state)
         const response = isJsonObject(responses) ? responses["approve_statement"] : undefined
         const content = isJsonObject(response) ? response["content"] : undefined
-        const accepted = isJsonObject(response) && response["action"] === "accept" && isJsonObject(content) && content["approved"] === true
+        const accepted = isJsonObject(response) && response["action"] === "accept" && isJsonObject(content) &&
+          content["approved"] === true
         if (!accepted) return yield* toolFailure("denied", DENIED)
         const askApp = context.principal.access === "fullAccess" ? Effect.void : appDialog(context, subject)
-        return { kind: "proceed", askApp } satisfies ApprovalGate as ApprovalGate
+        return { kind: "proceed", askApp } satisfies ApprovalGate
       }
       if (declaresFormElicitation(context)) {
         // The form is the answer to this request: the check and the dry run (both bounded) come before it.
@@ -151,7 +174,11 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
                 requestedSchema: {
                   type: "object",
                   properties: {
-                    approved: { type: "boolean", title: `Approve this ${subject.what}`, description: approvalText(subject.statement) }
+                    approved: {
+                      type: "boolean",
+                      title: `Approve this ${subject.what}`,
+                      description: approvalText(subject.statement)
+                    }
                   },
                   required: ["approved"]
                 }
@@ -160,9 +187,9 @@ export class StatementApproval extends Effect.Service<StatementApproval>()("dbde
           },
           requestState
         }
-        return { kind: "input_required", result } satisfies ApprovalGate as ApprovalGate
+        return { kind: "input_required", result } satisfies ApprovalGate
       }
-      return { kind: "proceed", askApp: appDialog(context, subject) } satisfies ApprovalGate as ApprovalGate
+      return { kind: "proceed", askApp: appDialog(context, subject) } satisfies ApprovalGate
     })
 
     return { gate } as const

@@ -15,7 +15,13 @@ const outcomeOf = (exit: Exit.Exit<unknown, ToolFailure | ProtocolError>): Histo
   const failure = Cause.failureOption(exit.cause)
   if (failure._tag === "Some") {
     const error = failure.value
-    if (error._tag === "ProtocolError") return error.code === -33003 ? "timeout" : error.code === -33002 ? "cancelled" : "error"
+    if (error._tag === "ProtocolError") {
+      return error.code === -33003
+        ? "timeout"
+        : error.code === -33002
+        ? "cancelled"
+        : "error"
+    }
     if (error.code === "denied") return "denied"
     if (error.code === "timeout") return "timeout"
   }
@@ -31,14 +37,27 @@ export class StatementRecorder extends Effect.Service<StatementRecorder>()("dbde
     const history = yield* QueryHistory
     const subscriptions = yield* Subscriptions
 
-    const observe = <A extends { readonly row_count?: number }, R>(connectionId: string, statement: string, run: Effect.Effect<A, ToolFailure | ProtocolError, R>) =>
+    const observe = <A extends { readonly row_count?: number }, R>(
+      connectionId: string,
+      statement: string,
+      run: Effect.Effect<A, ToolFailure | ProtocolError, R>
+    ) =>
       Effect.gen(function*() {
         const started = yield* Clock.currentTimeMillis
         const exit = yield* Effect.exit(run)
         const finished = yield* Clock.currentTimeMillis
         const rowCount = Exit.isSuccess(exit) && typeof exit.value.row_count === "number" ? exit.value.row_count : null
-        yield* history.record({ connectionId, text: statement, durationMs: finished - started, rowCount, outcome: outcomeOf(exit), source: "mcp" }).pipe(Effect.ignore)
-        if (Exit.isSuccess(exit) && changesSchema(statement)) yield* subscriptions.schemaChanged(connectionId).pipe(Effect.ignore)
+        yield* history.record({
+          connectionId,
+          text: statement,
+          durationMs: finished - started,
+          rowCount,
+          outcome: outcomeOf(exit),
+          source: "mcp"
+        }).pipe(Effect.ignore)
+        if (Exit.isSuccess(exit) && changesSchema(statement)) {
+          yield* subscriptions.schemaChanged(connectionId).pipe(Effect.ignore)
+        }
         return yield* exit
       })
 

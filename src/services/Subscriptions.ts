@@ -28,7 +28,9 @@ export interface SubscriptionRequest {
 }
 
 /** A frame of a listen stream: a JSON-RPC message, or a keep-alive comment line. */
-export type SubscriptionFrame = { readonly kind: "message"; readonly message: JsonObject } | { readonly kind: "keepalive" }
+export type SubscriptionFrame = { readonly kind: "message"; readonly message: JsonObject } | {
+  readonly kind: "keepalive"
+}
 
 interface Open {
   readonly principal: Principal
@@ -44,7 +46,11 @@ const visibleTo = (principal: Principal, connection: Connection) => hiddenReason
 
 /** The part of the visible set that `resources/list` shows: a change here is `resources/list_changed`. */
 const fingerprintOf = (principal: Principal, all: ReadonlyArray<Connection>) =>
-  JSON.stringify(all.filter((connection) => visibleTo(principal, connection)).map((connection) => [connection.id, connection.name, connection.type]).sort())
+  JSON.stringify(
+    all.filter((connection) => visibleTo(principal, connection)).map((
+      connection
+    ) => [connection.id, connection.name, connection.type]).sort()
+  )
 
 const message = (method: string, id: RequestId, params: JsonObject = {}): SubscriptionFrame => ({
   kind: "message",
@@ -79,10 +85,17 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("dbdesk/servi
         return Effect.forEach(waiting, (deferred) => Deferred.succeed(deferred, undefined), { discard: true })
       })
 
-    const honour = (principal: Principal, requested: SubscriptionRequest, all: ReadonlyArray<Connection>, requireAuth: boolean) => {
+    const honour = (
+      principal: Principal,
+      requested: SubscriptionRequest,
+      all: ReadonlyArray<Connection>,
+      requireAuth: boolean
+    ) => {
       const schemaUris = new Map<string, string>()
       // D-47: with auth on and no valid token the acknowledgement honours nothing.
-      if (!principal.scopes.includes("resources:read") || (requireAuth && principal.kind === "anonymous")) return { listChanged: false, schemaUris }
+      if (!principal.scopes.includes("resources:read") || (requireAuth && principal.kind === "anonymous")) {
+        return { listChanged: false, schemaUris }
+      }
       for (const uri of requested.resourceSubscriptions) {
         const ref = Either.getOrUndefined(parseResourceUri(uri))
         const connection = ref?.kind === "schema" ? all.find((item) => item.id === ref.connectionId) : undefined
@@ -95,46 +108,59 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("dbdesk/servi
      * Opens a subscription; the 9th open one of a caller is 429 -33010 with Retry-After. An empty
      * honoured set gets the acknowledgement and the graceful result at once (interop §5.5).
      */
-    const subscribe = Effect.fn("Subscriptions.subscribe")(function*(principal: Principal, id: RequestId, requested: SubscriptionRequest) {
-      const all = yield* connections.list
-      const { listChanged, schemaUris } = honour(principal, requested, all, (yield* settings.current).mcp.requireAuth)
-      const acknowledged = message("notifications/subscriptions/acknowledged", id, {
-        notifications: {
-          ...(listChanged ? { resourcesListChanged: true } : {}),
-          ...(schemaUris.size > 0 ? { resourceSubscriptions: [...schemaUris.values()] } : {})
-        }
-      })
-      if (!listChanged && schemaUris.size === 0) return Stream.make(acknowledged, gracefulResult(id))
-      const mine = [...open].filter((entry) => entry.principal.key === principal.key).length
-      if (mine >= MAX_SUBSCRIPTIONS_PER_CALLER) {
-        return yield* new ProtocolError({
-          code: -33010,
-          message: `At most ${MAX_SUBSCRIPTIONS_PER_CALLER} subscriptions may be open per caller; close one first`,
-          data: { limit: MAX_SUBSCRIPTIONS_PER_CALLER },
-          headers: { "retry-after": "15" }
+    const subscribe = Effect.fn("Subscriptions.subscribe")(
+      function*(principal: Principal, id: RequestId, requested: SubscriptionRequest) {
+        const all = yield* connections.list
+        const { listChanged, schemaUris } = honour(principal, requested, all, (yield* settings.current).mcp.requireAuth)
+        const acknowledged = message("notifications/subscriptions/acknowledged", id, {
+          notifications: {
+            ...(listChanged ? { resourcesListChanged: true } : {}),
+            ...(schemaUris.size > 0 ? { resourceSubscriptions: [...schemaUris.values()] } : {})
+          }
         })
+        if (!listChanged && schemaUris.size === 0) return Stream.make(acknowledged, gracefulResult(id))
+        const mine = [...open].filter((entry) => entry.principal.key === principal.key).length
+        if (mine >= MAX_SUBSCRIPTIONS_PER_CALLER) {
+          return yield* new ProtocolError({
+            code: -33010,
+            message: `At most ${MAX_SUBSCRIPTIONS_PER_CALLER} subscriptions may be open per caller; close one first`,
+            data: { limit: MAX_SUBSCRIPTIONS_PER_CALLER },
+            headers: { "retry-after": "15" }
+          })
+        }
+        const mailbox = yield* Mailbox.make<SubscriptionFrame>({ capacity: MAX_PENDING_FRAMES, strategy: "sliding" })
+        const entry: Open = {
+          principal,
+          id,
+          listChanged,
+          schemaUris,
+          mailbox,
+          fingerprint: fingerprintOf(principal, all)
+        }
+        open.add(entry)
+        const keepalive = Stream.fromSchedule(Schedule.spaced(KEEPALIVE_INTERVAL)).pipe(
+          Stream.as<SubscriptionFrame>({ kind: "keepalive" })
+        )
+        return Stream.make(acknowledged).pipe(
+          Stream.concat(Stream.merge(Mailbox.toStream(mailbox), keepalive, { haltStrategy: "left" })),
+          Stream.ensuring(forget(entry))
+        )
       }
-      const mailbox = yield* Mailbox.make<SubscriptionFrame>({ capacity: MAX_PENDING_FRAMES, strategy: "sliding" })
-      const entry: Open = { principal, id, listChanged, schemaUris, mailbox, fingerprint: fingerprintOf(principal, all) }
-      open.add(entry)
-      const keepalive = Stream.fromSchedule(Schedule.spaced(KEEPALIVE_INTERVAL)).pipe(Stream.as<SubscriptionFrame>({ kind: "keepalive" }))
-      return Stream.make(acknowledged).pipe(
-        Stream.concat(Stream.merge(Mailbox.toStream(mailbox), keepalive, { haltStrategy: "left" })),
-        Stream.ensuring(forget(entry))
-      )
-    })
+    )
 
     const closeWhere = (matches: (entry: Open) => boolean) =>
       Effect.suspend(() => {
         const closing = [...open].filter(matches)
         return Effect.as(
-          Effect.forEach(closing, (entry) => Effect.zipRight(entry.mailbox.offer(gracefulResult(entry.id)), entry.mailbox.end), { discard: true }),
+          Effect.forEach(closing, (entry) =>
+            Effect.zipRight(entry.mailbox.offer(gracefulResult(entry.id)), entry.mailbox.end), { discard: true }),
           closing.length
         )
       })
 
     /** Wire contract §3.2: `notifications/cancelled` naming the listen id, from the same caller. */
-    const cancel = (principalKey: string, id: RequestId) => closeWhere((entry) => entry.principal.key === principalKey && entry.id === id)
+    const cancel = (principalKey: string, id: RequestId) =>
+      closeWhere((entry) => entry.principal.key === principalKey && entry.id === id)
 
     /** D-36: a revoked token's subscriptions close. */
     const closeForPrincipal = (principalKey: string) => closeWhere((entry) => entry.principal.key === principalKey)
@@ -156,7 +182,9 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("dbdesk/servi
       if (connection === undefined) return
       for (const entry of open) {
         const uri = entry.schemaUris.get(connectionId)
-        if (uri !== undefined && visibleTo(entry.principal, connection)) yield* entry.mailbox.offer(message("notifications/resources/updated", entry.id, { uri }))
+        if (uri !== undefined && visibleTo(entry.principal, connection)) {
+          yield* entry.mailbox.offer(message("notifications/resources/updated", entry.id, { uri }))
+        }
       }
     })
 
@@ -175,7 +203,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("dbdesk/servi
     yield* Effect.addFinalizer(() => closeWhere(() => true))
 
     const count = Effect.sync(() => open.size)
-    const countFor = (principalKey: string) => Effect.sync(() => [...open].filter((entry) => entry.principal.key === principalKey).length)
+    const countFor = (principalKey: string) =>
+      Effect.sync(() => [...open].filter((entry) => entry.principal.key === principalKey).length)
 
     return { subscribe, cancel, closeForPrincipal, closeAll, schemaChanged, count, countFor } as const
   })

@@ -8,7 +8,10 @@ import { FileStoreError } from "./AtomicFile.ts"
  * D-6: DBDESK_HOME, else the platform's per-user location. (Its parameters are
  * typed without Node's types, which a consumer of the published declarations may not have.)
  */
-export const resolveSupportDirectory = (env: Readonly<Record<string, string | undefined>> = process.env, platform: string = process.platform): string => {
+export const resolveSupportDirectory = (
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  platform: string = process.platform
+): string => {
   const explicit = env["DBDESK_HOME"]
   if (explicit !== undefined && explicit !== "") return path.resolve(explicit)
   const home = env["HOME"] ?? os.homedir()

@@ -16,7 +16,9 @@ const block = (approval: PendingApproval): string => {
     lines.push("  statement:")
     for (const line of approval.statement.split("\n")) lines.push(`    │ ${line}`)
   }
-  if (approval.preview !== undefined) for (const line of previewText(approval.preview).split("\n")) lines.push(`  ${line}`)
+  if (approval.preview !== undefined) {
+    for (const line of previewText(approval.preview).split("\n")) lines.push(`  ${line}`)
+  }
   return lines.join("\n")
 }
 
@@ -36,20 +38,27 @@ export interface PromptOutput {
  * One question at a time; anything but "y"/"yes" denies (Deny is the default).
  */
 export const terminalApprovalPrompt = (input: PromptInput = process.stdin, output: PromptOutput = process.stderr) =>
-  Layer.effect(ApprovalPrompt, Effect.gen(function*() {
-    const oneAtATime = yield* Effect.makeSemaphore(1)
-    const ask = (approval: PendingApproval) =>
-      oneAtATime.withPermits(1)(Effect.async<ApprovalDecision>((resume) => {
-        const readline = createInterface({ input: input as NodeJS.ReadableStream, output: output as NodeJS.WritableStream, terminal: false })
-        output.write(`${block(approval)}\n`)
-        readline.question("Allow? [y/N] ", (answer) => {
-          readline.close()
-          resume(Effect.succeed(/^\s*y(es)?\s*$/i.test(answer) ? "approved" : "denied"))
-        })
-        return Effect.sync(() => {
-          output.write("\n(the request ended before an answer; this question is withdrawn)\n")
-          readline.close()
-        })
-      }))
-    return { ask }
-  }))
+  Layer.effect(
+    ApprovalPrompt,
+    Effect.gen(function*() {
+      const oneAtATime = yield* Effect.makeSemaphore(1)
+      const ask = (approval: PendingApproval) =>
+        oneAtATime.withPermits(1)(Effect.async<ApprovalDecision>((resume) => {
+          const readline = createInterface({
+            input: input as NodeJS.ReadableStream,
+            output: output as NodeJS.WritableStream,
+            terminal: false
+          })
+          output.write(`${block(approval)}\n`)
+          readline.question("Allow? [y/N] ", (answer) => {
+            readline.close()
+            resume(Effect.succeed(/^\s*y(es)?\s*$/i.test(answer) ? "approved" : "denied"))
+          })
+          return Effect.sync(() => {
+            output.write("\n(the request ended before an answer; this question is withdrawn)\n")
+            readline.close()
+          })
+        }))
+      return { ask }
+    })
+  )

@@ -89,7 +89,8 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
     let records: ReadonlyArray<TokenRecord> = []
     let signature = "unread"
 
-    const live = (list: ReadonlyArray<TokenRecord>) => new Set(list.filter((token) => token.revokedAt === undefined).map((token) => token.id))
+    const live = (list: ReadonlyArray<TokenRecord>) =>
+      new Set(list.filter((token) => token.revokedAt === undefined).map((token) => token.id))
 
     const replace = (next: ReadonlyArray<TokenRecord>) =>
       Effect.gen(function*() {
@@ -97,13 +98,23 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
         const previous = new Map(records.map((token) => [token.id, token]))
         records = next
         const after = live(next)
-        yield* Effect.forEach([...before].filter((id) => !after.has(id)), (id) => PubSub.publish(revocations, id), { discard: true })
+        yield* Effect.forEach([...before].filter((id) => !after.has(id)), (id) => PubSub.publish(revocations, id), {
+          discard: true
+        })
         const present = new Set(next.map((token) => token.id))
         const changed: Array<TokenChange> = [
-          ...next.filter((token) => !previous.has(token.id)).map((token) => ({ kind: "created" as const, token: summarize(token) })),
-          ...next.filter((token) => token.revokedAt !== undefined && previous.get(token.id)?.revokedAt === undefined && previous.has(token.id))
+          ...next.filter((token) => !previous.has(token.id)).map((token) => ({
+            kind: "created" as const,
+            token: summarize(token)
+          })),
+          ...next.filter((token) =>
+            token.revokedAt !== undefined && previous.get(token.id)?.revokedAt === undefined && previous.has(token.id)
+          )
             .map((token) => ({ kind: "revoked" as const, token: summarize(token) })),
-          ...[...previous.values()].filter((token) => !present.has(token.id)).map((token) => ({ kind: "removed" as const, token: summarize(token) }))
+          ...[...previous.values()].filter((token) => !present.has(token.id)).map((token) => ({
+            kind: "removed" as const,
+            token: summarize(token)
+          }))
         ]
         yield* PubSub.publishAll(changes, changed)
       })
@@ -126,7 +137,9 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
      * Read-modify-write under this store's lock and the file's lock, starting from what is on disk now, so a write of
      * another process (the CLI) is never overwritten.
      */
-    const modify = <A>(change: (list: ReadonlyArray<TokenRecord>, now: number) => readonly [A, ReadonlyArray<TokenRecord>]) =>
+    const modify = <A>(
+      change: (list: ReadonlyArray<TokenRecord>, now: number) => readonly [A, ReadonlyArray<TokenRecord>]
+    ) =>
       lock.withPermits(1)(store.exclusive(Effect.gen(function*() {
         yield* reload
         const [result, next] = change(records, yield* Clock.currentTimeMillis)
@@ -137,7 +150,9 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
     yield* reload
     // Polled on the wall clock: under a test clock moved by a day, one poll per simulated 2 s would run 43,200
     // reloads back to back.
-    yield* Effect.forkScoped(reload.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(RELOAD_INTERVAL)), Effect.withClock(Clock.make())))
+    yield* Effect.forkScoped(
+      reload.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(RELOAD_INTERVAL)), Effect.withClock(Clock.make()))
+    )
 
     const create = Effect.fn("Tokens.create")(function*(spec: NewToken) {
       const value = `dbd_${randomBytes(32).toString("base64url")}`
@@ -195,10 +210,13 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
       if (pendingUses.size === 0) return [undefined, list] as const
       const pending = new Map(pendingUses)
       pendingUses.clear()
-      return [undefined, list.map((token) => {
-        const at = pending.get(token.id)
-        return at === undefined ? token : { ...token, lastUsedAt: new Date(at).toISOString() }
-      })] as const
+      return [
+        undefined,
+        list.map((token) => {
+          const at = pending.get(token.id)
+          return at === undefined ? token : { ...token, lastUsedAt: new Date(at).toISOString() }
+        })
+      ] as const
     })
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(wake), Effect.ignore(writeUses))))
     yield* Effect.addFinalizer(() => Effect.ignore(writeUses))
@@ -213,7 +231,10 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
       const now = yield* Clock.currentTimeMillis
       const state = tokenState(record, now)
       if (state !== "active") return { kind: state } satisfies Verification
-      if ((record.lastUsedAt === null || now - Date.parse(record.lastUsedAt) >= LAST_USED_WRITE_INTERVAL_MS) && !pendingUses.has(record.id)) {
+      if (
+        (record.lastUsedAt === null || now - Date.parse(record.lastUsedAt) >= LAST_USED_WRITE_INTERVAL_MS) &&
+        !pendingUses.has(record.id)
+      ) {
         pendingUses.set(record.id, now)
         yield* Queue.offer(wake, undefined)
       }
@@ -229,15 +250,32 @@ export class Tokens extends Effect.Service<Tokens>()("dbdesk/services/Tokens", {
     })
 
     /** Subscribes now (so nothing published after this call is missed) to the ids of revoked or deleted tokens. */
-    const subscribeRevocations: Effect.Effect<Stream.Stream<string>, never, Scope.Scope> = Stream.fromPubSub(revocations, { scoped: true })
+    const subscribeRevocations: Effect.Effect<Stream.Stream<string>, never, Scope.Scope> = Stream.fromPubSub(
+      revocations,
+      { scoped: true }
+    )
 
     /** Subscribes now to every later change of the store (created, revoked, removed). */
-    const subscribeChanges: Effect.Effect<Stream.Stream<TokenChange>, never, Scope.Scope> = Stream.fromPubSub(changes, { scoped: true })
+    const subscribeChanges: Effect.Effect<Stream.Stream<TokenChange>, never, Scope.Scope> = Stream.fromPubSub(changes, {
+      scoped: true
+    })
 
     /** Subscribes now to every later successful verification (an embedding host's "token used"). */
-    const subscribeUses: Effect.Effect<Stream.Stream<TokenSummary>, never, Scope.Scope> = Stream.fromPubSub(uses, { scoped: true })
+    const subscribeUses: Effect.Effect<Stream.Stream<TokenSummary>, never, Scope.Scope> = Stream.fromPubSub(uses, {
+      scoped: true
+    })
 
-    return { create, list, revoke, remove, verify, ensureDefault, subscribeRevocations, subscribeChanges, subscribeUses } as const
+    return {
+      create,
+      list,
+      revoke,
+      remove,
+      verify,
+      ensureDefault,
+      subscribeRevocations,
+      subscribeChanges,
+      subscribeUses
+    } as const
   })
 }) {}
 

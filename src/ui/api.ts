@@ -16,7 +16,9 @@ export const errorText = (error: unknown): string => {
     if (tagged._tag === "UiError" || tagged._tag === "UiNotFound") return String(tagged.message)
     if (tagged._tag === "RequestError") return "dbdesk is not reachable. Is `dbdesk serve` still running?"
     if (tagged._tag === "ResponseError") {
-      return tagged.reason === "StatusCode" ? "dbdesk refused the request. Open the UI again from the address printed in the terminal." : "dbdesk sent an answer the UI cannot read."
+      return tagged.reason === "StatusCode"
+        ? "dbdesk refused the request. Open the UI again from the address printed in the terminal."
+        : "dbdesk sent an answer the UI cannot read."
     }
     if (typeof tagged.message === "string") return tagged.message
   }
@@ -39,8 +41,15 @@ export interface Loaded<A> {
 }
 
 /** Loads on mount and whenever `deps` change; `reload` loads again. */
-export const useLoad = <A>(f: (client: Client) => Effect.Effect<A, unknown>, deps: ReadonlyArray<unknown>): Loaded<A> => {
-  const [state, setState] = useState<{ data: A | undefined; error: string | undefined; loading: boolean }>({ data: undefined, error: undefined, loading: true })
+export const useLoad = <A>(
+  f: (client: Client) => Effect.Effect<A, unknown>,
+  deps: ReadonlyArray<unknown>
+): Loaded<A> => {
+  const [state, setState] = useState<{ data: A | undefined; error: string | undefined; loading: boolean }>({
+    data: undefined,
+    error: undefined,
+    loading: true
+  })
   const [tick, setTick] = useState(0)
   useEffect(() => {
     let live = true

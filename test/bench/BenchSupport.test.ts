@@ -8,10 +8,16 @@ import { describe, expect, it } from "vitest"
 const ROOT = join(import.meta.dirname, "..", "..")
 
 const benchSupportImports = (): Array<string> => {
-  const files = readdirSync(join(ROOT, "bench"), { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"))
+  const files = readdirSync(join(ROOT, "bench"), { recursive: true, encoding: "utf8" }).filter((file) =>
+    file.endsWith(".ts")
+  )
   const found = new Set<string>()
   for (const file of files) {
-    for (const match of readFileSync(join(ROOT, "bench", file), "utf8").matchAll(/from "((?:\.\.\/)+test\/support\/[^"]+)"/g)) {
+    for (
+      const match of readFileSync(join(ROOT, "bench", file), "utf8").matchAll(
+        /from "((?:\.\.\/)+test\/support\/[^"]+)"/g
+      )
+    ) {
       found.add(join(ROOT, "bench", file, "..", match[1]!))
     }
   }
@@ -23,7 +29,11 @@ describe("what the bench loads from test/support", () => {
     const modules = benchSupportImports()
     expect(modules.length).toBeGreaterThan(2)
     const script = modules.map((path) => `await import(${JSON.stringify(path)})`).join(";")
-    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8", timeout: 60_000 })
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 60_000
+    })
     expect(run.status, run.stderr).toBe(0)
   }, 90_000)
 })

@@ -18,7 +18,10 @@ const ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) S
 /** The calls both official clients make, whatever their own method signatures. */
 interface StdioSession {
   readonly listTools: () => Promise<any>
-  readonly callTool: (params: { name: string; arguments: Record<string, unknown> }, options?: { signal?: AbortSignal; onprogress?: (progress: any) => void }) => Promise<any>
+  readonly callTool: (
+    params: { name: string; arguments: Record<string, unknown> },
+    options?: { signal?: AbortSignal; onprogress?: (progress: any) => void }
+  ) => Promise<any>
   readonly close: () => Promise<void>
   /** `subscriptions/listen` through the official client's own listen(); undefined for a client that has none. */
   readonly listen?: (filter: Record<string, unknown>) => Promise<{ honoredFilter: unknown; close: () => Promise<void> }>
@@ -43,8 +46,12 @@ const openSubscriptions = () => Effect.runPromise(Context.get(server.context, Su
 
 /** The official 2.4.0 client in one era (pinned to 2026-07-28, or its 2025 mode), on the `dbdesk-mcp` binary. */
 const connectPinned = async (era: "modern" | "legacy", name: string): Promise<StdioSession> => {
-  const client = new ModernClient({ name, version: "1.0.0" }, { versionNegotiation: { mode: era === "modern" ? { pin: "2026-07-28" } : "legacy" } })
-  await client.connect(new ModernStdio({ command: process.execPath, args: [DBDESK_MCP], env: bridgeEnv(), stderr: "ignore" }))
+  const client = new ModernClient({ name, version: "1.0.0" }, {
+    versionNegotiation: { mode: era === "modern" ? { pin: "2026-07-28" } : "legacy" }
+  })
+  await client.connect(
+    new ModernStdio({ command: process.execPath, args: [DBDESK_MCP], env: bridgeEnv(), stderr: "ignore" })
+  )
   return {
     listTools: () => client.listTools(),
     callTool: (params, options) => client.callTool(params, options),
@@ -59,7 +66,9 @@ const clients = [
     productId: 31,
     connect: async (): Promise<StdioSession> => {
       const client = new LegacyClient({ name: "bridge-legacy-host", version: "1.0.0" })
-      await client.connect(new LegacyStdio({ command: process.execPath, args: [DBDESK, "bridge"], env: bridgeEnv(), stderr: "ignore" }))
+      await client.connect(
+        new LegacyStdio({ command: process.execPath, args: [DBDESK, "bridge"], env: bridgeEnv(), stderr: "ignore" })
+      )
       return {
         listTools: () => client.listTools(),
         callTool: (params, options) => client.callTool(params, undefined, options),
@@ -90,7 +99,9 @@ describe.each(clients)("the official $era client over the stdio bridge", ({ conn
   it("C1-c lists the tools through the bridge", async () => {
     const listed = await session.listTools()
     const names = listed.tools.map((tool: { name: string }) => tool.name)
-    expect(names).toEqual(expect.arrayContaining(["list_connections", "describe_table", "execute_query", "insert_rows"]))
+    expect(names).toEqual(
+      expect.arrayContaining(["list_connections", "describe_table", "execute_query", "insert_rows"])
+    )
     // The bridge token is readWrite (D-32): no admin scope, so no confirm_destructive_operation.
     expect(names).not.toContain("confirm_destructive_operation")
     if (legacy) {
@@ -103,7 +114,9 @@ describe.each(clients)("the official $era client over the stdio bridge", ({ conn
   it("C1-c subscriptions/listen: the official client's listen() is acknowledged, and close() ends the subscription on the server", async () => {
     if (legacy) {
       // A 2025-era connection has no listen (the client refuses it itself); the legacy host reads list changes otherwise.
-      if (session.listen !== undefined) await expect(session.listen({ resourcesListChanged: true })).rejects.toThrow(/2026-07-28/)
+      if (session.listen !== undefined) {
+        await expect(session.listen({ resourcesListChanged: true })).rejects.toThrow(/2026-07-28/)
+      }
       return
     }
     const subscription = await session.listen!({ resourcesListChanged: true })
@@ -116,7 +129,10 @@ describe.each(clients)("the official $era client over the stdio bridge", ({ conn
   it("C1-c execute_query with progress: each SSE frame reaches the host as its own message", async () => {
     const progress: Array<any> = []
     const result = await session.callTool(
-      { name: "execute_query", arguments: { connection_id: server.connectionId, query: "SELECT count(*) AS n FROM products" } },
+      {
+        name: "execute_query",
+        arguments: { connection_id: server.connectionId, query: "SELECT count(*) AS n FROM products" }
+      },
       { onprogress: (update) => progress.push(update) }
     )
     expect(result.isError).toBe(false)
@@ -133,7 +149,10 @@ describe.each(clients)("the official $era client over the stdio bridge", ({ conn
     const name = `Bridge ${productId}`
     const result = await session.callTool({
       name: "execute_query",
-      arguments: { connection_id: server.connectionId, query: `UPDATE products SET name = '${name}' WHERE id = ${productId}` }
+      arguments: {
+        connection_id: server.connectionId,
+        query: `UPDATE products SET name = '${name}' WHERE id = ${productId}`
+      }
     })
     expect(result.isError).toBe(false)
     expect(server.asked).toHaveLength(1)
@@ -144,7 +163,10 @@ describe.each(clients)("the official $era client over the stdio bridge", ({ conn
   it("C1-c aborting a long query sends notifications/cancelled through the bridge and the query stops", async () => {
     const controller = new AbortController()
     const call = session.callTool(
-      { name: "execute_query", arguments: { connection_id: server.connectionId, query: ENDLESS, timeout_seconds: 300 } },
+      {
+        name: "execute_query",
+        arguments: { connection_id: server.connectionId, query: ENDLESS, timeout_seconds: 300 }
+      },
       { signal: controller.signal }
     ).then(() => "answered", () => "rejected")
     expect(await eventually(async () => (await registrySize()) > 0 && driver.childPid() !== undefined)).toBe(true)
@@ -153,7 +175,10 @@ describe.each(clients)("the official $era client over the stdio bridge", ({ conn
     expect(await call).toBe("rejected")
     expect(await eventually(async () => (await registrySize()) === 0)).toBe(true)
     expect(await eventually(() => !pidAlive(pid))).toBe(true)
-    const after = await session.callTool({ name: "execute_query", arguments: { connection_id: server.connectionId, query: "SELECT 1 AS one" } })
+    const after = await session.callTool({
+      name: "execute_query",
+      arguments: { connection_id: server.connectionId, query: "SELECT 1 AS one" }
+    })
     expect(after.structuredContent.rows).toEqual([[1]])
   })
 })

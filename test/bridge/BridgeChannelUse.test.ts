@@ -20,7 +20,10 @@ afterAll(() => server.stop())
 
 /** Runs the installed bridge binary as a legacy stdio host would, for one query; returns its answer. */
 const queryThroughBridge = async (env: Record<string, string>, query: string) => {
-  const child = spawn(process.execPath, [DBDESK_MCP], { env: { ...process.env, DBDESK_HOME: server.home, ...env }, stdio: ["pipe", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [DBDESK_MCP], {
+    env: { ...process.env, DBDESK_HOME: server.home, ...env },
+    stdio: ["pipe", "pipe", "pipe"]
+  })
   const lines: Array<any> = []
   let buffer = ""
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -31,8 +34,26 @@ const queryThroughBridge = async (env: Record<string, string>, query: string) =>
   })
   child.stderr.resume()
   const exited = new Promise((resolve) => child.on("close", resolve))
-  child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "channel-test", version: "1" } } })}\n`)
-  child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "execute_query", arguments: { connection_id: connectionId, query } } })}\n`)
+  child.stdin.write(
+    `${
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "channel-test", version: "1" } }
+      })
+    }\n`
+  )
+  child.stdin.write(
+    `${
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "execute_query", arguments: { connection_id: connectionId, query } }
+      })
+    }\n`
+  )
   expect(await eventually(() => lines.some((line) => line.id === 2))).toBe(true)
   child.stdin.end()
   await exited
@@ -40,7 +61,11 @@ const queryThroughBridge = async (env: Record<string, string>, query: string) =>
 }
 
 const addressOfCall = async (digestOf: string) => {
-  const rows = await Effect.runPromise(Effect.flatMap(ActivityLog, (log) => Effect.zipRight(log.flush, log.list({ category: "tool", limit: 1000 }))).pipe(Effect.provide(server.context)))
+  const rows = await Effect.runPromise(
+    Effect.flatMap(ActivityLog, (log) => Effect.zipRight(log.flush, log.list({ category: "tool", limit: 1000 }))).pipe(
+      Effect.provide(server.context)
+    )
+  )
   const { createHash } = await import("node:crypto")
   const digest = createHash("sha256").update(digestOf).digest("hex")
   return rows.find((row) => row.digest === digest)?.address

@@ -5,11 +5,20 @@ import { afterEach, describe, expect, it } from "vitest"
 import { runBridge } from "../../src/bridge/Bridge.ts"
 import { FileInspector } from "../../src/bridge/HandshakeTrust.ts"
 import { eventually } from "../support/RawRequests.ts"
-import { discoverAnswer, type FakeAnswer, type FakeServer, startFakeServer, writeHandshakeHome } from "./BridgeHarness.ts"
+import {
+  discoverAnswer,
+  type FakeAnswer,
+  type FakeServer,
+  startFakeServer,
+  writeHandshakeHome
+} from "./BridgeHarness.ts"
 
 const INSTANCE = "00000000-0000-4000-8000-000000000001"
 const SERVER_INFO = { name: "dbdesk", version: "0.0.0" }
-const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } }
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: {} }
+}
 
 /** A bridge run in-process on PassThrough stdio against a fake upstream. */
 const startBridge = (home: string, responseAfterProgress?: Duration.DurationInput) => {
@@ -25,12 +34,21 @@ const startBridge = (home: string, responseAfterProgress?: Duration.DurationInpu
     lines.push(...parts.map((line) => JSON.parse(line)))
   })
   errors.resume()
-  const exit = Effect.runPromise(runBridge({ home, input, output, errors, ...(responseAfterProgress === undefined ? {} : { responseAfterProgress }) }).pipe(Effect.provide(FileInspector.layer)))
+  const exit = Effect.runPromise(
+    runBridge({
+      home,
+      input,
+      output,
+      errors,
+      ...(responseAfterProgress === undefined ? {} : { responseAfterProgress })
+    }).pipe(Effect.provide(FileInspector.layer))
+  )
   return {
     lines,
     send: (message: unknown) => input.write(`${typeof message === "string" ? message : JSON.stringify(message)}\n`),
     answerTo: async (id: unknown) => {
-      expect(await eventually(() => lines.some((line) => line.id === id && ("result" in line || "error" in line)))).toBe(true)
+      expect(await eventually(() => lines.some((line) => line.id === id && ("result" in line || "error" in line))))
+        .toBe(true)
       return lines.find((line) => line.id === id && ("result" in line || "error" in line))
     },
     close: () => {
@@ -46,13 +64,27 @@ afterEach(async () => {
   fake = undefined
 })
 
-const upstreamServer = (answer: (body: any, headers: any) => FakeAnswer | undefined | Promise<FakeAnswer | undefined>) =>
-  startFakeServer((body, headers) => (body.method === "server/discover" ? { body: discoverAnswer(body.id, ["2026-07-28", "2025-11-25"], INSTANCE) } : answer(body, headers)))
+const upstreamServer = (
+  answer: (body: any, headers: any) => FakeAnswer | undefined | Promise<FakeAnswer | undefined>
+) =>
+  startFakeServer((
+    body,
+    headers
+  ) => (body.method === "server/discover"
+    ? { body: discoverAnswer(body.id, ["2026-07-28", "2025-11-25"], INSTANCE) }
+    : answer(body, headers))
+  )
 const forwarded = () => fake!.received.filter((entry) => entry.body.method !== "server/discover")
 const complete = (id: unknown, result: Record<string, unknown>) => ({
   jsonrpc: "2.0",
   id,
-  result: { ...result, resultType: "complete", ttlMs: 300000, cacheScope: "private", _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO, "dev.example/kept": true } }
+  result: {
+    ...result,
+    resultType: "complete",
+    ttlMs: 300000,
+    cacheScope: "private",
+    _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO, "dev.example/kept": true }
+  }
 })
 
 describe("forwarding one message per line (D-53)", () => {
@@ -60,15 +92,29 @@ describe("forwarding one message per line (D-53)", () => {
     fake = await upstreamServer((body) => ({ body: complete(body.id, { tools: [] }) }))
     const { home } = writeHandshakeHome({ port: fake.port })
     const bridge = startBridge(home)
-    bridge.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "host", version: "9" } } })
+    bridge.send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "host", version: "9" } }
+    })
     const initialized = await bridge.answerTo(0)
-    expect(initialized.result).toMatchObject({ protocolVersion: "2025-06-18", serverInfo: SERVER_INFO, instructions: "fake" })
+    expect(initialized.result).toMatchObject({
+      protocolVersion: "2025-06-18",
+      serverInfo: SERVER_INFO,
+      instructions: "fake"
+    })
     expect(initialized.result.capabilities.resources.subscribe).toBe(false)
     expect(initialized.result.capabilities).not.toHaveProperty("extensions")
     bridge.send({ jsonrpc: "2.0", method: "notifications/initialized" })
     bridge.send({ jsonrpc: "2.0", id: 1, method: "ping" })
     expect((await bridge.answerTo(1)).result).toEqual({})
-    const trace = { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", tracestate: "vendor=1", baggage: "k=v", progressToken: "p" }
+    const trace = {
+      traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+      tracestate: "vendor=1",
+      baggage: "k=v",
+      progressToken: "p"
+    }
     bridge.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: trace } })
     const listed = await bridge.answerTo(2)
     expect(listed).toEqual({ jsonrpc: "2.0", id: 2, result: { tools: [], _meta: { "dev.example/kept": true } } })
@@ -95,12 +141,21 @@ describe("forwarding one message per line (D-53)", () => {
     const { home } = writeHandshakeHome({ port: fake.port })
     const first = startBridge(home)
     const second = startBridge(home)
-    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "café", arguments: { q: 1 }, _meta: MODERN_META } }
+    const call = {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "café", arguments: { q: 1 }, _meta: MODERN_META }
+    }
     first.send(call)
     second.send(call)
     const answer = await first.answerTo(7)
     await second.answerTo(7)
-    expect(answer.result).toMatchObject({ resultType: "complete", ttlMs: 300000, _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } })
+    expect(answer.result).toMatchObject({
+      resultType: "complete",
+      ttlMs: 300000,
+      _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO }
+    })
     const calls = forwarded()
     expect(calls).toHaveLength(2)
     expect(calls.map((entry) => ({ ...entry.body, id: 7 }))).toEqual([call, call])
@@ -119,9 +174,18 @@ describe("forwarding one message per line (D-53)", () => {
     }))
     const { home } = writeHandshakeHome({ port: fake.port })
     const bridge = startBridge(home)
-    bridge.send({ jsonrpc: "2.0", id: "x", method: "tools/call", params: { name: "slow", arguments: {}, _meta: { ...MODERN_META, progressToken: "t" } } })
+    bridge.send({
+      jsonrpc: "2.0",
+      id: "x",
+      method: "tools/call",
+      params: { name: "slow", arguments: {}, _meta: { ...MODERN_META, progressToken: "t" } }
+    })
     await bridge.answerTo("x")
-    expect(bridge.lines.map((line) => line.method ?? `response ${line.id}`)).toEqual(["notifications/progress", "notifications/progress", "response x"])
+    expect(bridge.lines.map((line) => line.method ?? `response ${line.id}`)).toEqual([
+      "notifications/progress",
+      "notifications/progress",
+      "response x"
+    ])
     expect(bridge.lines[1].params.progress).toBe(1)
     await bridge.close()
   })
@@ -135,9 +199,19 @@ describe("forwarding one message per line (D-53)", () => {
       ]
     }))
     const bridge = startBridge(writeHandshakeHome({ port: fake.port }).home, responseAfterProgress)
-    bridge.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "host", version: "9" } } })
+    bridge.send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "host", version: "9" } }
+    })
     await bridge.answerTo(0)
-    bridge.send({ jsonrpc: "2.0", id: "x", method: "tools/call", params: { name: "slow", arguments: {}, _meta: { progressToken: "t" } } })
+    bridge.send({
+      jsonrpc: "2.0",
+      id: "x",
+      method: "tools/call",
+      params: { name: "slow", arguments: {}, _meta: { progressToken: "t" } }
+    })
     return bridge
   }
   const order = (lines: ReadonlyArray<any>) => lines.map((line) => line.method ?? `response ${line.id}`)
@@ -175,17 +249,34 @@ describe("forwarding one message per line (D-53)", () => {
     bridge.send({ jsonrpc: "2.0", id: 99, result: {} })
     bridge.send({ jsonrpc: "2.0", method: "notifications/roots/list_changed" })
     bridge.send("not json")
-    bridge.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "execute_query", arguments: {}, _meta: MODERN_META } })
+    bridge.send({
+      jsonrpc: "2.0",
+      id: 5,
+      method: "tools/call",
+      params: { name: "execute_query", arguments: {}, _meta: MODERN_META }
+    })
     expect(await eventually(() => forwarded().length === 1)).toBe(true)
-    bridge.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "stop", _meta: MODERN_META } })
+    bridge.send({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 5, reason: "stop", _meta: MODERN_META }
+    })
     expect(await eventually(() => forwarded().length === 2)).toBe(true)
     const [call, cancel] = forwarded()
-    expect(cancel!.body).toEqual({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: call!.body.id, reason: "stop", _meta: MODERN_META } })
+    expect(cancel!.body).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: call!.body.id, reason: "stop", _meta: MODERN_META }
+    })
     expect(cancel!.headers["authorization"]).toBe("Bearer dbd_fake")
     release?.()
     expect((await bridge.answerTo(5)).error.code).toBe(-33002)
     expect(bridge.lines.filter((line) => line.id === 99)).toEqual([])
-    expect(bridge.lines).toContainEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.any(String) } })
+    expect(bridge.lines).toContainEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: expect.any(String) }
+    })
     expect(forwarded().map((entry) => entry.body.method)).toEqual(["tools/call", "notifications/cancelled"])
     await bridge.close()
   })
@@ -197,17 +288,36 @@ describe("forwarding one message per line (D-53)", () => {
         const tag = { _meta: { [SUBSCRIPTION]: body.id } }
         return {
           sse: [
-            { jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: { resourcesListChanged: true }, ...tag } },
+            {
+              jsonrpc: "2.0",
+              method: "notifications/subscriptions/acknowledged",
+              params: { notifications: { resourcesListChanged: true }, ...tag }
+            },
             { jsonrpc: "2.0", method: "notifications/resources/list_changed", params: tag },
             { jsonrpc: "2.0", id: body.id, result: { resultType: "complete", ...tag } }
           ]
         }
       }
-      return { body: { jsonrpc: "2.0", id: body.id, error: { code: -33002, message: "Request cancelled", data: { requestId: body.id, note: `upstream ${body.id}` } } } }
+      return {
+        body: {
+          jsonrpc: "2.0",
+          id: body.id,
+          error: {
+            code: -33002,
+            message: "Request cancelled",
+            data: { requestId: body.id, note: `upstream ${body.id}` }
+          }
+        }
+      }
     })
     const { home } = writeHandshakeHome({ port: fake.port })
     const bridge = startBridge(home, "1 millis")
-    bridge.send({ jsonrpc: "2.0", id: "listen-1", method: "subscriptions/listen", params: { notifications: { resourcesListChanged: true }, _meta: MODERN_META } })
+    bridge.send({
+      jsonrpc: "2.0",
+      id: "listen-1",
+      method: "subscriptions/listen",
+      params: { notifications: { resourcesListChanged: true }, _meta: MODERN_META }
+    })
     const graceful = await bridge.answerTo("listen-1")
     expect(graceful.result._meta[SUBSCRIPTION]).toBe("listen-1")
     const frames = bridge.lines.filter((line) => line.method !== undefined)
@@ -215,7 +325,12 @@ describe("forwarding one message per line (D-53)", () => {
       ["notifications/subscriptions/acknowledged", "listen-1"],
       ["notifications/resources/list_changed", "listen-1"]
     ])
-    bridge.send({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "execute_query", arguments: {}, _meta: MODERN_META } })
+    bridge.send({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "execute_query", arguments: {}, _meta: MODERN_META }
+    })
     const refused = await bridge.answerTo(7)
     // Only a whole string token equal to the upstream id is the request's id; text that merely contains it stays.
     expect(refused.error.data.requestId).toBe(7)
@@ -227,7 +342,8 @@ describe("forwarding one message per line (D-53)", () => {
     fake = await upstreamServer((body, headers) =>
       headers.authorization === "Bearer dbd_rotated"
         ? { body: complete(body.id, { tools: [] }) }
-        : { status: 401, body: { jsonrpc: "2.0", id: body.id, error: { code: -33009, message: "Unauthenticated" } } })
+        : { status: 401, body: { jsonrpc: "2.0", id: body.id, error: { code: -33009, message: "Unauthenticated" } } }
+    )
     const { file, home } = writeHandshakeHome({ port: fake.port })
     const bridge = startBridge(home)
     bridge.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } })
@@ -237,7 +353,12 @@ describe("forwarding one message per line (D-53)", () => {
     chmodSync(file, 0o600)
     bridge.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: MODERN_META } })
     expect((await bridge.answerTo(2)).result.tools).toEqual([])
-    expect(forwarded().map((entry) => entry.headers["authorization"])).toEqual(["Bearer dbd_fake", "Bearer dbd_fake", "Bearer dbd_fake", "Bearer dbd_rotated"])
+    expect(forwarded().map((entry) => entry.headers["authorization"])).toEqual([
+      "Bearer dbd_fake",
+      "Bearer dbd_fake",
+      "Bearer dbd_fake",
+      "Bearer dbd_rotated"
+    ])
     bridge.send({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: MODERN_META } })
     await bridge.answerTo(3)
     expect(forwarded().at(-1)!.headers["authorization"]).toBe("Bearer dbd_rotated")
@@ -250,10 +371,17 @@ describe("forwarding one message per line (D-53)", () => {
     fake = await upstreamServer((body, headers) =>
       revoked.has(headers.authorization)
         ? { status: 401, body: { jsonrpc: "2.0", id: body.id, error: { code: -33009, message: "Unauthenticated" } } }
-        : { body: { ...complete(body.id, { tools: [{ name: `t-${headers.authorization}` }] }), result: { ...complete(body.id, { tools: [{ name: `t-${headers.authorization}` }] }).result, ttlMs } } })
+        : {
+          body: {
+            ...complete(body.id, { tools: [{ name: `t-${headers.authorization}` }] }),
+            result: { ...complete(body.id, { tools: [{ name: `t-${headers.authorization}` }] }).result, ttlMs }
+          }
+        }
+    )
     const { file, home } = writeHandshakeHome({ port: fake.port })
     const bridge = startBridge(home)
-    const list = (id: number, params: Record<string, unknown> = {}) => bridge.send({ jsonrpc: "2.0", id, method: "tools/list", params: { ...params, _meta: MODERN_META } })
+    const list = (id: number, params: Record<string, unknown> = {}) =>
+      bridge.send({ jsonrpc: "2.0", id, method: "tools/list", params: { ...params, _meta: MODERN_META } })
     list(1)
     const first = await bridge.answerTo(1)
     list(2)
@@ -273,7 +401,12 @@ describe("forwarding one message per line (D-53)", () => {
     revoked.add("Bearer dbd_fake")
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), bridgeToken: "dbd_rotated" }))
     chmodSync(file, 0o600)
-    bridge.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "x", arguments: {}, _meta: MODERN_META } })
+    bridge.send({
+      jsonrpc: "2.0",
+      id: 5,
+      method: "tools/call",
+      params: { name: "x", arguments: {}, _meta: MODERN_META }
+    })
     expect((await bridge.answerTo(5)).result).toBeDefined()
     const before = forwarded().length
     list(6)

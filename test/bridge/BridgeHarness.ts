@@ -16,10 +16,16 @@ export interface BridgeRun {
 }
 
 /** Runs the bridge binary to completion with `input` on stdin (stdin stays open until the process exits, unless `end`). */
-export const runBridgeProcess = (home: string, options: { input?: string; binary?: "dbdesk" | "dbdesk-mcp"; end?: boolean } = {}) =>
+export const runBridgeProcess = (
+  home: string,
+  options: { input?: string; binary?: "dbdesk" | "dbdesk-mcp"; end?: boolean } = {}
+) =>
   new Promise<BridgeRun>((resolve, reject) => {
     const args = options.binary === "dbdesk" ? [DBDESK, "bridge"] : [DBDESK_MCP]
-    const child = spawn(process.execPath, args, { env: { ...process.env, DBDESK_HOME: home }, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, DBDESK_HOME: home },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
@@ -40,18 +46,21 @@ export const writeHandshakeHome = (fields: Record<string, unknown>, mode = 0o600
   mkdirSync(home, { recursive: true, mode: 0o700 })
   chmodSync(home, 0o700)
   const file = join(home, "mcp-handshake.json")
-  writeFileSync(file, JSON.stringify({
-    version: 1,
-    port: 1,
-    pid: process.pid,
-    instanceId: "00000000-0000-4000-8000-000000000001",
-    protocolVersion: "2026-07-28",
-    startedAt: new Date().toISOString(),
-    uiUrl: "http://127.0.0.1:23751",
-    bridgeToken: "dbd_fake",
-    bridgeTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-    ...fields
-  }))
+  writeFileSync(
+    file,
+    JSON.stringify({
+      version: 1,
+      port: 1,
+      pid: process.pid,
+      instanceId: "00000000-0000-4000-8000-000000000001",
+      protocolVersion: "2026-07-28",
+      startedAt: new Date().toISOString(),
+      uiUrl: "http://127.0.0.1:23751",
+      bridgeToken: "dbd_fake",
+      bridgeTokenExpiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      ...fields
+    })
+  )
   chmodSync(file, mode)
   return { home, file }
 }
@@ -85,7 +94,9 @@ export const startFakeServer = async (
       void Promise.resolve(answer(body, request.headers)).then((reply) => {
         if (reply?.sse !== undefined) {
           response.writeHead(200, { "content-type": "text/event-stream" })
-          response.end(reply.sse.map((frame) => `: keep-alive\n\nevent: message\ndata: ${JSON.stringify(frame)}\n\n`).join(""))
+          response.end(
+            reply.sse.map((frame) => `: keep-alive\n\nevent: message\ndata: ${JSON.stringify(frame)}\n\n`).join("")
+          )
           return
         }
         if (reply === undefined || reply.body === undefined) {
@@ -101,10 +112,11 @@ export const startFakeServer = async (
   return {
     port,
     received,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    })
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
   }
 }
 
@@ -113,12 +125,21 @@ export const discoverAnswer = (id: unknown, versions: ReadonlyArray<string>, ins
   id,
   result: {
     supportedVersions: versions,
-    capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: false }, completions: {}, extensions: {} },
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: false },
+      completions: {},
+      extensions: {}
+    },
     instructions: "fake",
     resultType: "complete",
     ttlMs: 3_600_000,
     cacheScope: "public",
-    _meta: { "io.modelcontextprotocol/serverInfo": { name: "dbdesk", version: "0.0.0" }, "dev.dbdesk/instanceId": instanceId }
+    _meta: {
+      "io.modelcontextprotocol/serverInfo": { name: "dbdesk", version: "0.0.0" },
+      "dev.dbdesk/instanceId": instanceId
+    }
   }
 })
 

@@ -5,13 +5,23 @@ import { afterEach, describe, expect, it } from "vitest"
 import { runBridge } from "../../src/bridge/Bridge.ts"
 import { FileInspector } from "../../src/bridge/HandshakeTrust.ts"
 import { tempHome } from "../support/TestServer.ts"
-import { deadPid, discoverAnswer, type FakeServer, runBridgeProcess, startFakeServer, writeHandshakeHome } from "./BridgeHarness.ts"
+import {
+  deadPid,
+  discoverAnswer,
+  type FakeServer,
+  runBridgeProcess,
+  startFakeServer,
+  writeHandshakeHome
+} from "./BridgeHarness.ts"
 
 const INSTANCE = "00000000-0000-4000-8000-000000000001"
 const HOST_REQUEST = `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })}\n`
 
 /** Each refusal: exit 1, exactly one JSON-RPC error line (id null) on stdout, the explanation on stderr. */
-const expectRefusal = (run: { code: number | null; lines: Array<any>; stdout: string; stderr: string }, reason: string) => {
+const expectRefusal = (
+  run: { code: number | null; lines: Array<any>; stdout: string; stderr: string },
+  reason: string
+) => {
   expect(run.code).toBe(1)
   expect(run.stdout.endsWith("\n")).toBe(true)
   expect(run.lines).toHaveLength(1)
@@ -27,8 +37,16 @@ const expectRefusal = (run: { code: number | null; lines: Array<any>; stdout: st
 const expectNotRunning = (run: { code: number | null; lines: Array<any>; stdout: string; stderr: string }) => {
   expect(run.code).toBe(1)
   expect(run.lines).toEqual([
-    { jsonrpc: "2.0", id: 1, error: { code: -33000, message: expect.stringContaining("`dbdesk serve`"), data: { reason: "not_running" } } },
-    { jsonrpc: "2.0", id: "two", error: { code: -33000, message: run.lines[0].error.message, data: { reason: "not_running" } } }
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -33000, message: expect.stringContaining("`dbdesk serve`"), data: { reason: "not_running" } }
+    },
+    {
+      jsonrpc: "2.0",
+      id: "two",
+      error: { code: -33000, message: run.lines[0].error.message, data: { reason: "not_running" } }
+    }
   ])
   expect(run.stderr).toContain(run.lines[0].error.message)
   expect(run.stderr.split("\n").filter((line) => line !== "")).toHaveLength(1)
@@ -50,7 +68,11 @@ afterEach(async () => {
 
 describe("the bridge refuses to start (D-53)", () => {
   it("C1-b with no server running (no handshake file) it answers each request with how to start the installed server, then exits 1", async () => {
-    const run = await runBridgeProcess(tempHome("dbdesk-bridge-empty-"), { input: REQUESTS, binary: "dbdesk", end: true })
+    const run = await runBridgeProcess(tempHome("dbdesk-bridge-empty-"), {
+      input: REQUESTS,
+      binary: "dbdesk",
+      end: true
+    })
     expectNotRunning(run)
     const mcp = await runBridgeProcess(tempHome("dbdesk-bridge-empty-"), { input: REQUESTS, end: true })
     expectNotRunning(mcp)
@@ -122,7 +144,9 @@ describe("the bridge refuses to start (D-53)", () => {
   })
 
   it("C1-c the bridge refuses to start when discover answers another instance id", async () => {
-    fake = await startFakeServer((body) => ({ body: discoverAnswer(body.id, ["2026-07-28"], "11111111-1111-4111-8111-111111111111") }))
+    fake = await startFakeServer((body) => ({
+      body: discoverAnswer(body.id, ["2026-07-28"], "11111111-1111-4111-8111-111111111111")
+    }))
     const { home } = writeHandshakeHome({ port: fake.port })
     const run = await runBridgeProcess(home, { input: HOST_REQUEST })
     expectRefusal(run, "instance_mismatch")
@@ -140,7 +164,10 @@ describe("the bridge refuses to start (D-53)", () => {
 
   it("C1-b a handshake past bridgeTokenExpiresAt is not trusted", async () => {
     fake = await startFakeServer((body) => ({ body: discoverAnswer(body.id, ["2026-07-28"], INSTANCE) }))
-    const { home } = writeHandshakeHome({ port: fake.port, bridgeTokenExpiresAt: new Date(Date.now() - 1000).toISOString() })
+    const { home } = writeHandshakeHome({
+      port: fake.port,
+      bridgeTokenExpiresAt: new Date(Date.now() - 1000).toISOString()
+    })
     const run = await runBridgeProcess(home, { input: HOST_REQUEST })
     expectRefusal(run, "expired_handshake")
     expect(fake.received).toHaveLength(0)

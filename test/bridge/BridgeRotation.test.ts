@@ -29,7 +29,14 @@ describe("bridge token rotation while the bridge runs (D-37, D-53)", () => {
   it("C1-b a session survives rotations: a write in flight finishes and later calls pick up the new token from the file", async () => {
     const connection = (await Effect.runPromise(Context.get(server.context, Connections).list))[0]!
     const client = new Client({ name: "bridge-rotation-host", version: "1.0.0" })
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [DBDESK_MCP], env: { ...process.env, DBDESK_HOME: server.home } as Record<string, string>, stderr: "ignore" }))
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [DBDESK_MCP],
+        env: { ...process.env, DBDESK_HOME: server.home },
+        stderr: "ignore"
+      })
+    )
     try {
       expect((await client.listTools()).tools.length).toBeGreaterThan(0)
       const first = bridgeToken()

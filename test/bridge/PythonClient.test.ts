@@ -26,7 +26,9 @@ const registrySize = () => Effect.runPromise(Context.get(server.context, Request
 const runPythonClient = (mode: string, afterCancel: () => Promise<void>) =>
   new Promise<{ code: number | null; events: Array<any>; stderr: string }>((resolve, reject) => {
     const script = join(import.meta.dirname, "python_client.py")
-    const child = spawn(python, [script, process.execPath, DBDESK_MCP, server.home, server.connectionId, mode], { stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(python, [script, process.execPath, DBDESK_MCP, server.home, server.connectionId, mode], {
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     const events: Array<any> = []
     let stdout = ""
     let stderr = ""
@@ -50,18 +52,23 @@ const runPythonClient = (mode: string, afterCancel: () => Promise<void>) =>
   })
 
 describe(`the official Python SDK ${PYTHON_SDK_VERSION} over the stdio bridge`, () => {
-  it.each([["auto", "2026-07-28"], ["legacy", "2025-11-25"]])("C1-c mode %s (%s): listen() where the era has it, a tool call with progress, and a cancel that stops the query upstream", async (mode, protocol) => {
-    const run = await runPythonClient(mode, async () => {
-      // The session is still open: only the forwarded notifications/cancelled can have ended the query.
-      expect(await eventually(async () => (await registrySize()) === 0)).toBe(true)
-    })
-    expect(run.code, run.stderr).toBe(0)
-    const step = (name: string) => run.events.find((event) => event.step === name)
-    expect(step("connected")).toEqual({ step: "connected", protocol })
-    // A 2025-era session has no listen (the SDK refuses it itself); the modern one is acknowledged through the bridge.
-    expect(step("listen")).toEqual(mode === "legacy" ? undefined : { step: "listen", honored: { resourcesListChanged: true } })
-    expect(step("call")).toEqual({ step: "call", rows: [[60]], is_error: false, progress: [0, 0.3, 1] })
-    expect(run.events.map((event) => event.step)).toContain("cancelled")
-    expect(step("after")).toEqual({ step: "after", rows: [[1]] })
-  })
+  it.each([["auto", "2026-07-28"], ["legacy", "2025-11-25"]])(
+    "C1-c mode %s (%s): listen() where the era has it, a tool call with progress, and a cancel that stops the query upstream",
+    async (mode, protocol) => {
+      const run = await runPythonClient(mode, async () => {
+        // The session is still open: only the forwarded notifications/cancelled can have ended the query.
+        expect(await eventually(async () => (await registrySize()) === 0)).toBe(true)
+      })
+      expect(run.code, run.stderr).toBe(0)
+      const step = (name: string) => run.events.find((event) => event.step === name)
+      expect(step("connected")).toEqual({ step: "connected", protocol })
+      // A 2025-era session has no listen (the SDK refuses it itself); the modern one is acknowledged through the bridge.
+      expect(step("listen")).toEqual(
+        mode === "legacy" ? undefined : { step: "listen", honored: { resourcesListChanged: true } }
+      )
+      expect(step("call")).toEqual({ step: "call", rows: [[60]], is_error: false, progress: [0, 0.3, 1] })
+      expect(run.events.map((event) => event.step)).toContain("cancelled")
+      expect(step("after")).toEqual({ step: "after", rows: [[1]] })
+    }
+  )
 })

@@ -20,15 +20,21 @@ export interface CliRun {
 export const runInProcess = async (...args: ReadonlyArray<string>): Promise<CliRun> => {
   const stdout: Array<string> = []
   const stderr: Array<string> = []
-  const original = { log: console.log, error: console.error, info: console.info, warn: console.warn, write: process.stdout.write }
+  const original = {
+    log: console.log,
+    error: console.error,
+    info: console.info,
+    warn: console.warn,
+    write: process.stdout.write
+  }
   console.log = (...parts: Array<unknown>) => void stdout.push(`${parts.join(" ")}\n`)
   console.info = console.log
   console.error = (...parts: Array<unknown>) => void stderr.push(`${parts.join(" ")}\n`)
   console.warn = console.error
-  process.stdout.write = ((chunk: string | Uint8Array) => {
+  process.stdout.write = (chunk: string | Uint8Array) => {
     stdout.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"))
     return true
-  }) as typeof process.stdout.write
+  }
   process.exitCode = undefined
   try {
     await Effect.runPromise(runCli(["node", "dbdesk", ...args]).pipe(Effect.provide(NodeContext.layer)))
@@ -41,8 +47,16 @@ export const runInProcess = async (...args: ReadonlyArray<string>): Promise<CliR
 }
 
 /** Runs bin/dbdesk.mjs as a process. */
-export const runProcess = (args: ReadonlyArray<string>, options: { readonly env?: NodeJS.ProcessEnv; readonly input?: string } = {}): CliRun => {
-  const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", env: options.env ?? process.env, input: options.input ?? "", timeout: 120_000 })
+export const runProcess = (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: NodeJS.ProcessEnv; readonly input?: string } = {}
+): CliRun => {
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    encoding: "utf8",
+    env: options.env ?? process.env,
+    input: options.input ?? "",
+    timeout: 120_000
+  })
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr }
 }
 
@@ -65,7 +79,9 @@ export const startProcess = (command: string, args: ReadonlyArray<string>, env: 
   const nextLine = async (timeoutMs = 60_000): Promise<string> => {
     const deadline = Date.now() + timeoutMs
     while (lines.length === 0) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no line from ${command} (exit ${child.exitCode})`)
+      if (child.exitCode !== null || Date.now() > deadline) {
+        throw new Error(`no line from ${command} (exit ${child.exitCode})`)
+      }
       await new Promise<void>((resolve) => {
         waiters.push(resolve)
         setTimeout(resolve, 1_000)

@@ -11,11 +11,14 @@ afterEach(() => {
 })
 
 const serve = (home: string) => {
-  const child = spawn(process.execPath, [bin, "serve", "--port", "0"], { env: { ...process.env, DBDESK_HOME: home }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [bin, "serve", "--port", "0"], {
+    env: { ...process.env, DBDESK_HOME: home },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   children.push(child)
   let output = ""
-  child.stdout!.on("data", (chunk) => (output += chunk))
-  child.stderr!.on("data", (chunk) => (output += chunk))
+  child.stdout.on("data", (chunk) => (output += chunk))
+  child.stderr.on("data", (chunk) => (output += chunk))
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   const waitFor = async (pattern: RegExp) => {
     for (let i = 0; i < 300 && !pattern.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50))
@@ -54,8 +57,22 @@ describe("dbdesk serve (D-1)", () => {
     expect(readFileSync(handshakePath, "utf8")).toBe(before)
     const response = await fetch(`http://127.0.0.1:${JSON.parse(before).port}/mcp`, {
       method: "POST",
-      headers: { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } })
+      headers: {
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "server/discover"
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "server/discover",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+          }
+        }
+      })
     })
     expect(response.status).toBe(200)
   })
@@ -74,7 +91,16 @@ describe("dbdesk serve (D-1)", () => {
         })
       })
     const stops: Array<{ readonly when: string; readonly left: boolean }> = []
-    for (const when of ["handshake written", "handshake written", "handshake written", "listening", "listening", "listening"]) {
+    for (
+      const when of [
+        "handshake written",
+        "handshake written",
+        "handshake written",
+        "listening",
+        "listening",
+        "listening"
+      ]
+    ) {
       const home = tempHome()
       const appears = handshakeAppears(home)
       const server = serve(home)
@@ -89,7 +115,19 @@ describe("dbdesk serve (D-1)", () => {
   it("a stale handshake file (dead pid) is replaced at start", async () => {
     const home = tempHome()
     const { writeFileSync } = await import("node:fs")
-    writeFileSync(join(home, "mcp-handshake.json"), JSON.stringify({ version: 1, port: 1, pid: 2 ** 22 + 12345, instanceId: "gone", protocolVersion: "2026-07-28", startedAt: "2020-01-01T00:00:00Z", uiUrl: "http://127.0.0.1:1" }), { mode: 0o600 })
+    writeFileSync(
+      join(home, "mcp-handshake.json"),
+      JSON.stringify({
+        version: 1,
+        port: 1,
+        pid: 2 ** 22 + 12345,
+        instanceId: "gone",
+        protocolVersion: "2026-07-28",
+        startedAt: "2020-01-01T00:00:00Z",
+        uiUrl: "http://127.0.0.1:1"
+      }),
+      { mode: 0o600 }
+    )
     const server = serve(home)
     await server.waitFor(/listening on/)
     expect(JSON.parse(readFileSync(join(home, "mcp-handshake.json"), "utf8")).pid).toBe(server.child.pid)

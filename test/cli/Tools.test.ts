@@ -11,19 +11,40 @@ const shopHome = () => {
   const home = tempHome()
   const path = join(home, "shop.db")
   const db = new Database(path)
-  db.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, region TEXT NOT NULL, placed_at TEXT NOT NULL); INSERT INTO orders (region, placed_at) VALUES ('north', '2026-01-05'), ('south', '2026-02-01')")
+  db.exec(
+    "CREATE TABLE orders (id INTEGER PRIMARY KEY, region TEXT NOT NULL, placed_at TEXT NOT NULL); INSERT INTO orders (region, placed_at) VALUES ('north', '2026-01-05'), ('south', '2026-02-01')"
+  )
   db.close()
-  writeFileSync(join(home, "connections.json"), JSON.stringify({ version: 1, connections: [{ id: "shop", name: "Shop", type: "sqlite", path }] }), { mode: 0o600 })
+  writeFileSync(
+    join(home, "connections.json"),
+    JSON.stringify({ version: 1, connections: [{ id: "shop", name: "Shop", type: "sqlite", path }] }),
+    { mode: 0o600 }
+  )
   return home
 }
 const tools = (home: string, ...args: Array<string>) => runInProcess("tools", ...args, "--home", home)
-const stored = (home: string) => Schema.decodeUnknownSync(CuratedToolsFile)(JSON.parse(readFileSync(join(home, "tools.json"), "utf8")))
+const stored = (home: string) =>
+  Schema.decodeUnknownSync(CuratedToolsFile)(JSON.parse(readFileSync(join(home, "tools.json"), "utf8")))
 
 describe("dbdesk tools list|add|test|remove", () => {
   it("add writes a checked, typed tool to tools.json; list shows it; test runs it with bound arguments; remove takes it out", async () => {
     const home = shopHome()
-    const added = await tools(home, "add", "--name", "orders_by_region", "--connection", "Shop", "--description", "Orders of a region since a day",
-      "--sql", "SELECT id FROM orders WHERE region = :region AND placed_at >= :since", "--param", "region:enum(north|south)=north", "--param", "since:date")
+    const added = await tools(
+      home,
+      "add",
+      "--name",
+      "orders_by_region",
+      "--connection",
+      "Shop",
+      "--description",
+      "Orders of a region since a day",
+      "--sql",
+      "SELECT id FROM orders WHERE region = :region AND placed_at >= :since",
+      "--param",
+      "region:enum(north|south)=north",
+      "--param",
+      "since:date"
+    )
     expect(added.code, added.stderr).toBe(0)
     expect(added.stdout).toContain("Added the tool orders_by_region on Shop: it reads")
     expect(stored(home).tools).toEqual([{
@@ -31,9 +52,14 @@ describe("dbdesk tools list|add|test|remove", () => {
       description: "Orders of a region since a day",
       connection: "shop",
       sql: "SELECT id FROM orders WHERE region = :region AND placed_at >= :since",
-      parameters: [{ name: "region", type: "enum", values: ["north", "south"], default: "north" }, { name: "since", type: "date" }]
+      parameters: [{ name: "region", type: "enum", values: ["north", "south"], default: "north" }, {
+        name: "since",
+        type: "date"
+      }]
     }])
-    expect((await tools(home, "list")).stdout).toContain("orders_by_region  connection shop  (region:enum=north, since:date)")
+    expect((await tools(home, "list")).stdout).toContain(
+      "orders_by_region  connection shop  (region:enum=north, since:date)"
+    )
     const tested = await tools(home, "test", "orders_by_region", "--arg", "since=2026-01-01", "--arg", "region=south")
     expect(tested.code, tested.stderr).toBe(0)
     expect(JSON.parse(tested.stdout).rows).toEqual([[2]])
@@ -67,7 +93,22 @@ describe("dbdesk tools list|add|test|remove", () => {
 
   it("a write is classified when saved; tools test does not run it", async () => {
     const home = shopHome()
-    const added = await tools(home, "add", "--name", "rename", "--connection", "shop", "--description", "d", "--sql", "UPDATE orders SET region = :to WHERE id = :id", "--param", "to:text", "--param", "id:integer")
+    const added = await tools(
+      home,
+      "add",
+      "--name",
+      "rename",
+      "--connection",
+      "shop",
+      "--description",
+      "d",
+      "--sql",
+      "UPDATE orders SET region = :to WHERE id = :id",
+      "--param",
+      "to:text",
+      "--param",
+      "id:integer"
+    )
     expect(added.stdout).toContain("changes data: each call asks for approval")
     const tested = await tools(home, "test", "rename", "--arg", "to=x", "--arg", "id=1")
     expect(tested.stdout).toContain("does not run it")
@@ -82,13 +123,26 @@ describe("dbdesk tools list|add|test|remove", () => {
     const listed = await tools(home, "list")
     expect(listed.code).toBe(1)
     expect(listed.stderr).toMatch(/line 3: /)
-    expect((await tools(home, "add", "--name", "t", "--connection", "Shop", "--description", "d", "--sql", "SELECT 1")).code).toBe(1)
+    expect(
+      (await tools(home, "add", "--name", "t", "--connection", "Shop", "--description", "d", "--sql", "SELECT 1")).code
+    ).toBe(1)
     expect(readFileSync(join(home, "tools.json"), "utf8")).toBe("{\n  \"version\": 1,\n  \"tools\": [}\n")
   })
 
   it("token create --tools stores the toolset", async () => {
     const home = shopHome()
-    const created = await runInProcess("token", "create", "--name", "lean one", "--access", "readOnly", "--tools", "lean", "--home", home)
+    const created = await runInProcess(
+      "token",
+      "create",
+      "--name",
+      "lean one",
+      "--access",
+      "readOnly",
+      "--tools",
+      "lean",
+      "--home",
+      home
+    )
     expect(created.code, created.stderr).toBe(0)
     expect(created.stdout).toContain("tools: lean")
     const listed = JSON.parse((await runInProcess("token", "list", "--json", "--home", home)).stdout)

@@ -26,8 +26,11 @@ const LEGACY_DIFFERENCES = [
 
 let host: TestServer
 beforeAll(async () => {
-  await Promise.all([node22(), ensureInstalled(`conformance-${SUITE_RELEASE}`, [`@modelcontextprotocol/conformance@${SUITE_RELEASE}`]),
-    ensureInstalled(`conformance-${SUITE_PRERELEASE}`, [`@modelcontextprotocol/conformance@${SUITE_PRERELEASE}`])])
+  await Promise.all([
+    node22(),
+    ensureInstalled(`conformance-${SUITE_RELEASE}`, [`@modelcontextprotocol/conformance@${SUITE_RELEASE}`]),
+    ensureInstalled(`conformance-${SUITE_PRERELEASE}`, [`@modelcontextprotocol/conformance@${SUITE_PRERELEASE}`])
+  ])
   host = await startConformanceHost()
 }, 600_000)
 afterAll(() => host?.stop())
@@ -45,28 +48,53 @@ describe("the official MCP conformance suite against the fixture host", () => {
     ].sort())
   }, 300_000)
 
-  it(`prerelease ${SUITE_PRERELEASE} --requirements 2025-11-25: the same legacy differences, nothing else`, async () => {
-    const run = await runSuite(SUITE_PRERELEASE, host.url, ["--requirements", "2025-11-25"])
-    expect(run.scenarios).toHaveLength(33)
-    expect(failuresOf(run), report(run)).toStrictEqual([...LEGACY_DIFFERENCES].sort())
-  }, 300_000)
+  it(
+    `prerelease ${SUITE_PRERELEASE} --requirements 2025-11-25: the same legacy differences, nothing else`,
+    async () => {
+      const run = await runSuite(SUITE_PRERELEASE, host.url, ["--requirements", "2025-11-25"])
+      expect(run.scenarios).toHaveLength(33)
+      expect(failuresOf(run), report(run)).toStrictEqual([...LEGACY_DIFFERENCES].sort())
+    },
+    300_000
+  )
 
-  it(`prerelease ${SUITE_PRERELEASE} --requirements 2026-07-28: content, progress, input_required and stateless checks pass; only the deliberate differences fail`, async () => {
-    const run = await runSuite(SUITE_PRERELEASE, host.url, ["--requirements", "2026-07-28"])
-    expect(run.scenarios).toHaveLength(50)
-    const failures = failuresOf(run)
-    // The optional tasks extension is not offered (not scored for 2026-07-28 by the suite itself).
-    expect(failures.filter((failure) => failure.startsWith("tasks-lifecycle/")).length, report(run)).toBeGreaterThan(0)
-    expect(failures.filter((failure) => !failure.startsWith("tasks-")), report(run)).toStrictEqual([
-      ORIGIN,
-      // Pending in the suite (not scored): Mcp-Param-* is validated only when sent (C4.2-e), and a value that
-      // starts like a =?base64?…?= wrapper but is not one is malformed, -32020 (C4.2-g).
-      "http-custom-header-server-validation/sep-2243-server-reject-param-mismatch",
-      "http-custom-header-server-validation/sep-2243-server-validate-param-match"
-    ])
-    for (const scenario of ["tools-call-image", "tools-call-audio", "tools-call-embedded-resource", "tools-call-with-progress", "input-required-result-multi-round",
-      "input-required-result-tampered-state", "server-stateless", "http-header-validation", "caching", "json-schema-2020-12"]) {
-      expect(run.checks.filter((check) => check.scenario === scenario && check.status === "SUCCESS").length, `${scenario} passed nothing`).toBeGreaterThan(0)
-    }
-  }, 300_000)
+  it(
+    `prerelease ${SUITE_PRERELEASE} --requirements 2026-07-28: content, progress, input_required and stateless checks pass; only the deliberate differences fail`,
+    async () => {
+      const run = await runSuite(SUITE_PRERELEASE, host.url, ["--requirements", "2026-07-28"])
+      expect(run.scenarios).toHaveLength(50)
+      const failures = failuresOf(run)
+      // The optional tasks extension is not offered (not scored for 2026-07-28 by the suite itself).
+      expect(failures.filter((failure) => failure.startsWith("tasks-lifecycle/")).length, report(run)).toBeGreaterThan(
+        0
+      )
+      expect(failures.filter((failure) => !failure.startsWith("tasks-")), report(run)).toStrictEqual([
+        ORIGIN,
+        // Pending in the suite (not scored): Mcp-Param-* is validated only when sent (C4.2-e), and a value that
+        // starts like a =?base64?…?= wrapper but is not one is malformed, -32020 (C4.2-g).
+        "http-custom-header-server-validation/sep-2243-server-reject-param-mismatch",
+        "http-custom-header-server-validation/sep-2243-server-validate-param-match"
+      ])
+      for (
+        const scenario of [
+          "tools-call-image",
+          "tools-call-audio",
+          "tools-call-embedded-resource",
+          "tools-call-with-progress",
+          "input-required-result-multi-round",
+          "input-required-result-tampered-state",
+          "server-stateless",
+          "http-header-validation",
+          "caching",
+          "json-schema-2020-12"
+        ]
+      ) {
+        expect(
+          run.checks.filter((check) => check.scenario === scenario && check.status === "SUCCESS").length,
+          `${scenario} passed nothing`
+        ).toBeGreaterThan(0)
+      }
+    },
+    300_000
+  )
 })

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck } from "effect"
-import { AnswerBudget, BROWSE_HINTS, capCell, capResultSet, type Cell, utf8Length } from "../../src/domain/AnswerBudget.ts"
+import {
+  AnswerBudget,
+  BROWSE_HINTS,
+  capCell,
+  capResultSet,
+  type Cell,
+  utf8Length
+} from "../../src/domain/AnswerBudget.ts"
 import type { ResultSet } from "../../src/domain/ResultSet.ts"
 import { jsonStringBytes } from "../../src/domain/SqlCell.ts"
 
@@ -19,9 +26,13 @@ const anyCell: FastCheck.Arbitrary<Cell | Uint8Array> = FastCheck.oneof(
 )
 
 describe("AnswerBudget", () => {
-  it.prop("utf8Length agrees with Buffer.byteLength", [FastCheck.string({ unit: "binary", maxLength: 200 })], ([text]) => {
-    expect(utf8Length(text)).toBe(bytesOf(text))
-  })
+  it.prop(
+    "utf8Length agrees with Buffer.byteLength",
+    [FastCheck.string({ unit: "binary", maxLength: 200 })],
+    ([text]) => {
+      expect(utf8Length(text)).toBe(bytesOf(text))
+    }
+  )
 
   it.prop("jsonStringBytes is the exact UTF-8 size of JSON.stringify", [anyText], ([text]) => {
     expect(jsonStringBytes(text)).toBe(jsonSize(text))
@@ -43,12 +54,18 @@ describe("AnswerBudget", () => {
       const kept = cell.slice(0, cell.lastIndexOf(MARKER))
       expect(text.startsWith(kept)).toBe(true)
       expect(bytesOf(kept)).toBeLessThanOrEqual(cap)
-      expect(kept.length === 0 || bytesOf(text.slice(0, kept.length + 1)) > cap || /[\ud800-\udbff]$/.test(text.slice(0, kept.length + 1))).toBe(true)
+      expect(
+        kept.length === 0 || bytesOf(text.slice(0, kept.length + 1)) > cap ||
+          /[\ud800-\udbff]$/.test(text.slice(0, kept.length + 1))
+      ).toBe(true)
       expect(cell).toContain(`${bytesOf(text)} bytes, first ${bytesOf(kept)} shown; read it in parts with substr()]`)
     }
   )
 
-  it.prop("capping twice is capping once: an earlier cut keeps its marker and its full length", [anyCell, FastCheck.integer({ min: 16, max: 400 })], ([value, cap]) => {
+  it.prop("capping twice is capping once: an earlier cut keeps its marker and its full length", [
+    anyCell,
+    FastCheck.integer({ min: 16, max: 400 })
+  ], ([value, cap]) => {
     const once = capCell(value, cap)
     const twice = capCell(once.cell, cap)
     expect(twice.cell).toBe(once.cell)
@@ -60,7 +77,11 @@ describe("AnswerBudget", () => {
     expect(capCell(new Uint8Array([0, 255, 16]), 32_768).cell).toBe("X'00ff10'")
     const blob = new Uint8Array(50 * 1024 * 1024).fill(0xab)
     const capped = capCell(blob, 1024)
-    expect(capped.cell).toBe(`X'${"ab".repeat(510)}' …[cut by dbdesk: blob of 52428800 bytes, first 510 bytes shown; read it in parts with substr()]`)
+    expect(capped.cell).toBe(
+      `X'${
+        "ab".repeat(510)
+      }' …[cut by dbdesk: blob of 52428800 bytes, first 510 bytes shown; read it in parts with substr()]`
+    )
     expect(capped.cutFrom).toBe(52_428_800)
     expect(capped.bytes).toBe(jsonSize(capped.cell))
   })
@@ -69,9 +90,13 @@ describe("AnswerBudget", () => {
     const budget = new AnswerBudget(10, { maxCellBytes: 32_768, maxAnswerBytes: 8 * 1024 * 1024 })
     budget.add([1, "x".repeat(5_000_000)])
     const cell = budget.rows[0]?.[1] as string
-    expect(cell).toBe(`${"x".repeat(32_768)} …[cut by dbdesk: 5000000 bytes, first 32768 shown; read it in parts with substr()]`)
+    expect(cell).toBe(
+      `${"x".repeat(32_768)} …[cut by dbdesk: 5000000 bytes, first 32768 shown; read it in parts with substr()]`
+    )
     expect(budget.truncated).toBe(false)
-    expect(budget.note()).toBe("1 value was cut at limits.maxCellBytes (32768 bytes); select length() or substr() of long columns")
+    expect(budget.note()).toBe(
+      "1 value was cut at limits.maxCellBytes (32768 bytes); select length() or substr() of long columns"
+    )
   })
 
   it("rows stop at the row limit and the note says how many are shown and how to get the others", () => {
@@ -97,14 +122,26 @@ describe("AnswerBudget", () => {
         offered++
         if (!budget.add(row)) break
       }
-      const resultSet = budget.resultSet(columns, { executionMs: 12.345678, rowsAffected: 0, statusMessage: "SELECT 1" })
+      const resultSet = budget.resultSet(columns, {
+        executionMs: 12.345678,
+        rowsAffected: 0,
+        statusMessage: "SELECT 1"
+      })
       expect(jsonSize(resultSet)).toBeLessThanOrEqual(maxAnswerBytes)
       expect(jsonSize(resultSet.rows)).toBeLessThanOrEqual(budget.size)
-      for (const row of resultSet.rows) for (const cell of row) if (typeof cell === "string" && !cell.includes(MARKER)) expect(bytesOf(cell)).toBeLessThanOrEqual(maxCellBytes)
+      for (const row of resultSet.rows) {
+        for (const cell of row) {
+          if (typeof cell === "string" && !cell.includes(MARKER)) {
+            expect(bytesOf(cell)).toBeLessThanOrEqual(maxCellBytes)
+          }
+        }
+      }
       if (budget.stoppedBy === "bytes") {
         expect(resultSet.is_truncated).toBe(true)
         expect(resultSet.rows.length).toBe(offered - 1)
-        expect(resultSet.status_message).toMatch(/the answer reached limits\.maxAnswerBytes \(\d+ bytes\); select fewer columns, add a WHERE or a LIMIT/)
+        expect(resultSet.status_message).toMatch(
+          /the answer reached limits\.maxAnswerBytes \(\d+ bytes\); select fewer columns, add a WHERE or a LIMIT/
+        )
       } else expect(resultSet.rows.length).toBe(rows.length)
     }
   )
@@ -116,17 +153,28 @@ describe("AnswerBudget", () => {
     expect(budget.add(row)).toBe(true)
     const resultSet = budget.resultSet(budget.header(row.map((_, index) => `c${index}`)), { executionMs: 1 })
     expect(jsonSize(resultSet)).toBeLessThanOrEqual(65_536)
-    expect(resultSet.rows[0]?.every((cell) => typeof cell === "string" && cell.includes("30000 bytes, first"))).toBe(true)
+    expect(resultSet.rows[0]?.every((cell) => typeof cell === "string" && cell.includes("30000 bytes, first"))).toBe(
+      true
+    )
   })
 
   it("capResultSet leaves an answer within the caps alone and brings any other within them, saying why", () => {
-    const small: ResultSet = { columns: ["a"], rows: [["x"], [1]], row_count: 2, rows_affected: 0, execution_time_ms: 1, is_truncated: false }
+    const small: ResultSet = {
+      columns: ["a"],
+      rows: [["x"], [1]],
+      row_count: 2,
+      rows_affected: 0,
+      execution_time_ms: 1,
+      is_truncated: false
+    }
     expect(capResultSet(small, { maxCellBytes: 1024, maxAnswerBytes: 65_536 })).toBe(small)
     const big: ResultSet = { ...small, rows: Array.from({ length: 100 }, () => ["y".repeat(2000)]), row_count: 100 }
     const capped = capResultSet(big, { maxCellBytes: 1024, maxAnswerBytes: 65_536 })
     expect(jsonSize(capped)).toBeLessThanOrEqual(65_536)
     expect(capped).toMatchObject({ is_truncated: true, row_count: capped.rows.length })
-    expect(capped.status_message).toMatch(/^showing the first \d+ rows: the answer reached limits\.maxAnswerBytes \(65536 bytes\).*; \d+ values were cut at limits\.maxCellBytes \(1024 bytes\)/)
+    expect(capped.status_message).toMatch(
+      /^showing the first \d+ rows: the answer reached limits\.maxAnswerBytes \(65536 bytes\).*; \d+ values were cut at limits\.maxCellBytes \(1024 bytes\)/
+    )
     expect(capResultSet(capped, { maxCellBytes: 1024, maxAnswerBytes: 65_536 })).toBe(capped)
   })
 })

@@ -7,14 +7,31 @@ const text = fc.fullUnicodeString({ minLength: 1, maxLength: 24 })
 const host = fc.oneof(fc.domain(), fc.ipV4(), fc.ipV6(), text.filter((value) => !value.includes(":")))
 const file = fc.fullUnicodeString({ minLength: 1, maxLength: 30 }).map((value) => `/${value}`)
 const optional = <A>(arbitrary: fc.Arbitrary<A>) => fc.option(arbitrary, { nil: undefined })
-const compact = <A extends object>(value: A): A => Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as A
+const compact = <A extends object>(value: A): A =>
+  Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as A
 
 const serverConnection = fc.oneof(
-  fc.record({ type: fc.constant("postgresql" as const), sslMode: fc.constantFrom("disable", "prefer", "require", "verify-ca", "verify-full"), database: text }),
-  fc.record({ type: fc.constant("mysql" as const), sslMode: fc.constantFrom("disabled", "preferred", "required", "verify-ca", "verify-full"), database: optional(text) })
+  fc.record({
+    type: fc.constant("postgresql" as const),
+    sslMode: fc.constantFrom("disable", "prefer", "require", "verify-ca", "verify-full"),
+    database: text
+  }),
+  fc.record({
+    type: fc.constant("mysql" as const),
+    sslMode: fc.constantFrom("disabled", "preferred", "required", "verify-ca", "verify-full"),
+    database: optional(text)
+  })
 ).chain((kind) =>
-  fc.record({ host, port: fc.integer({ min: 1, max: 65535 }), user: text, sslCa: optional(file), sslCert: optional(file), sslKey: optional(file) })
-    .map((rest) => compact({ ...kind, ...rest }) as UrlFields))
+  fc.record({
+    host,
+    port: fc.integer({ min: 1, max: 65535 }),
+    user: text,
+    sslCa: optional(file),
+    sslCert: optional(file),
+    sslKey: optional(file)
+  })
+    .map((rest) => compact({ ...kind, ...rest }) as UrlFields)
+)
 
 const parsed = (url: string): UrlFields => {
   const result = parseConnectionUrl(url)
@@ -23,11 +40,15 @@ const parsed = (url: string): UrlFields => {
 }
 
 describe("connection URLs", () => {
-  it.prop("a PostgreSQL or MySQL connection → URL → connection keeps every field (special characters, IPv6 hosts, TLS files)", [serverConnection], ([connection]) => {
-    const url = connectionUrl(connection)!
-    expect(parsed(url)).toStrictEqual(connection)
-    expect(connectionUrl(parsed(url))).toBe(url)
-  })
+  it.prop(
+    "a PostgreSQL or MySQL connection → URL → connection keeps every field (special characters, IPv6 hosts, TLS files)",
+    [serverConnection],
+    ([connection]) => {
+      const url = connectionUrl(connection)!
+      expect(parsed(url)).toStrictEqual(connection)
+      expect(connectionUrl(parsed(url))).toBe(url)
+    }
+  )
 
   it.prop("a SQLite file → URL → file, for any absolute path", [file], ([path]) => {
     const url = connectionUrl({ type: "sqlite", path })!
@@ -35,10 +56,16 @@ describe("connection URLs", () => {
     expect(parsed(url)).toStrictEqual({ type: "sqlite", path })
   })
 
-  it.prop("a URL with a password: the password is read, and no URL dbdesk writes ever contains it", [serverConnection, text], ([connection, secret]) => {
+  it.prop("a URL with a password: the password is read, and no URL dbdesk writes ever contains it", [
+    serverConnection,
+    text
+  ], ([connection, secret]) => {
     const password = `pw-Zq9${secret}`
     const source = connectionUrl(connection)!
-    const withPassword = source.replace("://", `://${encodeURIComponent(connection.user!)}:${encodeURIComponent(password)}@`).replace(`@${encodeURIComponent(connection.user!)}@`, "@")
+    const withPassword = source.replace(
+      "://",
+      `://${encodeURIComponent(connection.user!)}:${encodeURIComponent(password)}@`
+    ).replace(`@${encodeURIComponent(connection.user!)}@`, "@")
     const read = parsed(withPassword)
     expect(read.password).toBe(password)
     const written = connectionUrl(read)!
@@ -53,10 +80,27 @@ describe("connection URLs", () => {
   })
 
   it("reads each scheme, libpq's and MySQL's spellings of the SSL mode, and the TLS file parameters", () => {
-    expect(parsed("postgres://me@db.example/app?sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem&sslcert=/c.pem&sslkey=/k.pem")).toStrictEqual({
-      type: "postgresql", user: "me", host: "db.example", database: "app", sslMode: "verify-full", sslCa: "/etc/ca.pem", sslCert: "/c.pem", sslKey: "/k.pem"
+    expect(
+      parsed(
+        "postgres://me@db.example/app?sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem&sslcert=/c.pem&sslkey=/k.pem"
+      )
+    ).toStrictEqual({
+      type: "postgresql",
+      user: "me",
+      host: "db.example",
+      database: "app",
+      sslMode: "verify-full",
+      sslCa: "/etc/ca.pem",
+      sslCert: "/c.pem",
+      sslKey: "/k.pem"
     })
-    expect(parsed("mariadb://root@[::1]:3307/?ssl-mode=VERIFY_IDENTITY")).toStrictEqual({ type: "mysql", user: "root", host: "::1", port: 3307, sslMode: "verify-full" })
+    expect(parsed("mariadb://root@[::1]:3307/?ssl-mode=VERIFY_IDENTITY")).toStrictEqual({
+      type: "mysql",
+      user: "root",
+      host: "::1",
+      port: 3307,
+      sslMode: "verify-full"
+    })
     expect(parsed("mysql://u@h?sslmode=require").sslMode).toBe("required")
     expect(parsed("postgresql://u@h/d?sslmode=required").sslMode).toBe("require")
     expect(parsed("sqlite:relative/shop.db")).toStrictEqual({ type: "sqlite", path: "relative/shop.db" })

@@ -1,15 +1,22 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { bindPlaceholders, scanPlaceholders } from "../../src/domain/CuratedSql.ts"
-import { auditedArguments, curatedInputSchema, type CuratedToolDefinition, decodeCuratedArguments } from "../../src/domain/CuratedTool.ts"
+import {
+  auditedArguments,
+  curatedInputSchema,
+  type CuratedToolDefinition,
+  decodeCuratedArguments
+} from "../../src/domain/CuratedTool.ts"
 import { parseCuratedToolsFile } from "../../src/domain/CuratedToolsFile.ts"
 import type { SqlDialect } from "../../src/domain/SqlLexer.ts"
 
-const names = (sql: string, dialect: SqlDialect) => Either.getOrThrow(scanPlaceholders(sql, dialect)).map((placeholder) => placeholder.name)
+const names = (sql: string, dialect: SqlDialect) =>
+  Either.getOrThrow(scanPlaceholders(sql, dialect)).map((placeholder) => placeholder.name)
 
 describe("curated tools: the placeholder scanner reads the text with the SQL lexer", () => {
   it("finds :name in code and nowhere else", () => {
-    const sql = "SELECT ':no', \"x:no\", $tag$ :no $tag$, a::int, E'\\':no' /* :no */ -- :no\nFROM t WHERE a = :yes AND b=:also"
+    const sql =
+      "SELECT ':no', \"x:no\", $tag$ :no $tag$, a::int, E'\\':no' /* :no */ -- :no\nFROM t WHERE a = :yes AND b=:also"
     expect(names(sql, "postgresql")).toEqual(["yes", "also"])
     expect(names("SELECT ':no', `x:no` # :no\n, a FROM t WHERE a = :yes", "mysql")).toEqual(["yes"])
     expect(names("SELECT ':no', \"x:no\" FROM t WHERE a = :yes", "sqlite")).toEqual(["yes"])
@@ -30,12 +37,17 @@ describe("curated tools: the placeholder scanner reads the text with the SQL lex
 
   it("binds with each driver's own marker: $n once per name on PostgreSQL, ? per occurrence elsewhere", () => {
     const sql = "SELECT * FROM t WHERE a = :x OR b = :y OR c = :x"
-    const pg = bindPlaceholders(sql, "postgresql", Either.getOrThrow(scanPlaceholders(sql, "postgresql")), { x: 1, y: "two" })
+    const pg = bindPlaceholders(sql, "postgresql", Either.getOrThrow(scanPlaceholders(sql, "postgresql")), {
+      x: 1,
+      y: "two"
+    })
     expect(pg).toEqual({ sql: "SELECT * FROM t WHERE a = $1 OR b = $2 OR c = $1", params: [1, "two"] })
     const my = bindPlaceholders(sql, "mysql", Either.getOrThrow(scanPlaceholders(sql, "mysql")), { x: 1, y: "two" })
     expect(my).toEqual({ sql: "SELECT * FROM t WHERE a = ? OR b = ? OR c = ?", params: [1, "two", 1] })
     const glued = "SELECT x:a"
-    expect(bindPlaceholders(glued, "postgresql", Either.getOrThrow(scanPlaceholders(glued, "postgresql")), { a: 1 }).sql).toBe("SELECT x $1")
+    expect(
+      bindPlaceholders(glued, "postgresql", Either.getOrThrow(scanPlaceholders(glued, "postgresql")), { a: 1 }).sql
+    ).toBe("SELECT x $1")
   })
 })
 
@@ -74,15 +86,43 @@ describe("curated tools: typed parameters", () => {
 
   it("check each argument, fill defaults, and name every problem", () => {
     expect(decodeCuratedArguments(orders, { region: "north", since: "2026-01-01T00:00:00Z" })).toEqual(
-      Either.right({ region: "north", since: "2026-01-01T00:00:00Z", limit: 10, ratio: null, paid: null, day: null, code: null })
+      Either.right({
+        region: "north",
+        since: "2026-01-01T00:00:00Z",
+        limit: 10,
+        ratio: null,
+        paid: null,
+        day: null,
+        code: null
+      })
     )
-    const wrong = decodeCuratedArguments(orders, { region: "east", since: "yesterday", limit: 1.5, paid: "yes", day: "2026-02-30", code: "abcd", extra: 1 })
+    const wrong = decodeCuratedArguments(orders, {
+      region: "east",
+      since: "yesterday",
+      limit: 1.5,
+      paid: "yes",
+      day: "2026-02-30",
+      code: "abcd",
+      extra: 1
+    })
     expect(Either.isLeft(wrong)).toBe(true)
     const message = Either.isLeft(wrong) ? wrong.left : ""
-    for (const part of ["extra is not an argument", "region: expected one of north, south", "since: expected a timestamp", "limit: expected a whole number", "paid: expected true or false", "day: expected a date", "code: expected text matching"]) {
+    for (
+      const part of [
+        "extra is not an argument",
+        "region: expected one of north, south",
+        "since: expected a timestamp",
+        "limit: expected a whole number",
+        "paid: expected true or false",
+        "day: expected a date",
+        "code: expected text matching"
+      ]
+    ) {
       expect(message).toContain(part)
     }
-    expect(Either.isLeft(decodeCuratedArguments(orders, { region: "north", since: "2026-01-01", limit: 101 }))).toBe(true)
+    expect(Either.isLeft(decodeCuratedArguments(orders, { region: "north", since: "2026-01-01", limit: 101 }))).toBe(
+      true
+    )
   })
 
   it("redact a secret parameter in what the activity log keeps", () => {
@@ -112,14 +152,28 @@ describe("curated tools: tools.json is checked as a whole, an error names the li
     expect(Either.isLeft(builtIn) && builtIn.left).toContain("built-in")
     expect(Either.isLeft(parseCuratedToolsFile(file([orders, orders]), []))).toBe(true)
     expect(Either.isLeft(parseCuratedToolsFile(file([{ ...orders, name: "has space" }]), []))).toBe(true)
-    expect(Either.isLeft(parseCuratedToolsFile(file([{ ...orders, parameters: [{ name: "limit", type: "integer", default: "ten" }] }]), []))).toBe(true)
+    expect(
+      Either.isLeft(
+        parseCuratedToolsFile(
+          file([{ ...orders, parameters: [{ name: "limit", type: "integer", default: "ten" }] }]),
+          []
+        )
+      )
+    ).toBe(true)
     // A tool has either a statement or a search, and a search's filter values name declared parameters only.
     const search = { collection: "books", filters: [{ column: "title", operator: "=", value: ":title" }] }
     expect(Either.isLeft(parseCuratedToolsFile(file([{ ...orders, search }]), []))).toBe(true)
     const { sql: _sql, ...noSql } = orders
     expect(Either.isLeft(parseCuratedToolsFile(file([noSql]), []))).toBe(true)
-    expect(Either.isRight(parseCuratedToolsFile(file([{ ...noSql, search, parameters: [{ name: "title", type: "text" }] }]), []))).toBe(true)
-    const unused = parseCuratedToolsFile(file([{ ...noSql, search, parameters: [{ name: "title", type: "text" }, { name: "other", type: "text" }] }]), [])
+    expect(
+      Either.isRight(
+        parseCuratedToolsFile(file([{ ...noSql, search, parameters: [{ name: "title", type: "text" }] }]), [])
+      )
+    ).toBe(true)
+    const unused = parseCuratedToolsFile(
+      file([{ ...noSql, search, parameters: [{ name: "title", type: "text" }, { name: "other", type: "text" }] }]),
+      []
+    )
     expect(Either.isLeft(unused) && unused.left).toContain("other is not used")
   })
 })

@@ -3,7 +3,11 @@ import { FastCheck } from "effect"
 import { capAnswerObject, capAnswerText, capJson, jsonBytes } from "../../src/domain/JsonBudget.ts"
 
 const jsonSize = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8")
-const hints = { items: "ask for one table", texts: "raise limits.maxCellBytes", readPart: "raise limits.maxCellBytes to see more" }
+const hints = {
+  items: "ask for one table",
+  texts: "raise limits.maxCellBytes",
+  readPart: "raise limits.maxCellBytes to see more"
+}
 const json = FastCheck.jsonValue({ maxDepth: 4 })
 
 describe("JsonBudget", () => {
@@ -23,19 +27,28 @@ describe("JsonBudget", () => {
   )
 
   it("capJson keeps an own __proto__ key (as JSON.parse makes one) and counts it (seed 360575791 of the property above)", () => {
-    const value = JSON.parse('{"__proto__":false,"a":{"__proto__":"x"}}') as unknown
+    const value = JSON.parse("{\"__proto__\":false,\"a\":{\"__proto__\":\"x\"}}") as unknown
     const capped = capJson(value, { maxCellBytes: 16, maxAnswerBytes: 2100 }, hints.readPart)
-    expect(JSON.stringify(capped.value)).toBe('{"__proto__":false,"a":{"__proto__":"x"}}')
+    expect(JSON.stringify(capped.value)).toBe("{\"__proto__\":false,\"a\":{\"__proto__\":\"x\"}}")
     expect(capped.bytes).toBe(jsonSize(capped.value))
   })
 
   it.prop(
     "no answer object passes maxAnswerBytes, whatever it holds",
-    [FastCheck.dictionary(FastCheck.string(), json), FastCheck.integer({ min: 16, max: 256 }), FastCheck.integer({ min: 2100, max: 8000 })],
+    [
+      FastCheck.dictionary(FastCheck.string(), json),
+      FastCheck.integer({ min: 16, max: 256 }),
+      FastCheck.integer({ min: 2100, max: 8000 })
+    ],
     ([value, maxCellBytes, maxAnswerBytes]) => {
       const capped = capAnswerObject(value, { maxCellBytes, maxAnswerBytes }, hints)
       expect(jsonSize(capped)).toBeLessThanOrEqual(maxAnswerBytes)
-      if (capped !== value) expect(capped).toMatchObject({ truncated: true, status_message: expect.stringMatching(/limits\.max(Answer|Cell)Bytes/) })
+      if (capped !== value) {
+        expect(capped).toMatchObject({
+          truncated: true,
+          status_message: expect.stringMatching(/limits\.max(Answer|Cell)Bytes/)
+        })
+      }
     }
   )
 
@@ -56,7 +69,9 @@ describe("JsonBudget", () => {
     expect(capAnswerObject(answer, { maxCellBytes: 1024, maxAnswerBytes: 65_536 }, hints)).toBe(answer)
   })
 
-  it.prop("capAnswerText cuts one long text at the answer cap, by its JSON size", [FastCheck.string({ unit: "binary", maxLength: 20_000 })], ([text]) => {
+  it.prop("capAnswerText cuts one long text at the answer cap, by its JSON size", [
+    FastCheck.string({ unit: "binary", maxLength: 20_000 })
+  ], ([text]) => {
     const limits = { maxCellBytes: 256, maxAnswerBytes: 8192 }
     const capped = capAnswerText(text, limits, "ask for less")
     expect(jsonSize(capped.text)).toBeLessThanOrEqual(8192)

@@ -101,7 +101,11 @@ describe("MySQL dialect of the statement classifier (D-23)", () => {
   const hidden = FastCheck.constantFrom(...MYSQL_FORMS.filter(([, , expected]) => expected !== "safe"))
   const opening = FastCheck.constantFrom("/*!", "/*!50000", "/*!80027", "/*M!", "/*M!100500", "/*!99999")
   const lineComment = FastCheck.constantFrom("# note\n", "-- note\n", "/* note */", "#\n", "-- \n")
-  const caseChange = FastCheck.constantFrom<(s: string) => string>((s) => s, (s) => s.toLowerCase(), (s) => s.toUpperCase())
+  const caseChange = FastCheck.constantFrom<(s: string) => string>(
+    (s) => s,
+    (s) => s.toLowerCase(),
+    (s) => s.toUpperCase()
+  )
 
   it.prop(
     "D-23: a hidden write inside an executable comment, around comments and in any case, is never safe",

@@ -25,14 +25,22 @@ describe("the filter bar's raw WHERE condition", () => {
   })
 
   it("refuses a condition that reads a secret catalog, naming it in plain words", () => {
-    expect(rawWhereRefusal("EXISTS (SELECT 1 FROM pg_authid)", "postgresql")).toMatch(/^This condition reads pg_catalog\.pg_authid, a secret catalog/)
-    expect(rawWhereRefusal("name IN (SELECT passwd FROM pg_shadow)", "postgresql")).toMatch(/a filter may not read it\.$/)
+    expect(rawWhereRefusal("EXISTS (SELECT 1 FROM pg_authid)", "postgresql")).toMatch(
+      /^This condition reads pg_catalog\.pg_authid, a secret catalog/
+    )
+    expect(rawWhereRefusal("name IN (SELECT passwd FROM pg_shadow)", "postgresql")).toMatch(
+      /a filter may not read it\.$/
+    )
     expect(rawWhereRefusal("EXISTS (SELECT 1 FROM mysql.user)", "mysql")).toMatch(/mysql\.user, a secret catalog/)
   })
 
   it("refuses a condition that writes or runs code", () => {
-    expect(rawWhereRefusal("id = (WITH d AS (DELETE FROM items RETURNING id) SELECT 1)", "postgresql")).toMatch(/may only read data/)
-    expect(rawWhereRefusal("pg_read_file('/etc/passwd') <> ''", "postgresql")).toMatch(/files or runs code|may only read/)
+    expect(rawWhereRefusal("id = (WITH d AS (DELETE FROM items RETURNING id) SELECT 1)", "postgresql")).toMatch(
+      /may only read data/
+    )
+    expect(rawWhereRefusal("pg_read_file('/etc/passwd') <> ''", "postgresql")).toMatch(
+      /files or runs code|may only read/
+    )
     expect(rawWhereRefusal("LOAD_FILE('/etc/passwd') IS NOT NULL", "mysql")).toMatch(/files or runs code|may only read/)
   })
 })

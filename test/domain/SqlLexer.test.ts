@@ -16,7 +16,10 @@ describe("SqlLexer readings", () => {
       const lists = tokenizeEveryReading(sql, d)
       for (const reading of readingsFor(d)) {
         const tokens = tokenize(sql, reading)
-        assert.isTrue(lists.some((list) => JSON.stringify(list) === JSON.stringify(tokens)), `${JSON.stringify(sql)} under ${JSON.stringify(reading)}`)
+        assert.isTrue(
+          lists.some((list) => JSON.stringify(list) === JSON.stringify(tokens)),
+          `${JSON.stringify(sql)} under ${JSON.stringify(reading)}`
+        )
       }
     },
     { fastCheck: { numRuns: 500 } }

@@ -87,10 +87,23 @@ describe("StatementClassifier properties", () => {
   })
 
   const known = new Set([
-    "SELECT", "VALUES", "TABLE", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "PRAGMA", "DROP", "TRUNCATE", "ALTER",
+    "SELECT",
+    "VALUES",
+    "TABLE",
+    "WITH",
+    "SHOW",
+    "DESCRIBE",
+    "DESC",
+    "EXPLAIN",
+    "PRAGMA",
+    "DROP",
+    "TRUNCATE",
+    "ALTER",
     "E"
   ])
-  const unknownKeyword = FastCheck.stringMatching(/^[A-Za-z][A-Za-z0-9_]{0,15}$/).filter((w) => !known.has(w.toUpperCase()))
+  const unknownKeyword = FastCheck.stringMatching(/^[A-Za-z][A-Za-z0-9_]{0,15}$/).filter((w) =>
+    !known.has(w.toUpperCase())
+  )
   const identifier = FastCheck.stringMatching(/^[a-z][a-z0-9_]{0,10}$/)
 
   it.prop(
@@ -122,9 +135,22 @@ describe("StatementClassifier properties", () => {
 
 describe("StatementClassifier tables", () => {
   const refusedFunctions = [
-    "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "lo_import", "lo_export", "pg_file_write",
-    "dblink", "dblink_exec", "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile",
-    "pg_promote", "set_config", "load_extension"
+    "pg_read_file",
+    "pg_read_binary_file",
+    "pg_ls_dir",
+    "pg_stat_file",
+    "lo_import",
+    "lo_export",
+    "pg_file_write",
+    "dblink",
+    "dblink_exec",
+    "pg_terminate_backend",
+    "pg_cancel_backend",
+    "pg_reload_conf",
+    "pg_rotate_logfile",
+    "pg_promote",
+    "set_config",
+    "load_extension"
   ]
   for (const d of dialects) {
     for (const fn of refusedFunctions) {
@@ -221,10 +247,19 @@ describe("StatementClassifier tables", () => {
 
   it("classifier: DELETE and UPDATE without WHERE say so in plain words", () => {
     assert.strictEqual(tierOf("DELETE FROM orders", "sqlite").approvalHint, "deletes every row of orders")
-    assert.strictEqual(tierOf("update \"orders\" set total = 0", "postgresql").approvalHint, "updates every row of orders")
-    assert.strictEqual(tierOf("UPDATE OR IGNORE main.orders SET a = 1", "sqlite").approvalHint, "updates every row of main.orders")
+    assert.strictEqual(
+      tierOf("update \"orders\" set total = 0", "postgresql").approvalHint,
+      "updates every row of orders"
+    )
+    assert.strictEqual(
+      tierOf("UPDATE OR IGNORE main.orders SET a = 1", "sqlite").approvalHint,
+      "updates every row of main.orders"
+    )
     assert.strictEqual(tierOf("DELETE FROM orders WHERE id IN (SELECT 1)", "sqlite").approvalHint, undefined)
-    assert.strictEqual(tierOf("DELETE FROM orders RETURNING (SELECT 1 WHERE 1)", "sqlite").approvalHint, "deletes every row of orders")
+    assert.strictEqual(
+      tierOf("DELETE FROM orders RETURNING (SELECT 1 WHERE 1)", "sqlite").approvalHint,
+      "deletes every row of orders"
+    )
     assert.strictEqual(describeForApproval(tierOf("DELETE FROM orders", "sqlite")), "deletes every row of orders")
     assert.strictEqual(describeForApproval(tierOf("DROP TABLE orders", "sqlite")), "a destructive statement")
     assert.strictEqual(describeForApproval(tierOf("SELECT 1", "sqlite")), "a query")

@@ -14,7 +14,11 @@ import { startTestServer, tempHome } from "../support/TestServer.ts"
  */
 describe("storage ports (D-77)", () => {
   it("a host's token store and activity sink replace tokens.json and activity.db; tokens authenticate and the chain verifies", async () => {
-    const server = await startTestServer({ ui: false, tokenStore: TokenStore.memory(), activitySink: ActivitySink.memory() })
+    const server = await startTestServer({
+      ui: false,
+      tokenStore: TokenStore.memory(),
+      activitySink: ActivitySink.memory()
+    })
     try {
       const tokens = Context.get(server.context, Tokens)
       const { value } = await Effect.runPromise(tokens.create({ name: "host", access: "readOnly", connections: "all" }))
@@ -34,7 +38,10 @@ describe("storage ports (D-77)", () => {
   })
 
   const sinkOf = (layer: Layer.Layer<ActivitySink, never, SupportPaths>) =>
-    Effect.map(Layer.build(layer.pipe(Layer.provide(SupportPaths.layer(tempHome())))), (context) => Context.get(context, ActivitySink))
+    Effect.map(
+      Layer.build(layer.pipe(Layer.provide(SupportPaths.layer(tempHome())))),
+      (context) => Context.get(context, ActivitySink)
+    )
 
   const category = FastCheck.constantFrom<ActivityCategory>("auth", "token", "tool")
   const event = FastCheck.record({
@@ -51,14 +58,33 @@ describe("storage ports (D-77)", () => {
     limit: FastCheck.integer({ min: 1, max: 30 })
   }, { requiredKeys: ["limit"] })
 
-  const row = (fields: { at: string; category: ActivityCategory; tokenId: string | null; clientName: string | null }): UnchainedActivity => ({
-    ...fields, action: `${fields.category}.x`, outcome: null, tokenName: null, clientVersion: null, clientTitle: null, address: null,
-    connectionId: null, subject: null, durationMs: null, digest: null, details: null, traceparent: null, tracestate: null, baggage: null
+  const row = (
+    fields: { at: string; category: ActivityCategory; tokenId: string | null; clientName: string | null }
+  ): UnchainedActivity => ({
+    ...fields,
+    action: `${fields.category}.x`,
+    outcome: null,
+    tokenName: null,
+    clientVersion: null,
+    clientTitle: null,
+    address: null,
+    connectionId: null,
+    subject: null,
+    durationMs: null,
+    digest: null,
+    details: null,
+    traceparent: null,
+    tracestate: null,
+    baggage: null
   })
 
   it.scoped.prop(
     "the memory sink chains, prunes and filters exactly as activity.db does (same rows, same hashes)",
-    [FastCheck.array(FastCheck.array(event, { minLength: 1, maxLength: 5 }), { maxLength: 6 }), query, FastCheck.integer({ min: 0, max: 9 })],
+    [
+      FastCheck.array(FastCheck.array(event, { minLength: 1, maxLength: 5 }), { maxLength: 6 }),
+      query,
+      FastCheck.integer({ min: 0, max: 9 })
+    ],
     ([batches, filter, pruneDay]) =>
       Effect.gen(function*() {
         const sinks = [yield* sinkOf(ActivitySink.sqlite), yield* sinkOf(ActivitySink.memory())]
@@ -67,7 +93,11 @@ describe("storage ports (D-77)", () => {
             for (const batch of batches) yield* Effect.orDie(sink.append(batch.map(row)))
             yield* sink.prune(`2026-01-0${pruneDay}T00:00:00.000Z`)
             const chain = yield* sink.chain
-            return { selected: yield* sink.query(filter as ActivityQuery), chain, verdict: verifyChain(chain.rows, chain.anchor, chain.head) }
+            return {
+              selected: yield* sink.query(filter as ActivityQuery),
+              chain,
+              verdict: verifyChain(chain.rows, chain.anchor, chain.head)
+            }
           }))
         expect(results[1]).toEqual(results[0])
         expect(results[0]!.verdict.ok).toBe(true)

@@ -47,8 +47,23 @@ beforeAll(async () => {
     port: 0,
     ui: false,
     connections: [
-      { id: "orders", name: "Orders", type: "sqlite", path: ordersDb, externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes" },
-      { id: "archive", name: "Archive", type: "sqlite", path: join(home, "archive.db"), externalAccess: "readOnly", aiPolicy: "alwaysAllow" }
+      {
+        id: "orders",
+        name: "Orders",
+        type: "sqlite",
+        path: ordersDb,
+        externalAccess: "readWrite",
+        aiPolicy: "alwaysAllow",
+        confirmQueries: "writes"
+      },
+      {
+        id: "archive",
+        name: "Archive",
+        type: "sqlite",
+        path: join(home, "archive.db"),
+        externalAccess: "readOnly",
+        aiPolicy: "alwaysAllow"
+      }
     ],
     approve: (request) => {
       asked.push(request)
@@ -56,7 +71,8 @@ beforeAll(async () => {
     },
     serverInfo: { name: "host-app", title: "Host app" }
   })
-  const record = <E extends keyof ServerEventMap>(name: E) => server.events.on(name, (payload) => void (seen[name] as Array<ServerEventMap[E]>).push(payload))
+  const record = <E extends keyof ServerEventMap>(name: E) =>
+    server.events.on(name, (payload) => void (seen[name] as Array<ServerEventMap[E]>).push(payload))
   for (const name of Object.keys(seen) as Array<keyof ServerEventMap>) record(name)
   const created = await server.tokens.create({ name: "host client", access: "fullAccess" })
   tokenId = created.id
@@ -74,7 +90,8 @@ const until = async (condition: () => boolean) => {
   expect(condition()).toBe(true)
 }
 
-const execute = (query: string) => client.callTool({ name: "execute_query", arguments: { connection_id: "orders", query } }) as Promise<any>
+const execute = (query: string) =>
+  client.callTool({ name: "execute_query", arguments: { connection_id: "orders", query } }) as Promise<any>
 
 describe("startMcpServer (D-77)", () => {
   it("serves every tool, on the host's own connections only (connections.json is never written)", async () => {
@@ -134,21 +151,37 @@ describe("startMcpServer (D-77)", () => {
   it("a destructive statement is marked so in the request", async () => {
     asked.length = 0
     answer = async () => false
-    await client.callTool({ name: "confirm_destructive_operation", arguments: { connection_id: "orders", query: "DROP TABLE orders" } })
-    expect(asked.map((request) => [request.tool, request.destructive, request.statement])).toEqual([["confirm_destructive_operation", true, "DROP TABLE orders"]])
+    await client.callTool({
+      name: "confirm_destructive_operation",
+      arguments: { connection_id: "orders", query: "DROP TABLE orders" }
+    })
+    expect(asked.map((request) => [request.tool, request.destructive, request.statement])).toEqual([[
+      "confirm_destructive_operation",
+      true,
+      "DROP TABLE orders"
+    ]])
     expect(count()).toBeGreaterThan(0)
   })
 
   it("events: approvals asked and answered, the client, activity rows and token use, typed", async () => {
     await execute("SELECT 1")
-    await until(() => seen["activity.appended"].some((entry) => entry.action === "tool.call" && entry.subject === "execute_query" && entry.outcome === "success"))
+    await until(() =>
+      seen["activity.appended"].some((entry) =>
+        entry.action === "tool.call" && entry.subject === "execute_query" && entry.outcome === "success"
+      )
+    )
     const askedIds = seen["approval.asked"].map((request) => request.id)
     expect(askedIds.length).toBeGreaterThanOrEqual(6)
     expect(seen["approval.answered"].map((event) => event.id)).toEqual(askedIds)
     expect(seen["approval.answered"][0]!.decision).toBe("approved")
     expect(seen["approval.answered"][1]!.decision).toBe("denied")
-    expect(seen["client.connected"].map((entry) => [entry.clientName, entry.tokenName])).toEqual([["dbdesk-tests", "host client"]])
-    expect(seen["token.used"].every((token) => token.id === tokenId && !("hash" in token) && !("salt" in token))).toBe(true)
+    expect(seen["client.connected"].map((entry) => [entry.clientName, entry.tokenName])).toEqual([[
+      "dbdesk-tests",
+      "host client"
+    ]])
+    expect(seen["token.used"].every((token) => token.id === tokenId && !("hash" in token) && !("salt" in token))).toBe(
+      true
+    )
     expect(seen["token.used"].length).toBeGreaterThan(5)
     const actions = seen["activity.appended"].map((entry) => entry.action)
     expect(actions).toContain("tool.call")
@@ -166,7 +199,12 @@ describe("startMcpServer (D-77)", () => {
   })
 
   it("tokens: create with the CLI's expiry forms, list without the bridge's, revoke at once", async () => {
-    const created = await server.tokens.create({ name: " reader ", access: "readOnly", connections: ["orders"], expires: "30d" })
+    const created = await server.tokens.create({
+      name: " reader ",
+      access: "readOnly",
+      connections: ["orders"],
+      expires: "30d"
+    })
     expect(created.value).toMatch(/^dbd_[A-Za-z0-9_-]{43}$/)
     expect(created.token).toMatchObject({ id: created.id, name: "reader", access: "readOnly", connections: ["orders"] })
     expect(Date.parse(created.token.expiresAt!) - Date.now()).toBeGreaterThan(29 * 86_400_000)
@@ -180,17 +218,35 @@ describe("startMcpServer (D-77)", () => {
   })
 
   it("bad input is refused with a message that says what to fix, and the server keeps serving", async () => {
-    await expect(server.tokens.create({ name: " ", access: "readOnly" })).rejects.toThrow("startMcpServer: a token needs a name")
-    await expect(server.tokens.create({ name: "x", access: "root" as never })).rejects.toThrow('access must be readOnly, readWrite or fullAccess, not "root"')
-    await expect(server.tokens.create({ name: "x", access: "readOnly", connections: ["nope"] })).rejects.toThrow('no connection has the id "nope"')
-    await expect(server.tokens.create({ name: "x", access: "readOnly", expires: "yesterday" })).rejects.toThrow("expires: --expires takes 30d")
+    await expect(server.tokens.create({ name: " ", access: "readOnly" })).rejects.toThrow(
+      "startMcpServer: a token needs a name"
+    )
+    await expect(server.tokens.create({ name: "x", access: "root" as never })).rejects.toThrow(
+      "access must be readOnly, readWrite or fullAccess, not \"root\""
+    )
+    await expect(server.tokens.create({ name: "x", access: "readOnly", connections: ["nope"] })).rejects.toThrow(
+      "no connection has the id \"nope\""
+    )
+    await expect(server.tokens.create({ name: "x", access: "readOnly", expires: "yesterday" })).rejects.toThrow(
+      "expires: --expires takes 30d"
+    )
     await expect(server.tokens.revoke("no-such-id")).rejects.toThrow("No token has the id no-such-id")
-    await expect(startMcpServer({ home: tempHome(), port: 70000 })).rejects.toThrow("port must be a whole number from 0 to 65535")
-    const badConnection = startMcpServer({ home: tempHome(), port: 0, connections: [{ id: "a", name: "A", type: "sqlite" } as never] })
+    await expect(startMcpServer({ home: tempHome(), port: 70000 })).rejects.toThrow(
+      "port must be a whole number from 0 to 65535"
+    )
+    const badConnection = startMcpServer({
+      home: tempHome(),
+      port: 0,
+      connections: [{ id: "a", name: "A", type: "sqlite" } as never]
+    })
     await expect(badConnection).rejects.toThrow(/connections are not valid:[\s\S]*path/)
     const twice = { id: "a", name: "A", type: "sqlite" as const, path: "/tmp/a.db" }
-    await expect(startMcpServer({ home: tempHome(), port: 0, connections: [twice, twice] })).rejects.toThrow('two connections have the id "a"')
-    await expect(startMcpServer({ home, port: 0 })).rejects.toThrow(`already running (pid ${process.pid}) at ${server.url}`)
+    await expect(startMcpServer({ home: tempHome(), port: 0, connections: [twice, twice] })).rejects.toThrow(
+      "two connections have the id \"a\""
+    )
+    await expect(startMcpServer({ home, port: 0 })).rejects.toThrow(
+      `already running (pid ${process.pid}) at ${server.url}`
+    )
     expect((await client.callTool({ name: "list_connections", arguments: {} })).isError).toBe(false)
   })
 })

@@ -24,7 +24,11 @@ describe("engine: scoped API keys (reference §5)", () => {
   afterEach(() => engine.stop())
 
   it("S5-b a documents:search key on books.* searches books_2026 and is refused on orders and GET /keys", async () => {
-    const key = await createKey(engine, { description: "search", actions: ["documents:search"], collections: ["books.*"] })
+    const key = await createKey(engine, {
+      description: "search",
+      actions: ["documents:search"],
+      collections: ["books.*"]
+    })
     const allowed = await rawRequest(engine, "GET", "/collections/books_2026/documents/search?q=*", undefined, key)
     expect(allowed.status).toBe(200)
     expect((JSON.parse(allowed.body) as { found: number }).found).toBe(1)
@@ -53,7 +57,10 @@ describe("engine: scoped API keys (reference §5)", () => {
     expect((JSON.parse(listed.body) as Array<{ name: string }>).map((c) => c.name)).toEqual(["books_2026"])
     const all = await createKey(engine, { description: "a", actions: ["collections:list"], collections: ["*"] })
     const everything = await rawRequest(engine, "GET", "/collections", undefined, all)
-    expect((JSON.parse(everything.body) as Array<{ name: string }>).map((c) => c.name)).toEqual(["orders", "books_2026"])
+    expect((JSON.parse(everything.body) as Array<{ name: string }>).map((c) => c.name)).toEqual([
+      "orders",
+      "books_2026"
+    ])
   })
 
   it("engine: action matching accepts `*`, the exact action and `<resource>:*` only", async () => {
@@ -69,12 +76,19 @@ describe("engine: scoped API keys (reference §5)", () => {
     ]
     for (const [actions, path, status] of cases) {
       const key = await createKey(engine, { description: "k", actions, collections: ["*"] })
-      expect([actions, path, (await rawRequest(engine, "GET", path, undefined, key)).status]).toEqual([actions, path, status])
+      expect([actions, path, (await rawRequest(engine, "GET", path, undefined, key)).status]).toEqual([
+        actions,
+        path,
+        status
+      ])
     }
   })
 
   it("engine: collection matching is `*`, exact or a full-match regex; an invalid regex matches nothing", async () => {
-    const cases: ReadonlyArray<[string, number]> = [["orders", 200], ["order", 401], ["ord.*", 200], ["rders", 401], ["(", 401]]
+    const cases: ReadonlyArray<[string, number]> = [["orders", 200], ["order", 401], ["ord.*", 200], ["rders", 401], [
+      "(",
+      401
+    ]]
     for (const [entry, status] of cases) {
       const key = await createKey(engine, { description: "k", actions: ["documents:get"], collections: [entry] })
       const answer = await rawRequest(engine, "GET", "/collections/orders/documents/1", undefined, key)
@@ -92,16 +106,32 @@ describe("engine: scoped API keys (reference §5)", () => {
   })
 
   it("engine: keys list in store order (ids compared as strings) with a 4-char value_prefix, 409 on a value conflict", async () => {
-    for (let i = 0; i < 11; i++) await createKey(engine, { description: `k${i}`, actions: ["*"], collections: ["*"], value: `value-${i}` })
-    const listed = JSON.parse((await rawRequest(engine, "GET", "/keys")).body) as { keys: Array<{ id: number; value_prefix: string }> }
+    for (let i = 0; i < 11; i++) {
+      await createKey(engine, { description: `k${i}`, actions: ["*"], collections: ["*"], value: `value-${i}` })
+    }
+    const listed = JSON.parse((await rawRequest(engine, "GET", "/keys")).body) as {
+      keys: Array<{ id: number; value_prefix: string }>
+    }
     expect(listed.keys.map((k) => k.id)).toEqual([0, 1, 10, 2, 3, 4, 5, 6, 7, 8, 9])
     expect(listed.keys[0]?.value_prefix).toBe("valu")
-    const conflict = await rawRequest(engine, "POST", "/keys", { description: "d", actions: ["*"], collections: ["*"], value: "value-3" })
-    expect({ status: conflict.status, body: conflict.body }).toEqual({ status: 409, body: "{\"message\": \"API key generation conflict.\"}" })
+    const conflict = await rawRequest(engine, "POST", "/keys", {
+      description: "d",
+      actions: ["*"],
+      collections: ["*"],
+      value: "value-3"
+    })
+    expect({ status: conflict.status, body: conflict.body }).toEqual({
+      status: 409,
+      body: "{\"message\": \"API key generation conflict.\"}"
+    })
   })
 
   it("engine: creating a collection checks the body's name against the key's collections", async () => {
-    const key = await createKey(engine, { description: "c", actions: ["collections:create"], collections: ["books_.*"] })
+    const key = await createKey(engine, {
+      description: "c",
+      actions: ["collections:create"],
+      collections: ["books_.*"]
+    })
     const schema = (name: string) => ({ name, fields: [{ name: "t", type: "string" }] })
     expect((await rawRequest(engine, "POST", "/collections", schema("books_2027"), key)).status).toBe(201)
     expect((await rawRequest(engine, "POST", "/collections", schema("invoices"), key)).status).toBe(401)
@@ -115,9 +145,15 @@ describe("engine: aliases resolve on collection routes (reference §1.5)", () =>
       await engine.createCollection({ name: "books_v2", fields: [{ name: "title", type: "string" }] })
       await engine.createCollection({ name: "other", fields: [{ name: "title", type: "string" }] })
       await rawRequest(engine, "PUT", "/aliases/books", { collection_name: "books_v2" })
-      expect((await rawRequest(engine, "POST", "/collections/books/documents", { id: "a", title: "x" })).status).toBe(201)
-      expect((await rawRequest(engine, "GET", "/collections/books/documents/a")).body).toBe("{\"id\":\"a\",\"title\":\"x\"}")
-      expect((await rawRequest(engine, "GET", "/collections/books/documents/export")).body).toBe("{\"id\":\"a\",\"title\":\"x\"}")
+      expect((await rawRequest(engine, "POST", "/collections/books/documents", { id: "a", title: "x" })).status).toBe(
+        201
+      )
+      expect((await rawRequest(engine, "GET", "/collections/books/documents/a")).body).toBe(
+        "{\"id\":\"a\",\"title\":\"x\"}"
+      )
+      expect((await rawRequest(engine, "GET", "/collections/books/documents/export")).body).toBe(
+        "{\"id\":\"a\",\"title\":\"x\"}"
+      )
       const found = await rawRequest(engine, "GET", "/collections/books/documents/search?q=*")
       expect(JSON.parse(found.body)).toMatchObject({ found: 1, request_params: { collection_name: "books_v2" } })
       await rawRequest(engine, "PUT", "/aliases/other", { collection_name: "books_v2" })

@@ -57,7 +57,15 @@ export const booksSchema = {
 }
 
 export const books = [
-  { id: "1", title: "The Hobbit", year: 1937, rating: 4.7, tags: ["fantasy", "classic"], in_print: true, author: "Tolkien" },
+  {
+    id: "1",
+    title: "The Hobbit",
+    year: 1937,
+    rating: 4.7,
+    tags: ["fantasy", "classic"],
+    in_print: true,
+    author: "Tolkien"
+  },
   { id: "2", title: "Dune", year: 1965, rating: 4.5, tags: ["sci fi", "classic"], in_print: true, author: "Herbert" },
   { id: "3", title: "Neuromancer", year: 1984, tags: ["cyber", "sci fi"], in_print: false, author: "Gibson" },
   { id: "4", title: "Dune Messiah", year: 1969, rating: 3.9, author: "Herbert" },

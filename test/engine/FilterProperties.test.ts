@@ -30,27 +30,56 @@ const docArb = (id: string) =>
     { requiredKeys: [] }
   ).map((fields): Doc => ({ id, ...fields }))
 
-const docsArb = fc.integer({ min: 0, max: 20 }).chain((size) => fc.tuple(...Array.from({ length: size }, (_, i) => docArb(`d${i}`))))
+const docsArb = fc.integer({ min: 0, max: 20 }).chain((size) =>
+  fc.tuple(...Array.from({ length: size }, (_, i) => docArb(`d${i}`)))
+)
 
 const withCase = (value: string) => fc.constantFrom(value, value.toUpperCase())
 const clauseArb: fc.Arbitrary<Clause> = fc.oneof(
-  fc.record({ field: fc.constantFrom("word" as const, "tags" as const), value: phrase.chain(withCase), prefix: fc.boolean(), negate: fc.boolean() })
+  fc.record({
+    field: fc.constantFrom("word" as const, "tags" as const),
+    value: phrase.chain(withCase),
+    prefix: fc.boolean(),
+    negate: fc.boolean()
+  })
     .map((c) => ({ kind: "contains" as const, ...c, prefix: c.prefix && !c.negate })),
-  fc.record({ field: fc.constantFrom("word" as const, "tags" as const), values: fc.array(phrase, { minLength: 1, maxLength: 3 }), negate: fc.boolean() })
+  fc.record({
+    field: fc.constantFrom("word" as const, "tags" as const),
+    values: fc.array(phrase, { minLength: 1, maxLength: 3 }),
+    negate: fc.boolean()
+  })
     .map((c) => ({ kind: "exact" as const, ...c })),
-  fc.record({ op: fc.constantFrom(">" as const, ">=" as const, "<" as const, "<=" as const, "=" as const), value: fc.integer({ min: -6, max: 6 }) })
+  fc.record({
+    op: fc.constantFrom(">" as const, ">=" as const, "<" as const, "<=" as const, "=" as const),
+    value: fc.integer({ min: -6, max: 6 })
+  })
     .map((c) => ({ kind: "compare" as const, ...c })),
-  fc.tuple(fc.integer({ min: -6, max: 6 }), fc.integer({ min: -6, max: 6 })).map(([a, b]) => ({ kind: "range" as const, low: Math.min(a, b), high: Math.max(a, b) })),
-  fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 1, maxLength: 3 }).map((values) => ({ kind: "notEqual" as const, values })),
+  fc.tuple(fc.integer({ min: -6, max: 6 }), fc.integer({ min: -6, max: 6 })).map(([a, b]) => ({
+    kind: "range" as const,
+    low: Math.min(a, b),
+    high: Math.max(a, b)
+  })),
+  fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 1, maxLength: 3 }).map((values) => ({
+    kind: "notEqual" as const,
+    values
+  })),
   fc.record({ value: fc.boolean(), negate: fc.boolean() }).map((c) => ({ kind: "flag" as const, ...c })),
-  fc.array(fc.integer({ min: 0, max: 25 }).map((i) => `d${i}`), { minLength: 1, maxLength: 4 }).map((ids) => ({ kind: "ids" as const, ids }))
+  fc.array(fc.integer({ min: 0, max: 25 }).map((i) => `d${i}`), { minLength: 1, maxLength: 4 }).map((ids) => ({
+    kind: "ids" as const,
+    ids
+  }))
 )
 
 const exprArb: fc.Arbitrary<Expr> = fc.letrec<{ expr: Expr }>((tie) => ({
   expr: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
     clauseArb.map((clause): Expr => ({ kind: "clause", clause })),
-    fc.record({ kind: fc.constantFrom("&&" as const, "||" as const), left: tie("expr"), right: tie("expr"), wrapLeft: fc.boolean() })
+    fc.record({
+      kind: fc.constantFrom("&&" as const, "||" as const),
+      left: tie("expr"),
+      right: tie("expr"),
+      wrapLeft: fc.boolean()
+    })
   )
 })).expr
 
@@ -60,7 +89,9 @@ const renderClause = (c: Clause): string => {
     case "contains":
       return `${c.field}:${c.negate ? "!" : ""}${quoted(c.value)}${c.prefix ? "*" : ""}`
     case "exact":
-      return `${c.field}:${c.negate ? "!=" : "="}${c.values.length === 1 ? quoted(c.values[0]!) : `[${c.values.map(quoted).join(", ")}]`}`
+      return `${c.field}:${c.negate ? "!=" : "="}${
+        c.values.length === 1 ? quoted(c.values[0]!) : `[${c.values.map(quoted).join(", ")}]`
+      }`
     case "compare":
       return `n:${c.op}${c.value}`
     case "range":
@@ -82,13 +113,19 @@ const render = (e: Expr): string => {
 }
 
 const tokens = (text: string) => text.toLowerCase().split(" ")
-const elements = (doc: Doc, field: "word" | "tags") => (field === "word" ? (doc.word === undefined ? [] : [doc.word]) : doc.tags ?? [])
+const elements = (
+  doc: Doc,
+  field: "word" | "tags"
+) => (field === "word" ? (doc.word === undefined ? [] : [doc.word]) : doc.tags ?? [])
 const holds = (doc: Doc, c: Clause): boolean => {
   switch (c.kind) {
     case "contains": {
       const present = elements(doc, c.field).flatMap(tokens)
       const wanted = tokens(c.value)
-      const found = wanted.every((t, i) => (c.prefix && i === wanted.length - 1 ? present.some((p) => p.startsWith(t)) : present.includes(t)))
+      const found = wanted.every((
+        t,
+        i
+      ) => (c.prefix && i === wanted.length - 1 ? present.some((p) => p.startsWith(t)) : present.includes(t)))
       return c.negate ? !found : found
     }
     case "exact": {
@@ -98,7 +135,15 @@ const holds = (doc: Doc, c: Clause): boolean => {
     case "compare": {
       const n = doc.n
       if (n === undefined) return false
-      return c.op === ">" ? n > c.value : c.op === ">=" ? n >= c.value : c.op === "<" ? n < c.value : c.op === "<=" ? n <= c.value : n === c.value
+      return c.op === ">"
+        ? n > c.value
+        : c.op === ">="
+        ? n >= c.value
+        : c.op === "<"
+        ? n < c.value
+        : c.op === "<="
+        ? n <= c.value
+        : n === c.value
     }
     case "range":
       return doc.n !== undefined && doc.n >= c.low && doc.n <= c.high
@@ -111,7 +156,11 @@ const holds = (doc: Doc, c: Clause): boolean => {
   }
 }
 const evaluate = (doc: Doc, e: Expr): boolean =>
-  e.kind === "clause" ? holds(doc, e.clause) : e.kind === "&&" ? evaluate(doc, e.left) && evaluate(doc, e.right) : evaluate(doc, e.left) || evaluate(doc, e.right)
+  e.kind === "clause"
+    ? holds(doc, e.clause)
+    : e.kind === "&&"
+    ? evaluate(doc, e.left) && evaluate(doc, e.right)
+    : evaluate(doc, e.left) || evaluate(doc, e.right)
 
 describe("engine: filter_by property", () => {
   let engine: RunningEngine
@@ -128,13 +177,19 @@ describe("engine: filter_by property", () => {
         await engine.createCollection({
           name,
           fields: [
-            { name: "word", type: "string", optional: true }, { name: "tags", type: "string[]", optional: true },
-            { name: "n", type: "int32", optional: true }, { name: "flag", type: "bool", optional: true }
+            { name: "word", type: "string", optional: true },
+            { name: "tags", type: "string[]", optional: true },
+            { name: "n", type: "int32", optional: true },
+            { name: "flag", type: "bool", optional: true }
           ]
         })
         await engine.importDocuments(name, docs)
-        const answer = await rawRequest(engine, "POST", "/multi_search", { searches: [{ collection: name, q: "*", per_page: 250, filter_by: render(expr) }] })
-        const result = (JSON.parse(answer.body) as { results: Array<{ hits?: Array<{ document: Doc }>; error?: string }> }).results[0]!
+        const answer = await rawRequest(engine, "POST", "/multi_search", {
+          searches: [{ collection: name, q: "*", per_page: 250, filter_by: render(expr) }]
+        })
+        const result =
+          (JSON.parse(answer.body) as { results: Array<{ hits?: Array<{ document: Doc }>; error?: string }> })
+            .results[0]!
         expect(result.error).toBeUndefined()
         const selected = result.hits!.map((h) => h.document.id).sort()
         expect(selected).toEqual(docs.filter((d) => evaluate(d, expr)).map((d) => d.id).sort())

@@ -12,9 +12,13 @@ interface SearchResult {
 }
 
 const docArb = (id: string) =>
-  fc.record({ n: fc.integer({ min: 0, max: 3 }), s: fc.constantFrom("a", "B", "c"), flag: fc.boolean() }, { requiredKeys: [] })
+  fc.record({ n: fc.integer({ min: 0, max: 3 }), s: fc.constantFrom("a", "B", "c"), flag: fc.boolean() }, {
+    requiredKeys: []
+  })
     .map((fields) => ({ id, ...fields }))
-const docsArb = fc.integer({ min: 0, max: 30 }).chain((size) => fc.tuple(...Array.from({ length: size }, (_, i) => docArb(`d${i}`))))
+const docsArb = fc.integer({ min: 0, max: 30 }).chain((size) =>
+  fc.tuple(...Array.from({ length: size }, (_, i) => docArb(`d${i}`)))
+)
 const sortArb = fc
   .uniqueArray(fc.constantFrom("n", "s", "flag", "_seq_id"), { maxLength: 3 })
   .chain((fields) => fc.tuple(...fields.map((f) => fc.constantFrom(`${f}:asc`, `${f}:desc`))))
@@ -42,13 +46,15 @@ describe("engine: paging property", () => {
         })
         await engine.importDocuments(name, docs)
         const searchAt = async (offset: number, size: number): Promise<SearchResult> => {
-          const body = { searches: [{ collection: name, q: "*", offset, limit: size, ...(sortBy === "" ? {} : { sort_by: sortBy }) }] }
+          const body = {
+            searches: [{ collection: name, q: "*", offset, limit: size, ...(sortBy === "" ? {} : { sort_by: sortBy }) }]
+          }
           const answer = await rawRequest(engine, "POST", "/multi_search", body)
           return (JSON.parse(answer.body) as { results: Array<SearchResult> }).results[0]!
         }
         const full = (await searchAt(0, 250)).hits.map((h) => h.document.id)
         const paged: Array<string> = []
-        for (let offset = 0; ; offset += limit) {
+        for (let offset = 0;; offset += limit) {
           const page = await searchAt(offset, limit)
           expect(page.found).toBe(docs.length)
           paged.push(...page.hits.map((h) => h.document.id))

@@ -15,7 +15,13 @@ const compact = (message: string) => JSON.stringify({ message })
 const baseFieldKeys = ["facet", "index", "infix", "locale", "name", "optional", "sort", "stem", "type"]
 
 const modes: ReadonlyArray<VersionExpectations> = [
-  { version: 26, collectionNotFound: "Not Found", searchNotFound: "Not found.", searchErrorBody: spaced, fieldKeys: baseFieldKeys },
+  {
+    version: 26,
+    collectionNotFound: "Not Found",
+    searchNotFound: "Not found.",
+    searchErrorBody: spaced,
+    fieldKeys: baseFieldKeys
+  },
   {
     version: 29,
     collectionNotFound: "Collection not found",
@@ -58,7 +64,10 @@ describe.each(modes)("engine: version mode $version (reference §8)", (mode) => 
     if (mode.version >= 28) {
       expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: "{\"num_deleted\":5}" })
     } else {
-      expect({ status: answer.status, body: answer.body }).toEqual({ status: 400, body: spaced("Parameter `filter_by` must be provided.") })
+      expect({ status: answer.status, body: answer.body }).toEqual({
+        status: 400,
+        body: spaced("Parameter `filter_by` must be provided.")
+      })
     }
   })
 
@@ -86,21 +95,30 @@ describe.each(modes)("engine: version mode $version (reference §8)", (mode) => 
     expect("search_95Percentile_latency_ms" in stats).toBe(mode.version >= 29)
     const metrics = await rawRequest(engine, "GET", "/metrics.json")
     expect(metrics.body).toMatch(/^\{\n  "system_cpu1_active_percentage": "/)
-    expect(Object.values(JSON.parse(metrics.body) as Record<string, unknown>).every((v) => typeof v === "string")).toBe(true)
+    expect(Object.values(JSON.parse(metrics.body) as Record<string, unknown>).every((v) => typeof v === "string")).toBe(
+      true
+    )
   })
 
   it("engine: collection listing is filtered by the key's collections from v27, never in v26", async () => {
     await engine.createCollection({ name: "orders", fields: [{ name: "t", type: "string" }] })
-    const created = await rawRequest(engine, "POST", "/keys", { description: "l", actions: ["collections:list"], collections: ["books"] })
+    const created = await rawRequest(engine, "POST", "/keys", {
+      description: "l",
+      actions: ["collections:list"],
+      collections: ["books"]
+    })
     const key = (JSON.parse(created.body) as { value: string }).value
-    const names = (JSON.parse((await rawRequest(engine, "GET", "/collections", undefined, key)).body) as Array<{ name: string }>).map(
-      (c) => c.name
-    )
+    const names =
+      (JSON.parse((await rawRequest(engine, "GET", "/collections", undefined, key)).body) as Array<{ name: string }>)
+        .map(
+          (c) => c.name
+        )
     expect(names).toEqual(mode.version >= 27 ? ["books"] : ["orders", "books"])
   })
 
   it("engine: filter differences: empty string list, exact-prefix and the too-many-operations message", async () => {
-    const search = (filter: string) => rawRequest(engine, "GET", `/collections/books/documents/search?q=*&filter_by=${encodeURIComponent(filter)}`)
+    const search = (filter: string) =>
+      rawRequest(engine, "GET", `/collections/books/documents/search?q=*&filter_by=${encodeURIComponent(filter)}`)
     const emptyList = await search("tags:=[]")
     const prefix = JSON.parse((await search("title:=Dun*")).body) as { found?: number }
     const tooMany = await search(Array.from({ length: 51 }, () => "year:1").join("&&"))

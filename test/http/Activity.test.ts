@@ -14,13 +14,25 @@ let server: TestServer
 const run = <A, E>(effect: Effect.Effect<A, E, ActivityLog | ConnectedClients>) =>
   Effect.runPromise(Effect.provide(effect, server.context as Context.Context<ActivityLog | ConnectedClients>))
 const rows = (filter: { category?: ActivityEntry["category"]; tokenId?: string; limit?: number } = {}) =>
-  run(Effect.flatMap(ActivityLog, (log) => Effect.zipRight(log.flush, log.list({ limit: 10_000, ...filter })))).then((list) => [...list].reverse())
+  run(Effect.flatMap(ActivityLog, (log) => Effect.zipRight(log.flush, log.list({ limit: 10_000, ...filter })))).then((
+    list
+  ) => [...list].reverse())
 
-const callTool = (name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}, id: number | string = 1) =>
-  postMcp(server.url, modernRequest("tools/call", { name, arguments: args, _meta: meta }, id), { authorization: `Bearer ${server.token}` })
+const callTool = (
+  name: string,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> = {},
+  id: number | string = 1
+) =>
+  postMcp(server.url, modernRequest("tools/call", { name, arguments: args, _meta: meta }, id), {
+    authorization: `Bearer ${server.token}`
+  })
 
 beforeAll(async () => {
-  server = await startTestServer({ token: "readWrite", settings: { limits: { requestsPerMinute: 1_000_000, concurrentPerCaller: 64 } } })
+  server = await startTestServer({
+    token: "readWrite",
+    settings: { limits: { requestsPerMinute: 1_000_000, concurrentPerCaller: 64 } }
+  })
 })
 afterAll(() => server.stop())
 
@@ -31,10 +43,20 @@ describe("activity log over the real server (D-51)", () => {
       tracestate: "congo=t61rcWkgMzE, rojo=00f067aa0ba902b7",
       baggage: "userId=alice,serverNode=DF%2028 ;prop=1"
     }
-    const response = await callTool("execute_query", { connection_id: await sampleId(), query: "SELECT 42 AS answer" }, trace, "trace-1")
+    const response = await callTool(
+      "execute_query",
+      { connection_id: await sampleId(), query: "SELECT 42 AS answer" },
+      trace,
+      "trace-1"
+    )
     expect(response.json.result.isError).toBe(false)
     const row = (await rows({ category: "tool" })).at(-1)!
-    expect(row).toMatchObject({ ...trace, subject: "execute_query", outcome: "success", connectionId: await sampleId() })
+    expect(row).toMatchObject({
+      ...trace,
+      subject: "execute_query",
+      outcome: "success",
+      connectionId: await sampleId()
+    })
     // D-51: the statement is kept as its SHA-256 only.
     expect(row.digest).toBe(createHash("sha256").update("SELECT 42 AS answer").digest("hex"))
     expect(JSON.stringify(await rows())).not.toContain("SELECT 42")
@@ -42,23 +64,47 @@ describe("activity log over the real server (D-51)", () => {
   })
 
   it("C2.2-d clientInfo is shown in the activity log and the connected-clients list; disconnect revokes the token", async () => {
-    const { value } = await Effect.runPromise(Effect.flatMap(Tokens, (tokens) => tokens.create({ name: "disconnect me", access: "readOnly", connections: "all" })).pipe(
-      Effect.provide(server.context as Context.Context<Tokens>)
-    ))
+    const { value } = await Effect.runPromise(
+      Effect.flatMap(
+        Tokens,
+        (tokens) => tokens.create({ name: "disconnect me", access: "readOnly", connections: "all" })
+      ).pipe(
+        Effect.provide(server.context as Context.Context<Tokens>)
+      )
+    )
     const client = await connectModernClient(server.url, { token: value })
     await client.callTool({ name: "list_connections", arguments: {} })
     const toolRow = (await rows({ category: "tool" })).at(-1)!
-    expect(toolRow).toMatchObject({ clientName: "dbdesk-tests", clientVersion: "1.0.0", subject: "list_connections", outcome: "success" })
-    expect((await rows({ category: "auth" })).some((row) => row.action === "auth.success" && row.clientName === "dbdesk-tests")).toBe(true)
+    expect(toolRow).toMatchObject({
+      clientName: "dbdesk-tests",
+      clientVersion: "1.0.0",
+      subject: "list_connections",
+      outcome: "success"
+    })
+    expect(
+      (await rows({ category: "auth" })).some((row) =>
+        row.action === "auth.success" && row.clientName === "dbdesk-tests"
+      )
+    ).toBe(true)
     const listed = await run(Effect.flatMap(ConnectedClients, (clients) => clients.list))
     const entry = listed.find((candidate) => candidate.clientName === "dbdesk-tests")!
     expect(entry).toMatchObject({ clientVersion: "1.0.0", address: "127.0.0.1", tokenName: "disconnect me" })
     expect(Date.parse(entry.firstSeenAt)).toBeLessThanOrEqual(Date.parse(entry.lastSeenAt))
     await run(Effect.flatMap(ConnectedClients, (clients) => clients.disconnect(entry.id)))
-    const after = await postMcp(server.url, modernRequest("tools/call", { name: "list_connections", arguments: {} }), { authorization: `Bearer ${value}` })
+    const after = await postMcp(server.url, modernRequest("tools/call", { name: "list_connections", arguments: {} }), {
+      authorization: `Bearer ${value}`
+    })
     expect([after.status, after.json.error.code]).toEqual([401, -33009])
-    expect((await run(Effect.flatMap(ConnectedClients, (clients) => clients.list))).some((candidate) => candidate.id === entry.id)).toBe(false)
-    expect((await rows({ category: "token" })).some((row) => row.action === "token.revoked" && row.tokenName === "disconnect me")).toBe(true)
+    expect(
+      (await run(Effect.flatMap(ConnectedClients, (clients) => clients.list))).some((candidate) =>
+        candidate.id === entry.id
+      )
+    ).toBe(false)
+    expect(
+      (await rows({ category: "token" })).some((row) =>
+        row.action === "token.revoked" && row.tokenName === "disconnect me"
+      )
+    ).toBe(true)
     await client.close()
   })
 
@@ -70,7 +116,9 @@ describe("activity log over the real server (D-51)", () => {
     const lanes = Array.from({ length: 8 }, async (_, lane) => {
       for (let i = 0; i < 125; i++) {
         const n = lane * 125 + i
-        const response = await callTool("list_connections", {}, { traceparent: `00-${n.toString(16).padStart(32, "0")}-00f067aa0ba902b7-01` }, n)
+        const response = await callTool("list_connections", {}, {
+          traceparent: `00-${n.toString(16).padStart(32, "0")}-00f067aa0ba902b7-01`
+        }, n)
         if (response.status !== 200) throw new Error(`call ${n} answered ${response.status}`)
       }
     })
@@ -81,7 +129,9 @@ describe("activity log over the real server (D-51)", () => {
     expect(new Set(tool.map((row) => row.traceparent)).size).toBe(1000)
     // Within each lane calls are sequential, so their rows must appear in call order.
     for (let lane = 0; lane < 8; lane++) {
-      const positions = tool.map((row) => Number.parseInt(row.traceparent!.slice(3, 35), 16)).filter((n) => Math.floor(n / 125) === lane)
+      const positions = tool.map((row) => Number.parseInt(row.traceparent!.slice(3, 35), 16)).filter((n) =>
+        Math.floor(n / 125) === lane
+      )
       expect(positions).toEqual([...positions].sort((a, b) => a - b))
     }
     const seqs = tool.map((row) => row.seq)
@@ -91,7 +141,13 @@ describe("activity log over the real server (D-51)", () => {
     const batches = (await run(Effect.flatMap(ActivityLog, (log) => log.batches))).slice(batchesBefore)
     const writeMs = batches.reduce((total, batch) => total + batch.writeMs, 0)
     const sizes = batches.map((batch) => batch.rows)
-    console.info(`activity batches for 1,000 calls (+auth rows): ${batches.length} batches, sizes min ${Math.min(...sizes)} max ${Math.max(...sizes)} mean ${(sizes.reduce((a, b) => a + b, 0) / sizes.length).toFixed(1)}; SQLite write time ${writeMs.toFixed(1)} ms of ${elapsed.toFixed(0)} ms wall`)
+    console.info(
+      `activity batches for 1,000 calls (+auth rows): ${batches.length} batches, sizes min ${Math.min(...sizes)} max ${
+        Math.max(...sizes)
+      } mean ${(sizes.reduce((a, b) => a + b, 0) / sizes.length).toFixed(1)}; SQLite write time ${
+        writeMs.toFixed(1)
+      } ms of ${elapsed.toFixed(0)} ms wall`
+    )
     expect(batches.length).toBeLessThan(1000)
     expect(writeMs).toBeLessThan(elapsed / 4)
   })

@@ -18,10 +18,16 @@ afterAll(() => server.stop())
 
 const tokens = () => Context.get(server.context, Tokens)
 const mint = async (access: AccessLevel, extra: { connections?: ReadonlyArray<string>; expiresAt?: Date } = {}) =>
-  Effect.runPromise(tokens().create({ name: access, access, connections: extra.connections ?? "all", expiresAt: extra.expiresAt }))
+  Effect.runPromise(
+    tokens().create({ name: access, access, connections: extra.connections ?? "all", expiresAt: extra.expiresAt })
+  )
 const bearer = (value: string) => ({ authorization: `Bearer ${value}` })
 const call = (value: string | undefined, name: string, args: Record<string, unknown>, id: string | number = 1) =>
-  postMcp(server.url, modernRequest("tools/call", { name, arguments: args }, id), value === undefined ? {} : bearer(value))
+  postMcp(
+    server.url,
+    modernRequest("tools/call", { name, arguments: args }, id),
+    value === undefined ? {} : bearer(value)
+  )
 
 describe("authentication (wire contract §5 points 1–4)", () => {
   it("C5-a C4.3-a methods needing no scope work without a token; every other method needs one", async () => {
@@ -56,7 +62,9 @@ describe("authentication (wire contract §5 points 1–4)", () => {
     const response = await postMcp(server.url, modernRequest("tools/list"), bearer(value))
     expect(response.status).toBe(401)
     expect(response.json.error.code).toBe(-33008)
-    expect(response.headers.get("www-authenticate")).toBe(`Bearer error="invalid_token", error_description="token expired"`)
+    expect(response.headers.get("www-authenticate")).toBe(
+      `Bearer error="invalid_token", error_description="token expired"`
+    )
   })
 
   it("C5-a a presented token is validated even for a method needing no scope", async () => {
@@ -71,7 +79,11 @@ describe("authentication (wire contract §5 points 1–4)", () => {
       expect(listed.status).toBe(200)
       expect(listed.json.result.tools.map((tool: any) => tool.name)).not.toContain("insert_rows")
       const bad = await postMcp(open.url, modernRequest("tools/list"), bearer(`dbd_${"C".repeat(43)}`))
-      expect([bad.status, bad.json.error.code, bad.headers.get("www-authenticate")]).toStrictEqual([401, -33009, `Bearer error="invalid_token"`])
+      expect([bad.status, bad.json.error.code, bad.headers.get("www-authenticate")]).toStrictEqual([
+        401,
+        -33009,
+        `Bearer error="invalid_token"`
+      ])
     } finally {
       await open.stop()
     }
@@ -79,9 +91,14 @@ describe("authentication (wire contract §5 points 1–4)", () => {
 
   it("C5-i revoking a token cancels its in-flight request (-33002) and refuses its next one", async () => {
     const { token, value } = await mint("readWrite")
-    const waiting = call(value, "execute_query", { connection_id: sampleId, query: "INSERT INTO products (name) VALUES ('never')" }, "held")
+    const waiting = call(value, "execute_query", {
+      connection_id: sampleId,
+      query: "INSERT INTO products (name) VALUES ('never')"
+    }, "held")
     const registry = Context.get(server.context, RequestRegistry)
-    for (let i = 0; i < 200 && (await Effect.runPromise(registry.size)) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    for (let i = 0; i < 200 && (await Effect.runPromise(registry.size)) === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
     await Effect.runPromise(tokens().revoke(token.id))
     const cancelled = await waiting
     expect(cancelled.json.error.code).toBe(-33002)
@@ -109,10 +126,16 @@ describe("scopes per access level (wire contract §4.3, §5 points 5–7)", () =
         if (level !== "fullAccess") {
           // Measured: client 2.4.0 turns a 403 carrying Bearer error="insufficient_scope" into its InsufficientScopeError.
           const args = { connection_id: sampleId, query: "DROP TABLE products" }
-          const refused: any = await client.callTool({ name: "confirm_destructive_operation", arguments: args }).catch((error) => error)
+          const refused: any = await client.callTool({ name: "confirm_destructive_operation", arguments: args }).catch((
+            error
+          ) => error)
           expect(refused.name).toBe("InsufficientScopeError")
           const raw = await call(value, "confirm_destructive_operation", args)
-          expect([raw.status, raw.json.error.code, raw.json.error.data.requiredScopes]).toStrictEqual([403, -33007, ["tools:read", "tools:write", "admin"]])
+          expect([raw.status, raw.json.error.code, raw.json.error.data.requiredScopes]).toStrictEqual([403, -33007, [
+            "tools:read",
+            "tools:write",
+            "admin"
+          ]])
         }
       } finally {
         await client.close()
@@ -122,21 +145,36 @@ describe("scopes per access level (wire contract §4.3, §5 points 5–7)", () =
 
   it("C5-e a scope failure is 403 -33007 with Bearer error=\"insufficient_scope\" and data.requiredScopes", async () => {
     const { value } = await mint("readOnly")
-    const tool = await call(value, "insert_rows", { connection_id: sampleId, table: "products", columns: ["name"], rows: [["x"]] })
+    const tool = await call(value, "insert_rows", {
+      connection_id: sampleId,
+      table: "products",
+      columns: ["name"],
+      rows: [["x"]]
+    })
     expect(tool.status).toBe(403)
     expect(tool.json.error).toMatchObject({ code: -33007, data: { requiredScopes: ["tools:read", "tools:write"] } })
     expect(tool.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope"`)
-    const write = await call(value, "execute_query", { connection_id: sampleId, query: "UPDATE products SET name = name WHERE 1 = 0" })
+    const write = await call(value, "execute_query", {
+      connection_id: sampleId,
+      query: "UPDATE products SET name = name WHERE 1 = 0"
+    })
     expect(write.status).toBe(403)
     expect(write.json.error).toMatchObject({ code: -33007, data: { requiredScopes: ["tools:read", "tools:write"] } })
     expect(write.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope"`)
-    expect((await call(value, "execute_query", { connection_id: sampleId, query: "SELECT count(*) FROM products" })).json.result.isError).toBe(false)
+    expect(
+      (await call(value, "execute_query", { connection_id: sampleId, query: "SELECT count(*) FROM products" })).json
+        .result.isError
+    ).toBe(false)
   })
 })
 
 describe("connection gates (wire contract §5 point 8, D-12)", () => {
   const addConnection = (name: string, settings: Record<string, string>) =>
-    Effect.runPromise(Context.get(server.context, Connections).add({ name, type: "sqlite", path: join(server.home, "sample.db"), ...settings } as any))
+    Effect.runPromise(
+      Context.get(server.context, Connections).add(
+        { name, type: "sqlite", path: join(server.home, "sample.db"), ...settings } as any
+      )
+    )
 
   it("C5-h blocked, AI policy never and a token allowlist hide a connection and refuse calls naming it with -33007 and data.reason", async () => {
     const blocked = await addConnection("Blocked", { externalAccess: "blocked", aiPolicy: "alwaysAllow" })
@@ -144,12 +182,19 @@ describe("connection gates (wire contract §5 point 8, D-12)", () => {
     const elsewhere = await addConnection("Elsewhere", { externalAccess: "readWrite", aiPolicy: "alwaysAllow" })
     const all = await mint("fullAccess")
     const limited = await mint("fullAccess", { connections: [sampleId] })
-    const visible = async (value: string) => (await call(value, "list_connections", {})).json.result.structuredContent.connections.map((c: any) => c.id)
+    const visible = async (value: string) =>
+      (await call(value, "list_connections", {})).json.result.structuredContent.connections.map((c: any) => c.id)
     expect(await visible(all.value)).toEqual(expect.arrayContaining([sampleId, elsewhere.id]))
     expect(await visible(all.value)).not.toEqual(expect.arrayContaining([blocked.id]))
     expect(await visible(all.value)).not.toEqual(expect.arrayContaining([never.id]))
     expect(await visible(limited.value)).toStrictEqual([sampleId])
-    for (const [value, id, reason] of [[all.value, blocked.id, "external_access_blocked"], [all.value, never.id, "ai_policy_never"], [limited.value, elsewhere.id, "token_allowlist"]] as const) {
+    for (
+      const [value, id, reason] of [[all.value, blocked.id, "external_access_blocked"], [
+        all.value,
+        never.id,
+        "ai_policy_never"
+      ], [limited.value, elsewhere.id, "token_allowlist"]] as const
+    ) {
       const refused = await call(value, "list_tables", { connection_id: id })
       expect(refused.status).toBe(403)
       expect(refused.json.error).toMatchObject({ code: -33007, data: { reason } })
@@ -159,9 +204,13 @@ describe("connection gates (wire contract §5 point 8, D-12)", () => {
   it("C5-h effective access is the lower of token and connection: external access readOnly refuses a write even to fullAccess", async () => {
     const readOnly = await addConnection("Read only", { externalAccess: "readOnly", aiPolicy: "alwaysAllow" })
     const { value } = await mint("fullAccess")
-    const refused = await call(value, "execute_query", { connection_id: readOnly.id, query: "DELETE FROM products WHERE id = -1" })
+    const refused = await call(value, "execute_query", {
+      connection_id: readOnly.id,
+      query: "DELETE FROM products WHERE id = -1"
+    })
     expect(refused.status).toBe(403)
     expect(refused.json.error).toMatchObject({ code: -33007, data: { reason: "external_access_read_only" } })
-    expect((await call(value, "execute_query", { connection_id: readOnly.id, query: "SELECT 1" })).json.result.isError).toBe(false)
+    expect((await call(value, "execute_query", { connection_id: readOnly.id, query: "SELECT 1" })).json.result.isError)
+      .toBe(false)
   })
 })

@@ -21,7 +21,10 @@ let connectionId: string
 let driver: SqliteDriver
 
 beforeAll(async () => {
-  server = await startTestServer({ token: "readWrite", settings: { limits: { concurrentPerCaller: 1000, requestsPerMinute: 100_000 } } })
+  server = await startTestServer({
+    token: "readWrite",
+    settings: { limits: { concurrentPerCaller: 1000, requestsPerMinute: 100_000 } }
+  })
   const connection = (await Effect.runPromise(Context.get(server.context, Connections).list))[0]!
   connectionId = connection.id
   driver = (await Effect.runPromise(Context.get(server.context, Drivers).forConnection(connection))) as SqliteDriver
@@ -44,7 +47,9 @@ const openChannel = async (hello: unknown = { dbdesk: CHANNEL_HELLO, authorizati
       const line = raw.slice(0, end)
       raw = raw.slice(end + 1)
       const tab = line.indexOf("\t")
-      lines.push(tab === -1 ? [undefined, JSON.parse(line)] : [JSON.parse(line.slice(0, tab)), JSON.parse(line.slice(tab + 1))])
+      lines.push(
+        tab === -1 ? [undefined, JSON.parse(line)] : [JSON.parse(line.slice(0, tab)), JSON.parse(line.slice(tab + 1))]
+      )
       end = raw.indexOf("\n")
     }
   })
@@ -53,14 +58,20 @@ const openChannel = async (hello: unknown = { dbdesk: CHANNEL_HELLO, authorizati
   socket.write(`${typeof hello === "string" ? hello : JSON.stringify(hello)}\n`)
   const send = (message: unknown) => socket.write(`${JSON.stringify(message)}\n`)
   const answerTo = async (id: unknown) => {
-    expect(await eventually(() => lines.some(([of, message]) => of === id && ("result" in message || "error" in message)))).toBe(true)
+    expect(
+      await eventually(() => lines.some(([of, message]) => of === id && ("result" in message || "error" in message)))
+    ).toBe(true)
     return lines.find(([of, message]) => of === id && ("result" in message || "error" in message))![1]
   }
   return { socket, lines, send, answerTo, closed: () => closed }
 }
 
 const call = (id: number, query: string, extra: Record<string, unknown> = {}) =>
-  modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: connectionId, query, ...extra } }, id)
+  modernRequest(
+    "tools/call",
+    { name: "execute_query", arguments: { connection_id: connectionId, query, ...extra } },
+    id
+  )
 
 describe("the bridge's local channel (D-53)", () => {
   it("D-84 the socket is the user's alone (0600) and answers the hello, then each line with its request id and the endpoint's answer", async () => {
@@ -90,13 +101,18 @@ describe("the bridge's local channel (D-53)", () => {
   it("C4.1 progress of a call arrives as its own lines, tagged with the call's id, before its answer", async () => {
     const channel = await openChannel()
     const request = call(3, "SELECT 1 AS one")
-    channel.send({ ...request, params: { ...request.params, _meta: { ...request.params._meta, progressToken: "p-3" } } })
+    channel.send({
+      ...request,
+      params: { ...request.params, _meta: { ...request.params._meta, progressToken: "p-3" } }
+    })
     const answer = await channel.answerTo(3)
     expect(answer.result.structuredContent.rows).toEqual([[1]])
     const progress = channel.lines.filter(([, message]) => message.method === "notifications/progress")
     expect(progress.length).toBeGreaterThan(0)
     expect(progress.every(([of, message]) => of === 3 && message.params.progressToken === "p-3")).toBe(true)
-    expect(channel.lines.findIndex(([, message]) => message.method === "notifications/progress")).toBeLessThan(channel.lines.findIndex(([of, message]) => of === 3 && "result" in message))
+    expect(channel.lines.findIndex(([, message]) => message.method === "notifications/progress")).toBeLessThan(
+      channel.lines.findIndex(([of, message]) => of === 3 && "result" in message)
+    )
     channel.socket.destroy()
   })
 
@@ -133,7 +149,9 @@ describe("the bridge's local channel (D-53)", () => {
   it("D-53 a channel runs at most MAX_CHANNEL_IN_FLIGHT requests: past it each is refused at once (-33000, retry), and a cancel still goes through", async () => {
     const channel = await openChannel()
     const extra = 5
-    for (let i = 0; i < MAX_CHANNEL_IN_FLIGHT + extra; i++) channel.send(call(100 + i, ENDLESS, { timeout_seconds: 120 }))
+    for (let i = 0; i < MAX_CHANNEL_IN_FLIGHT + extra; i++) {
+      channel.send(call(100 + i, ENDLESS, { timeout_seconds: 120 }))
+    }
     for (let i = MAX_CHANNEL_IN_FLIGHT; i < MAX_CHANNEL_IN_FLIGHT + extra; i++) {
       expect((await channel.answerTo(100 + i)).error).toMatchObject({ code: -33000, data: { retryAfterSeconds: 1 } })
     }

@@ -29,7 +29,9 @@ afterAll(async () => {
 })
 
 const newToken = async (access: "readOnly" | "readWrite" | "fullAccess" = "readOnly") =>
-  (await Effect.runPromise(Context.get(server.context, Tokens).create({ name: `cancel ${access}`, access, connections: "all" }))).value
+  (await Effect.runPromise(
+    Context.get(server.context, Tokens).create({ name: `cancel ${access}`, access, connections: "all" })
+  )).value
 const registrySize = () => Effect.runPromise(Context.get(server.context, RequestRegistry).size)
 const headersFor = (token: string, name = "execute_query") => ({
   "mcp-protocol-version": "2026-07-28",
@@ -38,9 +40,28 @@ const headersFor = (token: string, name = "execute_query") => ({
   authorization: `Bearer ${token}`
 })
 const startEndless = (token: string, id: number | string) =>
-  postWithAgent(agent, server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: connectionId, query: ENDLESS, timeout_seconds: 120 } }, id), headersFor(token))
+  postWithAgent(
+    agent,
+    server.url,
+    modernRequest("tools/call", {
+      name: "execute_query",
+      arguments: { connection_id: connectionId, query: ENDLESS, timeout_seconds: 120 }
+    }, id),
+    headersFor(token)
+  )
 const cancel = (token: string, requestId: number | string) =>
-  postMcp(server.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "test", _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } }, { authorization: `Bearer ${token}` })
+  postMcp(server.url, {
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: {
+      requestId,
+      reason: "test",
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+      }
+    }
+  }, { authorization: `Bearer ${token}` })
 /** The SQLite child that is visibly running the statement (its CPU time grows), not one that may still be starting. */
 const runningChild = async () => {
   expect(await eventually(async () => (await registrySize()) > 0)).toBe(true)
@@ -96,7 +117,9 @@ describe("requests in flight (wire contract §3.2)", () => {
 
   it("C3.2-b C5-i revoking the token cancels its running request", async () => {
     const tokens = Context.get(server.context, Tokens)
-    const created = await Effect.runPromise(tokens.create({ name: "to revoke", access: "readOnly", connections: "all" }))
+    const created = await Effect.runPromise(
+      tokens.create({ name: "to revoke", access: "readOnly", connections: "all" })
+    )
     const call = startEndless(created.value, 13)
     const pid = await runningChild()
     await Effect.runPromise(tokens.revoke(created.token.id))
@@ -114,7 +137,14 @@ describe("requests in flight (wire contract §3.2)", () => {
     await call.answer.catch(() => undefined)
     expect(await eventually(() => !pidAlive(pid))).toBe(true)
     expect(await eventually(async () => (await registrySize()) === 0)).toBe(true)
-    const next = await postMcp(server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: connectionId, query: "SELECT 5" } }), { authorization: `Bearer ${token}` })
+    const next = await postMcp(
+      server.url,
+      modernRequest("tools/call", {
+        name: "execute_query",
+        arguments: { connection_id: connectionId, query: "SELECT 5" }
+      }),
+      { authorization: `Bearer ${token}` }
+    )
     expect(next.json.result.structuredContent.rows).toStrictEqual([[5]])
   })
 
@@ -122,7 +152,10 @@ describe("requests in flight (wire contract §3.2)", () => {
     const client = await connectModernClient(server.url, { token: await newToken() })
     try {
       const controller = new AbortController()
-      const call = client.callTool({ name: "execute_query", arguments: { connection_id: connectionId, query: ENDLESS, timeout_seconds: 120 } }, { signal: controller.signal })
+      const call = client.callTool({
+        name: "execute_query",
+        arguments: { connection_id: connectionId, query: ENDLESS, timeout_seconds: 120 }
+      }, { signal: controller.signal })
       const pid = await runningChild()
       controller.abort()
       await expect(call).rejects.toBeDefined()
@@ -135,14 +168,26 @@ describe("requests in flight (wire contract §3.2)", () => {
 
   it("C3.2-a a burst of 200 requests with half of them cancelled: each gets exactly one answer and the registry ends empty", async () => {
     const token = await newToken()
-    const calls = Array.from({ length: 200 }, (_, index) =>
-      postWithAgent(agent, server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: connectionId, query: `SELECT ${index} AS n` } }, index), headersFor(token)))
+    const calls = Array.from(
+      { length: 200 },
+      (_, index) =>
+        postWithAgent(
+          agent,
+          server.url,
+          modernRequest("tools/call", {
+            name: "execute_query",
+            arguments: { connection_id: connectionId, query: `SELECT ${index} AS n` }
+          }, index),
+          headersFor(token)
+        )
+    )
     await Promise.all(Array.from({ length: 100 }, (_, index) => cancel(token, index * 2)))
     const answers = await Promise.all(calls.map((call) => call.answer))
     answers.forEach((answer, index) => {
       expect(answer.status).toBe(200)
       expect(answer.json.id).toBe(index)
-      const outcome = answer.json.error?.code ?? (answer.json.result.structuredContent.rows[0][0] === index ? "ok" : "wrong")
+      const outcome = answer.json.error?.code ??
+        (answer.json.result.structuredContent.rows[0][0] === index ? "ok" : "wrong")
       expect(index % 2 === 1 ? outcome === "ok" : outcome === "ok" || outcome === -33002).toBe(true)
     })
     expect(await eventually(async () => (await registrySize()) === 0)).toBe(true)

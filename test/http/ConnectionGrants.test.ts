@@ -9,9 +9,16 @@ let server: ApprovalServer
 let askingId: string
 beforeAll(async () => {
   server = await startApprovalServer()
-  const added = await Effect.runPromise(Context.get(server.context, Connections).add({
-    name: "Asks first", type: "sqlite", path: server.samplePath, externalAccess: "readOnly", aiPolicy: "askEachTime", confirmQueries: "writes"
-  }))
+  const added = await Effect.runPromise(
+    Context.get(server.context, Connections).add({
+      name: "Asks first",
+      type: "sqlite",
+      path: server.samplePath,
+      externalAccess: "readOnly",
+      aiPolicy: "askEachTime",
+      confirmQueries: "writes"
+    })
+  )
   askingId = added.id
 })
 afterAll(() => server.stop())
@@ -20,11 +27,15 @@ beforeEach(() => {
 })
 
 const count = (token: string) =>
-  postMcp(server.url, modernRequest("tools/call", {
-    name: "count_rows",
-    arguments: { connection_id: askingId, table: "products" },
-    _meta: { "io.modelcontextprotocol/clientInfo": { name: "grant-client", version: "2.0" } }
-  }), { authorization: `Bearer ${token}` })
+  postMcp(
+    server.url,
+    modernRequest("tools/call", {
+      name: "count_rows",
+      arguments: { connection_id: askingId, table: "products" },
+      _meta: { "io.modelcontextprotocol/clientInfo": { name: "grant-client", version: "2.0" } }
+    }),
+    { authorization: `Bearer ${token}` }
+  )
 
 describe("the connection access dialog of AI policy askEachTime (D-29)", () => {
   it("C5-h a refusal answers -33007 and blocks re-asking for 60 s; an approval is remembered once per connection", async () => {
@@ -34,7 +45,10 @@ describe("the connection access dialog of AI policy askEachTime (D-29)", () => {
     expect(refused.status).toBe(403)
     expect(refused.json.error).toMatchObject({ code: -33007, data: { reason: "user_refused_access" } })
     expect(server.asked).toHaveLength(1)
-    expect(server.asked[0]).toMatchObject({ kind: "connection_access", message: "grant-client wants to access 'Asks first'" })
+    expect(server.asked[0]).toMatchObject({
+      kind: "connection_access",
+      message: "grant-client wants to access 'Asks first'"
+    })
     const cooling = await count(token)
     expect(cooling.json.error.code).toBe(-33007)
     expect(server.asked).toHaveLength(1)

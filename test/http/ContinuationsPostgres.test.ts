@@ -6,40 +6,66 @@ import { Context, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Connections } from "../../src/services/Connections.ts"
 import { Tokens } from "../../src/services/Tokens.ts"
-import { browseToEnd, expectNoHandle, fetchMore, handlesStayWithTheirCaller, pageOf, query, readToEnd } from "../support/Continuation.ts"
+import {
+  browseToEnd,
+  expectNoHandle,
+  fetchMore,
+  handlesStayWithTheirCaller,
+  pageOf,
+  query,
+  readToEnd
+} from "../support/Continuation.ts"
 import { connectModernClient } from "../support/McpClients.ts"
-import { backendsSettle, busyBackends, eventually, type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
+import {
+  backendsSettle,
+  busyBackends,
+  eventually,
+  type PostgresServer,
+  startPostgres
+} from "../support/PostgresHarness.ts"
 import { describePostgres } from "../support/PostgresSuite.ts"
 import { startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
-const connectionFile = (postgres: PostgresServer, id: string) => JSON.stringify({
-  version: 1,
-  connections: [{
-    id,
-    name: "Warehouse (PostgreSQL)",
-    type: "postgresql",
-    host: postgres.host,
-    port: postgres.port,
-    database: postgres.database,
-    user: postgres.user,
-    password: postgres.password,
-    sslMode: "disable",
-    externalAccess: "readOnly",
-    aiPolicy: "alwaysAllow"
-  }]
-})
+const connectionFile = (postgres: PostgresServer, id: string) =>
+  JSON.stringify({
+    version: 1,
+    connections: [{
+      id,
+      name: "Warehouse (PostgreSQL)",
+      type: "postgresql",
+      host: postgres.host,
+      port: postgres.port,
+      database: postgres.database,
+      user: postgres.user,
+      password: postgres.password,
+      sslMode: "disable",
+      externalAccess: "readOnly",
+      aiPolicy: "alwaysAllow"
+    }]
+  })
 
 const startServer = async (postgres: PostgresServer, id: string, limits: Record<string, number>) => {
   const home = tempHome()
   writeFileSync(join(home, "connections.json"), connectionFile(postgres, id), { mode: 0o600 })
-  return startTestServer({ home, settings: { mcp: { requireAuth: false }, limits: { requestsPerMinute: 1_000_000, ...limits } }, token: "readOnly" })
+  return startTestServer({
+    home,
+    settings: { mcp: { requireAuth: false }, limits: { requestsPerMinute: 1_000_000, ...limits } },
+    token: "readOnly"
+  })
 }
 
 const newToken = async (server: TestServer) =>
-  (await Effect.runPromise(Context.get(server.context, Tokens).create({ name: `caller ${randomUUID()}`, access: "readOnly", connections: "all" }))).value
+  (await Effect.runPromise(
+    Context.get(server.context, Tokens).create({
+      name: `caller ${randomUUID()}`,
+      access: "readOnly",
+      connections: "all"
+    })
+  )).value
 
 /** Sessions of the role under test inside a transaction: the ones held for open handles. */
-const heldSessions = async (postgres: PostgresServer) => (await busyBackends(postgres)).filter((backend) => backend.state.startsWith("idle in transaction"))
+const heldSessions = async (postgres: PostgresServer) =>
+  (await busyBackends(postgres)).filter((backend) => backend.state.startsWith("idle in transaction"))
 
 describePostgres("fetch_more on PostgreSQL: a capped read continues on its open cursor (real server)", () => {
   let postgres: PostgresServer
@@ -68,7 +94,10 @@ describePostgres("fetch_more on PostgreSQL: a capped read continues on its open 
     expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 25 }, (_, i) => i + 1))
     expect(pages[0]!.columns).toEqual(["n", "label"])
     expect(pages[2]!.handle).toBeUndefined()
-    await eventually(async () => (await heldSessions(postgres)).length === 0, "the cursor's session given back at the end")
+    await eventually(
+      async () => (await heldSessions(postgres)).length === 0,
+      "the cursor's session given back at the end"
+    )
   }, 60_000)
 
   it("an answer that is not cut has no handle and holds no session", async () => {
@@ -90,7 +119,12 @@ describePostgres("fetch_more on PostgreSQL: a capped read continues on its open 
   }, 60_000)
 
   it("a page cut by limits.maxAnswerBytes continues with the row it could not take", async () => {
-    const { pages, rows } = await readToEnd(client, id, "SELECT n, repeat('x', 5000) AS wide FROM generate_series(1, 40) n", 1000)
+    const { pages, rows } = await readToEnd(
+      client,
+      id,
+      "SELECT n, repeat('x', 5000) AS wide FROM generate_series(1, 40) n",
+      1000
+    )
     expect(pages.length).toBeGreaterThan(2)
     expect(pages[0]!.message).toContain("fetch_more")
     expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
@@ -110,7 +144,12 @@ describePostgres("fetch_more on PostgreSQL: a capped read continues on its open 
   it("handles never read for another token (property over interleavings)", async () => {
     const other = await connectModernClient(server.url, { token: await newToken(server) })
     try {
-      await handlesStayWithTheirCaller([client, other], id, (caller) => `SELECT n, 'caller${caller}-' || n AS who FROM generate_series(1, 20) n`, [1, 2, 3, 4, 5])
+      await handlesStayWithTheirCaller(
+        [client, other],
+        id,
+        (caller) => `SELECT n, 'caller${caller}-' || n AS who FROM generate_series(1, 20) n`,
+        [1, 2, 3, 4, 5]
+      )
     } finally {
       await other.close()
     }
@@ -118,10 +157,20 @@ describePostgres("fetch_more on PostgreSQL: a capped read continues on its open 
   }, 120_000)
 
   it("browse_table: a cut page continues with fetch_more from the row after it (offset and filters kept)", async () => {
-    const { pages, rows } = await browseToEnd(client, id, { table: "numbers", limit: 10, offset: 3, sort: [{ column: "n", direction: "asc" }] })
+    const { pages, rows } = await browseToEnd(client, id, {
+      table: "numbers",
+      limit: 10,
+      offset: 3,
+      sort: [{ column: "n", direction: "asc" }]
+    })
     expect(pages.map((page) => page.rows.length)).toEqual([10, 10, 2])
     expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 22 }, (_, i) => i + 4))
-    const filtered = await browseToEnd(client, id, { table: "numbers", limit: 4, filters: [{ column: "n", operator: ">", value: 15 }], sort: [{ column: "n", direction: "desc" }] })
+    const filtered = await browseToEnd(client, id, {
+      table: "numbers",
+      limit: 4,
+      filters: [{ column: "n", operator: ">", value: 15 }],
+      sort: [{ column: "n", direction: "desc" }]
+    })
     expect(filtered.rows.map((row) => row[0])).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16])
     const whole = await browseToEnd(client, id, { table: "numbers", limit: 100 })
     expect(whole.pages).toHaveLength(1)
@@ -129,19 +178,21 @@ describePostgres("fetch_more on PostgreSQL: a capped read continues on its open 
   }, 60_000)
 
   it("masking rules apply to every continued page, as to the first", async () => {
-    const masked = (await Effect.runPromise(Context.get(server.context, Connections).add({
-      name: "Warehouse masked",
-      type: "postgresql",
-      host: postgres.host,
-      port: postgres.port,
-      database: postgres.database,
-      user: postgres.user,
-      password: postgres.password,
-      sslMode: "disable",
-      externalAccess: "readOnly",
-      aiPolicy: "alwaysAllow",
-      maskingRules: [{ pattern: "numbers.label", action: "mask" }]
-    } as never))).id
+    const masked = (await Effect.runPromise(
+      Context.get(server.context, Connections).add({
+        name: "Warehouse masked",
+        type: "postgresql",
+        host: postgres.host,
+        port: postgres.port,
+        database: postgres.database,
+        user: postgres.user,
+        password: postgres.password,
+        sslMode: "disable",
+        externalAccess: "readOnly",
+        aiPolicy: "alwaysAllow",
+        maskingRules: [{ pattern: "numbers.label", action: "mask" }]
+      } as never)
+    )).id
     const { pages, rows } = await readToEnd(client, masked, "SELECT n, label FROM numbers ORDER BY n", 10)
     expect(pages.length).toBe(3)
     expect(rows).toHaveLength(25)
@@ -176,16 +227,24 @@ describePostgres("fetch_more on PostgreSQL: a capped read continues on its open 
       const page = await query(shortClient, shortId, "SELECT n FROM numbers ORDER BY n", 5)
       expect(page.handle).toBeDefined()
       expect(await heldSessions(postgres)).toHaveLength(1)
-      await eventually(async () => (await heldSessions(postgres)).length === 0, "the expired handle's session given back")
+      await eventually(
+        async () => (await heldSessions(postgres)).length === 0,
+        "the expired handle's session given back"
+      )
       expectNoHandle(await fetchMore(shortClient, page.handle!))
       expect(await backendsSettle(postgres)).toEqual([])
     }, 60_000)
 
     it("every expired handle's session is back: several opened, none left in a transaction", async () => {
-      const handles = await Promise.all([1, 2, 3, 4].map(async (i) => (await query(shortClient, shortId, `SELECT n + ${i} FROM numbers`, 2)).handle))
+      const handles = await Promise.all(
+        [1, 2, 3, 4].map(async (i) => (await query(shortClient, shortId, `SELECT n + ${i} FROM numbers`, 2)).handle)
+      )
       expect(handles.every((handle) => handle !== undefined)).toBe(true)
       expect((await heldSessions(postgres)).length).toBeLessThanOrEqual(2)
-      await eventually(async () => (await heldSessions(postgres)).length === 0, "every expired handle's session given back")
+      await eventually(
+        async () => (await heldSessions(postgres)).length === 0,
+        "every expired handle's session given back"
+      )
       for (const handle of handles) expectNoHandle(await fetchMore(shortClient, handle!))
       // The pool still serves: sessions came back usable.
       expect((await query(shortClient, shortId, "SELECT count(*) FROM numbers")).rows).toEqual([[25]])

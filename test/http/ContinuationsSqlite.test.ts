@@ -7,7 +7,15 @@ import { Context, Effect } from "effect"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { Connections } from "../../src/services/Connections.ts"
 import { Tokens } from "../../src/services/Tokens.ts"
-import { browseToEnd, expectNoHandle, fetchMore, handlesStayWithTheirCaller, pageOf, query, readToEnd } from "../support/Continuation.ts"
+import {
+  browseToEnd,
+  expectNoHandle,
+  fetchMore,
+  handlesStayWithTheirCaller,
+  pageOf,
+  query,
+  readToEnd
+} from "../support/Continuation.ts"
 import { connectModernClient } from "../support/McpClients.ts"
 import { eventually } from "../support/PostgresHarness.ts"
 import { startTestServer, type TestServer } from "../support/TestServer.ts"
@@ -28,8 +36,19 @@ beforeAll(async () => {
   const insert = db.prepare("INSERT INTO numbers VALUES (?, ?)")
   for (let n = 1; n <= 25; n++) insert.run(n, `label ${n}`)
   db.close()
-  server = await startTestServer({ settings: { mcp: { requireAuth: false }, limits: { continuationIdleSeconds: 2 } }, token: "readOnly" })
-  id = (await Effect.runPromise(Context.get(server.context, Connections).add({ name: "Numbers", type: "sqlite", path, externalAccess: "readOnly", aiPolicy: "alwaysAllow" }))).id
+  server = await startTestServer({
+    settings: { mcp: { requireAuth: false }, limits: { continuationIdleSeconds: 2 } },
+    token: "readOnly"
+  })
+  id = (await Effect.runPromise(
+    Context.get(server.context, Connections).add({
+      name: "Numbers",
+      type: "sqlite",
+      path,
+      externalAccess: "readOnly",
+      aiPolicy: "alwaysAllow"
+    })
+  )).id
   client = await connectModernClient(server.url, { token: server.token! })
 }, 60_000)
 
@@ -64,16 +83,30 @@ it("fetch_more on SQLite: the continued read is the statement started once; rows
   restore.close()
 })
 
-it("fetch_more on SQLite, browse_table: a cut page continues with fetch_more from the row after it (offset and filters kept)", async () => {
-  const { pages, rows } = await browseToEnd(client, id, { table: "numbers", limit: 10, offset: 3, sort: [{ column: "n", direction: "asc" }] })
-  expect(pages.map((page) => page.rows.length)).toEqual([10, 10, 2])
-  expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 22 }, (_, i) => i + 4))
-  const filtered = await browseToEnd(client, id, { table: "numbers", limit: 4, filters: [{ column: "n", operator: ">", value: 15 }], sort: [{ column: "n", direction: "desc" }] })
-  expect(filtered.rows.map((row) => row[0])).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16])
-  const whole = await browseToEnd(client, id, { table: "numbers", limit: 100 })
-  expect(whole.pages).toHaveLength(1)
-  expect(whole.rows).toHaveLength(25)
-}, 60_000)
+it(
+  "fetch_more on SQLite, browse_table: a cut page continues with fetch_more from the row after it (offset and filters kept)",
+  async () => {
+    const { pages, rows } = await browseToEnd(client, id, {
+      table: "numbers",
+      limit: 10,
+      offset: 3,
+      sort: [{ column: "n", direction: "asc" }]
+    })
+    expect(pages.map((page) => page.rows.length)).toEqual([10, 10, 2])
+    expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 22 }, (_, i) => i + 4))
+    const filtered = await browseToEnd(client, id, {
+      table: "numbers",
+      limit: 4,
+      filters: [{ column: "n", operator: ">", value: 15 }],
+      sort: [{ column: "n", direction: "desc" }]
+    })
+    expect(filtered.rows.map((row) => row[0])).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16])
+    const whole = await browseToEnd(client, id, { table: "numbers", limit: 100 })
+    expect(whole.pages).toHaveLength(1)
+    expect(whole.rows).toHaveLength(25)
+  },
+  60_000
+)
 
 it("fetch_more on SQLite: a page cut by max_rows of fetch_more, a spent handle, an unknown one", async () => {
   const first = await query(client, id, series(30, "x"), 10)
@@ -87,7 +120,9 @@ it("fetch_more on SQLite: a page cut by max_rows of fetch_more, a spent handle, 
 })
 
 it("fetch_more on SQLite: handles never read for another token (property over interleavings)", async () => {
-  const value = (await Effect.runPromise(Context.get(server.context, Tokens).create({ name: "other", access: "readOnly", connections: "all" }))).value
+  const value = (await Effect.runPromise(
+    Context.get(server.context, Tokens).create({ name: "other", access: "readOnly", connections: "all" })
+  )).value
   const other = await connectModernClient(server.url, { token: value })
   try {
     await handlesStayWithTheirCaller([client, other], id, (caller) => series(20, `caller${caller}-`), [11, 12, 13])
@@ -96,21 +131,25 @@ it("fetch_more on SQLite: handles never read for another token (property over in
   }
 }, 60_000)
 
-it("fetch_more on SQLite: an idle handle expires, its read transaction ends (a checkpoint is no longer held back), and it is not_found", async () => {
-  const page = await query(client, id, "SELECT n FROM numbers ORDER BY n", 5)
-  expect(page.handle).toBeDefined()
-  const writer = new Database(path)
-  try {
-    writer.prepare("INSERT INTO numbers VALUES (26, 'label 26')").run()
-    const checkpoint = () => (writer.pragma("wal_checkpoint(TRUNCATE)") as Array<{ busy: number }>)[0]!.busy
-    expect(checkpoint()).toBe(1)
-    await eventually(() => checkpoint() === 0, "the expired handle's read transaction ended")
-    expectNoHandle(await fetchMore(client, page.handle!))
-    writer.prepare("DELETE FROM numbers WHERE n = 26").run()
-  } finally {
-    writer.close()
-  }
-}, 30_000)
+it(
+  "fetch_more on SQLite: an idle handle expires, its read transaction ends (a checkpoint is no longer held back), and it is not_found",
+  async () => {
+    const page = await query(client, id, "SELECT n FROM numbers ORDER BY n", 5)
+    expect(page.handle).toBeDefined()
+    const writer = new Database(path)
+    try {
+      writer.prepare("INSERT INTO numbers VALUES (26, 'label 26')").run()
+      const checkpoint = () => (writer.pragma("wal_checkpoint(TRUNCATE)") as Array<{ busy: number }>)[0]!.busy
+      expect(checkpoint()).toBe(1)
+      await eventually(() => checkpoint() === 0, "the expired handle's read transaction ended")
+      expectNoHandle(await fetchMore(client, page.handle!))
+      writer.prepare("DELETE FROM numbers WHERE n = 26").run()
+    } finally {
+      writer.close()
+    }
+  },
+  30_000
+)
 
 it("fetch_more on SQLite: masking rules apply to every continued page, as to the first", async () => {
   const connections = Context.get(server.context, Connections)

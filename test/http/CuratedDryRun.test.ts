@@ -20,10 +20,25 @@ const MOVE: CuratedToolDefinition = {
   description: "Moves the orders of one region to another",
   connection: "DB",
   sql: "UPDATE orders SET region = :to WHERE region = :from AND id <= :upto",
-  parameters: [{ name: "from", type: "text" }, { name: "to", type: "text" }, { name: "upto", type: "integer", default: 100 }]
+  parameters: [{ name: "from", type: "text" }, { name: "to", type: "text" }, {
+    name: "upto",
+    type: "integer",
+    default: 100
+  }]
 }
-const SECRET_MOVE: CuratedToolDefinition = { ...MOVE, name: "move_region_secretly", parameters: [{ name: "from", type: "text" }, { name: "to", type: "text", secret: true }, { name: "upto", type: "integer" }] }
-const TOOLS: ReadonlyArray<CuratedToolDefinition> = [MOVE, { ...MOVE, name: "move_region_approved", approvedInAdvance: true }, SECRET_MOVE]
+const SECRET_MOVE: CuratedToolDefinition = {
+  ...MOVE,
+  name: "move_region_secretly",
+  parameters: [{ name: "from", type: "text" }, { name: "to", type: "text", secret: true }, {
+    name: "upto",
+    type: "integer"
+  }]
+}
+const TOOLS: ReadonlyArray<CuratedToolDefinition> = [MOVE, {
+  ...MOVE,
+  name: "move_region_approved",
+  approvedInAdvance: true
+}, SECRET_MOVE]
 /** A value that would end the literal and start another statement if it were written into the text. */
 const HOSTILE = "west'; DROP TABLE orders; --"
 
@@ -36,23 +51,46 @@ interface Engine {
 let appAnswer: ApprovalDecision = "denied"
 
 const startWith = (home: string, connection: Record<string, unknown>) => {
-  writeFileSync(join(home, "connections.json"), JSON.stringify({
-    version: 1,
-    connections: [{ id: "db", name: "DB", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes", ...connection }]
-  }), { mode: 0o600 })
+  writeFileSync(
+    join(home, "connections.json"),
+    JSON.stringify({
+      version: 1,
+      connections: [{
+        id: "db",
+        name: "DB",
+        externalAccess: "readWrite",
+        aiPolicy: "alwaysAllow",
+        confirmQueries: "writes",
+        ...connection
+      }]
+    }),
+    { mode: 0o600 }
+  )
   writeFileSync(join(home, "tools.json"), JSON.stringify({ version: 1, tools: TOOLS }))
-  return startTestServer({ home, ui: false, token: "readWrite", approvalPrompt: ApprovalPrompt.scripted(() => appAnswer) })
+  return startTestServer({
+    home,
+    ui: false,
+    token: "readWrite",
+    approvalPrompt: ApprovalPrompt.scripted(() => appAnswer)
+  })
 }
 
 /** The official 2.4.0 client answering each elicitation form with `approved` and keeping what it was shown. */
 const elicitingClient = async (server: TestServer, approved: boolean) => {
-  const client = new Client({ name: "curated-dry-run", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { elicitation: { form: {} } } })
+  const client = new Client({ name: "curated-dry-run", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+    capabilities: { elicitation: { form: {} } }
+  })
   const seen: Array<{ message: string }> = []
   client.setRequestHandler("elicitation/create", async (request: any) => {
     seen.push(request.params)
     return { action: "accept", content: { approved } }
   })
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { authorization: `Bearer ${server.token}` } }
+    })
+  )
   return { client, seen }
 }
 
@@ -64,7 +102,10 @@ const dryRunScenario = (engine: () => Engine, shownRows: ReadonlyArray<string>, 
     const { server, regions } = engine()
     const { client, seen } = await elicitingClient(server, false)
     try {
-      const result: any = await client.callTool({ name: "move_region", arguments: { from: "north", to: HOSTILE, upto: 2 } })
+      const result: any = await client.callTool({
+        name: "move_region",
+        arguments: { from: "north", to: HOSTILE, upto: 2 }
+      })
       expect(result.isError).toBe(true)
       expect(result.content[0].text).toBe("denied: the user did not approve this operation")
       expect(seen).toHaveLength(1)
@@ -84,7 +125,10 @@ const dryRunScenario = (engine: () => Engine, shownRows: ReadonlyArray<string>, 
     appAnswer = "approved"
     const { client, seen } = await elicitingClient(server, true)
     try {
-      const result: any = await client.callTool({ name: "move_region", arguments: { from: "north", to: HOSTILE, upto: 2 } })
+      const result: any = await client.callTool({
+        name: "move_region",
+        arguments: { from: "north", to: HOSTILE, upto: 2 }
+      })
       expect(result.isError, JSON.stringify(result)).toBe(false)
       expect(seen[0]!.message).toContain("will change 2 rows in orders.")
       expect(result.structuredContent.rows_affected).toBe(2)
@@ -92,7 +136,10 @@ const dryRunScenario = (engine: () => Engine, shownRows: ReadonlyArray<string>, 
       // Put back by the tool approved in advance: no form, no dialog.
       seen.length = 0
       appAnswer = "denied"
-      const back: any = await client.callTool({ name: "move_region_approved", arguments: { from: HOSTILE, to: "north" } })
+      const back: any = await client.callTool({
+        name: "move_region_approved",
+        arguments: { from: HOSTILE, to: "north" }
+      })
       expect(back.isError, JSON.stringify(back)).toBe(false)
       expect(seen).toEqual([])
       expect(await regions()).toEqual(ORIGINAL)
@@ -109,7 +156,9 @@ describe("curated writes on SQLite ask with their dry run", () => {
     const home = tempHome()
     const path = join(home, "shop.db")
     const db = new Database(path)
-    db.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, region TEXT NOT NULL); INSERT INTO orders VALUES (1, 'north'), (2, 'north'), (3, 'north'), (4, 'south')")
+    db.exec(
+      "CREATE TABLE orders (id INTEGER PRIMARY KEY, region TEXT NOT NULL); INSERT INTO orders VALUES (1, 'north'), (2, 'north'), (3, 'north'), (4, 'south')"
+    )
     db.close()
     const server = await startWith(home, { type: "sqlite", path })
     const regions = async () => {
@@ -130,7 +179,10 @@ describe("curated writes on SQLite ask with their dry run", () => {
   it("D-97: a tool with a secret parameter shows its dry run counted, never the rows that would hold the secret", async () => {
     const { client, seen } = await elicitingClient(engine.server, false)
     try {
-      const result: any = await client.callTool({ name: "move_region_secretly", arguments: { from: "north", to: "hunter2-secret", upto: 3 } })
+      const result: any = await client.callTool({
+        name: "move_region_secretly",
+        arguments: { from: "north", to: "hunter2-secret", upto: 3 }
+      })
       expect(result.content[0].text).toBe("denied: the user did not approve this operation")
       expect(seen[0]!.message).toContain("Preview (run and rolled back): will change 3 rows in orders.")
       expect(seen[0]!.message).toContain("rows are not shown: an argument of this tool is secret")
@@ -147,10 +199,21 @@ describePostgres("curated writes on PostgreSQL ask with their dry run", () => {
   let engine: Engine
   beforeAll(async () => {
     pg = await startPostgres()
-    await pg.sql(`CREATE TABLE orders (id int PRIMARY KEY, region text NOT NULL); INSERT INTO orders VALUES (1, 'north'), (2, 'north'), (3, 'north'), (4, 'south');
-      GRANT SELECT, UPDATE ON orders TO ${pg.user}`)
-    const server = await startWith(tempHome(), { type: "postgresql", host: pg.host, port: pg.port, database: pg.database, user: pg.user, password: pg.password, sslMode: "disable" })
-    const regions = async () => (await pg.sql("SELECT id, region FROM orders ORDER BY id")).map((row: any) => [row.id, row.region] as const)
+    await pg.sql(
+      `CREATE TABLE orders (id int PRIMARY KEY, region text NOT NULL); INSERT INTO orders VALUES (1, 'north'), (2, 'north'), (3, 'north'), (4, 'south');
+      GRANT SELECT, UPDATE ON orders TO ${pg.user}`
+    )
+    const server = await startWith(tempHome(), {
+      type: "postgresql",
+      host: pg.host,
+      port: pg.port,
+      database: pg.database,
+      user: pg.user,
+      password: pg.password,
+      sslMode: "disable"
+    })
+    const regions = async () =>
+      (await pg.sql("SELECT id, region FROM orders ORDER BY id")).map((row: any) => [row.id, row.region] as const)
     engine = { server, regions }
   }, 120_000)
   afterAll(async () => {
@@ -165,8 +228,18 @@ describeMariadb("curated writes on MariaDB ask with their dry run", () => {
   let engine: Engine
   beforeAll(async () => {
     mariadb = await startMariadb()
-    await mariadb.admin().query("CREATE TABLE orders (id INT PRIMARY KEY, region VARCHAR(200) NOT NULL) ENGINE=InnoDB; INSERT INTO orders VALUES (1, 'north'), (2, 'north'), (3, 'north'), (4, 'south')")
-    const server = await startWith(tempHome(), { type: "mysql", host: mariadb.host, port: mariadb.port, database: mariadb.database, user: mariadb.user, password: mariadb.password, sslMode: "preferred" })
+    await mariadb.admin().query(
+      "CREATE TABLE orders (id INT PRIMARY KEY, region VARCHAR(200) NOT NULL) ENGINE=InnoDB; INSERT INTO orders VALUES (1, 'north'), (2, 'north'), (3, 'north'), (4, 'south')"
+    )
+    const server = await startWith(tempHome(), {
+      type: "mysql",
+      host: mariadb.host,
+      port: mariadb.port,
+      database: mariadb.database,
+      user: mariadb.user,
+      password: mariadb.password,
+      sslMode: "preferred"
+    })
     const regions = async () => {
       const [rows] = await mariadb.admin().query(`SELECT id, region FROM ${mariadb.database}.orders ORDER BY id`)
       return (rows as Array<{ id: number; region: string }>).map((row) => [row.id, row.region] as const)

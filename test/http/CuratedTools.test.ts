@@ -47,17 +47,27 @@ const RENAME: CuratedToolDefinition = {
   sql: "UPDATE orders SET region = :to WHERE region = :from",
   parameters: [{ name: "from", type: "text" }, { name: "to", type: "text", secret: true }]
 }
-const writeTools = (tools: ReadonlyArray<unknown>) => writeFileSync(join(home, "tools.json"), JSON.stringify({ version: 1, tools }, null, 2))
+const writeTools = (tools: ReadonlyArray<unknown>) =>
+  writeFileSync(join(home, "tools.json"), JSON.stringify({ version: 1, tools }, null, 2))
 
 const call = (name: string, args: Record<string, unknown>, token = server.token) =>
   postMcp(server.url, modernRequest("tools/call", { name, arguments: args }), { authorization: `Bearer ${token}` })
-const list = (token = server.token) => postMcp(server.url, modernRequest("tools/list", {}), { authorization: `Bearer ${token}` })
-const rowsOf = (response: { json: any }) => response.json.result.structuredContent.rows as ReadonlyArray<ReadonlyArray<unknown>>
+const list = (token = server.token) =>
+  postMcp(server.url, modernRequest("tools/list", {}), { authorization: `Bearer ${token}` })
+const rowsOf = (response: { json: any }) =>
+  response.json.result.structuredContent.rows as ReadonlyArray<ReadonlyArray<unknown>>
 const activity = () =>
-  run(Effect.flatMap(ActivityLog, (log) => Effect.zipRight(log.flush, log.list({ limit: 10_000 })))).then((entries) => [...(entries)].reverse())
+  run(Effect.flatMap(ActivityLog, (log) => Effect.zipRight(log.flush, log.list({ limit: 10_000 })))).then((entries) =>
+    [...entries].reverse()
+  )
 const refresh = () => run(Effect.flatMap(CuratedToolSet, (set) => set.refresh))
 const tokenWith = (tools: ReadonlyArray<string>) =>
-  run(Effect.flatMap(Tokens, (tokens) => tokens.create({ name: `set ${tools.join(",")}`, access: "readWrite", connections: "all", tools }))).then((created) => created.value)
+  run(
+    Effect.flatMap(Tokens, (tokens) =>
+      tokens.create({ name: `set ${tools.join(",")}`, access: "readWrite", connections: "all", tools }))
+  ).then((created) =>
+    created.value
+  )
 
 beforeAll(async () => {
   home = tempHome()
@@ -66,16 +76,45 @@ beforeAll(async () => {
   db.exec(`CREATE TABLE orders (id INTEGER PRIMARY KEY, region TEXT NOT NULL, placed_at TEXT NOT NULL);
     INSERT INTO orders (region, placed_at) VALUES ('north', '2026-01-05T10:00:00Z'), ('north', '2025-12-01T00:00:00Z'), ('south', '2026-02-01T00:00:00Z')`)
   db.close()
-  writeFileSync(join(home, "connections.json"), JSON.stringify({
-    version: 1,
-    connections: [
-      { id: "shop", name: "Shop", type: "sqlite", path, externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes" },
-      { id: "masked", name: "Masked shop", type: "sqlite", path, externalAccess: "readOnly", aiPolicy: "alwaysAllow", maskingRules: [{ pattern: "orders.placed_at", action: "mask" }] }
-    ]
-  }), { mode: 0o600 })
+  writeFileSync(
+    join(home, "connections.json"),
+    JSON.stringify({
+      version: 1,
+      connections: [
+        {
+          id: "shop",
+          name: "Shop",
+          type: "sqlite",
+          path,
+          externalAccess: "readWrite",
+          aiPolicy: "alwaysAllow",
+          confirmQueries: "writes"
+        },
+        {
+          id: "masked",
+          name: "Masked shop",
+          type: "sqlite",
+          path,
+          externalAccess: "readOnly",
+          aiPolicy: "alwaysAllow",
+          maskingRules: [{ pattern: "orders.placed_at", action: "mask" }]
+        }
+      ]
+    }),
+    { mode: 0o600 }
+  )
   writeTools([
-    ORDERS, ECHO, RENAME, { ...RENAME, name: "rename_region_approved", approvedInAdvance: true }, { ...ORDERS, name: "switched_off", disabled: true },
-    { ...ORDERS, name: "masked_orders", connection: "masked", sql: "SELECT id, placed_at FROM orders WHERE region = :region AND placed_at >= :since" },
+    ORDERS,
+    ECHO,
+    RENAME,
+    { ...RENAME, name: "rename_region_approved", approvedInAdvance: true },
+    { ...ORDERS, name: "switched_off", disabled: true },
+    {
+      ...ORDERS,
+      name: "masked_orders",
+      connection: "masked",
+      sql: "SELECT id, placed_at FROM orders WHERE region = :region AND placed_at >= :since"
+    },
     { ...RENAME, name: "rename_on_read_only", connection: "masked" }
   ])
   server = await startTestServer({
@@ -93,7 +132,9 @@ afterAll(async () => {
 
 describe("curated tools over MCP", () => {
   it("a saved statement is listed with an input schema generated from its parameters' types; a disabled one is not", async () => {
-    const tools = (await list()).json.result.tools as ReadonlyArray<{ name: string; inputSchema: unknown; annotations?: unknown }>
+    const tools = (await list()).json.result.tools as ReadonlyArray<
+      { name: string; inputSchema: unknown; annotations?: unknown }
+    >
     const orders = tools.find((tool) => tool.name === "orders_by_region")
     // A reading tool carries MCP's read-only hint; a writing one keeps the defaults.
     expect(orders?.annotations).toEqual({ readOnlyHint: true })
@@ -115,7 +156,10 @@ describe("curated tools over MCP", () => {
     expect(asked).toEqual([])
     const row = (await activity()).findLast((entry) => entry.action === "tool.curated")
     expect(row).toMatchObject({ subject: "orders_by_region", connectionId: "shop" })
-    expect(JSON.parse(row!.details!)).toEqual({ arguments: { region: "north", since: "2026-01-01T00:00:00Z" }, tier: "safe" })
+    expect(JSON.parse(row!.details!)).toEqual({
+      arguments: { region: "north", since: "2026-01-01T00:00:00Z" },
+      tier: "safe"
+    })
   })
 
   it("a curated tool never reaches what the connection's AI settings close: masking rules apply, a read-only connection refuses its write", async () => {
@@ -131,7 +175,9 @@ describe("curated tools over MCP", () => {
     const answer = await call("orders_by_region", { region: 3, since: "yesterday", extra: true })
     expect(answer.json.result.isError).toBe(true)
     expect(answer.json.result.structuredContent.error.code).toBe("invalid_argument")
-    for (const part of ["region: expected a string", "since: expected a timestamp", "extra is not an argument"]) expect(answer.text).toContain(part)
+    for (const part of ["region: expected a string", "since: expected a timestamp", "extra is not an argument"]) {
+      expect(answer.text).toContain(part)
+    }
   })
 
   it("a write asks for approval; one approved in advance does not, and each run says so in the activity log; a secret argument is redacted", async () => {
@@ -143,7 +189,9 @@ describe("curated tools over MCP", () => {
     const approved = await call("rename_region_approved", { from: "east", to: "south" })
     expect(approved.json.result.isError, approved.text).toBe(false)
     expect(asked.filter((approval) => approval.kind === "statement")).toEqual([])
-    const rows = (await activity()).filter((entry) => entry.action === "tool.curated" && entry.subject?.startsWith("rename_region") === true)
+    const rows = (await activity()).filter((entry) =>
+      entry.action === "tool.curated" && entry.subject?.startsWith("rename_region") === true
+    )
     expect(rows.map((entry) => JSON.parse(entry.details!))).toEqual([
       { arguments: { from: "south", to: "[redacted]" }, tier: "write" },
       { arguments: { from: "east", to: "[redacted]" }, tier: "write", approvedInAdvance: true }
@@ -152,7 +200,28 @@ describe("curated tools over MCP", () => {
 
   it("injection through any parameter stays one value and never changes the statement that runs (SQLite)", async () => {
     const drawn = FastCheck.oneof(
-      FastCheck.string({ unit: FastCheck.constantFrom("'", "\"", "`", ";", "--", "/*", "*/", "/*!", "\\", "\u0000", "#", "$$", ":t", "?", " ", "a", "\n", "DROP TABLE orders") }),
+      FastCheck.string({
+        unit: FastCheck.constantFrom(
+          "'",
+          "\"",
+          "`",
+          ";",
+          "--",
+          "/*",
+          "*/",
+          "/*!",
+          "\\",
+          "\u0000",
+          "#",
+          "$$",
+          ":t",
+          "?",
+          " ",
+          "a",
+          "\n",
+          "DROP TABLE orders"
+        )
+      }),
       FastCheck.string()
     )
     await FastCheck.assert(
@@ -174,9 +243,21 @@ describe("curated tools over MCP", () => {
 
   it("the official client calls a curated tool with each type", async () => {
     const client = await connectModernClient(server.url, { token: server.token! })
-    const result = await client.callTool({ name: "echo_values", arguments: { t: "héllo", i: -3, n: 2.25, b: false, d: "2024-02-29", ts: "2024-02-29T23:59:59+02:00", e: "a" } })
+    const result = await client.callTool({
+      name: "echo_values",
+      arguments: { t: "héllo", i: -3, n: 2.25, b: false, d: "2024-02-29", ts: "2024-02-29T23:59:59+02:00", e: "a" }
+    })
     expect(result.isError).toBe(false)
-    expect((result.structuredContent as { rows: unknown }).rows).toEqual([["héllo", -3, 2.25, 0, "2024-02-29", "2024-02-29T23:59:59+02:00", "a", "it's :t"]])
+    expect((result.structuredContent as { rows: unknown }).rows).toEqual([[
+      "héllo",
+      -3,
+      2.25,
+      0,
+      "2024-02-29",
+      "2024-02-29T23:59:59+02:00",
+      "a",
+      "it's :t"
+    ]])
     await client.close()
   })
 
@@ -204,7 +285,12 @@ describe("toolsets per token", () => {
     expect(names).toEqual(["list_connections", "orders_by_region"])
     const allowed = await call("orders_by_region", { region: "north", since: "2026-01-01T00:00:00Z" }, value)
     expect(allowed.json.result.isError, allowed.text).toBe(false)
-    for (const [name, args] of [["execute_query", { connection_id: "shop", query: "SELECT 1" }], ["echo_values", {}]] as const) {
+    for (
+      const [name, args] of [["execute_query", { connection_id: "shop", query: "SELECT 1" }], [
+        "echo_values",
+        {}
+      ]] as const
+    ) {
       const refused = await call(name, args, value)
       expect(refused.json.error?.code, refused.text).toBe(-33007)
     }
@@ -214,8 +300,21 @@ describe("toolsets per token", () => {
     const value = await tokenWith(["lean"])
     const answer = await list(value)
     const names = (answer.json.result.tools as ReadonlyArray<{ name: string }>).map((tool) => tool.name)
-    expect(names).toEqual(["describe_table", "echo_values", "execute_query", "list_connections", "orders_by_region", "rename_region"])
-    const builtInBytes = Buffer.byteLength(JSON.stringify((answer.json.result.tools as ReadonlyArray<{ name: string }>).filter((tool) => ["describe_table", "execute_query", "list_connections"].includes(tool.name))))
+    expect(names).toEqual([
+      "describe_table",
+      "echo_values",
+      "execute_query",
+      "list_connections",
+      "orders_by_region",
+      "rename_region"
+    ])
+    const builtInBytes = Buffer.byteLength(
+      JSON.stringify(
+        (answer.json.result.tools as ReadonlyArray<{ name: string }>).filter((tool) =>
+          ["describe_table", "execute_query", "list_connections"].includes(tool.name)
+        )
+      )
+    )
     expect(builtInBytes).toBeLessThanOrEqual(1_500)
   })
 })

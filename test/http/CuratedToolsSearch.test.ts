@@ -13,22 +13,36 @@ const BOOKS: CuratedToolDefinition = {
   connection: "Books search",
   search: {
     collection: "books",
-    filters: [{ column: "title", operator: "=", value: ":title" }, { column: "year", operator: ">=", value: ":since" }, { column: "in_stock", operator: "=", value: ":stocked" }],
+    filters: [
+      { column: "title", operator: "=", value: ":title" },
+      { column: "year", operator: ">=", value: ":since" },
+      { column: "in_stock", operator: "=", value: ":stocked" }
+    ],
     sort: [{ column: "year", direction: "asc" }]
   },
-  parameters: [{ name: "title", type: "text" }, { name: "since", type: "integer", default: 1900 }, { name: "stocked", type: "boolean", required: false }]
+  parameters: [{ name: "title", type: "text" }, { name: "since", type: "integer", default: 1900 }, {
+    name: "stocked",
+    type: "boolean",
+    required: false
+  }]
 }
 
 let search: SearchMcpServer
 let token: string
 const call = (args: Record<string, unknown>) =>
-  postMcp(search.server.url, modernRequest("tools/call", { name: "books_by_title", arguments: args }), { authorization: `Bearer ${token}` })
+  postMcp(search.server.url, modernRequest("tools/call", { name: "books_by_title", arguments: args }), {
+    authorization: `Bearer ${token}`
+  })
 
 beforeAll(async () => {
   search = await startSearchMcpServer()
   token = await search.tokenFor("readOnly")
   writeFileSync(join(search.server.home, "tools.json"), JSON.stringify({ version: 1, tools: [BOOKS] }))
-  const loaded = await Effect.runPromise(Effect.flatMap(CuratedToolSet, (set) => set.refresh).pipe(Effect.provide(search.server.context as Context.Context<CuratedToolSet>)))
+  const loaded = await Effect.runPromise(
+    Effect.flatMap(CuratedToolSet, (set) => set.refresh).pipe(
+      Effect.provide(search.server.context as Context.Context<CuratedToolSet>)
+    )
+  )
   expect(loaded.problem).toBeUndefined()
 }, 60_000)
 
@@ -46,32 +60,66 @@ describe("curated tools on the search engine: typed values placed by the filter 
     expect(JSON.stringify(none.json.result.structuredContent)).not.toContain("Book 3")
   })
 
-  it("any drawn text stays one filter value: it matches nothing, or is refused as an argument, and never widens the filter", async () => {
-    const drawn = FastCheck.oneof(
-      FastCheck.string({ unit: FastCheck.constantFrom("`", "'", "\"", "&&", "||", ")", "(", ":", "=", "*", "\\", "\u0000", " ", "Book", "title:", "year:>0", ",", "[", "]") }),
-      FastCheck.string()
-    )
-    await FastCheck.assert(
-      FastCheck.asyncProperty(drawn, async (text) => {
-        const answer = await call({ title: text })
-        if (answer.json.result.isError === true) {
-          expect(answer.json.result.structuredContent.error.code, answer.text).toBe("invalid_argument")
-          return
-        }
-        // Only a document whose title is the text could match; the corpus's titles are "Book N".
-        const found = JSON.stringify(answer.json.result.structuredContent)
-        if (!/^Book \d+$/i.test(text.trim())) expect(found).not.toMatch(/Book \d/)
-      }),
-      { numRuns: 60 }
-    )
-  }, 120_000)
+  it(
+    "any drawn text stays one filter value: it matches nothing, or is refused as an argument, and never widens the filter",
+    async () => {
+      const drawn = FastCheck.oneof(
+        FastCheck.string({
+          unit: FastCheck.constantFrom(
+            "`",
+            "'",
+            "\"",
+            "&&",
+            "||",
+            ")",
+            "(",
+            ":",
+            "=",
+            "*",
+            "\\",
+            "\u0000",
+            " ",
+            "Book",
+            "title:",
+            "year:>0",
+            ",",
+            "[",
+            "]"
+          )
+        }),
+        FastCheck.string()
+      )
+      await FastCheck.assert(
+        FastCheck.asyncProperty(drawn, async (text) => {
+          const answer = await call({ title: text })
+          if (answer.json.result.isError === true) {
+            expect(answer.json.result.structuredContent.error.code, answer.text).toBe("invalid_argument")
+            return
+          }
+          // Only a document whose title is the text could match; the corpus's titles are "Book N".
+          const found = JSON.stringify(answer.json.result.structuredContent)
+          if (!/^Book \d+$/i.test(text.trim())) expect(found).not.toMatch(/Book \d/)
+        }),
+        { numRuns: 60 }
+      )
+    },
+    120_000
+  )
 
   it("the search tool is listed with its generated input schema", async () => {
-    const listed = await postMcp(search.server.url, modernRequest("tools/list", {}), { authorization: `Bearer ${token}` })
-    const tool = (listed.json.result.tools as ReadonlyArray<{ name: string; inputSchema: unknown }>).find((entry) => entry.name === "books_by_title")
+    const listed = await postMcp(search.server.url, modernRequest("tools/list", {}), {
+      authorization: `Bearer ${token}`
+    })
+    const tool = (listed.json.result.tools as ReadonlyArray<{ name: string; inputSchema: unknown }>).find((entry) =>
+      entry.name === "books_by_title"
+    )
     expect(tool?.inputSchema).toEqual({
       type: "object",
-      properties: { title: { type: "string" }, since: { type: "integer", default: 1900 }, stocked: { type: "boolean" } },
+      properties: {
+        title: { type: "string" },
+        since: { type: "integer", default: 1900 },
+        stocked: { type: "boolean" }
+      },
       required: ["title"]
     })
   })

@@ -6,7 +6,9 @@ const LIST_METHODS = ["tools/list", "prompts/list", "resources/list", "resources
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
 
 const codeOf = <A>(effect: Effect.Effect<A, { readonly code: number; readonly message: string }>) =>
-  Effect.either(effect).pipe(Effect.map(Either.match({ onLeft: (error) => `${error.code} ${error.message}`, onRight: () => "accepted" })))
+  Effect.either(effect).pipe(
+    Effect.map(Either.match({ onLeft: (error) => `${error.code} ${error.message}`, onRight: () => "accepted" }))
+  )
 
 describe("Cursor (wire contract §4.5)", () => {
   it.effect.prop(
@@ -25,13 +27,20 @@ describe("Cursor (wire contract §4.5)", () => {
 
   it.effect.prop(
     "C4.5-b any single-character change to a cursor is refused",
-    [FastCheck.constantFrom(...LIST_METHODS), FastCheck.nat({ max: 10_000 }), FastCheck.nat(), FastCheck.nat({ max: BASE64URL.length - 1 })],
+    [
+      FastCheck.constantFrom(...LIST_METHODS),
+      FastCheck.nat({ max: 10_000 }),
+      FastCheck.nat(),
+      FastCheck.nat({ max: BASE64URL.length - 1 })
+    ],
     ([method, offset, position, replacementIndex]) =>
       Effect.gen(function*() {
         const cursor = yield* encodeCursor(method, offset)
         const index = position % cursor.length
         const original = cursor[index]!
-        const replacement = BASE64URL[replacementIndex] === original ? (original === "A" ? "B" : "A") : BASE64URL[replacementIndex]!
+        const replacement = BASE64URL[replacementIndex] === original
+          ? (original === "A" ? "B" : "A")
+          : BASE64URL[replacementIndex]!
         const tampered = cursor.slice(0, index) + replacement + cursor.slice(index + 1)
         expect(tampered).not.toBe(cursor)
         expect(yield* codeOf(decodeCursor(method, tampered))).toBe("-32602 Invalid cursor")
@@ -44,7 +53,9 @@ describe("Cursor (wire contract §4.5)", () => {
       const cursor = yield* encodeCursor("tools/list", 50)
       for (const replacement of BASE64URL) {
         if (replacement === cursor.at(-1)) continue
-        expect(yield* codeOf(decodeCursor("tools/list", cursor.slice(0, -1) + replacement))).toBe("-32602 Invalid cursor")
+        expect(yield* codeOf(decodeCursor("tools/list", cursor.slice(0, -1) + replacement))).toBe(
+          "-32602 Invalid cursor"
+        )
       }
     }))
 
@@ -55,7 +66,9 @@ describe("Cursor (wire contract §4.5)", () => {
       Effect.gen(function*() {
         expect(yield* codeOf(decodeCursor("tools/list", garbage))).toBe("-32602 Invalid cursor")
         const cursor = yield* encodeCursor("tools/list", 100)
-        expect(yield* codeOf(decodeCursor("tools/list", cursor.slice(0, garbage.length % cursor.length)))).toBe("-32602 Invalid cursor")
+        expect(yield* codeOf(decodeCursor("tools/list", cursor.slice(0, garbage.length % cursor.length)))).toBe(
+          "-32602 Invalid cursor"
+        )
       })
   )
 

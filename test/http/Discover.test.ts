@@ -56,7 +56,9 @@ describe("server/discover", () => {
   })
 
   it("C1-d the official 2.4.0 client pinned to 2026-07-28 connects through its discover probe", async () => {
-    const client = new Client({ name: "dbdesk-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
+    const client = new Client({ name: "dbdesk-test", version: "1.0.0" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } }
+    })
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
     try {
       expect(client.getProtocolEra()).toBe("modern")

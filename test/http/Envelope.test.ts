@@ -7,7 +7,12 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-const withMeta = (meta: Record<string, unknown>, id: string | number = 7) => ({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: meta } })
+const withMeta = (meta: Record<string, unknown>, id: string | number = 7) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "server/discover",
+  params: { _meta: meta }
+})
 
 describe("request envelope (wire contract §2.1, §2.2)", () => {
   it("C2.1-a integer and string ids are both echoed", async () => {
@@ -21,14 +26,22 @@ describe("request envelope (wire contract §2.1, §2.2)", () => {
     for (const depth of [300, 3_000, 100_000]) {
       for (const method of ["server/discover", "tools/call"]) {
         const deep = `${"[".repeat(depth)}"t"${"]".repeat(depth)}`
-        const body = `{"jsonrpc":"2.0","id":"deep-${depth}","method":"${method}","params":{"name":"describe_table","arguments":{"table":${deep}},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-        const response = await postMcp(server.url, body, { "mcp-protocol-version": "2026-07-28", "mcp-method": method, "mcp-name": method === "tools/call" ? "describe_table" : undefined })
+        const body =
+          `{"jsonrpc":"2.0","id":"deep-${depth}","method":"${method}","params":{"name":"describe_table","arguments":{"table":${deep}},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+        const response = await postMcp(server.url, body, {
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": method,
+          "mcp-name": method === "tools/call" ? "describe_table" : undefined
+        })
         expect(response.status, `${method} at depth ${depth}: ${response.text.slice(0, 200)}`).toBe(400)
         expect(response.json).toMatchObject({ id: `deep-${depth}`, error: { code: -32600 } })
         expect(response.json.error.message).toContain("nested")
       }
     }
-    const fine = await postMcp(server.url, modernRequest("server/discover", { deep: JSON.parse(`${"[".repeat(60)}1${"]".repeat(60)}`) }))
+    const fine = await postMcp(
+      server.url,
+      modernRequest("server/discover", { deep: JSON.parse(`${"[".repeat(60)}1${"]".repeat(60)}`) })
+    )
     expect(fine.status).toBe(200)
   })
 
@@ -39,7 +52,10 @@ describe("request envelope (wire contract §2.1, §2.2)", () => {
       { jsonrpc: "2.0", id: 3, method: "server/discover", params: [1, 2] }
     ]
     for (const body of bodies) {
-      const response = await postMcp(server.url, body, { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" })
+      const response = await postMcp(server.url, body, {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "server/discover"
+      })
       expect(response.status).toBe(400)
       expect(response.json.error.code).toBe(-32600)
     }
@@ -64,7 +80,13 @@ describe("request envelope (wire contract §2.1, §2.2)", () => {
 
   it("C2.2-b C9-a an unsupported version, 2025-03-26 included, gives -32022 with data.supported", async () => {
     for (const version of ["2099-01-01", "2025-03-26"]) {
-      const response = await postMcp(server.url, withMeta({ "io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {} }))
+      const response = await postMcp(
+        server.url,
+        withMeta({
+          "io.modelcontextprotocol/protocolVersion": version,
+          "io.modelcontextprotocol/clientCapabilities": {}
+        })
+      )
       expect(response.status).toBe(400)
       expect(response.json.error.code).toBe(-32022)
       expect(response.json.error.data.supported).toContain("2026-07-28")
@@ -81,7 +103,13 @@ describe("request envelope (wire contract §2.1, §2.2)", () => {
       expect(response.status).toBe(400)
       expect(response.json.error.code).toBe(-32602)
     }
-    const ok = await postMcp(server.url, withMeta({ "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }))
+    const ok = await postMcp(
+      server.url,
+      withMeta({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+      })
+    )
     expect(ok.status).toBe(200)
   })
 
@@ -99,7 +127,9 @@ describe("request envelope (wire contract §2.1, §2.2)", () => {
   })
 
   it("C9-b C3.3-f a request whose _meta lacks the protocol version is legacy: without a session it is 404 -33001", async () => {
-    const response = await postMcp(server.url, { jsonrpc: "2.0", id: 1, method: "ping", params: {} }, { "mcp-method": undefined })
+    const response = await postMcp(server.url, { jsonrpc: "2.0", id: 1, method: "ping", params: {} }, {
+      "mcp-method": undefined
+    })
     expect(response.status).toBe(404)
     expect(response.json.error.code).toBe(-33001)
   })
@@ -107,7 +137,11 @@ describe("request envelope (wire contract §2.1, §2.2)", () => {
   it("C2.1-a unparseable JSON is -32700 and the server keeps serving", async () => {
     const response = await postMcp(server.url, "{not json", { "mcp-method": "server/discover" })
     expect(response.status).toBe(400)
-    expect(response.json).toStrictEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.any(String) } })
+    expect(response.json).toStrictEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: expect.any(String) }
+    })
     const after = await postMcp(server.url, modernRequest("server/discover"))
     expect(after.status).toBe(200)
   })

@@ -26,7 +26,20 @@ describePostgres("export_data on PostgreSQL (real server)", () => {
 
   /** What psql itself writes for the statement: the oracle the export is compared with. */
   const psqlCsv = (sql: string) =>
-    execFileSync("psql", ["-X", "-q", "-h", postgres.host, "-p", String(postgres.port), "-U", postgres.user, "-d", postgres.database, "-c", `\\copy (${sql}) TO STDOUT CSV HEADER`], {
+    execFileSync("psql", [
+      "-X",
+      "-q",
+      "-h",
+      postgres.host,
+      "-p",
+      String(postgres.port),
+      "-U",
+      postgres.user,
+      "-d",
+      postgres.database,
+      "-c",
+      `\\copy (${sql}) TO STDOUT CSV HEADER`
+    ], {
       env: { ...process.env, PGPASSWORD: postgres.password, PGTZ: "UTC", PGDATESTYLE: "ISO, MDY" },
       encoding: "utf8"
     })
@@ -34,18 +47,41 @@ describePostgres("export_data on PostgreSQL (real server)", () => {
   beforeAll(async () => {
     postgres = await startPostgres()
     await postgres.sql(`ALTER DATABASE ${postgres.database} SET timezone = 'UTC'`)
-    await postgres.sql(`CREATE TABLE numbers (n int PRIMARY KEY, label text NOT NULL); ALTER TABLE numbers OWNER TO ${postgres.user};
-      INSERT INTO numbers SELECT n, 'label ' || n FROM generate_series(1, 3000) n`)
+    await postgres.sql(
+      `CREATE TABLE numbers (n int PRIMARY KEY, label text NOT NULL); ALTER TABLE numbers OWNER TO ${postgres.user};
+      INSERT INTO numbers SELECT n, 'label ' || n FROM generate_series(1, 3000) n`
+    )
     folder = mkdtempSync(join(tmpdir(), "dbdesk-exports-"))
     const home = tempHome()
-    writeFileSync(join(home, "connections.json"), JSON.stringify({
-      version: 1,
-      connections: [{
-        id, name: "Warehouse", type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user,
-        password: postgres.password, sslMode: "disable", externalAccess: "readWrite", aiPolicy: "alwaysAllow"
-      }]
-    }), { mode: 0o600 })
-    server = await startTestServer({ home, settings: { mcp: { requireAuth: false }, limits: { requestsPerMinute: 1_000_000 }, exports: { directory: folder } }, token: "readWrite" })
+    writeFileSync(
+      join(home, "connections.json"),
+      JSON.stringify({
+        version: 1,
+        connections: [{
+          id,
+          name: "Warehouse",
+          type: "postgresql",
+          host: postgres.host,
+          port: postgres.port,
+          database: postgres.database,
+          user: postgres.user,
+          password: postgres.password,
+          sslMode: "disable",
+          externalAccess: "readWrite",
+          aiPolicy: "alwaysAllow"
+        }]
+      }),
+      { mode: 0o600 }
+    )
+    server = await startTestServer({
+      home,
+      settings: {
+        mcp: { requireAuth: false },
+        limits: { requestsPerMinute: 1_000_000 },
+        exports: { directory: folder }
+      },
+      token: "readWrite"
+    })
     client = await connectModernClient(server.url, { token: server.token! })
   }, 180_000)
 
@@ -72,35 +108,59 @@ describePostgres("export_data on PostgreSQL (real server)", () => {
   const row = fc.tuple(
     fc.option(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })),
     fc.option(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })),
-    fc.option(fc.tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 9999 })).map(([whole, part]) => `${whole}.${part}`)),
+    fc.option(
+      fc.tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 9999 })).map((
+        [whole, part]
+      ) => `${whole}.${part}`)
+    ),
     fc.option(text),
     fc.option(fc.uint8Array({ maxLength: 12 }).map((bytes) => Buffer.from(bytes))),
     fc.option(fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value))),
     fc.option(fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value))),
-    fc.option(fc.date({ min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T00:00:00Z"), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10))),
-    fc.option(fc.date({ min: new Date("1900-01-01T00:00:00Z"), max: new Date("2200-01-01T00:00:00Z"), noInvalidDate: true }).map((date) => date.toISOString())),
+    fc.option(
+      fc.date({ min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T00:00:00Z"), noInvalidDate: true })
+        .map((date) => date.toISOString().slice(0, 10))
+    ),
+    fc.option(
+      fc.date({ min: new Date("1900-01-01T00:00:00Z"), max: new Date("2200-01-01T00:00:00Z"), noInvalidDate: true })
+        .map((date) => date.toISOString())
+    ),
     fc.option(fc.uuid()),
     fc.option(fc.array(fc.option(fc.integer({ min: -1000, max: 1000 })), { maxLength: 4 }))
   )
 
-  it("D-92 export then parse back gives the same rows on PostgreSQL for every type: CSV byte-identical to psql, JSON Lines the same values", async () => {
-    let round = 0
-    await fc.assert(fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 20 }), async (rows) => {
-      const table = `p${round++}`
-      await postgres.sql(`CREATE TABLE ${table} (k serial PRIMARY KEY, ${COLUMNS}); ALTER TABLE ${table} OWNER TO ${postgres.user}`)
-      for (const values of rows) {
-        await postgres.sql(`INSERT INTO ${table} (i, b, n, t, y, j, jb, d, ts, u, a) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, values.map((value) => (typeof value === "bigint" ? value.toString() : value)))
-      }
-      const sql = `SELECT * FROM ${table} ORDER BY k`
-      const oracle = psqlCsv(sql)
-      const csv = exported(await exportCall({ query: sql, format: "csv" }))
-      expect(readFileSync(csv.path, "utf8")).toBe(oracle)
-      const [header, ...expected] = parseCsv(oracle)
-      const jsonl = exported(await exportCall({ query: sql, format: "jsonl" }))
-      const back = parseJsonLines(readFileSync(jsonl.path, "utf8")).map((object) => header!.map((name) => (object[name!] === null ? null : String(object[name!]))))
-      expect(back).toEqual(expected)
-    }), { numRuns: 10 })
-  }, 300_000)
+  it(
+    "D-92 export then parse back gives the same rows on PostgreSQL for every type: CSV byte-identical to psql, JSON Lines the same values",
+    async () => {
+      let round = 0
+      await fc.assert(
+        fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 20 }), async (rows) => {
+          const table = `p${round++}`
+          await postgres.sql(
+            `CREATE TABLE ${table} (k serial PRIMARY KEY, ${COLUMNS}); ALTER TABLE ${table} OWNER TO ${postgres.user}`
+          )
+          for (const values of rows) {
+            await postgres.sql(
+              `INSERT INTO ${table} (i, b, n, t, y, j, jb, d, ts, u, a) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+              values.map((value) => (typeof value === "bigint" ? value.toString() : value))
+            )
+          }
+          const sql = `SELECT * FROM ${table} ORDER BY k`
+          const oracle = psqlCsv(sql)
+          const csv = exported(await exportCall({ query: sql, format: "csv" }))
+          expect(readFileSync(csv.path, "utf8")).toBe(oracle)
+          const [header, ...expected] = parseCsv(oracle)
+          const jsonl = exported(await exportCall({ query: sql, format: "jsonl" }))
+          const back = parseJsonLines(readFileSync(jsonl.path, "utf8")).map((object) =>
+            header!.map((name) => (object[name!] === null ? null : String(object[name!])))
+          )
+          expect(back).toEqual(expected)
+        }),
+        { numRuns: 10 }
+      )
+    },
+    300_000
+  )
 
   it("D-92 export_data refuses a secret catalog, as a table or in a statement, and writes no file", async () => {
     const before = filesIn(folder)
@@ -122,9 +182,21 @@ describePostgres("export_data on PostgreSQL (real server)", () => {
   it("D-92 export_data cancelled part-way on PostgreSQL: the statement stops and no file stays", async () => {
     const before = filesIn(folder)
     const controller = new AbortController()
-    const call = exportCall({ query: "SELECT n, md5(n::text) FROM generate_series(1, 200000000) n", format: "csv" }, { signal: controller.signal, onprogress: () => controller.abort() })
+    const call = exportCall({ query: "SELECT n, md5(n::text) FROM generate_series(1, 200000000) n", format: "csv" }, {
+      signal: controller.signal,
+      onprogress: () => controller.abort()
+    })
     await expect(call).rejects.toThrow()
-    await eventually(() => JSON.stringify(filesIn(folder)) === JSON.stringify(before), "the cancelled export's file removed")
-    await eventually(async () => (await postgres.sql("SELECT count(*)::int AS c FROM pg_stat_activity WHERE query LIKE '%generate_series(1, 200000000)%' AND state = 'active' AND pid <> pg_backend_pid()"))[0]!["c"] === 0, "the statement stopped")
+    await eventually(
+      () => JSON.stringify(filesIn(folder)) === JSON.stringify(before),
+      "the cancelled export's file removed"
+    )
+    await eventually(
+      async () =>
+        (await postgres.sql(
+          "SELECT count(*)::int AS c FROM pg_stat_activity WHERE query LIKE '%generate_series(1, 200000000)%' AND state = 'active' AND pid <> pg_backend_pid()"
+        ))[0]!["c"] === 0,
+      "the statement stopped"
+    )
   }, 120_000)
 })

@@ -30,11 +30,21 @@ beforeAll(async () => {
   const insert = db.prepare("INSERT INTO numbers VALUES (?, ?)")
   for (let n = 1; n <= 2500; n++) insert.run(n, `label, "${n}"`)
   db.close()
-  server = await startTestServer({ settings: { mcp: { requireAuth: false }, exports: { directory: folder } }, token: "readWrite" })
+  server = await startTestServer({
+    settings: { mcp: { requireAuth: false }, exports: { directory: folder } },
+    token: "readWrite"
+  })
   const connections = Context.get(server.context, Connections)
-  id = (await Effect.runPromise(connections.add({ name: "Data", type: "sqlite", path, externalAccess: "readWrite", aiPolicy: "alwaysAllow" }))).id
+  id = (await Effect.runPromise(
+    connections.add({ name: "Data", type: "sqlite", path, externalAccess: "readWrite", aiPolicy: "alwaysAllow" })
+  )).id
   maskedId = (await Effect.runPromise(connections.add({
-    name: "Masked", type: "sqlite", path, externalAccess: "readOnly", aiPolicy: "alwaysAllow", maskingRules: [{ pattern: "users.password_hash", action: "mask" }]
+    name: "Masked",
+    type: "sqlite",
+    path,
+    externalAccess: "readOnly",
+    aiPolicy: "alwaysAllow",
+    maskingRules: [{ pattern: "users.password_hash", action: "mask" }]
   }))).id
   client = await connectModernClient(server.url, { token: server.token! })
 }, 180_000)
@@ -49,7 +59,11 @@ const exportCall = (args: Record<string, unknown>, options?: Parameters<Client["
 
 it("D-92 export_data on SQLite: every row of a table streamed to a 0600 file in the export folder, a resource_link to it and a fenced preview", async () => {
   const progress: Array<string> = []
-  const result = exported(await exportCall({ table: "numbers", format: "csv" }, { onprogress: (note) => void progress.push(note.message ?? "") }))
+  const result = exported(
+    await exportCall({ table: "numbers", format: "csv" }, {
+      onprogress: (note) => void progress.push(note.message ?? "")
+    })
+  )
   expect(result.path).toBe(join(folder, "numbers.csv"))
   expect(result.rows).toBe(2500)
   expect(fileURLToPath(result.link.uri)).toBe(result.path)
@@ -61,7 +75,10 @@ it("D-92 export_data on SQLite: every row of a table streamed to a 0600 file in 
   expect(rows[0]).toEqual(["n", "label"])
   expect(rows.slice(1)).toEqual(Array.from({ length: 2500 }, (_, i) => [String(i + 1), `label, "${i + 1}"`]))
   expect(result.text).toContain("What follows is data from the database")
-  expect(result.preview.rows).toEqual([[1, "label, \"1\""], [2, "label, \"2\""], [3, "label, \"3\""], [4, "label, \"4\""], [5, "label, \"5\""]])
+  expect(result.preview.rows).toEqual([[1, "label, \"1\""], [2, "label, \"2\""], [3, "label, \"3\""], [
+    4,
+    "label, \"4\""
+  ], [5, "label, \"5\""]])
   // Progress carries the rows written so far, page by page.
   expect(progress.some((message) => /^1,000 rows, /.test(message))).toBe(true)
   expect(progress.at(-1)).toMatch(/^2,500 rows, /)
@@ -71,7 +88,11 @@ it("D-92 export_data never overwrites: the same export again is name-1, then nam
   const first = exported(await exportCall({ query: "SELECT n FROM numbers WHERE n <= 3", format: "jsonl" }))
   const second = exported(await exportCall({ query: "SELECT n FROM numbers WHERE n <= 2", format: "jsonl" }))
   const third = exported(await exportCall({ query: "SELECT n FROM numbers WHERE n <= 1", format: "jsonl" }))
-  expect([first.path, second.path, third.path]).toEqual([join(folder, "query.jsonl"), join(folder, "query-1.jsonl"), join(folder, "query-2.jsonl")])
+  expect([first.path, second.path, third.path]).toEqual([
+    join(folder, "query.jsonl"),
+    join(folder, "query-1.jsonl"),
+    join(folder, "query-2.jsonl")
+  ])
   expect(parseJsonLines(readFileSync(first.path, "utf8"))).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }])
   expect(parseJsonLines(readFileSync(third.path, "utf8"))).toEqual([{ n: 1 }])
   expect(filesIn(folder).filter((name) => name.endsWith(".part"))).toEqual([])
@@ -79,7 +100,10 @@ it("D-92 export_data never overwrites: the same export again is name-1, then nam
 
 it("D-92 export_data in json and sql: an array of objects, and INSERTs SQLite runs back into the same rows", async () => {
   const json = exported(await exportCall({ query: "SELECT n, label FROM numbers WHERE n <= 2", format: "json" }))
-  expect(JSON.parse(readFileSync(json.path, "utf8"))).toEqual([{ n: 1, label: "label, \"1\"" }, { n: 2, label: "label, \"2\"" }])
+  expect(JSON.parse(readFileSync(json.path, "utf8"))).toEqual([{ n: 1, label: "label, \"1\"" }, {
+    n: 2,
+    label: "label, \"2\""
+  }])
   const sql = exported(await exportCall({ table: "numbers", format: "sql" }))
   const copy = new Database(":memory:")
   copy.exec("CREATE TABLE numbers (n INTEGER PRIMARY KEY, label TEXT NOT NULL)")
@@ -101,7 +125,12 @@ it("D-92 export_data refuses a statement that writes, before it runs, and writes
 })
 
 it("D-92 export_data applies the connection's masking rules to the file", async () => {
-  const result = exported(await client.callTool({ name: "export_data", arguments: { connection_id: maskedId, table: "users", format: "csv" } }))
+  const result = exported(
+    await client.callTool({
+      name: "export_data",
+      arguments: { connection_id: maskedId, table: "users", format: "csv" }
+    })
+  )
   const text = readFileSync(result.path, "utf8")
   expect(text).not.toContain("hash-ann-9d2f61ac")
   expect(parseCsv(text)).toEqual([["id", "name", "password_hash"], ["1", "ann", "[masked: text, 17 bytes]"]])
@@ -110,13 +139,17 @@ it("D-92 export_data applies the connection's masking rules to the file", async 
 it("D-92 export_data cancelled part-way leaves no file, not even the temporary one", async () => {
   const before = filesIn(folder)
   const controller = new AbortController()
-  const endless = "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 100000000) SELECT n, 'row ' || n AS t FROM s"
+  const endless =
+    "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 100000000) SELECT n, 'row ' || n AS t FROM s"
   const call = exportCall({ query: endless, format: "csv" }, {
     signal: controller.signal,
     onprogress: () => controller.abort()
   })
   await expect(call).rejects.toThrow()
-  await eventually(() => JSON.stringify(filesIn(folder)) === JSON.stringify(before), "the cancelled export's file removed")
+  await eventually(
+    () => JSON.stringify(filesIn(folder)) === JSON.stringify(before),
+    "the cancelled export's file removed"
+  )
 }, 60_000)
 
 it("D-92 export_data with arguments it cannot use: both query and table, an unknown format", async () => {
@@ -129,10 +162,15 @@ it("D-92 export_data with arguments it cannot use: both query and table, an unkn
 // SQLite's values as an answer shows them (D-20): integers beyond 2^53 as their decimal text, blobs as X'…' hex.
 type Value = null | bigint | number | string | Uint8Array
 const asCell = (value: Value): string | number | null =>
-  value === null ? null
-  : typeof value === "bigint" ? (value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString())
-  : value instanceof Uint8Array ? `X'${Buffer.from(value).toString("hex")}'`
-  : value
+  value === null ?
+    null
+    : typeof value === "bigint" ?
+    (value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value.toString())
+    : value instanceof Uint8Array ?
+    `X'${Buffer.from(value).toString("hex")}'`
+    : value
 const asCsv = (cell: string | number | null) => (cell === null ? null : String(cell))
 
 const value: fc.Arbitrary<Value> = fc.oneof(
@@ -144,19 +182,29 @@ const value: fc.Arbitrary<Value> = fc.oneof(
   fc.uint8Array({ maxLength: 16 })
 )
 
-it("D-92 export then parse back gives the same rows on SQLite for every type (NULL, big integers, reals, text, JSON text, dates, blobs), CSV and JSON Lines", async () => {
-  let round = 0
-  await fc.assert(fc.asyncProperty(fc.array(fc.tuple(value, value, value), { minLength: 1, maxLength: 30 }), async (rows) => {
-    const table = `p${round++}`
-    const db = new Database(path)
-    db.exec(`CREATE TABLE ${table} (a, b, c)`)
-    const insert = db.prepare(`INSERT INTO ${table} VALUES (?, ?, ?)`)
-    for (const row of rows) insert.run(...row)
-    db.close()
-    const expected = rows.map((row) => row.map(asCell))
-    const csv = exported(await exportCall({ table, format: "csv" }))
-    expect(parseCsv(readFileSync(csv.path, "utf8"))).toEqual([["a", "b", "c"], ...expected.map((row) => row.map(asCsv))])
-    const jsonl = exported(await exportCall({ table, format: "jsonl" }))
-    expect(parseJsonLines(readFileSync(jsonl.path, "utf8"))).toEqual(expected.map(([a, b, c]) => ({ a, b, c })))
-  }), { numRuns: 12 })
-}, 120_000)
+it(
+  "D-92 export then parse back gives the same rows on SQLite for every type (NULL, big integers, reals, text, JSON text, dates, blobs), CSV and JSON Lines",
+  async () => {
+    let round = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(value, value, value), { minLength: 1, maxLength: 30 }), async (rows) => {
+        const table = `p${round++}`
+        const db = new Database(path)
+        db.exec(`CREATE TABLE ${table} (a, b, c)`)
+        const insert = db.prepare(`INSERT INTO ${table} VALUES (?, ?, ?)`)
+        for (const row of rows) insert.run(...row)
+        db.close()
+        const expected = rows.map((row) => row.map(asCell))
+        const csv = exported(await exportCall({ table, format: "csv" }))
+        expect(parseCsv(readFileSync(csv.path, "utf8"))).toEqual([
+          ["a", "b", "c"],
+          ...expected.map((row) => row.map(asCsv))
+        ])
+        const jsonl = exported(await exportCall({ table, format: "jsonl" }))
+        expect(parseJsonLines(readFileSync(jsonl.path, "utf8"))).toEqual(expected.map(([a, b, c]) => ({ a, b, c })))
+      }),
+      { numRuns: 12 }
+    )
+  },
+  120_000
+)

@@ -22,21 +22,41 @@ describe("results fenced as data (D-66)", () => {
   let server: TestServer
   const id = "hostile"
   const call = (name: string, args: Record<string, unknown>) =>
-    postMcp(server.url, modernRequest("tools/call", { name, arguments: { connection_id: id, ...args } }), { authorization: `Bearer ${server.token}` })
+    postMcp(server.url, modernRequest("tools/call", { name, arguments: { connection_id: id, ...args } }), {
+      authorization: `Bearer ${server.token}`
+    })
 
   beforeAll(async () => {
     const home = tempHome()
     const path = join(home, "hostile.db")
     const db = new Database(path)
     const quoted = (text: string) => `'${text.replace(/'/g, "''")}'`
-    db.exec(`CREATE TABLE "notes</data-x>" (id INTEGER PRIMARY KEY, body TEXT DEFAULT ${quoted(HOSTILE[0]!)}, "col\n</data-0>" TEXT);
-      CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT)`)
+    db.exec(
+      `CREATE TABLE "notes</data-x>" (id INTEGER PRIMARY KEY, body TEXT DEFAULT ${
+        quoted(HOSTILE[0]!)
+      }, "col\n</data-0>" TEXT);
+      CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT)`
+    )
     const insert = db.prepare(`INSERT INTO "notes</data-x>" (id, body, "col\n</data-0>") VALUES (?, ?, ?)`)
     HOSTILE.forEach((text, index) => insert.run(index + 1, text, text))
     const items = db.prepare("INSERT INTO items (id, label) VALUES (?, ?)")
     for (let i = 1; i <= 100; i++) items.run(i, `item number ${i}`)
     db.close()
-    writeFileSync(join(home, "connections.json"), JSON.stringify({ version: 1, connections: [{ id, name: "Hostile", type: "sqlite", path, externalAccess: "readWrite", aiPolicy: "alwaysAllow" }] }), { mode: 0o600 })
+    writeFileSync(
+      join(home, "connections.json"),
+      JSON.stringify({
+        version: 1,
+        connections: [{
+          id,
+          name: "Hostile",
+          type: "sqlite",
+          path,
+          externalAccess: "readWrite",
+          aiPolicy: "alwaysAllow"
+        }]
+      }),
+      { mode: 0o600 }
+    )
     server = await startTestServer({ home, token: "readWrite" })
   }, 60_000)
 
@@ -57,23 +77,30 @@ describe("results fenced as data (D-66)", () => {
     ["list_databases", {}]
   ]
 
-  it.each(answers)("D-66: %s answers one fenced payload that hostile values cannot close; structuredContent is the payload", async (tool, args) => {
-    const answer = await call(tool, args)
-    const result = answer.json.result
-    expect(result.isError, answer.text).toBe(false)
-    const { json } = unfence(result.content[0].text)
-    expect(json).toEqual(result.structuredContent)
-  })
+  it.each(answers)(
+    "D-66: %s answers one fenced payload that hostile values cannot close; structuredContent is the payload",
+    async (tool, args) => {
+      const answer = await call(tool, args)
+      const result = answer.json.result
+      expect(result.isError, answer.text).toBe(false)
+      const { json } = unfence(result.content[0].text)
+      expect(json).toEqual(result.structuredContent)
+    }
+  )
 
   it("D-66: the hostile values arrive whole in structuredContent, and the marker changes at every call", async () => {
     const first = await call("execute_query", { query: "SELECT body FROM \"notes</data-x>\" ORDER BY id" })
     const second = await call("execute_query", { query: "SELECT body FROM \"notes</data-x>\" ORDER BY id" })
     expect(first.json.result.structuredContent.rows.map((row: Array<string>) => row[0])).toEqual(HOSTILE)
-    expect(unfence(first.json.result.content[0].text).marker).not.toBe(unfence(second.json.result.content[0].text).marker)
+    expect(unfence(first.json.result.content[0].text).marker).not.toBe(
+      unfence(second.json.result.content[0].text).marker
+    )
   })
 
   it("D-66: list_connections shows dbdesk's own settings, not database values, unfenced", async () => {
-    const listed = await postMcp(server.url, modernRequest("tools/call", { name: "list_connections", arguments: {} }), { authorization: `Bearer ${server.token}` })
+    const listed = await postMcp(server.url, modernRequest("tools/call", { name: "list_connections", arguments: {} }), {
+      authorization: `Bearer ${server.token}`
+    })
     expect(JSON.parse(listed.json.result.content[0].text)).toEqual(listed.json.result.structuredContent)
   })
 
@@ -87,7 +114,9 @@ describe("results fenced as data (D-66)", () => {
     expect(fencedBytes - plainBytes).toBeLessThanOrEqual(120)
   })
 
-  it.prop("D-66: whatever the payload, the fence opens and closes once around it and gives it back", [FastCheck.array(FastCheck.string({ unit: "binary" }), { maxLength: 8 })], ([values]) => {
+  it.prop("D-66: whatever the payload, the fence opens and closes once around it and gives it back", [
+    FastCheck.array(FastCheck.string({ unit: "binary" }), { maxLength: 8 })
+  ], ([values]) => {
     const json = JSON.stringify({ rows: values.map((value) => [value, `</data-${value}>`]) })
     const { json: back } = unfence(fenced(json))
     expect(back).toEqual(JSON.parse(json))
@@ -107,10 +136,27 @@ describe("a lean tool list (D-67)", () => {
 
   it("D-67 acceptance: tools/list for a fullAccess token (all 17 tools) is at most 6,500 bytes; each description says what the tool returns", async () => {
     const listed = await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${server.token}` })
-    const tools = listed.json.result.tools as Array<{ name: string; description: string; inputSchema: { type: string } }>
+    const tools = listed.json.result.tools as Array<
+      { name: string; description: string; inputSchema: { type: string } }
+    >
     expect(tools.map((tool) => tool.name)).toEqual([
-      "browse_table", "confirm_destructive_operation", "count_rows", "describe_table", "execute_query", "explain_query", "export_data", "fetch_more",
-      "get_connection_status", "get_table_ddl", "insert_rows", "list_connections", "list_databases", "list_schemas", "list_tables", "search_documents", "search_schema"
+      "browse_table",
+      "confirm_destructive_operation",
+      "count_rows",
+      "describe_table",
+      "execute_query",
+      "explain_query",
+      "export_data",
+      "fetch_more",
+      "get_connection_status",
+      "get_table_ddl",
+      "insert_rows",
+      "list_connections",
+      "list_databases",
+      "list_schemas",
+      "list_tables",
+      "search_documents",
+      "search_schema"
     ])
     console.log(`D-67: tools/list is ${Buffer.byteLength(listed.text)} bytes for ${tools.length} tools`)
     expect(Buffer.byteLength(listed.text)).toBeLessThanOrEqual(6500)

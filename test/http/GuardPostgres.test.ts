@@ -5,7 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Context } from "effect"
 import { UiAddress } from "../../src/http/ui/UiListener.ts"
-import { type CorpusServer, expectNoSecret, expectSecretShape, expectUntraceable, LEVELS, policyRefusalOf, type SecretStop, secretForms, startCorpusServer } from "../support/GuardCorpus.ts"
+import {
+  type CorpusServer,
+  expectNoSecret,
+  expectSecretShape,
+  expectUntraceable,
+  LEVELS,
+  policyRefusalOf,
+  type SecretStop,
+  secretForms,
+  startCorpusServer
+} from "../support/GuardCorpus.ts"
 import { type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
 import { describePostgres } from "../support/PostgresSuite.ts"
 import { unfence } from "../support/Fence.ts"
@@ -24,7 +34,11 @@ const secretShapes: ReadonlyArray<readonly [string, string, SecretStop]> = [
   ["scalar subquery", "SELECT (SELECT rolpassword FROM pg_authid LIMIT 1)", "names"],
   ["derived table", "SELECT x FROM (SELECT rolpassword AS x FROM pg_authid) s", "names"],
   ["CTE", "WITH c AS (SELECT rolpassword FROM pg_authid) SELECT * FROM c", "names"],
-  ["lateral", "SELECT l.p FROM pg_roles r, LATERAL (SELECT rolpassword p FROM pg_authid a WHERE a.oid = r.oid) l", "names"],
+  [
+    "lateral",
+    "SELECT l.p FROM pg_roles r, LATERAL (SELECT rolpassword p FROM pg_authid a WHERE a.oid = r.oid) l",
+    "names"
+  ],
   ["row_to_json", "SELECT row_to_json(a) FROM pg_authid a", "names"],
   ["to_jsonb", "SELECT to_jsonb(a) FROM pg_authid a", "names"],
   ["string_agg", "SELECT string_agg(rolpassword, ',') FROM pg_authid", "names"],
@@ -79,7 +93,6 @@ const ruleShapes: ReadonlyArray<readonly [string, string, Outcome]> = [
   ["COPY", "COPY users TO STDOUT", "classifier"]
 ]
 
-
 describePostgres("D-64 on PostgreSQL (superuser connection)", () => {
   let pg: PostgresServer
   let corpus: CorpusServer
@@ -90,9 +103,17 @@ describePostgres("D-64 on PostgreSQL (superuser connection)", () => {
     pg = await startPostgres()
     await pg.sql(`CREATE ROLE ${SUPER.user} LOGIN SUPERUSER PASSWORD '${SUPER.password}'`)
     await pg.sql("CREATE ROLE victim LOGIN PASSWORD 'victim-pw-0a8e'")
-    await pg.sql(`CREATE FOREIGN DATA WRAPPER corpus_fdw; CREATE SERVER corpus_srv FOREIGN DATA WRAPPER corpus_fdw OPTIONS (host 'remote.example', password '${OPTION_SECRETS[0]}');
-      CREATE USER MAPPING FOR ${SUPER.user} SERVER corpus_srv OPTIONS (user 'remote', password '${OPTION_SECRETS[1]}')`)
-    await pg.sql(`CREATE SUBSCRIPTION corpus_sub CONNECTION 'host=127.0.0.1 dbname=none password=${OPTION_SECRETS[2]}' PUBLICATION corpus_pub WITH (connect = false)`)
+    await pg.sql(
+      `CREATE FOREIGN DATA WRAPPER corpus_fdw; CREATE SERVER corpus_srv FOREIGN DATA WRAPPER corpus_fdw OPTIONS (host 'remote.example', password '${
+        OPTION_SECRETS[0]
+      }');
+      CREATE USER MAPPING FOR ${SUPER.user} SERVER corpus_srv OPTIONS (user 'remote', password '${OPTION_SECRETS[1]}')`
+    )
+    await pg.sql(
+      `CREATE SUBSCRIPTION corpus_sub CONNECTION 'host=127.0.0.1 dbname=none password=${
+        OPTION_SECRETS[2]
+      }' PUBLICATION corpus_pub WITH (connect = false)`
+    )
     await pg.sql(`CREATE VIEW v_auth AS SELECT rolname, rolpassword AS pw FROM pg_authid;
       CREATE VIEW v_auth2 AS SELECT pw AS p FROM v_auth;
       CREATE MATERIALIZED VIEW mv_auth AS SELECT rolpassword FROM pg_authid;
@@ -102,17 +123,30 @@ describePostgres("D-64 on PostgreSQL (superuser connection)", () => {
       INSERT INTO users VALUES (1, 'ann', '${MASKED[0]}', '${HIDDEN[0]}'), (2, 'bob', '${MASKED[1]}', '${HIDDEN[1]}');
       CREATE VIEW v_clean AS SELECT id, name FROM users;
       CREATE VIEW v_guarded AS SELECT id, password_hash AS h FROM users`)
-    const hashes = (await pg.sql<{ h: string }>("SELECT rolpassword AS h FROM pg_authid WHERE rolpassword IS NOT NULL")).map((row) => row.h)
+    const hashes = (await pg.sql<{ h: string }>("SELECT rolpassword AS h FROM pg_authid WHERE rolpassword IS NOT NULL"))
+      .map((row) => row.h)
     expect(hashes.length).toBeGreaterThanOrEqual(4)
     // A SCRAM hash is SCRAM-SHA-256$iterations:salt$storedkey:serverkey: each key and the salt count on their own.
     const parts = hashes.flatMap((hash) => hash.split(/[$:]/).filter((part) => part.length >= 16))
     secrets = [...hashes, ...parts, ...OPTION_SECRETS, ...MASKED, ...HIDDEN].flatMap(secretForms)
     const connection = {
-      type: "postgresql", host: pg.host, port: pg.port, database: pg.database, user: SUPER.user, password: SUPER.password,
-      sslMode: "disable", externalAccess: "readWrite", aiPolicy: "alwaysAllow"
+      type: "postgresql",
+      host: pg.host,
+      port: pg.port,
+      database: pg.database,
+      user: SUPER.user,
+      password: SUPER.password,
+      sslMode: "disable",
+      externalAccess: "readWrite",
+      aiPolicy: "alwaysAllow"
     }
     corpus = await startCorpusServer([
-      { ...connection, id, name: "Superuser PG", maskingRules: [{ pattern: "users.password_hash", action: "mask" }, { pattern: "*.ssn", action: "hide" }] },
+      {
+        ...connection,
+        id,
+        name: "Superuser PG",
+        maskingRules: [{ pattern: "users.password_hash", action: "mask" }, { pattern: "*.ssn", action: "hide" }]
+      },
       // The same role with the default AI settings (secret catalogs closed, no rules): PostgreSQL's probe path.
       { ...connection, id: "pg-default", name: "Superuser PG, default AI settings" }
     ], { ui: true })
@@ -123,39 +157,59 @@ describePostgres("D-64 on PostgreSQL (superuser connection)", () => {
     await pg?.stop()
   }, 60_000)
 
-  describe.each(LEVELS.flatMap((level) => [[level, "pg-super"], [level, "pg-default"]] as const))("secret catalogs, %s token, connection %s", (level, connectionId) => {
-    it.each(secretShapes)("D-64: %s (%s) is stopped by its %s and no secret reaches the answer", async (shape, sql, stop) => {
-      const marker = `corpus-${level}-${connectionId}-${shape.replace(/\W+/g, "-")}`
-      const answer = await corpus.call(level, "execute_query", { connection_id: connectionId, query: `${sql} -- ${marker}` })
-      expectSecretShape(answer, shape, stop, secrets, level, () => pg.log().includes(marker))
-    })
-  })
+  describe.each(LEVELS.flatMap((level) => [[level, "pg-super"], [level, "pg-default"]] as const))(
+    "secret catalogs, %s token, connection %s",
+    (level, connectionId) => {
+      it.each(secretShapes)(
+        "D-64: %s (%s) is stopped by its %s and no secret reaches the answer",
+        async (shape, sql, stop) => {
+          const marker = `corpus-${level}-${connectionId}-${shape.replace(/\W+/g, "-")}`
+          const answer = await corpus.call(level, "execute_query", {
+            connection_id: connectionId,
+            query: `${sql} -- ${marker}`
+          })
+          expectSecretShape(answer, shape, stop, secrets, level, () => pg.log().includes(marker))
+        }
+      )
+    }
+  )
 
   describe.each(LEVELS)("masking rules, %s token", (level) => {
-    it.each(ruleShapes)("D-65: %s (%s) is %s, and no protected value reaches the answer", async (shape, sql, outcome) => {
-      const answer = await corpus.call(level, "execute_query", { connection_id: id, query: sql })
-      expectNoSecret(answer.text, secrets, shape)
-      if (outcome === "masked") {
-        expect(answer.json.result.isError, answer.text).toBe(false)
-        expect(JSON.stringify(answer.json.result.structuredContent.rows)).not.toMatch(/"\d{3}-\d{2}-\d{4}"/)
-        expect(unfence(answer.json.result.content[0].text).json).toEqual(answer.json.result.structuredContent)
-        if (/password_hash|\*|x FROM/.test(sql) && !/v_clean/.test(sql)) expect(answer.text).toContain("[masked: text, 17 bytes]")
-        expect(answer.json.result.structuredContent.columns).not.toContain("ssn")
-      } else if (outcome === "refused") {
-        expectUntraceable(answer, shape, secrets)
-        expect(answer.json.result.content[0].text).toMatch(/masking rule "(users\.password_hash|\*\.ssn)"/)
-      } else if (outcome === "withheld") {
-        expect(answer.json.result.content[0].text).toMatch(/^query_failed: the database stopped this statement while reading its rows \(error code 22P02\); its message is withheld/)
-      } else {
-        expect(answer.json.result.content[0].text).toMatch(/^denied: this statement reads or writes files/)
+    it.each(ruleShapes)(
+      "D-65: %s (%s) is %s, and no protected value reaches the answer",
+      async (shape, sql, outcome) => {
+        const answer = await corpus.call(level, "execute_query", { connection_id: id, query: sql })
+        expectNoSecret(answer.text, secrets, shape)
+        if (outcome === "masked") {
+          expect(answer.json.result.isError, answer.text).toBe(false)
+          expect(JSON.stringify(answer.json.result.structuredContent.rows)).not.toMatch(/"\d{3}-\d{2}-\d{4}"/)
+          expect(unfence(answer.json.result.content[0].text).json).toEqual(answer.json.result.structuredContent)
+          if (/password_hash|\*|x FROM/.test(sql) && !/v_clean/.test(sql)) {
+            expect(answer.text).toContain("[masked: text, 17 bytes]")
+          }
+          expect(answer.json.result.structuredContent.columns).not.toContain("ssn")
+        } else if (outcome === "refused") {
+          expectUntraceable(answer, shape, secrets)
+          expect(answer.json.result.content[0].text).toMatch(/masking rule "(users\.password_hash|\*\.ssn)"/)
+        } else if (outcome === "withheld") {
+          expect(answer.json.result.content[0].text).toMatch(
+            /^query_failed: the database stopped this statement while reading its rows \(error code 22P02\); its message is withheld/
+          )
+        } else {
+          expect(answer.json.result.content[0].text).toMatch(/^denied: this statement reads or writes files/)
+        }
       }
-    })
+    )
   })
 
   it("D-64: every other MCP path refuses the secret catalogs: tools, resources, prompts, listings", async () => {
     const calls: Array<[string, Record<string, unknown>]> = [
-      ["browse_table", { table: "pg_authid" }], ["browse_table", { table: "pg_shadow", schema: "pg_catalog" }], ["browse_table", { table: "v_auth" }],
-      ["describe_table", { table: "pg_authid" }], ["get_table_ddl", { table: "pg_user_mapping" }], ["count_rows", { table: "pg_subscription" }],
+      ["browse_table", { table: "pg_authid" }],
+      ["browse_table", { table: "pg_shadow", schema: "pg_catalog" }],
+      ["browse_table", { table: "v_auth" }],
+      ["describe_table", { table: "pg_authid" }],
+      ["get_table_ddl", { table: "pg_user_mapping" }],
+      ["count_rows", { table: "pg_subscription" }],
       ["explain_query", { query: "SELECT rolpassword FROM pg_authid", analyze: true }]
     ]
     for (const [tool, args] of calls) {
@@ -163,12 +217,18 @@ describePostgres("D-64 on PostgreSQL (superuser connection)", () => {
       expectNoSecret(answer.text, secrets, tool)
       expect(policyRefusalOf(answer), `${tool} ${answer.text}`).toMatchObject({ gate: "secret_catalog" })
     }
-    for (const [tool, args] of [["search_schema", { term: "pass" }], ["list_tables", {}], ["browse_table", { table: "users" }]] as const) {
+    for (
+      const [tool, args] of [["search_schema", { term: "pass" }], ["list_tables", {}], ["browse_table", {
+        table: "users"
+      }]] as const
+    ) {
       const answer = await corpus.call("readOnly", tool, { connection_id: id, ...args })
       expect(answer.json.result.isError, answer.text).toBe(false)
       expectNoSecret(answer.text, secrets, tool)
     }
-    for (const uri of [`dbdesk://connections/${id}/tables/pg_authid`, `dbdesk://connections/${id}/tables/pg_shadow/ddl`]) {
+    for (
+      const uri of [`dbdesk://connections/${id}/tables/pg_authid`, `dbdesk://connections/${id}/tables/pg_shadow/ddl`]
+    ) {
       const answer = await corpus.request("readOnly", "resources/read", { uri })
       expect(answer.json.error?.code, answer.text).toBe(-33007)
       expect(answer.json.error.data).toMatchObject({ reason: "secret_catalog", setting: "secretCatalogs" })
@@ -177,7 +237,11 @@ describePostgres("D-64 on PostgreSQL (superuser connection)", () => {
       const answer = await corpus.request("readOnly", "prompts/get", { name, arguments: { connection: id, table } })
       expect(answer.json.error?.code, answer.text).toBe(-33007)
     }
-    const completion = await corpus.request("readOnly", "completion/complete", { ref: { type: "ref/resource", uri: "dbdesk://connections/{connection_id}/tables/{table}" }, argument: { name: "table", value: "pg_" }, context: { arguments: { connection_id: id } } })
+    const completion = await corpus.request("readOnly", "completion/complete", {
+      ref: { type: "ref/resource", uri: "dbdesk://connections/{connection_id}/tables/{table}" },
+      argument: { name: "table", value: "pg_" },
+      context: { arguments: { connection_id: id } }
+    })
     expect(completion.json.result.completion.values).toEqual([])
     for (const resource of [`dbdesk://connections/${id}/schema`, `dbdesk://connections/${id}/tables/users`]) {
       expectNoSecret((await corpus.request("readOnly", "resources/read", { uri: resource })).text, secrets, resource)
@@ -188,9 +252,19 @@ describePostgres("D-64 on PostgreSQL (superuser connection)", () => {
     await corpus.call("readOnly", "execute_query", { connection_id: id, query: "SELECT * FROM users WHERE id = 1" })
     await corpus.call("readOnly", "execute_query", { connection_id: id, query: "SELECT * FROM v_auth" })
     const details = await corpus.activityDetails()
-    expect(details).toContainEqual(expect.stringMatching(/^execute_query policy: masked public\.users\.password_hash \(rule users\.password_hash\); hidden public\.users\.ssn \(rule \*\.ssn\)$/))
-    expect(details).toContainEqual("execute_query code=denied; gate=secret_catalog; rule=pg_catalog.pg_authid; setting=secretCatalogs")
-    expect(details).toContainEqual(expect.stringMatching(/^dbdesk:\/\/connections\/pg-super\/tables\/pg_authid code=-33007; gate=secret_catalog; rule=pg_catalog\.pg_authid/))
+    expect(details).toContainEqual(
+      expect.stringMatching(
+        /^execute_query policy: masked public\.users\.password_hash \(rule users\.password_hash\); hidden public\.users\.ssn \(rule \*\.ssn\)$/
+      )
+    )
+    expect(details).toContainEqual(
+      "execute_query code=denied; gate=secret_catalog; rule=pg_catalog.pg_authid; setting=secretCatalogs"
+    )
+    expect(details).toContainEqual(
+      expect.stringMatching(
+        /^dbdesk:\/\/connections\/pg-super\/tables\/pg_authid code=-33007; gate=secret_catalog; rule=pg_catalog\.pg_authid/
+      )
+    )
     expectNoSecret(details.join("\n"), secrets, "activity log")
   })
 
@@ -199,14 +273,31 @@ describePostgres("D-64 on PostgreSQL (superuser connection)", () => {
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     const cookie = exchange.headers.get("set-cookie")!.split(";")[0]!
     const post = async (path: string, body: unknown) =>
-      (await fetch(`${ui.origin}${path}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify(body) })).json()
-    const console = await post(`/api/connections/${id}/console`, { text: "SELECT rolpassword FROM pg_authid WHERE rolname = 'victim'", confirmed: false })
+      (await fetch(`${ui.origin}${path}`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })).json()
+    const console = await post(`/api/connections/${id}/console`, {
+      text: "SELECT rolpassword FROM pg_authid WHERE rolname = 'victim'",
+      confirmed: false
+    })
     expect(JSON.stringify(console)).toMatch(/SCRAM-SHA-256\$4096:/)
-    const page = await post(`/api/connections/${id}/tables/users/rows`, { filters: [], logic: "and", caseSensitive: false, sort: [], offset: 0, limit: 10 })
+    const page = await post(`/api/connections/${id}/tables/users/rows`, {
+      filters: [],
+      logic: "and",
+      caseSensitive: false,
+      sort: [],
+      offset: 0,
+      limit: 10
+    })
     expect(JSON.stringify(page)).toContain(MASKED[0])
     expect(JSON.stringify(page)).toContain(HIDDEN[0])
     // A password the user sets in the UI console stays out of the history resource AI clients read.
-    const changed = await post(`/api/connections/${id}/console`, { text: "ALTER ROLE victim PASSWORD 'typed-in-console-6b0c'", confirmed: true })
+    const changed = await post(`/api/connections/${id}/console`, {
+      text: "ALTER ROLE victim PASSWORD 'typed-in-console-6b0c'",
+      confirmed: true
+    })
     expect(JSON.stringify(changed)).not.toMatch(/error/i)
     const history = await corpus.request("readOnly", "resources/read", { uri: `dbdesk://connections/${id}/history` })
     expect(history.text).toContain("ALTER ROLE victim PASSWORD '…'")

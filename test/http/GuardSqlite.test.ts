@@ -8,7 +8,14 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { UiAddress } from "../../src/http/ui/UiListener.ts"
 import { unfence } from "../support/Fence.ts"
-import { type CorpusServer, expectNoSecret, LEVELS, policyRefusalOf, secretForms, startCorpusServer } from "../support/GuardCorpus.ts"
+import {
+  type CorpusServer,
+  expectNoSecret,
+  LEVELS,
+  policyRefusalOf,
+  secretForms,
+  startCorpusServer
+} from "../support/GuardCorpus.ts"
 import { tempHome } from "../support/TestServer.ts"
 
 const MASKED = ["hash-ann-9d2f61ac", "hash-bob-77e0b3c4"]
@@ -34,7 +41,11 @@ const shapes: ReadonlyArray<readonly [string, string, Outcome]> = [
   ["json_object", "SELECT json_object('p', password_hash) FROM users", "refused"],
   ["aggregate", "SELECT max(password_hash) FROM users", "refused"],
   ["union", "SELECT name FROM orders_names UNION SELECT password_hash FROM users", "refused"],
-  ["union in a subquery", "SELECT x FROM (SELECT name AS x FROM orders_names UNION ALL SELECT ssn FROM users)", "refused"],
+  [
+    "union in a subquery",
+    "SELECT x FROM (SELECT name AS x FROM orders_names UNION ALL SELECT ssn FROM users)",
+    "refused"
+  ],
   ["computed view", "SELECT * FROM v_digest", "refused"],
   ["error quoting a value", "SELECT id FROM users WHERE json_extract(password_hash, '$.a') = 1", "withheld"]
 ]
@@ -55,7 +66,12 @@ describe("D-65 on SQLite with a rules-protected table", () => {
       CREATE VIEW v_digest AS SELECT group_concat(password_hash) AS hashes FROM users;`)
     db.close()
     corpus = await startCorpusServer([{
-      id, name: "Guarded SQLite", type: "sqlite", path, externalAccess: "readWrite", aiPolicy: "alwaysAllow",
+      id,
+      name: "Guarded SQLite",
+      type: "sqlite",
+      path,
+      externalAccess: "readWrite",
+      aiPolicy: "alwaysAllow",
       maskingRules: [{ pattern: "users.password_hash", action: "mask" }, { pattern: "*.ssn", action: "hide" }]
     }], { ui: true })
   }, 60_000)
@@ -76,15 +92,23 @@ describe("D-65 on SQLite with a rules-protected table", () => {
         expect(result.structuredContent.columns).not.toContain("ssn")
       } else if (outcome === "refused") {
         expect(policyRefusalOf(answer), answer.text).toMatchObject({ gate: "untraceable", setting: "maskingRules" })
-        expect(result.content[0].text).toMatch(/^denied: .*masking rule "(users\.password_hash|\*\.ssn)" \((mask|hide)\) in the connection's AI settings/)
+        expect(result.content[0].text).toMatch(
+          /^denied: .*masking rule "(users\.password_hash|\*\.ssn)" \((mask|hide)\) in the connection's AI settings/
+        )
       } else {
-        expect(result.content[0].text).toMatch(/^query_failed: the database stopped this statement while reading its rows .*its message is withheld/)
+        expect(result.content[0].text).toMatch(
+          /^query_failed: the database stopped this statement while reading its rows .*its message is withheld/
+        )
       }
     })
   })
 
   it("D-65: browse_table masks and hides; the hidden column is absent, aliases and SELECT * do not bypass the rules", async () => {
-    const browsed = await corpus.call("readOnly", "browse_table", { connection_id: id, table: "users", sort: [{ column: "id", direction: "asc" }] })
+    const browsed = await corpus.call("readOnly", "browse_table", {
+      connection_id: id,
+      table: "users",
+      sort: [{ column: "id", direction: "asc" }]
+    })
     expect(browsed.json.result.structuredContent.columns).toEqual(["id", "name", "password_hash"])
     expect(browsed.json.result.structuredContent.rows).toEqual([[1, "ann", MARKER], [2, "bob", MARKER]])
     expectNoSecret(browsed.text, SECRETS, "browse_table")
@@ -93,11 +117,24 @@ describe("D-65 on SQLite with a rules-protected table", () => {
     expectNoSecret(view.text, SECRETS, "browse_table on a view")
     // Every spelling SQLite reads as the table is the table the rules apply to.
     for (const table of ["main.users", "\"users\"", " main . [users] ", "`USERS`", "Main.\"Users\""]) {
-      const spelled = await corpus.call("readOnly", "browse_table", { connection_id: id, table, sort: [{ column: "id", direction: "asc" }] })
-      expect(spelled.json.result.structuredContent?.rows, `${table}: ${spelled.text}`).toEqual([[1, "ann", MARKER], [2, "bob", MARKER]])
+      const spelled = await corpus.call("readOnly", "browse_table", {
+        connection_id: id,
+        table,
+        sort: [{ column: "id", direction: "asc" }]
+      })
+      expect(spelled.json.result.structuredContent?.rows, `${table}: ${spelled.text}`).toEqual([[1, "ann", MARKER], [
+        2,
+        "bob",
+        MARKER
+      ]])
       expectNoSecret(spelled.text, SECRETS, `browse_table ${table}`)
     }
-    for (const [tool, args] of [["count_rows", { table: "users" }], ["describe_table", { table: "users" }], ["search_schema", { term: "ssn" }], ["explain_query", { query: "SELECT * FROM users WHERE ssn = '1'" }]] as const) {
+    for (
+      const [tool, args] of [["count_rows", { table: "users" }], ["describe_table", { table: "users" }], [
+        "search_schema",
+        { term: "ssn" }
+      ], ["explain_query", { query: "SELECT * FROM users WHERE ssn = '1'" }]] as const
+    ) {
       const answer = await corpus.call("readOnly", tool, { connection_id: id, ...args })
       expect(answer.json.result.isError, answer.text).toBe(false)
       expectNoSecret(answer.text, SECRETS, tool)
@@ -105,12 +142,23 @@ describe("D-65 on SQLite with a rules-protected table", () => {
   })
 
   it("D-65: a write's returned rows follow the rules; one it cannot trace is reported without them", async () => {
-    const masked = await corpus.call("readWrite", "execute_query", { connection_id: id, query: "UPDATE users SET name = name WHERE id = 1 RETURNING id, password_hash, ssn" })
-    expect(masked.json.result.structuredContent).toMatchObject({ columns: ["id", "password_hash"], rows: [[1, MARKER]] })
-    const withheld = await corpus.call("readWrite", "execute_query", { connection_id: id, query: "UPDATE users SET name = name WHERE id = 2 RETURNING upper(ssn)" })
+    const masked = await corpus.call("readWrite", "execute_query", {
+      connection_id: id,
+      query: "UPDATE users SET name = name WHERE id = 1 RETURNING id, password_hash, ssn"
+    })
+    expect(masked.json.result.structuredContent).toMatchObject({
+      columns: ["id", "password_hash"],
+      rows: [[1, MARKER]]
+    })
+    const withheld = await corpus.call("readWrite", "execute_query", {
+      connection_id: id,
+      query: "UPDATE users SET name = name WHERE id = 2 RETURNING upper(ssn)"
+    })
     expect(withheld.json.result.isError, withheld.text).toBe(false)
     expect(withheld.json.result.structuredContent).toMatchObject({ columns: [], rows: [], rows_affected: 1 })
-    expect(withheld.json.result.structuredContent.status_message).toMatch(/^1 rows affected; the rows it returned are withheld: output column 1/)
+    expect(withheld.json.result.structuredContent.status_message).toMatch(
+      /^1 rows affected; the rows it returned are withheld: output column 1/
+    )
     expectNoSecret(masked.text + withheld.text, SECRETS, "writes")
   })
 
@@ -119,11 +167,25 @@ describe("D-65 on SQLite with a rules-protected table", () => {
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     const cookie = exchange.headers.get("set-cookie")!.split(";")[0]!
     const post = async (path: string, body: unknown) =>
-      (await fetch(`${ui.origin}${path}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify(body) })).json()
-    const page = await post(`/api/connections/${id}/tables/users/rows`, { filters: [], logic: "and", caseSensitive: false, sort: [], offset: 0, limit: 10 })
+      (await fetch(`${ui.origin}${path}`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })).json()
+    const page = await post(`/api/connections/${id}/tables/users/rows`, {
+      filters: [],
+      logic: "and",
+      caseSensitive: false,
+      sort: [],
+      offset: 0,
+      limit: 10
+    })
     expect(JSON.stringify(page)).toContain(MASKED[0])
     expect(JSON.stringify(page)).toContain(HIDDEN[1])
-    const console = await post(`/api/connections/${id}/console`, { text: "SELECT group_concat(ssn) AS s FROM users", confirmed: false })
+    const console = await post(`/api/connections/${id}/console`, {
+      text: "SELECT group_concat(ssn) AS s FROM users",
+      confirmed: false
+    })
     expect(JSON.stringify(console)).toContain(`${HIDDEN[0]},${HIDDEN[1]}`)
   })
 
@@ -132,16 +194,39 @@ describe("D-65 on SQLite with a rules-protected table", () => {
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     const cookie = exchange.headers.get("set-cookie")!.split(";")[0]!
     const send = async (method: string, path: string, body?: unknown) =>
-      (await fetch(`${ui.origin}${path}`, { method, headers: { cookie, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })).json()
+      (await fetch(`${ui.origin}${path}`, {
+        method,
+        headers: { cookie, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })).json()
     const listed = (await send("GET", "/api/connections")).find((connection: any) => connection.id === id)
-    expect(listed).toMatchObject({ secretCatalogs: "closed", maskingRules: [{ pattern: "users.password_hash", action: "mask" }, { pattern: "*.ssn", action: "hide" }] })
-    const form = { name: listed.name, type: "sqlite", path: listed.path, externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes" }
-    const refused = await send("PUT", `/api/connections/${id}`, { ...form, maskingRules: [{ pattern: "password_hash", action: "mask" }] })
+    expect(listed).toMatchObject({
+      secretCatalogs: "closed",
+      maskingRules: [{ pattern: "users.password_hash", action: "mask" }, { pattern: "*.ssn", action: "hide" }]
+    })
+    const form = {
+      name: listed.name,
+      type: "sqlite",
+      path: listed.path,
+      externalAccess: "readWrite",
+      aiPolicy: "alwaysAllow",
+      confirmQueries: "writes"
+    }
+    const refused = await send("PUT", `/api/connections/${id}`, {
+      ...form,
+      maskingRules: [{ pattern: "password_hash", action: "mask" }]
+    })
     expect(refused.message).toContain("write table.column or schema.table.column")
-    const saved = await send("PUT", `/api/connections/${id}`, { ...form, maskingRules: [{ pattern: "users.*", action: "hide" }] })
+    const saved = await send("PUT", `/api/connections/${id}`, {
+      ...form,
+      maskingRules: [{ pattern: "users.*", action: "hide" }]
+    })
     expect(saved.maskingRules).toEqual([{ pattern: "users.*", action: "hide" }])
     const answer = await corpus.call("readOnly", "execute_query", { connection_id: id, query: "SELECT * FROM users" })
     expect(answer.json.result.structuredContent).toMatchObject({ columns: [], rows: [[], []] })
-    await send("PUT", `/api/connections/${id}`, { ...form, maskingRules: [{ pattern: "users.password_hash", action: "mask" }, { pattern: "*.ssn", action: "hide" }] })
+    await send("PUT", `/api/connections/${id}`, {
+      ...form,
+      maskingRules: [{ pattern: "users.password_hash", action: "mask" }, { pattern: "*.ssn", action: "hide" }]
+    })
   })
 })

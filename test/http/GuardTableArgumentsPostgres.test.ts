@@ -4,7 +4,14 @@
 import { it } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
 import { afterAll, beforeAll, describe, expect } from "vitest"
-import { type CorpusServer, expectNoSecret, LEVELS, policyRefusalOf, secretForms, startCorpusServer } from "../support/GuardCorpus.ts"
+import {
+  type CorpusServer,
+  expectNoSecret,
+  LEVELS,
+  policyRefusalOf,
+  secretForms,
+  startCorpusServer
+} from "../support/GuardCorpus.ts"
 import { type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
 import { describePostgres } from "../support/PostgresSuite.ts"
 
@@ -25,14 +32,31 @@ const OBJECTS: ReadonlyArray<readonly [string, string, boolean, boolean]> = [
 
 /** Which object an answer's columns come from. */
 const objectOf = (columns: ReadonlyArray<string>): string =>
-  columns.includes("rolpassword") ? "pg_catalog.pg_authid" : columns.includes("passwd") ? "pg_catalog.pg_shadow"
-    : columns.includes("query") ? "pg_catalog.pg_stat_activity" : columns.includes("decoy_id") ? "public.pg_authid"
-    : columns.includes("acct_id") ? "app.Accounts" : columns.includes("dotted_id") ? "public.a.b" : columns.includes("password_hash") ? "public.users" : `unknown ${columns.join(",")}`
+  columns.includes("rolpassword") ? "pg_catalog.pg_authid" : columns.includes("passwd") ?
+    "pg_catalog.pg_shadow"
+    : columns.includes("query") ?
+    "pg_catalog.pg_stat_activity" :
+    columns.includes("decoy_id") ?
+    "public.pg_authid"
+    : columns.includes("acct_id")
+    ? "app.Accounts"
+    : columns.includes("dotted_id")
+    ? "public.a.b"
+    : columns.includes("password_hash")
+    ? "public.users"
+    : `unknown ${columns.join(",")}`
 
 const SIMPLE = /^[a-z_][a-z0-9_]*$/
 const space = FastCheck.constantFrom("", " ", "  ", "\t", "\n ")
 const unicodeEscaped = (text: string, mask: ReadonlyArray<boolean>) =>
-  `U&"${[...text].map((char, i) => (mask[i % mask.length] === true ? `\\${char.codePointAt(0)!.toString(16).padStart(4, "0")}` : char === "\"" ? "\"\"" : char)).join("")}"`
+  `U&"${
+    [...text].map((char, i) => (mask[i % mask.length] === true
+      ? `\\${char.codePointAt(0)!.toString(16).padStart(4, "0")}`
+      : char === "\""
+      ? "\"\""
+      : char)
+    ).join("")
+  }"`
 const quoted = (text: string) => `"${text.replace(/"/g, "\"\"")}"`
 
 /** One part of a name in a spelling PostgreSQL reads as that part. */
@@ -44,7 +68,9 @@ const part = (text: string): FastCheck.Arbitrary<string> => {
   if (SIMPLE.test(text)) {
     spellings.push(
       FastCheck.constant(text),
-      FastCheck.array(FastCheck.boolean(), { minLength: text.length, maxLength: text.length }).map((upper) => [...text].map((char, i) => (upper[i] === true ? char.toUpperCase() : char)).join(""))
+      FastCheck.array(FastCheck.boolean(), { minLength: text.length, maxLength: text.length }).map((upper) =>
+        [...text].map((char, i) => (upper[i] === true ? char.toUpperCase() : char)).join("")
+      )
     )
   }
   return FastCheck.oneof(...spellings)
@@ -57,15 +83,31 @@ interface Drawn {
   readonly qualified: boolean
 }
 
-const spelling: FastCheck.Arbitrary<Drawn> = FastCheck.constantFrom(...OBJECTS).chain(([schema, name, secret, onPath]) => {
-  const object = `${schema}.${name}`
-  const forms: Array<FastCheck.Arbitrary<Drawn>> = [
-    FastCheck.tuple(space, part(schema), space, space, part(name), space).map(([a, s, b, c, n, d]) => ({ object, secret, args: { table: `${a}${s}${b}.${c}${n}${d}` }, qualified: true })),
-    FastCheck.constant({ object, secret, args: { table: name, schema }, qualified: false })
-  ]
-  if (onPath) forms.push(FastCheck.tuple(space, part(name), space).map(([a, n, b]) => ({ object, secret, args: { table: `${a}${n}${b}` }, qualified: false })))
-  return FastCheck.oneof(...forms)
-})
+const spelling: FastCheck.Arbitrary<Drawn> = FastCheck.constantFrom(...OBJECTS).chain(
+  ([schema, name, secret, onPath]) => {
+    const object = `${schema}.${name}`
+    const forms: Array<FastCheck.Arbitrary<Drawn>> = [
+      FastCheck.tuple(space, part(schema), space, space, part(name), space).map(([a, s, b, c, n, d]) => ({
+        object,
+        secret,
+        args: { table: `${a}${s}${b}.${c}${n}${d}` },
+        qualified: true
+      })),
+      FastCheck.constant({ object, secret, args: { table: name, schema }, qualified: false })
+    ]
+    if (onPath) {
+      forms.push(
+        FastCheck.tuple(space, part(name), space).map(([a, n, b]) => ({
+          object,
+          secret,
+          args: { table: `${a}${n}${b}` },
+          qualified: false
+        }))
+      )
+    }
+    return FastCheck.oneof(...forms)
+  }
+)
 
 describePostgres("table arguments on PostgreSQL (superuser connection)", () => {
   let pg: PostgresServer
@@ -87,13 +129,21 @@ describePostgres("table arguments on PostgreSQL (superuser connection)", () => {
       CREATE FUNCTION f_activity() RETURNS SETOF text LANGUAGE sql AS $$ SELECT query FROM pg_stat_get_activity(NULL) $$;
       CREATE FUNCTION f_atomic() RETURNS SETOF text LANGUAGE sql BEGIN ATOMIC SELECT rolpassword FROM pg_authid; END;
       CREATE FUNCTION f_atomic_user() RETURNS SETOF text LANGUAGE sql BEGIN ATOMIC SELECT name FROM users; END`)
-    const hashes = (await pg.sql<{ h: string }>("SELECT rolpassword AS h FROM pg_authid WHERE rolpassword IS NOT NULL")).map((row) => row.h)
+    const hashes = (await pg.sql<{ h: string }>("SELECT rolpassword AS h FROM pg_authid WHERE rolpassword IS NOT NULL"))
+      .map((row) => row.h)
     expect(hashes.length).toBeGreaterThanOrEqual(2)
     const parts = hashes.flatMap((hash) => hash.split(/[$:]/).filter((piece) => piece.length >= 16))
     secrets = [...hashes, ...parts, STATEMENT_PASSWORD].flatMap(secretForms)
     const connection = {
-      type: "postgresql", host: pg.host, port: pg.port, database: pg.database, user: SUPER.user, password: SUPER.password,
-      sslMode: "disable", externalAccess: "readWrite", aiPolicy: "alwaysAllow"
+      type: "postgresql",
+      host: pg.host,
+      port: pg.port,
+      database: pg.database,
+      user: SUPER.user,
+      password: SUPER.password,
+      sslMode: "disable",
+      externalAccess: "readWrite",
+      aiPolicy: "alwaysAllow"
     }
     corpus = await startCorpusServer([
       { ...connection, id: "pg-default", name: "Superuser PG, default AI settings" },
@@ -108,24 +158,40 @@ describePostgres("table arguments on PostgreSQL (superuser connection)", () => {
 
   const TOOLS = ["browse_table", "count_rows", "describe_table", "get_table_ddl"] as const
   const ISSUED: ReadonlyArray<Record<string, string>> = [
-    { table: "pg_catalog.pg_authid" }, { table: "pg_catalog.pg_shadow" }, { table: "PG_CATALOG.PG_AUTHID" }, { table: " pg_catalog . \"pg_authid\" " },
-    { table: "\"pg_catalog\".\"pg_shadow\"" }, { table: "U&\"pg\\005fcatalog\".U&\"pg\\005Fauthid\"" }, { table: "pg_authid", schema: "pg_catalog" },
-    { table: "pg_catalog.pg_stat_activity" }, { table: "pg_stat_activity" }
+    { table: "pg_catalog.pg_authid" },
+    { table: "pg_catalog.pg_shadow" },
+    { table: "PG_CATALOG.PG_AUTHID" },
+    { table: " pg_catalog . \"pg_authid\" " },
+    { table: "\"pg_catalog\".\"pg_shadow\"" },
+    { table: "U&\"pg\\005fcatalog\".U&\"pg\\005Fauthid\"" },
+    { table: "pg_authid", schema: "pg_catalog" },
+    { table: "pg_catalog.pg_stat_activity" },
+    { table: "pg_stat_activity" }
   ]
 
   describe.each(LEVELS)("%s token", (level) => {
-    it.each(TOOLS.flatMap((tool) => ISSUED.map((args) => [tool, args] as const)))("secret catalogs: %s %j is refused, whatever the spelling", async (tool, args) => {
-      const answer = await corpus.call(level, tool, { connection_id: "pg-default", ...args })
-      expectNoSecret(answer.text, secrets, `${tool} ${JSON.stringify(args)}`)
-      expect(policyRefusalOf(answer), answer.text).toMatchObject({ gate: "secret_catalog", setting: "secretCatalogs" })
-    })
+    it.each(TOOLS.flatMap((tool) => ISSUED.map((args) => [tool, args] as const)))(
+      "secret catalogs: %s %j is refused, whatever the spelling",
+      async (tool, args) => {
+        const answer = await corpus.call(level, tool, { connection_id: "pg-default", ...args })
+        expectNoSecret(answer.text, secrets, `${tool} ${JSON.stringify(args)}`)
+        expect(policyRefusalOf(answer), answer.text).toMatchObject({
+          gate: "secret_catalog",
+          setting: "secretCatalogs"
+        })
+      }
+    )
 
     it("count_rows of a view over a secret catalog is refused: its filters would tell the hashes apart one count at a time", async () => {
       for (const filters of [[], [{ column: "pw", operator: "starts_with", value: "SCRAM-SHA-256$4096:" }]]) {
         const answer = await corpus.call(level, "count_rows", { connection_id: "pg-default", table: "v_auth", filters })
         expect(policyRefusalOf(answer), answer.text).toMatchObject({ gate: "secret_catalog" })
       }
-      const users = await corpus.call(level, "count_rows", { connection_id: "pg-default", table: "users", filters: [{ column: "name", operator: "=", value: "ann" }] })
+      const users = await corpus.call(level, "count_rows", {
+        connection_id: "pg-default",
+        table: "users",
+        filters: [{ column: "name", operator: "=", value: "ann" }]
+      })
       expect(users.json.result.structuredContent, users.text).toEqual({ row_count: 1, is_approximate: false })
     })
 
@@ -140,15 +206,29 @@ describePostgres("table arguments on PostgreSQL (superuser connection)", () => {
   it("other sessions' statement texts are a secret catalog: pg_stat_activity is refused in SQL and in resources", async () => {
     const sleeper = pg.sql(`SELECT pg_sleep(3) /* ALTER ROLE victim PASSWORD '${STATEMENT_PASSWORD}' */`)
     try {
-      for (const query of ["SELECT query FROM pg_stat_activity", "SELECT * FROM pg_catalog.pg_stat_activity", "SELECT pg_stat_get_backend_activity(s) FROM pg_stat_get_backend_idset() s", "SELECT query FROM pg_stat_get_activity(NULL)",
-        "SELECT * FROM v_activity", "SELECT * FROM v_activity2", "SELECT f_activity()"]) {
+      for (
+        const query of [
+          "SELECT query FROM pg_stat_activity",
+          "SELECT * FROM pg_catalog.pg_stat_activity",
+          "SELECT pg_stat_get_backend_activity(s) FROM pg_stat_get_backend_idset() s",
+          "SELECT query FROM pg_stat_get_activity(NULL)",
+          "SELECT * FROM v_activity",
+          "SELECT * FROM v_activity2",
+          "SELECT f_activity()"
+        ]
+      ) {
         const answer = await corpus.call("readOnly", "execute_query", { connection_id: "pg-default", query })
         expectNoSecret(answer.text, secrets, query)
         expect(policyRefusalOf(answer), answer.text).toMatchObject({ gate: "secret_catalog" })
       }
-      const resource = await corpus.request("readOnly", "resources/read", { uri: "dbdesk://connections/pg-default/tables/pg_catalog.pg_stat_activity" })
+      const resource = await corpus.request("readOnly", "resources/read", {
+        uri: "dbdesk://connections/pg-default/tables/pg_catalog.pg_stat_activity"
+      })
       expect(resource.json.error?.code, resource.text).toBe(-33007)
-      const open = await corpus.call("readOnly", "execute_query", { connection_id: "pg-open", query: "SELECT query FROM pg_stat_activity" })
+      const open = await corpus.call("readOnly", "execute_query", {
+        connection_id: "pg-open",
+        query: "SELECT query FROM pg_stat_activity"
+      })
       expect(open.text).toContain(STATEMENT_PASSWORD)
     } finally {
       await sleeper
@@ -157,39 +237,75 @@ describePostgres("table arguments on PostgreSQL (superuser connection)", () => {
 
   it("a function with an SQL-standard body (BEGIN ATOMIC) is followed into what it reads", async () => {
     for (const level of LEVELS) {
-      const secret = await corpus.call(level, "execute_query", { connection_id: "pg-default", query: "SELECT * FROM f_atomic()" })
+      const secret = await corpus.call(level, "execute_query", {
+        connection_id: "pg-default",
+        query: "SELECT * FROM f_atomic()"
+      })
       expectNoSecret(secret.text, secrets, "f_atomic")
       expect(policyRefusalOf(secret), secret.text).toMatchObject({ gate: "secret_catalog" })
-      const plain = await corpus.call(level, "execute_query", { connection_id: "pg-default", query: "SELECT * FROM f_atomic_user()" })
+      const plain = await corpus.call(level, "execute_query", {
+        connection_id: "pg-default",
+        query: "SELECT * FROM f_atomic_user()"
+      })
       expect(plain.json.result.structuredContent?.rows, plain.text).toEqual([["ann"]])
     }
   })
 
   it("resources and prompts resolve a dotted table argument as the tools do", async () => {
-    for (const uri of ["dbdesk://connections/pg-default/tables/pg_catalog.pg_authid", "dbdesk://connections/pg-default/tables/%22pg_catalog%22.pg_shadow/ddl"]) {
+    for (
+      const uri of [
+        "dbdesk://connections/pg-default/tables/pg_catalog.pg_authid",
+        "dbdesk://connections/pg-default/tables/%22pg_catalog%22.pg_shadow/ddl"
+      ]
+    ) {
       const answer = await corpus.request("readOnly", "resources/read", { uri })
       expectNoSecret(answer.text, secrets, uri)
       expect(answer.json.error?.code, answer.text).toBe(-33007)
     }
-    const prompt = await corpus.request("readOnly", "prompts/get", { name: "explain_table", arguments: { connection: "pg-default", table: "pg_catalog.pg_authid" } })
+    const prompt = await corpus.request("readOnly", "prompts/get", {
+      name: "explain_table",
+      arguments: { connection: "pg-default", table: "pg_catalog.pg_authid" }
+    })
     expect(prompt.json.error?.code, prompt.text).toBe(-33007)
   })
 
-  it.effect.prop("the table gate's verdict is about the object browse_table then reads, in every spelling", [spelling], ([drawn]) =>
-    Effect.promise(async () => {
-      const open = await corpus.call("readOnly", "browse_table", { connection_id: "pg-open", ...drawn.args, limit: 1 })
-      expect(open.json.result.isError, `open ${JSON.stringify(drawn.args)}: ${open.text}`).toBe(false)
-      const read = objectOf(open.json.result.structuredContent.columns)
-      if (drawn.qualified && !drawn.args.table.includes("U&")) {
-        // A qualified spelling is read as PostgreSQL reads it (to_regclass knows every spelling but Unicode escapes).
-        const [oracle] = await pg.sql<{ name: string }>("SELECT n.nspname || '.' || c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)", [drawn.args.table])
-        expect(read, JSON.stringify(drawn.args)).toBe(oracle?.name)
-      }
-      const closed = await corpus.call("readOnly", "browse_table", { connection_id: "pg-default", ...drawn.args, limit: 1 })
-      expectNoSecret(closed.text, secrets, JSON.stringify(drawn.args))
-      const secret = OBJECTS.some(([schema, name, isSecret]) => isSecret && `${schema}.${name}` === read)
-      if (secret) expect(policyRefusalOf(closed), `${JSON.stringify(drawn.args)} reads ${read}: ${closed.text}`).toMatchObject({ gate: "secret_catalog" })
-      else expect(objectOf(closed.json.result.structuredContent?.columns ?? []), `${JSON.stringify(drawn.args)}: ${closed.text}`).toBe(read)
-      expect(read, JSON.stringify(drawn.args)).toBe(drawn.object)
-    }), { timeout: 240_000, fastCheck: { numRuns: 60 } })
+  it.effect.prop(
+    "the table gate's verdict is about the object browse_table then reads, in every spelling",
+    [spelling],
+    ([drawn]) =>
+      Effect.promise(async () => {
+        const open = await corpus.call("readOnly", "browse_table", {
+          connection_id: "pg-open",
+          ...drawn.args,
+          limit: 1
+        })
+        expect(open.json.result.isError, `open ${JSON.stringify(drawn.args)}: ${open.text}`).toBe(false)
+        const read = objectOf(open.json.result.structuredContent.columns)
+        if (drawn.qualified && !drawn.args.table.includes("U&")) {
+          // A qualified spelling is read as PostgreSQL reads it (to_regclass knows every spelling but Unicode escapes).
+          const [oracle] = await pg.sql<{ name: string }>(
+            "SELECT n.nspname || '.' || c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)",
+            [drawn.args.table]
+          )
+          expect(read, JSON.stringify(drawn.args)).toBe(oracle?.name)
+        }
+        const closed = await corpus.call("readOnly", "browse_table", {
+          connection_id: "pg-default",
+          ...drawn.args,
+          limit: 1
+        })
+        expectNoSecret(closed.text, secrets, JSON.stringify(drawn.args))
+        const secret = OBJECTS.some(([schema, name, isSecret]) => isSecret && `${schema}.${name}` === read)
+        if (secret) {
+          expect(policyRefusalOf(closed), `${JSON.stringify(drawn.args)} reads ${read}: ${closed.text}`).toMatchObject({
+            gate: "secret_catalog"
+          })
+        } else {expect(
+            objectOf(closed.json.result.structuredContent?.columns ?? []),
+            `${JSON.stringify(drawn.args)}: ${closed.text}`
+          ).toBe(read)}
+        expect(read, JSON.stringify(drawn.args)).toBe(drawn.object)
+      }),
+    { timeout: 240_000, fastCheck: { numRuns: 60 } }
+  )
 })

@@ -14,7 +14,8 @@ afterAll(() => server.stop())
  * Header checks run before the method's own validation and before the method lookup, so a
  * tools/call naming a tool that does not exist still proves them: matching headers never give -32020.
  */
-const toolCall = (args: Record<string, unknown> = {}, name = "no_such_tool") => modernRequest("tools/call", { name, arguments: args }, 11)
+const toolCall = (args: Record<string, unknown> = {}, name = "no_such_tool") =>
+  modernRequest("tools/call", { name, arguments: args }, 11)
 
 const expectHeaderMismatch = (response: Awaited<ReturnType<typeof postMcp>>, what: string) => {
   expect(response.status, what).toBe(400)
@@ -26,24 +27,36 @@ const expectHeadersAccepted = (response: Awaited<ReturnType<typeof postMcp>>, wh
 
 describe("modern-era headers (wire contract §4.2)", () => {
   it("C4.2-a C7.1-a Content-Type application/json with parameters or any +json type is accepted; anything else is 400 -32020", async () => {
-    for (const type of ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/vnd.example+json"]) {
+    for (
+      const type of [
+        "application/json",
+        "application/json; charset=utf-8",
+        "Application/JSON",
+        "application/vnd.example+json"
+      ]
+    ) {
       const response = await postMcp(server.url, modernRequest("server/discover", {}, 11), { "content-type": type })
       expect(response.status, type).toBe(200)
     }
     for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/json-seq", "text/json"]) {
-      expectHeaderMismatch(await postMcp(server.url, modernRequest("server/discover", {}, 11), { "content-type": type }), type)
+      expectHeaderMismatch(
+        await postMcp(server.url, modernRequest("server/discover", {}, 11), { "content-type": type }),
+        type
+      )
     }
   })
 
   it("C4.2-a a request with no Content-Type at all is 400 -32020", async () => {
     const raw = await connectRaw(server.port)
     const body = JSON.stringify(modernRequest("server/discover", {}, 11))
-    await raw.write(requestHead("POST", "/mcp", {
-      host: `127.0.0.1:${server.port}`,
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "server/discover",
-      "content-length": Buffer.byteLength(body)
-    }) + body)
+    await raw.write(
+      requestHead("POST", "/mcp", {
+        host: `127.0.0.1:${server.port}`,
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "server/discover",
+        "content-length": Buffer.byteLength(body)
+      }) + body
+    )
     const response = await raw.nextResponse()
     expect(response.status).toBe(400)
     expect(response.json.error.code).toBe(-32020)
@@ -88,7 +101,9 @@ describe("modern-era headers (wire contract §4.2)", () => {
       { "Mcp-Param-Flag": "true" },
       { "Mcp-Param-zone": "b" }
     ]
-    for (const headers of accepted) expectHeadersAccepted(await postMcp(server.url, toolCall(args), headers), JSON.stringify(headers))
+    for (const headers of accepted) {
+      expectHeadersAccepted(await postMcp(server.url, toolCall(args), headers), JSON.stringify(headers))
+    }
     const refused: Array<Record<string, string>> = [
       { "Mcp-Param-Region": "US-WEST1" },
       { "Mcp-Param-count": "0x2A" },
@@ -99,7 +114,9 @@ describe("modern-era headers (wire contract §4.2)", () => {
       { "Mcp-Param-object": "{}" },
       { "Mcp-Param-absent": "x" }
     ]
-    for (const headers of refused) expectHeaderMismatch(await postMcp(server.url, toolCall(args), headers), JSON.stringify(headers))
+    for (const headers of refused) {
+      expectHeaderMismatch(await postMcp(server.url, toolCall(args), headers), JSON.stringify(headers))
+    }
   })
 
   it("C4.2-e outside tools/call the field is looked up in params, and the check comes before the method lookup", async () => {
@@ -121,11 +138,20 @@ describe("modern-era headers (wire contract §4.2)", () => {
     expectHeadersAccepted(await postMcp(server.url, toolCall(args), headers), "all wrapped")
     const uri = "file:///tmp/ünï cfg.txt"
     const read = modernRequest("resources/read", { uri }, 11)
-    expectHeadersAccepted(await postMcp(server.url, read, { "mcp-name": "=?base64?ZmlsZTovLy90bXAvw7xuw68gY2ZnLnR4dA==?=" }), "wrapped uri")
+    expectHeadersAccepted(
+      await postMcp(server.url, read, { "mcp-name": "=?base64?ZmlsZTovLy90bXAvw7xuw68gY2ZnLnR4dA==?=" }),
+      "wrapped uri"
+    )
   })
 
   it("C4.2-f any tool name travels through a wrapped Mcp-Name and is accepted", async () => {
-    const names = FastCheck.sample(FastCheck.oneof(FastCheck.string({ unit: "binary", minLength: 1, maxLength: 12 }), FastCheck.string({ minLength: 1 })), 25)
+    const names = FastCheck.sample(
+      FastCheck.oneof(
+        FastCheck.string({ unit: "binary", minLength: 1, maxLength: 12 }),
+        FastCheck.string({ minLength: 1 })
+      ),
+      25
+    )
     for (const name of names) {
       const response = await postMcp(server.url, toolCall({}, name), { "mcp-name": wrapHeaderValue(name) })
       expectHeadersAccepted(response, JSON.stringify(name))
@@ -133,23 +159,33 @@ describe("modern-era headers (wire contract §4.2)", () => {
   })
 
   it("C4.2-g a malformed wrapper in any Mcp- header is -32020", async () => {
-    for (const [header, value] of [["mcp-name", "=?base64?bm9fc3VjaF90b29s?"], ["mcp-name", "=?base64?***?="], ["Mcp-Param-Region", "=?base64?/w==?="], ["mcp-method", "=?base64?dG9vbHMvY2FsbA=?="]]) {
-      expectHeaderMismatch(await postMcp(server.url, toolCall({ region: "x" }), { [header!]: value }), `${header}: ${value}`)
+    for (
+      const [header, value] of [["mcp-name", "=?base64?bm9fc3VjaF90b29s?"], ["mcp-name", "=?base64?***?="], [
+        "Mcp-Param-Region",
+        "=?base64?/w==?="
+      ], ["mcp-method", "=?base64?dG9vbHMvY2FsbA=?="]]
+    ) {
+      expectHeaderMismatch(
+        await postMcp(server.url, toolCall({ region: "x" }), { [header!]: value }),
+        `${header}: ${value}`
+      )
     }
   })
 
   it("C4.2-g a control character (tab) in an Mcp- header is -32020", async () => {
     const raw = await connectRaw(server.port)
     const body = JSON.stringify(toolCall({ region: "a\tb" }))
-    await raw.write(requestHead("POST", "/mcp", {
-      host: `127.0.0.1:${server.port}`,
-      "content-type": "application/json",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": "no_such_tool",
-      "mcp-param-region": "a\tb",
-      "content-length": Buffer.byteLength(body)
-    }) + body)
+    await raw.write(
+      requestHead("POST", "/mcp", {
+        host: `127.0.0.1:${server.port}`,
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "no_such_tool",
+        "mcp-param-region": "a\tb",
+        "content-length": Buffer.byteLength(body)
+      }) + body
+    )
     const response = await raw.nextResponse()
     expect(response.status).toBe(400)
     expect(response.json.error.code).toBe(-32020)

@@ -73,14 +73,19 @@ describe.each(legacyClients)("the official $revision client (legacy era)", ({ re
       expect(client.getInstructions()).toContain("list_connections")
 
       const { tools } = await client.listTools()
-      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["list_connections", "describe_table", "execute_query"]))
+      expect(tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(["list_connections", "describe_table", "execute_query"])
+      )
 
       const listed: any = await client.callTool({ name: "list_connections", arguments: {} })
       expect(listed.isError).toBe(false)
       const connectionId = listed.structuredContent.connections[0].id
       expect(listed).not.toHaveProperty("resultType")
 
-      const queried: any = await client.callTool({ name: "execute_query", arguments: { connection_id: connectionId, query: "SELECT count(*) AS n FROM products" } })
+      const queried: any = await client.callTool({
+        name: "execute_query",
+        arguments: { connection_id: connectionId, query: "SELECT count(*) AS n FROM products" }
+      })
       expect(queried.structuredContent).toMatchObject({ columns: ["n"], rows: [[60]], row_count: 1 })
 
       const updates: Array<number> = []
@@ -112,7 +117,9 @@ describe.each(legacyClients)("the official $revision client (legacy era)", ({ re
 describe("the official 2.4.0 client in its default legacy mode", () => {
   it("C3.3-a C3.3-c C4.3-d mode legacy initialises with 2025-11-25, keeps its session id and gets 405 for its one GET", async () => {
     const seen: Array<Seen> = []
-    const client = new ModernClient({ name: "dbdesk-2.4-legacy", version: "1.0.0" }, { versionNegotiation: { mode: "legacy" } })
+    const client = new ModernClient({ name: "dbdesk-2.4-legacy", version: "1.0.0" }, {
+      versionNegotiation: { mode: "legacy" }
+    })
     const transport = new ModernTransport(new URL(server.url), { fetch: recordingFetch(seen) })
     await client.connect(transport)
     try {
@@ -125,7 +132,9 @@ describe("the official 2.4.0 client in its default legacy mode", () => {
     expect(posts[0]!.rpcMethod).toBe("initialize")
     const sessionId = posts[0]!.sessionIdAnswered
     expect(sessionId).not.toBeNull()
-    expect(posts.find((entry) => entry.rpcMethod === "tools/list")!.requestHeaders.get("mcp-session-id")).toBe(sessionId)
+    expect(posts.find((entry) => entry.rpcMethod === "tools/list")!.requestHeaders.get("mcp-session-id")).toBe(
+      sessionId
+    )
     expect(posts.every((entry) => entry.rpcMethod !== "server/discover")).toBe(true)
     expect(seen.filter((entry) => entry.httpMethod === "GET").map((entry) => entry.status)).toEqual([405])
   })

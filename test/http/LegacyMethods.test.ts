@@ -20,18 +20,27 @@ const contextWith = (params: Record<string, any>): MethodContext => ({
 })
 
 describe("legacy methods", () => {
-  it.prop("C3.3-b C9-a initialize accepts exactly 2025-11-25 and 2025-06-18; any other value is -32022 naming the versions served", [
-    FastCheck.oneof(FastCheck.string(), FastCheck.constantFrom("2025-03-26", "2024-11-05", "2026-07-28", "2025-11-25 ", "2025-06-18"), FastCheck.integer(), FastCheck.constant(null))
-  ], ([requested]) => {
-    const outcome = negotiateLegacyVersion({ protocolVersion: requested }, SUPPORTED)
-    if (requested === "2025-11-25" || requested === "2025-06-18") {
-      assert.deepStrictEqual(outcome, Either.right(requested))
-    } else {
-      if (Either.isRight(outcome)) return assert.fail(`accepted ${JSON.stringify(requested)}`)
-      assert.strictEqual(outcome.left.code, -32022)
-      assert.deepStrictEqual(outcome.left.data?.["supported"], SUPPORTED)
+  it.prop(
+    "C3.3-b C9-a initialize accepts exactly 2025-11-25 and 2025-06-18; any other value is -32022 naming the versions served",
+    [
+      FastCheck.oneof(
+        FastCheck.string(),
+        FastCheck.constantFrom("2025-03-26", "2024-11-05", "2026-07-28", "2025-11-25 ", "2025-06-18"),
+        FastCheck.integer(),
+        FastCheck.constant(null)
+      )
+    ],
+    ([requested]) => {
+      const outcome = negotiateLegacyVersion({ protocolVersion: requested }, SUPPORTED)
+      if (requested === "2025-11-25" || requested === "2025-06-18") {
+        assert.deepStrictEqual(outcome, Either.right(requested))
+      } else {
+        if (Either.isRight(outcome)) return assert.fail(`accepted ${JSON.stringify(requested)}`)
+        assert.strictEqual(outcome.left.code, -32022)
+        assert.deepStrictEqual(outcome.left.data?.["supported"], SUPPORTED)
+      }
     }
-  })
+  )
 
   it.effect.prop("C4.3-d logging/setLevel acknowledges the eight syslog levels and refuses anything else with -32602", [
     FastCheck.oneof(FastCheck.constantFrom(...LOGGING_LEVELS), FastCheck.string(), FastCheck.integer())

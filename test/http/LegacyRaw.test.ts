@@ -10,7 +10,12 @@ afterAll(() => server.stop())
 
 /** A 2025-era POST: no `_meta` envelope, no Mcp-Method, the session id and version headers as an SDK 1.x client sends them. */
 const legacyPost = (body: unknown, headers: Record<string, string> = {}) =>
-  postMcp(server.url, body, { "mcp-method": undefined, "mcp-name": undefined, accept: "application/json, text/event-stream", ...headers })
+  postMcp(server.url, body, {
+    "mcp-method": undefined,
+    "mcp-name": undefined,
+    accept: "application/json, text/event-stream",
+    ...headers
+  })
 
 const initializeBody = (protocolVersion: unknown, id: number | string = 0) => ({
   jsonrpc: "2.0",
@@ -22,7 +27,9 @@ const initializeBody = (protocolVersion: unknown, id: number | string = 0) => ({
 const openSession = async (protocolVersion = "2025-11-25") => {
   const response = await legacyPost(initializeBody(protocolVersion))
   const sessionId = response.headers.get("mcp-session-id")
-  if (response.status !== 200 || sessionId === null) throw new Error(`initialize failed: ${response.status} ${response.text}`)
+  if (response.status !== 200 || sessionId === null) {
+    throw new Error(`initialize failed: ${response.status} ${response.text}`)
+  }
   return { sessionId, headers: { "mcp-session-id": sessionId, "mcp-protocol-version": protocolVersion }, response }
 }
 
@@ -88,7 +95,12 @@ describe("requests of a legacy session", () => {
 
   it("C2.4-e C2.4-b a legacy tools/call answers content, structuredContent and isError without the modern envelope", async () => {
     const { headers } = await openSession("2025-06-18")
-    const response = await legacyPost({ jsonrpc: "2.0", id: "c1", method: "tools/call", params: { name: "list_connections", arguments: {} } }, headers)
+    const response = await legacyPost({
+      jsonrpc: "2.0",
+      id: "c1",
+      method: "tools/call",
+      params: { name: "list_connections", arguments: {} }
+    }, headers)
     expect(response.status).toBe(200)
     const result = response.json.result
     expect(result.isError).toBe(false)
@@ -99,13 +111,22 @@ describe("requests of a legacy session", () => {
 
   it("C4.1-j C4.1-l C2.4-e a legacy _meta.progressToken streams progress over SSE and ends with a legacy result", async () => {
     const { headers } = await openSession()
-    const connections = await legacyPost({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_connections", arguments: {} } }, headers)
+    const connections = await legacyPost({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "list_connections", arguments: {} }
+    }, headers)
     const connectionId = connections.json.result.structuredContent.connections[0].id
     const response = await legacyPost({
       jsonrpc: "2.0",
       id: 3,
       method: "tools/call",
-      params: { name: "execute_query", arguments: { connection_id: connectionId, query: "SELECT 7 AS seven" }, _meta: { progressToken: "legacy-p" } }
+      params: {
+        name: "execute_query",
+        arguments: { connection_id: connectionId, query: "SELECT 7 AS seven" },
+        _meta: { progressToken: "legacy-p" }
+      }
     }, headers)
     expect(response.status).toBe(200)
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/)
@@ -124,9 +145,15 @@ describe("requests of a legacy session", () => {
     const { headers } = await openSession()
     const ping = await legacyPost({ jsonrpc: "2.0", id: 4, method: "ping" }, headers)
     expect(ping.json).toStrictEqual({ jsonrpc: "2.0", id: 4, result: {} })
-    const level = await legacyPost({ jsonrpc: "2.0", id: 5, method: "logging/setLevel", params: { level: "warning" } }, headers)
+    const level = await legacyPost(
+      { jsonrpc: "2.0", id: 5, method: "logging/setLevel", params: { level: "warning" } },
+      headers
+    )
     expect(level.json).toStrictEqual({ jsonrpc: "2.0", id: 5, result: {} })
-    const bad = await legacyPost({ jsonrpc: "2.0", id: 6, method: "logging/setLevel", params: { level: "loud" } }, headers)
+    const bad = await legacyPost(
+      { jsonrpc: "2.0", id: 6, method: "logging/setLevel", params: { level: "loud" } },
+      headers
+    )
     expect(bad.status).toBe(400)
     expect(bad.json.error.code).toBe(-32602)
   })
@@ -142,19 +169,27 @@ describe("requests of a legacy session", () => {
 
   it("C3.3-f a legacy request without a session id, or with an unknown one, is 404 -33001", async () => {
     for (const method of ["tools/list", "ping", "tools/call"]) {
-      const missing = await legacyPost({ jsonrpc: "2.0", id: 8, method, params: {} }, { "mcp-protocol-version": "2025-11-25" })
+      const missing = await legacyPost({ jsonrpc: "2.0", id: 8, method, params: {} }, {
+        "mcp-protocol-version": "2025-11-25"
+      })
       expect(missing.status).toBe(404)
       expect(missing.json.error.code).toBe(-33001)
       expect(missing.json.id).toBe(8)
     }
-    const unknown = await legacyPost({ jsonrpc: "2.0", id: 9, method: "tools/list" }, { "mcp-session-id": "not-a-session", "mcp-protocol-version": "2025-11-25" })
+    const unknown = await legacyPost({ jsonrpc: "2.0", id: 9, method: "tools/list" }, {
+      "mcp-session-id": "not-a-session",
+      "mcp-protocol-version": "2025-11-25"
+    })
     expect(unknown.status).toBe(404)
     expect(unknown.json.error.code).toBe(-33001)
   })
 
   it("C3.3-c the session fixes the revision: a version header naming another one is -32020", async () => {
     const { sessionId } = await openSession("2025-06-18")
-    const response = await legacyPost({ jsonrpc: "2.0", id: 10, method: "tools/list" }, { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" })
+    const response = await legacyPost({ jsonrpc: "2.0", id: 10, method: "tools/list" }, {
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-11-25"
+    })
     expect(response.status).toBe(400)
     expect(response.json.error.code).toBe(-32020)
     const without = await legacyPost({ jsonrpc: "2.0", id: 11, method: "ping" }, { "mcp-session-id": sessionId })
@@ -165,7 +200,10 @@ describe("requests of a legacy session", () => {
 describe("the modern era never uses sessions (C4.3-d)", () => {
   it("C4.3-d initialize and ping sent as modern requests are 404 -32601", async () => {
     for (const method of ["initialize", "ping", "logging/setLevel"]) {
-      const response = await postMcp(server.url, modernRequest(method, { protocolVersion: "2025-11-25", level: "info" }))
+      const response = await postMcp(
+        server.url,
+        modernRequest(method, { protocolVersion: "2025-11-25", level: "info" })
+      )
       expect(response.status).toBe(404)
       expect(response.json.error.code).toBe(-32601)
       expect(response.headers.get("mcp-session-id")).toBeNull()
@@ -184,7 +222,10 @@ describe("the modern era never uses sessions (C4.3-d)", () => {
 
   it("C4.3-d C4.1-b GET with a session id stays 405: there is no GET stream", async () => {
     const { sessionId } = await openSession()
-    const response = await fetch(server.url, { method: "GET", headers: { accept: "text/event-stream", "mcp-session-id": sessionId } })
+    const response = await fetch(server.url, {
+      method: "GET",
+      headers: { accept: "text/event-stream", "mcp-session-id": sessionId }
+    })
     expect(response.status).toBe(405)
     expect(response.headers.get("allow")).toBe("POST, OPTIONS")
   })

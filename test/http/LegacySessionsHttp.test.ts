@@ -39,7 +39,10 @@ describe("sessions are bound to the principal of initialize (authentication on)"
     expect(own.status).toBe(200)
     expect(own.json.result.tools.length).toBeGreaterThan(0)
 
-    const foreign = await legacyPost(server.url, request("tools/list", 2), { authorization: `Bearer ${bob}`, "mcp-session-id": sessionId })
+    const foreign = await legacyPost(server.url, request("tools/list", 2), {
+      authorization: `Bearer ${bob}`,
+      "mcp-session-id": sessionId
+    })
     expect(foreign.status).toBe(404)
     expect(foreign.json.error.code).toBe(-33001)
     const anonymous = await legacyPost(server.url, request("ping", 3), { "mcp-session-id": sessionId })
@@ -52,8 +55,14 @@ describe("sessions are bound to the principal of initialize (authentication on)"
 
   it("C3.3-d C3.3-f a foreign session id gets exactly the answer of an unknown one", async () => {
     const sessionId = await initialize(server.url, { authorization: `Bearer ${alice}` })
-    const foreign = await legacyPost(server.url, request("ping", 5), { authorization: `Bearer ${bob}`, "mcp-session-id": sessionId })
-    const unknown = await legacyPost(server.url, request("ping", 5), { authorization: `Bearer ${bob}`, "mcp-session-id": "x".repeat(43) })
+    const foreign = await legacyPost(server.url, request("ping", 5), {
+      authorization: `Bearer ${bob}`,
+      "mcp-session-id": sessionId
+    })
+    const unknown = await legacyPost(server.url, request("ping", 5), {
+      authorization: `Bearer ${bob}`,
+      "mcp-session-id": "x".repeat(43)
+    })
     expect(foreign.status).toBe(unknown.status)
     expect(foreign.json).toStrictEqual(unknown.json)
   })
@@ -64,20 +73,33 @@ describe("sessions counted per principal (D-45; wire contract §3.3, D-45)", () 
     const server = await startTestServer({ settings: { mcp: { requireAuth: true } } })
     try {
       const tokens = Context.get(server.context as Context.Context<Tokens>, Tokens)
-      const owner = { authorization: `Bearer ${(await Effect.runPromise(tokens.create({ name: "owner", access: "readWrite", connections: "all" }))).value}` }
+      const owner = {
+        authorization: `Bearer ${
+          (await Effect.runPromise(tokens.create({ name: "owner", access: "readWrite", connections: "all" }))).value
+        }`
+      }
       const ids: Array<string> = []
       for (let i = 0; i < 16; i++) ids.push(await initialize(server.url, owner))
       for (let attempt = 0; attempt < 20; attempt++) {
-        const refused = await legacyPost(server.url, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "squatter", version: "1" } } })
+        const refused = await legacyPost(server.url, {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "squatter", version: "1" } }
+        })
         expect(refused.status).toBe(503)
         expect(refused.json.error.code).toBe(-33000)
         expect(refused.headers.get("retry-after")).toMatch(/^\d+$/)
         expect(refused.headers.get("mcp-session-id")).toBeNull()
       }
-      for (const id of ids) expect((await legacyPost(server.url, request("ping"), { ...owner, "mcp-session-id": id })).status).toBe(200)
+      for (const id of ids) {
+        expect((await legacyPost(server.url, request("ping"), { ...owner, "mcp-session-id": id })).status).toBe(200)
+      }
       // The owner itself still gets a 17th session, at the cost of its own least recently used one.
       const seventeenth = await initialize(server.url, owner)
-      expect((await legacyPost(server.url, request("ping"), { ...owner, "mcp-session-id": seventeenth })).status).toBe(200)
+      expect((await legacyPost(server.url, request("ping"), { ...owner, "mcp-session-id": seventeenth })).status).toBe(
+        200
+      )
       expect((await legacyPost(server.url, request("ping"), { ...owner, "mcp-session-id": ids[0]! })).status).toBe(404)
     } finally {
       await server.stop()

@@ -23,8 +23,12 @@ const clients = [
     revision: "2025-11-25",
     productId: 21,
     connect: async (token: string) => {
-      const client = new Client1125({ name: "legacy-writer-1125", version: "1.0.0" }, { capabilities: { elicitation: {} } })
-      await client.connect(new Transport1125(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+      const client = new Client1125({ name: "legacy-writer-1125", version: "1.0.0" }, {
+        capabilities: { elicitation: {} }
+      })
+      await client.connect(
+        new Transport1125(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } })
+      )
       return client
     }
   },
@@ -32,8 +36,12 @@ const clients = [
     revision: "2025-06-18",
     productId: 22,
     connect: async (token: string) => {
-      const client = new Client0618({ name: "legacy-writer-0618", version: "1.0.0" }, { capabilities: { elicitation: {} } })
-      const transport = new Transport0618(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } })
+      const client = new Client0618({ name: "legacy-writer-0618", version: "1.0.0" }, {
+        capabilities: { elicitation: {} }
+      })
+      const transport = new Transport0618(new URL(server.url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } }
+      })
       await client.connect(transport as unknown as Parameters<typeof client.connect>[0])
       return client
     }
@@ -47,7 +55,10 @@ describe.each(clients)("writes from the official $revision client", ({ revision,
       const name = `Legacy ${revision}`
       const result: any = await client.callTool({
         name: "execute_query",
-        arguments: { connection_id: server.connectionId, query: `UPDATE products SET name = '${name}' WHERE id = ${productId}` }
+        arguments: {
+          connection_id: server.connectionId,
+          query: `UPDATE products SET name = '${name}' WHERE id = ${productId}`
+        }
       })
       expect(result.isError).toBe(false)
       expect(result).not.toHaveProperty("resultType")
@@ -69,7 +80,10 @@ describe.each(clients)("writes from the official $revision client", ({ revision,
       const before = productName(productId + 10)
       const result: any = await client.callTool({
         name: "execute_query",
-        arguments: { connection_id: server.connectionId, query: `UPDATE products SET name = 'Refused' WHERE id = ${productId + 10}` }
+        arguments: {
+          connection_id: server.connectionId,
+          query: `UPDATE products SET name = 'Refused' WHERE id = ${productId + 10}`
+        }
       })
       expect(result.isError).toBe(true)
       expect(result.content[0].text).toMatch(/^denied/)

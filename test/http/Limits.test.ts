@@ -34,7 +34,11 @@ const expect413 = async (raw: RawSocket) => {
   const response = await raw.nextResponse()
   expect(response.status).toBe(413)
   expect(response.headers["connection"]).toBe("close")
-  expect(response.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -33005, data: { limitBytes: 10_485_760 } } })
+  expect(response.json).toMatchObject({
+    jsonrpc: "2.0",
+    id: null,
+    error: { code: -33005, data: { limitBytes: 10_485_760 } }
+  })
   expect(await raw.closed).toBeUndefined()
 }
 
@@ -60,7 +64,10 @@ describe("limits (wire contract §8, D-44)", () => {
   it("C8-a a body of exactly 10,485,760 bytes is accepted", async () => {
     const body = discoverJson + " ".repeat(MAX_BODY_BYTES - Buffer.byteLength(discoverJson))
     expect(Buffer.byteLength(body)).toBe(MAX_BODY_BYTES)
-    const response = await postMcp(server.url, body, { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" })
+    const response = await postMcp(server.url, body, {
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "server/discover"
+    })
     expect(response.status).toBe(200)
     expect(response.json.result.resultType).toBe("complete")
   })
@@ -99,11 +106,14 @@ describe("limits (wire contract §8, D-44)", () => {
       expect(response.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -33000 } })
       expect(await extra.closed).toBeUndefined()
       const eager = await connectRaw(fresh.port)
-      void eager.write(postHead(fresh.port, { "content-length": Buffer.byteLength(discoverJson) }) + discoverJson).catch(() => undefined)
+      void eager.write(postHead(fresh.port, { "content-length": Buffer.byteLength(discoverJson) }) + discoverJson)
+        .catch(() => undefined)
       expect((await eager.nextResponse()).status).toBe(503)
       expect(await eager.closed).toBeUndefined()
       const stillServed = held[0]!
-      await stillServed.write(postHead(fresh.port, { "content-length": Buffer.byteLength(discoverJson) }) + discoverJson)
+      await stillServed.write(
+        postHead(fresh.port, { "content-length": Buffer.byteLength(discoverJson) }) + discoverJson
+      )
       expect((await stillServed.nextResponse()).status).toBe(200)
       for (const socket of held) socket.socket.destroy()
       await eventually(() => address.openConnections() === 0, 10_000, "sockets to close")
@@ -173,7 +183,9 @@ describe("idle and disabled (D-44, D-46)", () => {
       ]
       for (const answer of answers) {
         expect(answer.status).toBe(503)
-        const json = "json" in answer && typeof answer.json !== "function" ? answer.json : await (answer as Response).json()
+        const json = "json" in answer && typeof answer.json !== "function"
+          ? answer.json
+          : await (answer as Response).json()
         expect(json.error.code).toBe(-33006)
       }
       await Effect.runPromise(store.update({ mcp: { enabled: true } }))

@@ -23,7 +23,9 @@ const until = async (condition: () => Promise<boolean> | boolean) => {
 }
 
 const connectClient = async () => {
-  const client = new Client({ name: "dbdesk-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
+  const client = new Client({ name: "dbdesk-test", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } }
+  })
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
   return client
 }
@@ -35,7 +37,11 @@ const rawListen = async (id: string, notifications: unknown) => {
   const response = await fetch(server.url, {
     method: "POST",
     signal: controller.signal,
-    headers: { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" },
+    headers: {
+      "content-type": "application/json",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "subscriptions/listen"
+    },
     body: JSON.stringify(body)
   })
   const reader = response.body!.getReader()
@@ -65,19 +71,39 @@ describe("subscriptions/listen (D-50, interop §5)", () => {
     const updated: Array<any> = []
     const listChanged: Array<any> = []
     client.setNotificationHandler("notifications/resources/updated", (notification) => void updated.push(notification))
-    client.setNotificationHandler("notifications/resources/list_changed", (notification) => void listChanged.push(notification))
+    client.setNotificationHandler(
+      "notifications/resources/list_changed",
+      (notification) => void listChanged.push(notification)
+    )
     try {
-      const subscription = await client.listen({ resourcesListChanged: true, resourceSubscriptions: [schemaUri()], toolsListChanged: true, promptsListChanged: true })
-      expect(subscription.honoredFilter).toStrictEqual({ resourcesListChanged: true, resourceSubscriptions: [schemaUri()] })
+      const subscription = await client.listen({
+        resourcesListChanged: true,
+        resourceSubscriptions: [schemaUri()],
+        toolsListChanged: true,
+        promptsListChanged: true
+      })
+      expect(subscription.honoredFilter).toStrictEqual({
+        resourcesListChanged: true,
+        resourceSubscriptions: [schemaUri()]
+      })
       expect(await openCount()).toBe(1)
       // The lead's approved CREATE TABLE path will call this; the test calls the service directly for now.
       await run(subscriptions().schemaChanged(sampleId))
       await until(() => updated.length === 1)
       expect(updated[0].params.uri).toBe(schemaUri())
       expect(updated[0].params._meta["io.modelcontextprotocol/subscriptionId"]).toMatch(/^listen:/)
-      await run(Context.get(server.context, Connections).add({ name: "Added", type: "sqlite", path: samplePath, aiPolicy: "alwaysAllow" }))
+      await run(
+        Context.get(server.context, Connections).add({
+          name: "Added",
+          type: "sqlite",
+          path: samplePath,
+          aiPolicy: "alwaysAllow"
+        })
+      )
       await until(() => listChanged.length === 1)
-      expect(listChanged[0].params._meta["io.modelcontextprotocol/subscriptionId"]).toBe(updated[0].params._meta["io.modelcontextprotocol/subscriptionId"])
+      expect(listChanged[0].params._meta["io.modelcontextprotocol/subscriptionId"]).toBe(
+        updated[0].params._meta["io.modelcontextprotocol/subscriptionId"]
+      )
       await subscription.close()
       expect(await subscription.closed).toBe("local")
       await until(async () => (await openCount()) === 0)
@@ -93,13 +119,21 @@ describe("subscriptions/listen (D-50, interop §5)", () => {
     await until(async () => (await openCount()) === 1)
     await run(Context.get(server.context, Connections).update(sampleId, { name: "Sample renamed" }))
     const text = await listen.readUntil((text) => text.includes("list_changed"))
-    const frames = text.split("\n\n").filter((frame) => frame.startsWith("data: ")).map((frame) => JSON.parse(frame.slice(6)))
+    const frames = text.split("\n\n").filter((frame) => frame.startsWith("data: ")).map((frame) =>
+      JSON.parse(frame.slice(6))
+    )
     expect(frames[0]).toStrictEqual({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
-      params: { notifications: { resourcesListChanged: true }, _meta: { "io.modelcontextprotocol/subscriptionId": "raw-1" } }
+      params: {
+        notifications: { resourcesListChanged: true },
+        _meta: { "io.modelcontextprotocol/subscriptionId": "raw-1" }
+      }
     })
-    expect(frames[1]).toMatchObject({ method: "notifications/resources/list_changed", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "raw-1" } } })
+    expect(frames[1]).toMatchObject({
+      method: "notifications/resources/list_changed",
+      params: { _meta: { "io.modelcontextprotocol/subscriptionId": "raw-1" } }
+    })
     expect(text).not.toMatch(/^id:/m)
     listen.close()
     await until(async () => (await openCount()) === 0)
@@ -109,10 +143,20 @@ describe("subscriptions/listen (D-50, interop §5)", () => {
   it("C3.2-f notifications/cancelled naming the listen id ends it with the graceful result", async () => {
     const listen = await rawListen("raw-2", { resourcesListChanged: true })
     await until(async () => (await openCount()) === 1)
-    const cancel = await postMcp(server.url, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "raw-2", _meta: MODERN_META } })
+    const cancel = await postMcp(server.url, {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "raw-2", _meta: MODERN_META }
+    })
     expect(cancel.status).toBe(202)
     const text = await listen.readUntil((text) => text.includes("\"result\""))
-    expect(text).toContain(JSON.stringify({ jsonrpc: "2.0", id: "raw-2", result: { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": "raw-2" } } }))
+    expect(text).toContain(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: "raw-2",
+        result: { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": "raw-2" } }
+      })
+    )
     await until(async () => (await openCount()) === 0)
   })
 
@@ -125,16 +169,24 @@ describe("subscriptions/listen (D-50, interop §5)", () => {
   })
 
   it("C6-c an empty honoured set gets the ack and the graceful result at once; toolsListChanged is never honoured", async () => {
-    const listen = await rawListen("raw-4", { toolsListChanged: true, resourceSubscriptions: ["dbdesk://connections/nope/schema", `dbdesk://connections/${sampleId}/tables`] })
+    const listen = await rawListen("raw-4", {
+      toolsListChanged: true,
+      resourceSubscriptions: ["dbdesk://connections/nope/schema", `dbdesk://connections/${sampleId}/tables`]
+    })
     const text = await listen.readUntil((text) => text.includes("\"result\""))
     expect(text).toContain("\"notifications\":{}")
     expect(await openCount()).toBe(0)
   })
 
   it("C8-f the 9th open subscription of a caller is 429 -33010 with Retry-After", async () => {
-    const open = await Promise.all(Array.from({ length: 8 }, (_, index) => rawListen(`cap-${index}`, { resourcesListChanged: true })))
+    const open = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => rawListen(`cap-${index}`, { resourcesListChanged: true }))
+    )
     await until(async () => (await openCount()) === 8)
-    const ninth = await postMcp(server.url, modernRequest("subscriptions/listen", { notifications: { resourcesListChanged: true } }, "cap-8"))
+    const ninth = await postMcp(
+      server.url,
+      modernRequest("subscriptions/listen", { notifications: { resourcesListChanged: true } }, "cap-8")
+    )
     expect(ninth.status).toBe(429)
     expect(ninth.json.error.code).toBe(-33010)
     expect(Number(ninth.headers.get("retry-after"))).toBeGreaterThan(0)
@@ -154,7 +206,12 @@ describe("subscriptions/listen (D-50, interop §5)", () => {
   })
 
   it("C6-d subscriptions/listen is modern only: a legacy request gets no stream", async () => {
-    const legacy = await postMcp(server.url, { jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { notifications: {} } }, { "mcp-protocol-version": undefined })
+    const legacy = await postMcp(server.url, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "subscriptions/listen",
+      params: { notifications: {} }
+    }, { "mcp-protocol-version": undefined })
     expect(legacy.status).toBe(404)
     expect(legacy.headers.get("content-type")).not.toMatch(/event-stream/)
   })

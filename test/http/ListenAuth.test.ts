@@ -19,11 +19,16 @@ describe("subscriptions/listen without a valid token (D-50)", () => {
           "mcp-method": "subscriptions/listen",
           ...(authorization === undefined ? {} : { authorization })
         },
-        body: JSON.stringify(modernRequest("subscriptions/listen", { notifications: { resourcesListChanged: true } }, "listen-x"))
+        body: JSON.stringify(
+          modernRequest("subscriptions/listen", { notifications: { resourcesListChanged: true } }, "listen-x")
+        )
       })
       expect(response.status).toBe(200)
       const messages = sseMessages(await response.text())
-      expect(messages[0]).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "listen-x" } } })
+      expect(messages[0]).toMatchObject({
+        method: "notifications/subscriptions/acknowledged",
+        params: { _meta: { "io.modelcontextprotocol/subscriptionId": "listen-x" } }
+      })
       expect(messages[0].params.notifications.resourcesListChanged ?? false).toBe(false)
       expect(messages.at(-1)).toMatchObject({ id: "listen-x", result: { resultType: "complete" } })
     }

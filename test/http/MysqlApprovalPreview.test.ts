@@ -30,14 +30,32 @@ describeMariadb("approval previews and checks on MySQL/MariaDB", () => {
       INSERT INTO flat VALUES (1);
     `)
     const home = tempHome()
-    writeFileSync(join(home, "connections.json"), JSON.stringify({
-      version: 1,
-      connections: [{
-        id, name: "Maria", type: "mysql", host: mariadb.host, port: mariadb.port, user: mariadb.user, password: mariadb.password,
-        database: mariadb.database, sslMode: "preferred", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes"
-      }]
-    }), { mode: 0o600 })
-    server = await startTestServer({ home, approvalPrompt: ApprovalPrompt.scripted((approval) => answer(approval), asked), token: "readWrite" })
+    writeFileSync(
+      join(home, "connections.json"),
+      JSON.stringify({
+        version: 1,
+        connections: [{
+          id,
+          name: "Maria",
+          type: "mysql",
+          host: mariadb.host,
+          port: mariadb.port,
+          user: mariadb.user,
+          password: mariadb.password,
+          database: mariadb.database,
+          sslMode: "preferred",
+          externalAccess: "readWrite",
+          aiPolicy: "alwaysAllow",
+          confirmQueries: "writes"
+        }]
+      }),
+      { mode: 0o600 }
+    )
+    server = await startTestServer({
+      home,
+      approvalPrompt: ApprovalPrompt.scripted((approval) => answer(approval), asked),
+      token: "readWrite"
+    })
   }, 120_000)
   afterAll(async () => {
     await server?.stop()
@@ -49,7 +67,11 @@ describeMariadb("approval previews and checks on MySQL/MariaDB", () => {
   })
 
   const call = (query: string) =>
-    postMcp(server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: id, query } }), { authorization: `Bearer ${server.token}` })
+    postMcp(
+      server.url,
+      modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: id, query } }),
+      { authorization: `Bearer ${server.token}` }
+    )
   const previewOf = async (query: string) => {
     const response = await call(query)
     expect(response.json.result.content[0].text, response.text).toBe("denied: the user did not approve this operation")
@@ -59,28 +81,50 @@ describeMariadb("approval previews and checks on MySQL/MariaDB", () => {
 
   it("D-69: an UPDATE is counted inside START TRANSACTION … ROLLBACK and nothing changes", async () => {
     expect(await previewOf("UPDATE stock SET qty = qty + 10 WHERE qty >= 2")).toEqual({
-      _tag: "Changes", action: "change", target: "stock", unit: "row", count: 3, columns: [], rows: [],
+      _tag: "Changes",
+      action: "change",
+      target: "stock",
+      unit: "row",
+      count: 3,
+      columns: [],
+      rows: [],
       note: "MySQL and MariaDB dry runs count the rows; they do not show them"
     })
     expect(await rows("SELECT sum(qty) AS total FROM stock")).toEqual([{ total: "10" }])
   })
 
   it("D-69: no dry run for an AUTO_INCREMENT insert or a table without transactions", async () => {
-    expect(await previewOf("INSERT INTO counters (note) VALUES ('x')")).toEqual({ _tag: "NoPreview", reason: "inserting into counters advances the counter behind id, which a rollback does not give back" })
+    expect(await previewOf("INSERT INTO counters (note) VALUES ('x')")).toEqual({
+      _tag: "NoPreview",
+      reason: "inserting into counters advances the counter behind id, which a rollback does not give back"
+    })
     asked.length = 0
-    expect(await previewOf("DELETE FROM flat")).toEqual({ _tag: "NoPreview", reason: "flat uses the MyISAM engine, which cannot roll a change back" })
+    expect(await previewOf("DELETE FROM flat")).toEqual({
+      _tag: "NoPreview",
+      reason: "flat uses the MyISAM engine, which cannot roll a change back"
+    })
     expect(await rows("SELECT count(*) AS n FROM flat")).toEqual([{ n: 1 }])
   })
 
   it("D-87: a grid page's console SQL (literals with MySQL's backslash escapes, exact LIMIT) returns the rows browse reads", async () => {
-    await mariadb.admin().query("CREATE TABLE notes (id INT PRIMARY KEY, body VARCHAR(20)); INSERT INTO notes VALUES (1, 'a\\\\b'), (2, 'it''s'), (3, '100%'), (4, 'plain')")
+    await mariadb.admin().query(
+      "CREATE TABLE notes (id INT PRIMARY KEY, body VARCHAR(20)); INSERT INTO notes VALUES (1, 'a\\\\b'), (2, 'it''s'), (3, '100%'), (4, 'plain')"
+    )
     const connection = (await Effect.runPromise(Context.get(server.context, Connections).get(id)))!
     const driver = await Effect.runPromise(Context.get(server.context, Drivers).forConnection(connection))
     for (const value of ["\\", "'", "%", "a"]) {
-      const query = { filters: [{ column: "body", operator: "contains" as const, value }], logic: "and" as const, sort: [{ column: "id", direction: "asc" as const }], limit: 10, offset: 0 }
+      const query = {
+        filters: [{ column: "body", operator: "contains" as const, value }],
+        logic: "and" as const,
+        sort: [{ column: "id", direction: "asc" as const }],
+        limit: 10,
+        offset: 0
+      }
       const text = await Effect.runPromise(driver.browseText("notes", query))
       const grid = await Effect.runPromise(driver.browse("notes", query))
-      const console = await Effect.runPromise(driver.execute(text, { maxRows: 100, timeoutSeconds: 10, access: "readonly" }))
+      const console = await Effect.runPromise(
+        driver.execute(text, { maxRows: 100, timeoutSeconds: 10, access: "readonly" })
+      )
       expect(console.rows, text).toEqual(grid.rows)
       expect(grid.rows.length, text).toBe(value === "a" ? 2 : 1)
     }
@@ -88,11 +132,17 @@ describeMariadb("approval previews and checks on MySQL/MariaDB", () => {
 
   it.each([
     ["x".repeat(300), /^query_failed: You have an error in your SQL syntax.* \(checked by the database/],
-    ["UPDATE no_such_table SET a = 1", /^query_failed: Table '[^']+\.no_such_table' doesn't exist \(checked by the database/]
-  ])("D-68: %j fails at once with the server's own message (PREPARE, nothing run); no dialog", async (query, expected) => {
-    answer = () => "never"
-    const response = await call(query)
-    expect(response.json.result.content[0].text).toMatch(expected)
-    expect(asked).toHaveLength(0)
-  })
+    [
+      "UPDATE no_such_table SET a = 1",
+      /^query_failed: Table '[^']+\.no_such_table' doesn't exist \(checked by the database/
+    ]
+  ])(
+    "D-68: %j fails at once with the server's own message (PREPARE, nothing run); no dialog",
+    async (query, expected) => {
+      answer = () => "never"
+      const response = await call(query)
+      expect(response.json.result.content[0].text).toMatch(expected)
+      expect(asked).toHaveLength(0)
+    }
+  )
 })

@@ -39,13 +39,17 @@ let server: TestServer
 let connections: ReadonlyArray<Connection>
 const tokens: Array<{ readonly summary: TokenSummary; readonly value: string }> = []
 const asked: Array<PendingApproval> = []
-const answer = (approval: PendingApproval): ApprovalDecision => (approval.kind === "connection_access" ? "approved" : "denied")
+const answer = (
+  approval: PendingApproval
+): ApprovalDecision => (approval.kind === "connection_access" ? "approved" : "denied")
 
 beforeAll(async () => {
   const home = tempHome()
   const path = join(home, "policy.db")
   const db = new Database(path)
-  db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL); INSERT INTO items (label) VALUES ('a'), ('b')")
+  db.exec(
+    "CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL); INSERT INTO items (label) VALUES ('a'), ('b')"
+  )
   db.close()
   // every value of each setting, with four connections that reach the database (each starts its own SQLite process)
   const settings = [
@@ -79,7 +83,9 @@ beforeAll(async () => {
       const created = await Effect.runPromise(store.create({
         name: `${access} ${allow}`,
         access,
-        connections: allow === "all" ? "all" : connections.filter((_, index) => index % 2 === 0).map((connection) => connection.id)
+        connections: allow === "all"
+          ? "all"
+          : connections.filter((_, index) => index % 2 === 0).map((connection) => connection.id)
       }))
       tokens.push({ summary: created.token, value: created.value })
     }
@@ -117,45 +123,80 @@ const observed = (json: any, dialogs: ReadonlyArray<PendingApproval>): Observati
 }
 
 describe("D-70: the policy explainer", () => {
-  it("property: the explainer's outcome is the server's outcome, for generated tokens, connections, statements, tools and clients", async () => {
-    const grants = Context.get(server.context, ConnectionGrants)
-    const seen = new Set<string>()
-    await FastCheck.assert(
-      FastCheck.asyncProperty(
-        FastCheck.nat(tokens.length - 1),
-        FastCheck.nat(connections.length - 1),
-        FastCheck.constantFrom(...STATEMENTS),
-        FastCheck.constantFrom("execute_query" as const, "confirm_destructive_operation" as const),
-        FastCheck.boolean(),
-        async (tokenIndex, connectionIndex, sql, tool, elicitation) => {
-          const token = tokens[tokenIndex]!
-          const connection = connections[connectionIndex]!
-          const { grant, mode } = await Effect.runPromise(grants.snapshot(tokenPrincipal(token.summary), connection))
-          const explanation = explainStatement(token.summary, connection, { tool, sql, elicitation, connectionApproval: mode, grant, now: Date.now() })
-          const before = asked.length
-          const response = await postMcp(server.url, modernRequest("tools/call", {
-            name: tool,
-            arguments: { connection_id: connection.id, query: sql },
-            _meta: { "io.modelcontextprotocol/clientCapabilities": elicitation ? { elicitation: {} } : {} }
-          }), { authorization: `Bearer ${token.value}` })
-          const real = observed(response.json, asked.slice(before))
-          seen.add(real.outcome)
-          expect(real, `${tool} ${JSON.stringify(sql)} on ${connection.name} from ${token.summary.name}${elicitation ? " with elicitation" : ""}`).toEqual(expected(explanation))
+  it(
+    "property: the explainer's outcome is the server's outcome, for generated tokens, connections, statements, tools and clients",
+    async () => {
+      const grants = Context.get(server.context, ConnectionGrants)
+      const seen = new Set<string>()
+      await FastCheck.assert(
+        FastCheck.asyncProperty(
+          FastCheck.nat(tokens.length - 1),
+          FastCheck.nat(connections.length - 1),
+          FastCheck.constantFrom(...STATEMENTS),
+          FastCheck.constantFrom("execute_query" as const, "confirm_destructive_operation" as const),
+          FastCheck.boolean(),
+          async (tokenIndex, connectionIndex, sql, tool, elicitation) => {
+            const token = tokens[tokenIndex]!
+            const connection = connections[connectionIndex]!
+            const { grant, mode } = await Effect.runPromise(grants.snapshot(tokenPrincipal(token.summary), connection))
+            const explanation = explainStatement(token.summary, connection, {
+              tool,
+              sql,
+              elicitation,
+              connectionApproval: mode,
+              grant,
+              now: Date.now()
+            })
+            const before = asked.length
+            const response = await postMcp(
+              server.url,
+              modernRequest("tools/call", {
+                name: tool,
+                arguments: { connection_id: connection.id, query: sql },
+                _meta: { "io.modelcontextprotocol/clientCapabilities": elicitation ? { elicitation: {} } : {} }
+              }),
+              { authorization: `Bearer ${token.value}` }
+            )
+            const real = observed(response.json, asked.slice(before))
+            seen.add(real.outcome)
+            expect(
+              real,
+              `${tool} ${JSON.stringify(sql)} on ${connection.name} from ${token.summary.name}${
+                elicitation ? " with elicitation" : ""
+              }`
+            ).toEqual(expected(explanation))
+          }
+        ),
+        // one case each of a form, a dialog and a read that runs always comes, so the coverage check below does not rest on the draw
+        {
+          numRuns: 120,
+          examples: ([["UPDATE items SET label = label WHERE id = 1", true], [
+            "UPDATE items SET label = label WHERE id = 1",
+            false
+          ], ["SELECT count(*) FROM items", false]] as const).map(([sql, elicitation]) =>
+            [
+              tokens.findIndex((token) => token.summary.name === "readWrite all"),
+              connections.findIndex((connection) => connection.name === "readWrite alwaysAllow writes"),
+              sql,
+              "execute_query" as const,
+              elicitation
+            ] as [number, number, string, "execute_query", boolean]
+          )
         }
-      ),
-      // one case each of a form, a dialog and a read that runs always comes, so the coverage check below does not rest on the draw
-      {
-        numRuns: 120,
-        examples: ([["UPDATE items SET label = label WHERE id = 1", true], ["UPDATE items SET label = label WHERE id = 1", false], ["SELECT count(*) FROM items", false]] as const).map(([sql, elicitation]) => [
-          tokens.findIndex((token) => token.summary.name === "readWrite all"),
-          connections.findIndex((connection) => connection.name === "readWrite alwaysAllow writes"),
-          sql,
-          "execute_query" as const,
-          elicitation
-        ] as [number, number, string, "execute_query", boolean])
-      }
-    )
-    // the generated cases reached every kind of outcome
-    expect([...seen].sort()).toEqual(expect.arrayContaining(["asks:dialog", "asks:form", "runs", "refused:-33007:", "refused:-33007:token_allowlist", "refused:denied:", "refused:invalid_argument:"]))
-  }, 120_000)
+      )
+      // the generated cases reached every kind of outcome
+      expect([...seen].sort()).toEqual(
+        expect.arrayContaining([
+          "asks:dialog",
+          "asks:form",
+          "runs",
+          "refused:-33007:",
+          "refused:-33007:token_allowlist",
+          "refused:denied:",
+          "refused:invalid_argument:"
+        ])
+      )
+    },
+    120_000
+  )
 })

@@ -6,9 +6,14 @@
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type PostgresServer, startPostgres } from "../support/PostgresHarness.ts"
 import { describePostgres } from "../support/PostgresSuite.ts"
-import { expectHealed, type PgConnection, pgConnection, type PostgresMcp, startPostgresMcp } from "../support/PostgresMcp.ts"
+import {
+  expectHealed,
+  type PgConnection,
+  pgConnection,
+  type PostgresMcp,
+  startPostgresMcp
+} from "../support/PostgresMcp.ts"
 import { modernRequest } from "../support/TestServer.ts"
-
 
 const CALLS = Number(process.env["DBDESK_ABORT_CALLS"] ?? 300)
 /** A call not answered within this long counts as stuck (a wedged connection answers only at its 30 s deadline). */
@@ -36,7 +41,9 @@ describePostgres("execute_query calls abandoned at random points (D-73)", () => 
 
   beforeAll(async () => {
     postgres = await startPostgres()
-    await postgres.sql(`CREATE TABLE t (id int PRIMARY KEY, label text NOT NULL); INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three'); ALTER TABLE t OWNER TO ${postgres.user}`)
+    await postgres.sql(
+      `CREATE TABLE t (id int PRIMARY KEY, label text NOT NULL); INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three'); ALTER TABLE t OWNER TO ${postgres.user}`
+    )
     connection = pgConnection("Burst (PostgreSQL)", postgres.port)
     mcp = await startPostgresMcp(postgres, [connection])
   }, 120_000)
@@ -47,7 +54,12 @@ describePostgres("execute_query calls abandoned at random points (D-73)", () => 
   }, 60_000)
 
   const body = (id: number) =>
-    JSON.stringify(modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: connection.id, query: "SELECT * FROM t WHERE id = 1" } }, id))
+    JSON.stringify(
+      modernRequest("tools/call", {
+        name: "execute_query",
+        arguments: { connection_id: connection.id, query: "SELECT * FROM t WHERE id = 1" }
+      }, id)
+    )
 
   /** One call; with `abandonAfterMs` its client drops the request that long after sending it. */
   const callOnce = async (id: number, abandonAfterMs: number | undefined, tally: Tally) => {
@@ -62,7 +74,12 @@ describePostgres("execute_query calls abandoned at random points (D-73)", () => 
       const response = await fetch(mcp.server.url, {
         method: "POST",
         signal: controller.signal,
-        headers: { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "execute_query" },
+        headers: {
+          "content-type": "application/json",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "execute_query"
+        },
         body: body(id)
       })
       const text = await response.text()
@@ -79,22 +96,26 @@ describePostgres("execute_query calls abandoned at random points (D-73)", () => 
   }
 
   for (const clients of [1, 16]) {
-    it(`${CALLS} calls at ${clients} concurrent client${clients === 1 ? "" : "s"}, half abandoned at random points`, async () => {
-      const seed = Number(process.env["DBDESK_ABORT_SEED"] ?? Date.now() % 1_000_000)
-      const random = seeded(seed)
-      const tally: Tally = { answered: 0, abandoned: 0, stuck: 0, wrong: [] }
-      let next = 0
-      await Promise.all(Array.from({ length: clients }, async () => {
-        while (next < CALLS && tally.stuck === 0) {
-          const id = next++
-          await callOnce(id, random() < 0.5 ? random() * 6 : undefined, tally)
-        }
-      }))
-      const summary = `seed ${seed}: ${tally.answered} answered, ${tally.abandoned} abandoned, ${tally.stuck} stuck`
-      expect(tally.stuck, summary).toBe(0)
-      expect(tally.wrong, summary).toEqual([])
-      expect(tally.answered + tally.abandoned, summary).toBe(CALLS)
-      await expectHealed(mcp, postgres, connection)
-    }, 120_000)
+    it(
+      `${CALLS} calls at ${clients} concurrent client${clients === 1 ? "" : "s"}, half abandoned at random points`,
+      async () => {
+        const seed = Number(process.env["DBDESK_ABORT_SEED"] ?? Date.now() % 1_000_000)
+        const random = seeded(seed)
+        const tally: Tally = { answered: 0, abandoned: 0, stuck: 0, wrong: [] }
+        let next = 0
+        await Promise.all(Array.from({ length: clients }, async () => {
+          while (next < CALLS && tally.stuck === 0) {
+            const id = next++
+            await callOnce(id, random() < 0.5 ? random() * 6 : undefined, tally)
+          }
+        }))
+        const summary = `seed ${seed}: ${tally.answered} answered, ${tally.abandoned} abandoned, ${tally.stuck} stuck`
+        expect(tally.stuck, summary).toBe(0)
+        expect(tally.wrong, summary).toEqual([])
+        expect(tally.answered + tally.abandoned, summary).toBe(CALLS)
+        await expectHealed(mcp, postgres, connection)
+      },
+      120_000
+    )
   }
 })

@@ -11,7 +11,6 @@ import { backendsSettle, type PostgresServer, startPostgres } from "../support/P
 import { describePostgres } from "../support/PostgresSuite.ts"
 import { modernRequest, postMcp, startTestServer, tempHome, type TestServer } from "../support/TestServer.ts"
 
-
 // D-69, D-68 on a real PostgreSQL 15: BEGIN … ROLLBACK dry runs, the catalog's side-effect refusals, and
 // the server's Parse before anyone is asked.
 describePostgres("approval previews and checks on PostgreSQL", () => {
@@ -36,14 +35,32 @@ describePostgres("approval previews and checks on PostgreSQL", () => {
       GRANT USAGE, SELECT, UPDATE ON SEQUENCE events_id_seq, counter TO ${postgres.user};
     `)
     const home = tempHome()
-    writeFileSync(join(home, "connections.json"), JSON.stringify({
-      version: 1,
-      connections: [{
-        id, name: "PG", type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database,
-        user: postgres.user, password: postgres.password, sslMode: "disable", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes"
-      }]
-    }), { mode: 0o600 })
-    server = await startTestServer({ home, approvalPrompt: ApprovalPrompt.scripted((approval) => answer(approval), asked), token: "readWrite" })
+    writeFileSync(
+      join(home, "connections.json"),
+      JSON.stringify({
+        version: 1,
+        connections: [{
+          id,
+          name: "PG",
+          type: "postgresql",
+          host: postgres.host,
+          port: postgres.port,
+          database: postgres.database,
+          user: postgres.user,
+          password: postgres.password,
+          sslMode: "disable",
+          externalAccess: "readWrite",
+          aiPolicy: "alwaysAllow",
+          confirmQueries: "writes"
+        }]
+      }),
+      { mode: 0o600 }
+    )
+    server = await startTestServer({
+      home,
+      approvalPrompt: ApprovalPrompt.scripted((approval) => answer(approval), asked),
+      token: "readWrite"
+    })
   }, 120_000)
   afterAll(async () => {
     await server?.stop()
@@ -55,17 +72,22 @@ describePostgres("approval previews and checks on PostgreSQL", () => {
   })
 
   const call = (query: string, elicitation = false) =>
-    postMcp(server.url, modernRequest("tools/call", {
-      name: "execute_query",
-      arguments: { connection_id: id, query },
-      ...(elicitation ? { _meta: { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } } } : {})
-    }), { authorization: `Bearer ${server.token}` })
+    postMcp(
+      server.url,
+      modernRequest("tools/call", {
+        name: "execute_query",
+        arguments: { connection_id: id, query },
+        ...(elicitation ? { _meta: { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } } } : {})
+      }),
+      { authorization: `Bearer ${server.token}` }
+    )
   const previewOf = async (query: string) => {
     const response = await call(query)
     expect(response.json.result.content[0].text, response.text).toBe("denied: the user did not approve this operation")
     return asked[0]?.preview
   }
-  const sequence = async (name: string) => (await postgres.sql(`SELECT last_value::int AS value, is_called FROM ${name}`))[0]
+  const sequence = async (name: string) =>
+    (await postgres.sql(`SELECT last_value::int AS value, is_called FROM ${name}`))[0]
 
   it("an UPDATE is dry-run inside BEGIN … ROLLBACK: count, rows before → after by primary key, nothing kept or left open", async () => {
     const response = await call("UPDATE accounts SET balance = balance + 1 WHERE id <= 7", true)
@@ -79,8 +101,17 @@ describePostgres("approval previews and checks on PostgreSQL", () => {
 
   it("a DELETE shows the rows it would delete; the app dialog carries the same preview", async () => {
     const preview = await previewOf("DELETE FROM accounts WHERE id > 18")
-    expect(preview).toMatchObject({ _tag: "Changes", action: "delete", target: "accounts", count: 2, columns: ["id", "owner", "balance"] })
-    expect(preview?._tag === "Changes" ? preview.rows : []).toEqual([{ before: [19, "owner 19", "190"], after: null }, { before: [20, "owner 20", "200"], after: null }])
+    expect(preview).toMatchObject({
+      _tag: "Changes",
+      action: "delete",
+      target: "accounts",
+      count: 2,
+      columns: ["id", "owner", "balance"]
+    })
+    expect(preview?._tag === "Changes" ? preview.rows : []).toEqual([{ before: [19, "owner 19", "190"], after: null }, {
+      before: [20, "owner 20", "200"],
+      after: null
+    }])
     expect(await postgres.sql("SELECT count(*)::int AS n FROM accounts")).toEqual([{ n: 20 }])
   })
 
@@ -94,19 +125,29 @@ describePostgres("approval previews and checks on PostgreSQL", () => {
     asked.length = 0
     expect(await previewOf("UPDATE accounts SET balance = nextval('counter') WHERE id = 1")).toEqual({
       _tag: "NoPreview",
-      reason: "it calls nextval(), which is not marked immutable or stable: its effects (a sequence, a notification, a file) may outlast a rollback"
+      reason:
+        "it calls nextval(), which is not marked immutable or stable: its effects (a sequence, a notification, a file) may outlast a rollback"
     })
     asked.length = 0
-    expect(await previewOf("UPDATE audited SET v = 2")).toEqual({ _tag: "NoPreview", reason: "audited has triggers (audited_touch), which run code a rollback may not undo" })
+    expect(await previewOf("UPDATE audited SET v = 2")).toEqual({
+      _tag: "NoPreview",
+      reason: "audited has triggers (audited_touch), which run code a rollback may not undo"
+    })
     asked.length = 0
-    expect(await previewOf("INSERT INTO events (id, note) VALUES (100, 'explicit id')")).toMatchObject({ _tag: "Changes", action: "insert", count: 1 })
+    expect(await previewOf("INSERT INTO events (id, note) VALUES (100, 'explicit id')")).toMatchObject({
+      _tag: "Changes",
+      action: "insert",
+      count: 1
+    })
     expect(await sequence("events_id_seq")).toEqual(events)
     expect(await sequence("counter")).toEqual(counter)
     expect(await postgres.sql("SELECT count(*)::int AS n FROM events")).toEqual([{ n: 0 }])
   })
 
   it("a dry run past 2 s is cancelled: 'took too long', the dialog still asks, nothing is left running", async () => {
-    const preview = await previewOf("UPDATE accounts SET balance = balance WHERE id = (SELECT count(*) % 1 + 1 FROM generate_series(1, 2000000000))")
+    const preview = await previewOf(
+      "UPDATE accounts SET balance = balance WHERE id = (SELECT count(*) % 1 + 1 FROM generate_series(1, 2000000000))"
+    )
     expect(preview).toEqual({ _tag: "Unavailable", reason: "took too long (over 2 s)" })
     expect(asked).toHaveLength(1)
     expect(await backendsSettle(postgres, 10)).toEqual([])
@@ -114,23 +155,46 @@ describePostgres("approval previews and checks on PostgreSQL", () => {
 
   it.each([
     ["x".repeat(300), /^query_failed: syntax error at or near "x{300}" \(checked by the database/],
-    ["UPDATE no_such_table SET a = 1", /^query_failed: relation "no_such_table" does not exist \(checked by the database/],
-    ["UPDATE accounts SET no_such_column = 1", /^query_failed: column "no_such_column" of relation "accounts" does not exist \(checked/]
-  ])("D-68: %j fails at once with PostgreSQL's own message (Parse, nothing run); no dialog", async (query, expected) => {
-    answer = () => "never"
-    const response = await call(query)
-    expect(response.json.result.content[0].text).toMatch(expected)
-    expect(asked).toHaveLength(0)
-  })
+    [
+      "UPDATE no_such_table SET a = 1",
+      /^query_failed: relation "no_such_table" does not exist \(checked by the database/
+    ],
+    [
+      "UPDATE accounts SET no_such_column = 1",
+      /^query_failed: column "no_such_column" of relation "accounts" does not exist \(checked/
+    ]
+  ])(
+    "D-68: %j fails at once with PostgreSQL's own message (Parse, nothing run); no dialog",
+    async (query, expected) => {
+      answer = () => "never"
+      const response = await call(query)
+      expect(response.json.result.content[0].text).toMatch(expected)
+      expect(asked).toHaveLength(0)
+    }
+  )
 
   it("D-87: a grid page's console SQL (literals, exact LIMIT) returns the rows browse reads with bound values", async () => {
     const connection = (await Effect.runPromise(Context.get(server.context, Connections).get(id)))!
     const driver = await Effect.runPromise(Context.get(server.context, Drivers).forConnection(connection))
-    const query = { filters: [{ column: "owner", operator: "contains" as const, value: "er 1" }, { column: "balance", operator: ">=" as const, value: "20" }], logic: "and" as const, sort: [{ column: "balance", direction: "desc" as const }], limit: 4, offset: 1 }
+    const query = {
+      filters: [{ column: "owner", operator: "contains" as const, value: "er 1" }, {
+        column: "balance",
+        operator: ">=" as const,
+        value: "20"
+      }],
+      logic: "and" as const,
+      sort: [{ column: "balance", direction: "desc" as const }],
+      limit: 4,
+      offset: 1
+    }
     const text = await Effect.runPromise(driver.browseText("accounts", query))
-    expect(text).toBe(`SELECT * FROM "public"."accounts" WHERE ("owner" LIKE '%er 1%' ESCAPE '\\') AND ("balance" >= '20') ORDER BY "balance" DESC LIMIT 4 OFFSET 1`)
+    expect(text).toBe(
+      `SELECT * FROM "public"."accounts" WHERE ("owner" LIKE '%er 1%' ESCAPE '\\') AND ("balance" >= '20') ORDER BY "balance" DESC LIMIT 4 OFFSET 1`
+    )
     const grid = await Effect.runPromise(driver.browse("accounts", query))
-    const console = await Effect.runPromise(driver.execute(text, { maxRows: 100, timeoutSeconds: 10, access: "readonly" }))
+    const console = await Effect.runPromise(
+      driver.execute(text, { maxRows: 100, timeoutSeconds: 10, access: "readonly" })
+    )
     expect(console.rows).toEqual(grid.rows)
     expect(grid.rows.map((row) => row[0])).toEqual([18, 17, 16, 15])
   })
@@ -138,7 +202,9 @@ describePostgres("approval previews and checks on PostgreSQL", () => {
   it("D-68: a NUL in the text is refused before any dialog, and the session survives (it used to be lost)", async () => {
     answer = () => "never"
     const response = await call("\u0000")
-    expect(response.json.result.content[0].text).toMatch(/^query_failed: invalid byte sequence for encoding "UTF8": 0x00 /)
+    expect(response.json.result.content[0].text).toMatch(
+      /^query_failed: invalid byte sequence for encoding "UTF8": 0x00 /
+    )
     expect(asked).toHaveLength(0)
     expect(postgres.log()).not.toContain("invalid message format")
   })

@@ -17,7 +17,6 @@ import {
   terminateBackends
 } from "../support/PostgresMcp.ts"
 
-
 /** Rows of about 100 kB, the first three at once, then a long sleep: the answer is mid-transfer when it breaks. */
 const midResult = (marker: string) =>
   `SELECT g AS ${marker}, repeat('x', 100000) AS filler, pg_sleep(CASE WHEN g > 3 THEN 30 ELSE 0 END) FROM generate_series(1, 10) g`
@@ -53,7 +52,8 @@ describePostgres("PostgreSQL faults under a running call (D-73)", () => {
     await postgres?.stop()
   }, 60_000)
 
-  const running = (marker: string) => eventually(async () => (await runningStatements(postgres, marker)) >= 1, `${marker} running`)
+  const running = (marker: string) =>
+    eventually(async () => (await runningStatements(postgres, marker)) >= 1, `${marker} running`)
 
   it("a backend terminated mid-query: the caller gets an error naming the connection and the pool heals", async () => {
     const answer = mcp.call(direct, "execute_query", { query: "SELECT pg_sleep(20) AS killed_mid_query" })
@@ -72,11 +72,20 @@ describePostgres("PostgreSQL faults under a running call (D-73)", () => {
   }, 60_000)
 
   it("a backend terminated inside insert_rows' transaction: nothing is committed and the pool heals", async () => {
-    const answer = mcp.call(direct, "insert_rows", { table: "notes", columns: ["label"], rows: [["fast"], ["slow"], ["never"]] })
+    const answer = mcp.call(direct, "insert_rows", {
+      table: "notes",
+      columns: ["label"],
+      rows: [["fast"], ["slow"], ["never"]]
+    })
     // Not the quick first row: the second one, sleeping in its trigger inside the transaction.
-    await eventually(async () =>
-      (await postgres.sql("SELECT 1 FROM pg_stat_activity WHERE usename = $1 AND wait_event = 'PgSleep' AND position('notes' in query) > 0", [postgres.user])).length === 1,
-      "the second row's insert sleeping in its trigger")
+    await eventually(
+      async () =>
+        (await postgres.sql(
+          "SELECT 1 FROM pg_stat_activity WHERE usename = $1 AND wait_event = 'PgSleep' AND position('notes' in query) > 0",
+          [postgres.user]
+        )).length === 1,
+      "the second row's insert sleeping in its trigger"
+    )
     await terminateBackends(postgres, "notes")
     expectConnectionFailure(await answer, direct)
     await expectHealed(mcp, postgres, direct)
@@ -85,40 +94,76 @@ describePostgres("PostgreSQL faults under a running call (D-73)", () => {
 
   it("every pooled backend terminated between calls: the next call still returns its row", async () => {
     await Promise.all([1, 2, 3, 4].map(() => mcp.rows(direct, "SELECT pg_sleep(0.2), 'warm' AS between_calls")))
-    const ended = await postgres.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1 AND backend_type = 'client backend'", [postgres.user])
+    const ended = await postgres.sql(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1 AND backend_type = 'client backend'",
+      [postgres.user]
+    )
     expect(ended.length).toBeGreaterThan(0)
-    await eventually(async () => (await postgres.sql("SELECT 1 FROM pg_stat_activity WHERE usename = $1", [postgres.user])).length === 0, "the terminated backends gone")
+    await eventually(
+      async () =>
+        (await postgres.sql("SELECT 1 FROM pg_stat_activity WHERE usename = $1", [postgres.user])).length === 0,
+      "the terminated backends gone"
+    )
     expect(await mcp.rows(direct, "SELECT label FROM t WHERE id = 1")).toEqual([["one"]])
     await expectHealed(mcp, postgres, direct)
   }, 60_000)
 
-  it("a call still waiting for a session when its deadline passes answers -33003 while the sessions' statements still run", async () => {
-    const holders = Array.from({ length: 4 }, () => new AbortController())
-    const held = holders.map((holder, index) =>
-      fetch(mcp.server.url, {
-        method: "POST",
-        signal: holder.signal,
-        headers: { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "execute_query", authorization: `Bearer ${mcp.server.token}` },
-        body: JSON.stringify(modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: direct.id, query: `SELECT pg_sleep(10) AS holding_${index}` } }, `hold-${index}`))
-      }).catch(() => undefined))
-    await eventually(async () => (await runningStatements(postgres, "holding_")) === 4, "every session of the pool busy")
-    const waiting = await mcp.call(direct, "execute_query", { query: "SELECT 'never ran' AS waiting", timeout_seconds: 1 })
-    expect(waiting.json.error, waiting.text).toMatchObject({ code: -33003, data: { deadline: "statement", seconds: 1 } })
-    expect(await runningStatements(postgres, "holding_")).toBe(4)
-    for (const holder of holders) holder.abort()
-    await Promise.all(held)
-    await expectHealed(mcp, postgres, direct)
-    expect(postgres.log()).not.toContain("'never ran'")
-  }, 60_000)
+  it(
+    "a call still waiting for a session when its deadline passes answers -33003 while the sessions' statements still run",
+    async () => {
+      const holders = Array.from({ length: 4 }, () => new AbortController())
+      const held = holders.map((holder, index) =>
+        fetch(mcp.server.url, {
+          method: "POST",
+          signal: holder.signal,
+          headers: {
+            "content-type": "application/json",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "execute_query",
+            authorization: `Bearer ${mcp.server.token}`
+          },
+          body: JSON.stringify(
+            modernRequest("tools/call", {
+              name: "execute_query",
+              arguments: { connection_id: direct.id, query: `SELECT pg_sleep(10) AS holding_${index}` }
+            }, `hold-${index}`)
+          )
+        }).catch(() => undefined)
+      )
+      await eventually(
+        async () => (await runningStatements(postgres, "holding_")) === 4,
+        "every session of the pool busy"
+      )
+      const waiting = await mcp.call(direct, "execute_query", {
+        query: "SELECT 'never ran' AS waiting",
+        timeout_seconds: 1
+      })
+      expect(waiting.json.error, waiting.text).toMatchObject({
+        code: -33003,
+        data: { deadline: "statement", seconds: 1 }
+      })
+      expect(await runningStatements(postgres, "holding_")).toBe(4)
+      for (const holder of holders) holder.abort()
+      await Promise.all(held)
+      await expectHealed(mcp, postgres, direct)
+      expect(postgres.log()).not.toContain("'never ran'")
+    },
+    60_000
+  )
 
   for (const mode of ["fast", "immediate"] as const) {
-    it(`the server restarted with -m ${mode} mid-query: an error naming the connection, then the next call reconnects`, async () => {
-      const answer = mcp.call(direct, "execute_query", { query: `SELECT pg_sleep(20) AS restarted_${mode}` })
-      await running(`restarted_${mode}`)
-      await postgres.restart(mode)
-      expectConnectionFailure(await answer, direct)
-      await expectHealed(mcp, postgres, direct)
-    }, 90_000)
+    it(
+      `the server restarted with -m ${mode} mid-query: an error naming the connection, then the next call reconnects`,
+      async () => {
+        const answer = mcp.call(direct, "execute_query", { query: `SELECT pg_sleep(20) AS restarted_${mode}` })
+        await running(`restarted_${mode}`)
+        await postgres.restart(mode)
+        expectConnectionFailure(await answer, direct)
+        await expectHealed(mcp, postgres, direct)
+      },
+      90_000
+    )
   }
 
   it("the proxy resets the connection mid-query", async () => {
@@ -146,14 +191,21 @@ describePostgres("PostgreSQL faults under a running call (D-73)", () => {
     await expectHealed(mcp, postgres, proxied)
   }, 60_000)
 
-  it("the proxy stalls the connection mid-query: the deadline answers -33003 and the stalled session is dropped", async () => {
-    const answer = mcp.call(proxied, "execute_query", { query: "SELECT pg_sleep(20) AS stalled", timeout_seconds: 2 })
-    await running("stalled")
-    proxy.stall()
-    const settled = await answer
-    expect(settled.json.error, settled.text).toMatchObject({ code: -33003, data: { deadline: "statement", seconds: 2 } })
-    await expectHealed(mcp, postgres, proxied)
-  }, 60_000)
+  it(
+    "the proxy stalls the connection mid-query: the deadline answers -33003 and the stalled session is dropped",
+    async () => {
+      const answer = mcp.call(proxied, "execute_query", { query: "SELECT pg_sleep(20) AS stalled", timeout_seconds: 2 })
+      await running("stalled")
+      proxy.stall()
+      const settled = await answer
+      expect(settled.json.error, settled.text).toMatchObject({
+        code: -33003,
+        data: { deadline: "statement", seconds: 2 }
+      })
+      await expectHealed(mcp, postgres, proxied)
+    },
+    60_000
+  )
 
   it("the proxy stalls the connection mid-result", async () => {
     const before = proxy.downstreamBytes()
@@ -161,7 +213,10 @@ describePostgres("PostgreSQL faults under a running call (D-73)", () => {
     await eventually(() => proxy.downstreamBytes() - before > 250_000, "three large rows on the wire")
     proxy.stall()
     const settled = await answer
-    expect(settled.json.error, settled.text).toMatchObject({ code: -33003, data: { deadline: "statement", seconds: 3 } })
+    expect(settled.json.error, settled.text).toMatchObject({
+      code: -33003,
+      data: { deadline: "statement", seconds: 3 }
+    })
     await expectHealed(mcp, postgres, proxied)
   }, 60_000)
 })

@@ -23,7 +23,20 @@ const withServer = (connection: () => Record<string, unknown>) => {
   const state: { server?: TestServer; client?: Client; id: string } = { id: randomUUID() }
   beforeAll(async () => {
     const home = tempHome()
-    writeFileSync(join(home, "connections.json"), JSON.stringify({ version: 1, connections: [{ id: state.id, name: "Slow", externalAccess: "readOnly", aiPolicy: "alwaysAllow", ...connection() }] }), { mode: 0o600 })
+    writeFileSync(
+      join(home, "connections.json"),
+      JSON.stringify({
+        version: 1,
+        connections: [{
+          id: state.id,
+          name: "Slow",
+          externalAccess: "readOnly",
+          aiPolicy: "alwaysAllow",
+          ...connection()
+        }]
+      }),
+      { mode: 0o600 }
+    )
     state.server = await startTestServer({ home, settings: { mcp: { requireAuth: false } }, token: "readOnly" })
     state.client = await connectModernClient(state.server.url, { token: state.server.token! })
   }, 120_000)
@@ -70,7 +83,10 @@ const countProgressOf = async (client: Client, connectionId: string, table: stri
   expect(values).toStrictEqual([...values].sort((a, b) => a - b))
   expect(new Set(values).size).toBe(values.length)
   expect(seen.every((update) => update.total === 1)).toBe(true)
-  expect(seen.slice(0, 2).map((update) => [update.progress, update.message])).toStrictEqual([[0, "Resolving connection"], [0.3, "Counting"]])
+  expect(seen.slice(0, 2).map((update) => [update.progress, update.message])).toStrictEqual([[
+    0,
+    "Resolving connection"
+  ], [0.3, "Counting"]])
   expect(seen.at(-1)).toMatchObject({ progress: 1, message: "Done" })
   const seconds = seen.slice(2, -1).map((update) => {
     const match = /^counting, (\d+\.\d) s$/.exec(update.message ?? "")
@@ -99,16 +115,31 @@ describePostgres("D-94 progress with real numbers on PostgreSQL (official client
   beforeAll(async () => {
     postgres = await startPostgres()
     // Six rows a quarter of a second apart: a count that takes a second and a half.
-    await postgres.sql(`CREATE VIEW slow_count AS SELECT n FROM generate_series(1, 6) n WHERE pg_sleep(0.25)::text = ''; GRANT SELECT ON slow_count TO ${postgres.user}`)
+    await postgres.sql(
+      `CREATE VIEW slow_count AS SELECT n FROM generate_series(1, 6) n WHERE pg_sleep(0.25)::text = ''; GRANT SELECT ON slow_count TO ${postgres.user}`
+    )
   }, 120_000)
   afterAll(async () => {
     await postgres?.stop()
   }, 60_000)
-  const state = withServer(() => ({ type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, sslMode: "disable" }))
+  const state = withServer(() => ({
+    type: "postgresql",
+    host: postgres.host,
+    port: postgres.port,
+    database: postgres.database,
+    user: postgres.user,
+    password: postgres.password,
+    sslMode: "disable"
+  }))
 
   it("D-94: a slow read tells the rows read so far and the seconds, increasing, between 0.3 and 1", async () => {
     // Wide rows leave the server one by one (its output buffer is 8 KB), a tenth of a second apart.
-    const { rows, result } = await progressOf(state.client!, state.id, "SELECT n, repeat('x', 9000) AS wide, pg_sleep(0.1)::text AS pause FROM generate_series(1, 20) n", 20)
+    const { rows, result } = await progressOf(
+      state.client!,
+      state.id,
+      "SELECT n, repeat('x', 9000) AS wide, pg_sleep(0.1)::text AS pause FROM generate_series(1, 20) n",
+      20
+    )
     expectGrowing(rows, 20)
     expect(result.structuredContent.rows).toHaveLength(20)
   }, 60_000)
@@ -122,16 +153,31 @@ describeMariadb("D-94 progress with real numbers on MariaDB (official client)", 
   let mariadb: MariadbServer
   beforeAll(async () => {
     mariadb = await startMariadb()
-    await mariadb.admin().query(`CREATE SQL SECURITY INVOKER VIEW ${mariadb.database}.slow_count AS SELECT seq AS n FROM seq_1_to_6 WHERE SLEEP(0.25) = 0`)
+    await mariadb.admin().query(
+      `CREATE SQL SECURITY INVOKER VIEW ${mariadb.database}.slow_count AS SELECT seq AS n FROM seq_1_to_6 WHERE SLEEP(0.25) = 0`
+    )
   }, 120_000)
   afterAll(async () => {
     await mariadb?.stop()
   }, 60_000)
-  const state = withServer(() => ({ type: "mysql", host: mariadb.host, port: mariadb.port, database: mariadb.database, user: mariadb.user, password: mariadb.password, sslMode: "disabled" }))
+  const state = withServer(() => ({
+    type: "mysql",
+    host: mariadb.host,
+    port: mariadb.port,
+    database: mariadb.database,
+    user: mariadb.user,
+    password: mariadb.password,
+    sslMode: "disabled"
+  }))
 
   it("D-94: a slow read tells the rows read so far and the seconds, increasing, between 0.3 and 1", async () => {
     // Rows half the server's network buffer: it sends them as they are made, a tenth of a second apart.
-    const { rows, result } = await progressOf(state.client!, state.id, "SELECT seq AS n, REPEAT('x', 8000) AS wide, SLEEP(0.1) AS pause FROM seq_1_to_20", 20)
+    const { rows, result } = await progressOf(
+      state.client!,
+      state.id,
+      "SELECT seq AS n, REPEAT('x', 8000) AS wide, SLEEP(0.1) AS pause FROM seq_1_to_20",
+      20
+    )
     expectGrowing(rows, 20)
     expect(result.structuredContent.rows).toHaveLength(20)
   }, 60_000)
@@ -145,7 +191,9 @@ describe("D-94 progress with real numbers on SQLite (official client)", () => {
   const state = withServer(() => {
     const path = join(tempHome(), "slow.db")
     // A view whose count walks a few million generated rows: a count that takes a second or more.
-    new Database(path).exec("CREATE TABLE t (n INTEGER); CREATE VIEW big AS WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 10000000) SELECT n FROM s").close()
+    new Database(path).exec(
+      "CREATE TABLE t (n INTEGER); CREATE VIEW big AS WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 10000000) SELECT n FROM s"
+    ).close()
     return { type: "sqlite", path }
   })
 
@@ -159,6 +207,9 @@ describe("D-94 progress with real numbers on SQLite (official client)", () => {
   }, 60_000)
 
   it("D-94: a long count_rows tells the seconds it has counted, increasing, between 0.3 and 1", async () => {
-    expect(await countProgressOf(state.client!, state.id, "big")).toMatchObject({ row_count: 10000000, is_approximate: false })
+    expect(await countProgressOf(state.client!, state.id, "big")).toMatchObject({
+      row_count: 10000000,
+      is_approximate: false
+    })
   }, 60_000)
 })

@@ -17,7 +17,14 @@ let client: Client
 
 beforeAll(async () => {
   proxy = await startFaultProxy(0)
-  fixture = await startSearchMcpServer([{ type: "search", id: PROXIED.id, name: PROXIED.name, host: "127.0.0.1", port: proxy.port, apiKey: "bootstrap-key" }])
+  fixture = await startSearchMcpServer([{
+    type: "search",
+    id: PROXIED.id,
+    name: PROXIED.name,
+    host: "127.0.0.1",
+    port: proxy.port,
+    apiKey: "bootstrap-key"
+  }])
   proxy.retarget(fixture.engine.port)
   client = await connectModernClient(fixture.server.url, { token: await fixture.tokenFor("readOnly") })
 }, 120_000)
@@ -36,11 +43,17 @@ interface Update {
 /** The updates of a call whose engine response stalls until the 2 s deadline ends it. */
 const stalledProgress = async (name: string, args: Record<string, unknown>, doing: string) => {
   // A first call opens the session, so the stall hits the call's own request.
-  const healthy: any = await client.callTool({ name: "count_rows", arguments: { connection_id: PROXIED.id, table: "books" } })
+  const healthy: any = await client.callTool({
+    name: "count_rows",
+    arguments: { connection_id: PROXIED.id, table: "books" }
+  })
   expect(healthy.structuredContent, JSON.stringify(healthy.content)).toMatchObject({ row_count: 30 })
   proxy.breakAfter(1, "stall")
   const seen: Array<Update> = []
-  const failure = await client.callTool({ name, arguments: { connection_id: PROXIED.id, ...args } }, { onprogress: (update) => seen.push(update), timeout: 30_000 })
+  const failure = await client.callTool({ name, arguments: { connection_id: PROXIED.id, ...args } }, {
+    onprogress: (update) => seen.push(update),
+    timeout: 30_000
+  })
     .then((result) => result, (error: unknown) => error)
   expect(failure).toMatchObject({ code: -33003 })
   const values = seen.map((update) => update.progress)
@@ -61,7 +74,10 @@ const stalledProgress = async (name: string, args: Record<string, unknown>, doin
 
 describe("D-94 progress while the search engine answers (official client)", () => {
   it("D-94: execute_query tells the seconds it has waited for the engine, increasing, between 0.3 and 1", async () => {
-    await stalledProgress("execute_query", { query: "GET /collections/books/documents/search?q=*&per_page=30", timeout_seconds: 2 }, "waiting for the engine")
+    await stalledProgress("execute_query", {
+      query: "GET /collections/books/documents/search?q=*&per_page=30",
+      timeout_seconds: 2
+    }, "waiting for the engine")
   }, 60_000)
 
   it("D-94: count_rows tells the seconds it has counted, increasing, between 0.3 and 1", async () => {

@@ -19,7 +19,14 @@ beforeAll(async () => {
   const connections = Context.get(server.context, Connections)
   const [sample] = await run(connections.list)
   sampleId = sample!.id
-  blockedId = (await run(connections.add({ name: "Blocked", type: "sqlite", path: (sample as { path: string }).path, externalAccess: "blocked" }))).id
+  blockedId = (await run(
+    connections.add({
+      name: "Blocked",
+      type: "sqlite",
+      path: (sample as { path: string }).path,
+      externalAccess: "blocked"
+    })
+  )).id
 })
 afterAll(() => server.stop())
 
@@ -28,7 +35,11 @@ describe("prompts (D-49)", () => {
     const first = await post("prompts/list")
     expect(first.json.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public", resultType: "complete" })
     expect(first.json.result.prompts.map((prompt: { name: string }) => prompt.name)).toStrictEqual([
-      "data_quality_audit", "explain_schema", "explain_table", "question_to_sql", "search_collection"
+      "data_quality_audit",
+      "explain_schema",
+      "explain_table",
+      "question_to_sql",
+      "search_collection"
     ])
     const other = await post("prompts/list", {}, { "x-forwarded-for": "10.0.0.9" })
     expect(other.json.result.prompts).toStrictEqual(first.json.result.prompts)
@@ -51,7 +62,9 @@ describe("prompts (D-49)", () => {
     expect(table).toContain("## Columns")
     expect(table).toMatch(/CREATE TABLE/i)
     expect(table).toContain("SELECT * FROM \"orders\" LIMIT 20;")
-    const sql = textOf((await getPrompt("question_to_sql", { connection: sampleId, question: "Who ordered most?" })).json)
+    const sql = textOf(
+      (await getPrompt("question_to_sql", { connection: sampleId, question: "Who ordered most?" })).json
+    )
     expect(sql).toContain("Who ordered most?")
     expect(sql).toMatch(/LIMIT/)
     expect(sql).toContain("execute_query")
@@ -68,7 +81,11 @@ describe("prompts (D-49)", () => {
     ["non-string argument", "explain_table", { connection: "Sample (SQLite)", table: 3 }],
     ["unknown connection", "explain_schema", { connection: "nope" }],
     ["table that does not exist", "explain_table", { connection: "Sample (SQLite)", table: "nope" }],
-    ["search_collection on a SQL connection", "search_collection", { connection: "Sample (SQLite)", collection: "orders", goal: "g" }]
+    ["search_collection on a SQL connection", "search_collection", {
+      connection: "Sample (SQLite)",
+      collection: "orders",
+      goal: "g"
+    }]
   ])("C7.1-a prompts/get with an %s is 400 -32602", async (_case, name, args) => {
     const { status, json } = await getPrompt(name, args)
     expect(status).toBe(400)
@@ -85,17 +102,26 @@ describe("prompts (D-49)", () => {
   })
 
   it("C4.2-d Mcp-Name must equal params.name on prompts/get", async () => {
-    const { status, json } = await post("prompts/get", { name: "explain_schema", arguments: { connection: sampleId } }, { "mcp-name": "explain_table" })
+    const { status, json } = await post(
+      "prompts/get",
+      { name: "explain_schema", arguments: { connection: sampleId } },
+      { "mcp-name": "explain_table" }
+    )
     expect(status).toBe(400)
     expect(json.error.code).toBe(-32020)
   })
 
   it("C4.4-a the official 2.4.0 client lists and gets prompts with its strict result checks", async () => {
-    const client = new Client({ name: "dbdesk-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
+    const client = new Client({ name: "dbdesk-test", version: "1.0.0" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } }
+    })
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
     try {
       expect((await client.listPrompts()).prompts).toHaveLength(5)
-      const prompt = await client.getPrompt({ name: "explain_table", arguments: { connection: sampleId, table: "customers" } })
+      const prompt = await client.getPrompt({
+        name: "explain_table",
+        arguments: { connection: sampleId, table: "customers" }
+      })
       expect(prompt.messages[0]?.content).toMatchObject({ type: "text" })
     } finally {
       await client.close()

@@ -28,14 +28,45 @@ const idOf = (key: string) => ids.get(key)!
 beforeAll(async () => {
   sqlitePath = join(tempHome(), "read-only.db")
   const db = new Database(sqlitePath)
-  db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL); INSERT INTO items (label) VALUES ('a'), ('b')")
+  db.exec(
+    "CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL); INSERT INTO items (label) VALUES ('a'), ('b')"
+  )
   db.close()
   fixture = await startSearchMcpServer([])
-  const search = (await Effect.runPromise(Context.get(fixture.server.context, Connections).get(SEARCH_ID))) as Connection & { readonly apiKey: Redacted.Redacted }
+  const search = (await Effect.runPromise(Context.get(fixture.server.context, Connections).get(SEARCH_ID))) as
+    & Connection
+    & { readonly apiKey: Redacted.Redacted }
   const connections = Context.get(fixture.server.context, Connections)
-  ids.set(SEARCH_READONLY, (await Effect.runPromise(connections.add({ ...search, apiKey: Redacted.value(search.apiKey), name: "Books, read only", externalAccess: "readOnly" } as any))).id)
-  ids.set(SQLITE_READONLY, (await Effect.runPromise(connections.add({ name: "Items, read only", type: "sqlite", path: sqlitePath, externalAccess: "readOnly", aiPolicy: "alwaysAllow" } as any))).id)
-  const created = await Effect.runPromise(Context.get(fixture.server.context, Tokens).create({ name: "full", access: "fullAccess", connections: "all" }))
+  ids.set(
+    SEARCH_READONLY,
+    (await Effect.runPromise(
+      connections.add(
+        {
+          ...search,
+          apiKey: Redacted.value(search.apiKey),
+          name: "Books, read only",
+          externalAccess: "readOnly"
+        } as any
+      )
+    )).id
+  )
+  ids.set(
+    SQLITE_READONLY,
+    (await Effect.runPromise(
+      connections.add(
+        {
+          name: "Items, read only",
+          type: "sqlite",
+          path: sqlitePath,
+          externalAccess: "readOnly",
+          aiPolicy: "alwaysAllow"
+        } as any
+      )
+    )).id
+  )
+  const created = await Effect.runPromise(
+    Context.get(fixture.server.context, Tokens).create({ name: "full", access: "fullAccess", connections: "all" })
+  )
   token = { summary: created.token, value: created.value }
 }, 60_000)
 afterAll(() => fixture?.stop())
@@ -44,7 +75,10 @@ beforeEach(() => {
   fixture.engine.requests.length = 0
 })
 
-const IMPORT = ["POST /collections/books/documents/import?action=create", JSON.stringify({ id: "900", title: "Never", year: 2001, rating: 1, pages: 1, in_stock: true })].join("\n")
+const IMPORT = [
+  "POST /collections/books/documents/import?action=create",
+  JSON.stringify({ id: "900", title: "Never", year: 2001, rating: 1, pages: 1, in_stock: true })
+].join("\n")
 
 /** [connection, tool, arguments, the statement the explainer is asked about (undefined: insert_rows)]. */
 const WRITES: ReadonlyArray<readonly [string, string, Record<string, unknown>]> = [
@@ -58,45 +92,88 @@ const WRITES: ReadonlyArray<readonly [string, string, Record<string, unknown>]> 
 ]
 
 describe("C5-h a readOnly connection refuses every write tool before any approval", () => {
-  it.each(WRITES)("C5-h %s: %s is refused with 403 -33007 external_access_read_only, nothing asked, nothing sent", async (connectionId, tool, args) => {
-    const answer = await postMcp(fixture.server.url, modernRequest("tools/call", { name: tool, arguments: { connection_id: idOf(connectionId), ...args } }), { authorization: `Bearer ${token.value}` })
-    expect(fixture.asked.map((approval) => approval.kind), `${tool} asked for approval on a readOnly connection`).toEqual([])
-    expect(answer.status, answer.text).toBe(403)
-    expect(answer.json.error).toMatchObject({ code: -33007, data: { reason: "external_access_read_only", connectionId: idOf(connectionId) } })
-    expect(fixture.engine.requests.filter((request) => request.method !== "GET"), "a write reached the search engine").toEqual([])
-  }, 15_000)
+  it.each(WRITES)(
+    "C5-h %s: %s is refused with 403 -33007 external_access_read_only, nothing asked, nothing sent",
+    async (connectionId, tool, args) => {
+      const answer = await postMcp(
+        fixture.server.url,
+        modernRequest("tools/call", { name: tool, arguments: { connection_id: idOf(connectionId), ...args } }),
+        { authorization: `Bearer ${token.value}` }
+      )
+      expect(fixture.asked.map((approval) => approval.kind), `${tool} asked for approval on a readOnly connection`)
+        .toEqual([])
+      expect(answer.status, answer.text).toBe(403)
+      expect(answer.json.error).toMatchObject({
+        code: -33007,
+        data: { reason: "external_access_read_only", connectionId: idOf(connectionId) }
+      })
+      expect(fixture.engine.requests.filter((request) => request.method !== "GET"), "a write reached the search engine")
+        .toEqual([])
+    },
+    15_000
+  )
 
   it("C5-h nothing was written: the SQLite table and the collection are as they were", async () => {
     const db = new Database(sqlitePath, { readonly: true })
     expect(db.prepare("SELECT label FROM items ORDER BY id").pluck().all()).toEqual(["a", "b"])
     db.close()
-    const count = await postMcp(fixture.server.url, modernRequest("tools/call", { name: "count_rows", arguments: { connection_id: idOf(SEARCH_READONLY), table: "books" } }), { authorization: `Bearer ${token.value}` })
+    const count = await postMcp(
+      fixture.server.url,
+      modernRequest("tools/call", {
+        name: "count_rows",
+        arguments: { connection_id: idOf(SEARCH_READONLY), table: "books" }
+      }),
+      { authorization: `Bearer ${token.value}` }
+    )
     expect(count.json.result.structuredContent.row_count).toBe(30)
   }, 15_000)
 
-  it.each(WRITES.filter(([, tool]) => tool !== "insert_rows"))("C5-h the policy explainer shows the write-access gate refusing: %s %s", async (connectionId, tool, args) => {
-    const connection = (await Effect.runPromise(Context.get(fixture.server.context, Connections).get(idOf(connectionId))))!
-    const explained = explainStatement(token.summary, connection, {
-      tool: tool as "execute_query" | "confirm_destructive_operation",
-      sql: String(args["query"]),
-      elicitation: false,
-      connectionApproval: "alwaysApprove",
-      grant: "unknown",
-      now: Date.now()
-    })
-    expect(explained.steps.at(-1)).toMatchObject({ gate: "write_access", verdict: "refuse" })
-    expect(explained.steps.some((step) => step.gate === "approval")).toBe(false)
-    expect(explained.outcome).toMatchObject({ kind: "refused", code: -33007, reason: "external_access_read_only" })
-  })
-
-  it("C5-h insert_rows is refused by the same gate the explainer shows for an INSERT: the same error, word for word", async () => {
-    for (const connectionId of [SQLITE_READONLY, SEARCH_READONLY]) {
-      const connection = (await Effect.runPromise(Context.get(fixture.server.context, Connections).get(idOf(connectionId))))!
-      const sql = connection.type === "search" ? IMPORT : "INSERT INTO items (label) VALUES ('c')"
-      const explained = explainStatement(token.summary, connection, { tool: "execute_query", sql, elicitation: false, connectionApproval: "alwaysApprove", grant: "unknown", now: Date.now() })
-      const [, , args] = WRITES.find(([id, tool]) => id === connectionId && tool === "insert_rows")!
-      const answer = await postMcp(fixture.server.url, modernRequest("tools/call", { name: "insert_rows", arguments: { connection_id: idOf(connectionId), ...args } }), { authorization: `Bearer ${token.value}` })
-      expect(explained.steps.find((step) => step.gate === "write_access")?.detail).toBe(answer.json.error.message)
+  it.each(WRITES.filter(([, tool]) => tool !== "insert_rows"))(
+    "C5-h the policy explainer shows the write-access gate refusing: %s %s",
+    async (connectionId, tool, args) => {
+      const connection =
+        (await Effect.runPromise(Context.get(fixture.server.context, Connections).get(idOf(connectionId))))!
+      const explained = explainStatement(token.summary, connection, {
+        tool: tool as "execute_query" | "confirm_destructive_operation",
+        sql: String(args["query"]),
+        elicitation: false,
+        connectionApproval: "alwaysApprove",
+        grant: "unknown",
+        now: Date.now()
+      })
+      expect(explained.steps.at(-1)).toMatchObject({ gate: "write_access", verdict: "refuse" })
+      expect(explained.steps.some((step) => step.gate === "approval")).toBe(false)
+      expect(explained.outcome).toMatchObject({ kind: "refused", code: -33007, reason: "external_access_read_only" })
     }
-  }, 15_000)
+  )
+
+  it(
+    "C5-h insert_rows is refused by the same gate the explainer shows for an INSERT: the same error, word for word",
+    async () => {
+      for (const connectionId of [SQLITE_READONLY, SEARCH_READONLY]) {
+        const connection =
+          (await Effect.runPromise(Context.get(fixture.server.context, Connections).get(idOf(connectionId))))!
+        const sql = connection.type === "search" ? IMPORT : "INSERT INTO items (label) VALUES ('c')"
+        const explained = explainStatement(token.summary, connection, {
+          tool: "execute_query",
+          sql,
+          elicitation: false,
+          connectionApproval: "alwaysApprove",
+          grant: "unknown",
+          now: Date.now()
+        })
+        const [, , args] = WRITES.find(([id, tool]) => id === connectionId && tool === "insert_rows")!
+        const answer = await postMcp(
+          fixture.server.url,
+          modernRequest("tools/call", {
+            name: "insert_rows",
+            arguments: { connection_id: idOf(connectionId), ...args }
+          }),
+          { authorization: `Bearer ${token.value}` }
+        )
+        expect(explained.steps.find((step) => step.gate === "write_access")?.detail).toBe(answer.json.error.message)
+      }
+    },
+    15_000
+  )
 })

@@ -11,7 +11,8 @@ let blockedId: string
 let neverId: string
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(effect as Effect.Effect<A, E, never>)
-const post = (method: string, params: Record<string, unknown> = {}) => postMcp(server.url, modernRequest(method, params))
+const post = (method: string, params: Record<string, unknown> = {}) =>
+  postMcp(server.url, modernRequest(method, params))
 const read = (uri: string) => post("resources/read", { uri })
 
 beforeAll(async () => {
@@ -20,7 +21,8 @@ beforeAll(async () => {
   const all = await run(connections.list)
   sampleId = all[0]!.id
   const samplePath = (all[0] as { path: string }).path
-  blockedId = (await run(connections.add({ name: "Blocked", type: "sqlite", path: samplePath, externalAccess: "blocked" }))).id
+  blockedId =
+    (await run(connections.add({ name: "Blocked", type: "sqlite", path: samplePath, externalAccess: "blocked" }))).id
   neverId = (await run(connections.add({ name: "Never", type: "sqlite", path: samplePath, aiPolicy: "never" }))).id
 })
 afterAll(() => server.stop())
@@ -45,13 +47,14 @@ describe("resources (D-47)", () => {
   it("C4.4-a resources/templates/list is 3600000 public and lists the five templates", async () => {
     const { json } = await post("resources/templates/list")
     expect(json.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" })
-    expect(json.result.resourceTemplates.map((template: { uriTemplate: string }) => template.uriTemplate)).toStrictEqual([
-      "dbdesk://connections/{connection_id}/schema",
-      "dbdesk://connections/{connection_id}/tables",
-      "dbdesk://connections/{connection_id}/tables/{table}",
-      "dbdesk://connections/{connection_id}/tables/{table}/ddl",
-      "dbdesk://connections/{connection_id}/history{?limit}"
-    ])
+    expect(json.result.resourceTemplates.map((template: { uriTemplate: string }) => template.uriTemplate))
+      .toStrictEqual([
+        "dbdesk://connections/{connection_id}/schema",
+        "dbdesk://connections/{connection_id}/tables",
+        "dbdesk://connections/{connection_id}/tables/{table}",
+        "dbdesk://connections/{connection_id}/tables/{table}/ddl",
+        "dbdesk://connections/{connection_id}/history{?limit}"
+      ])
   })
 
   it.each([
@@ -75,7 +78,9 @@ describe("resources (D-47)", () => {
     const connections = await payload("dbdesk://connections")
     expect(connections.connections.map((item: { id: string }) => item.id)).toStrictEqual([sampleId])
     const tables = await payload(`dbdesk://connections/${sampleId}/tables`)
-    expect(tables.tables.map((table: { name: string }) => table.name)).toEqual(expect.arrayContaining(["customers", "orders", "order_items", "products"]))
+    expect(tables.tables.map((table: { name: string }) => table.name)).toEqual(
+      expect.arrayContaining(["customers", "orders", "order_items", "products"])
+    )
     const orders = await payload(`dbdesk://connections/${sampleId}/tables/orders`)
     expect(orders.table).toBe("orders")
     expect(orders.columns.some((column: { is_primary_key: boolean }) => column.is_primary_key)).toBe(true)
@@ -90,7 +95,9 @@ describe("resources (D-47)", () => {
   it("C4.4-a the history resource serves what QueryHistory recorded, newest first, honouring ?limit", async () => {
     const history = Context.get(server.context, QueryHistory)
     for (const text of ["SELECT 1", "SELECT 2", "SELECT 3"]) {
-      await run(history.record({ connectionId: sampleId, text, durationMs: 4, rowCount: 1, outcome: "success", source: "mcp" }))
+      await run(
+        history.record({ connectionId: sampleId, text, durationMs: 4, rowCount: 1, outcome: "success", source: "mcp" })
+      )
     }
     const { json } = await read(`dbdesk://connections/${sampleId}/history?limit=2`)
     const payload = JSON.parse(json.result.contents[0].text)
@@ -101,14 +108,17 @@ describe("resources (D-47)", () => {
   it.each([
     ["blocked", () => blockedId, "external_access_blocked"],
     ["AI policy never", () => neverId, "ai_policy_never"]
-  ])("C5-h a %s connection is refused 403 -33007 with data.reason on every per-connection resource", async (_name, id, reason) => {
-    for (const suffix of ["schema", "tables", "tables/orders", "tables/orders/ddl", "history"]) {
-      const { status, json } = await read(`dbdesk://connections/${id()}/${suffix}`)
-      expect(status).toBe(403)
-      expect(json.error.code).toBe(-33007)
-      expect(json.error.data.reason).toBe(reason)
+  ])(
+    "C5-h a %s connection is refused 403 -33007 with data.reason on every per-connection resource",
+    async (_name, id, reason) => {
+      for (const suffix of ["schema", "tables", "tables/orders", "tables/orders/ddl", "history"]) {
+        const { status, json } = await read(`dbdesk://connections/${id()}/${suffix}`)
+        expect(status).toBe(403)
+        expect(json.error.code).toBe(-33007)
+        expect(json.error.data.reason).toBe(reason)
+      }
     }
-  })
+  )
 
   it.each([
     () => "dbdesk://nothing",
@@ -125,13 +135,19 @@ describe("resources (D-47)", () => {
   })
 
   it("C4.2-d Mcp-Name must equal params.uri on resources/read", async () => {
-    const { status, json } = await postMcp(server.url, modernRequest("resources/read", { uri: "dbdesk://connections" }), { "mcp-name": "dbdesk://other" })
+    const { status, json } = await postMcp(
+      server.url,
+      modernRequest("resources/read", { uri: "dbdesk://connections" }),
+      { "mcp-name": "dbdesk://other" }
+    )
     expect(status).toBe(400)
     expect(json.error.code).toBe(-32020)
   })
 
   it("C4.4-a the official 2.4.0 client lists, reads and lists templates with its strict result checks", async () => {
-    const client = new Client({ name: "dbdesk-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
+    const client = new Client({ name: "dbdesk-test", version: "1.0.0" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } }
+    })
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
     try {
       const listed = await client.listResources()
@@ -149,12 +165,26 @@ describe("resources (D-47)", () => {
 describe("a connection whose database does not answer (found by the reliability suite's fuzzer)", () => {
   it("C7.1-a resources/read, prompts/get and completion/complete answer 503 -33000 naming the connection, never 500 -32603 Internal error", async () => {
     const connections = Context.get(server.context, Connections)
-    const down = await run(connections.add({ name: "Down PG", type: "postgresql", host: "127.0.0.1", port: 1, database: "app", user: "app", aiPolicy: "alwaysAllow" }))
+    const down = await run(
+      connections.add({
+        name: "Down PG",
+        type: "postgresql",
+        host: "127.0.0.1",
+        port: 1,
+        database: "app",
+        user: "app",
+        aiPolicy: "alwaysAllow"
+      })
+    )
     const answers = [
       await read(`dbdesk://connections/${down.id}/schema`),
       await read(`dbdesk://connections/${down.id}/tables/orders`),
       await post("prompts/get", { name: "explain_table", arguments: { connection: down.id, table: "orders" } }),
-      await post("completion/complete", { ref: { type: "ref/prompt", name: "explain_table" }, argument: { name: "table", value: "o" }, context: { arguments: { connection: down.id } } })
+      await post("completion/complete", {
+        ref: { type: "ref/prompt", name: "explain_table" },
+        argument: { name: "table", value: "o" },
+        context: { arguments: { connection: down.id } }
+      })
     ]
     for (const answer of answers) {
       expect(answer.status, answer.text).toBe(503)
@@ -163,4 +193,3 @@ describe("a connection whose database does not answer (found by the reliability 
     }
   })
 })
-

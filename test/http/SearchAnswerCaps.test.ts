@@ -9,8 +9,10 @@ import { SEARCH_ID, startSearchMcpServer, type SearchMcpServer } from "../suppor
 
 const HUGE = 5_000_000
 const SMALL_LIMITS = { maxCellBytes: 32_768, maxAnswerBytes: 65_536 }
-const FIELD_NOTE = "1 value was cut at limits.maxCellBytes (32768 bytes); Typesense cannot return part of a field: leave it out with exclude_fields, or raise limits.maxCellBytes"
-const CUT = (full: number) => ` …[cut by dbdesk: ${full} bytes, first 32768 shown; Typesense cannot return part of a field]`
+const FIELD_NOTE =
+  "1 value was cut at limits.maxCellBytes (32768 bytes); Typesense cannot return part of a field: leave it out with exclude_fields, or raise limits.maxCellBytes"
+const CUT = (full: number) =>
+  ` …[cut by dbdesk: ${full} bytes, first 32768 shown; Typesense cannot return part of a field]`
 
 let fixture: SearchMcpServer
 let client: Client
@@ -35,11 +37,18 @@ beforeAll(async () => {
   fixture = await startSearchMcpServer()
   await fixture.engine.createCollection({
     name: "articles",
-    fields: [{ name: "title", type: "string" }, { name: "body", type: "string" }, { name: "tags", type: "string[]", optional: true }]
+    fields: [{ name: "title", type: "string" }, { name: "body", type: "string" }, {
+      name: "tags",
+      type: "string[]",
+      optional: true
+    }]
   })
   await fixture.engine.importDocuments("articles", [
     { id: "huge", title: "Huge", body: "b".repeat(HUGE), tags },
-    ...Array.from({ length: 40 }, (_, index) => ({ id: `a${index}`, title: `Article ${index}`, body: "p".repeat(4000) }))
+    ...Array.from(
+      { length: 40 },
+      (_, index) => ({ id: `a${index}`, title: `Article ${index}`, body: "p".repeat(4000) })
+    )
   ])
   const token = await fixture.tokenFor("readOnly")
   client = await connectModernClient(fixture.server.url, { token })
@@ -61,21 +70,30 @@ describe("answers built from search documents are capped (D-71)", () => {
     expect(result.structuredContent).toMatchObject({
       found: 1,
       truncated: true,
-      status_message: "2 fields were cut at limits.maxCellBytes (32768 bytes); Typesense cannot return part of a field: leave it out with exclude_fields, or raise limits.maxCellBytes"
+      status_message:
+        "2 fields were cut at limits.maxCellBytes (32768 bytes); Typesense cannot return part of a field: leave it out with exclude_fields, or raise limits.maxCellBytes"
     })
   })
 
   it("S2.2-d browse_table and the console's grid cut the same field", async () => {
-    const browsed = await call("browse_table", { table: "articles", columns: ["id", "body"], filters: [{ column: "id", operator: "=", value: "huge" }] })
+    const browsed = await call("browse_table", {
+      table: "articles",
+      columns: ["id", "body"],
+      filters: [{ column: "id", operator: "=", value: "huge" }]
+    })
     expect(browsed.structuredContent.rows).toEqual([["huge", `${"b".repeat(32_768)}${CUT(HUGE)}`]])
     expect(browsed.structuredContent.status_message).toBe(FIELD_NOTE)
-    const exported = await call("execute_query", { query: "GET /collections/articles/documents/export?filter_by=id:=huge&include_fields=id,body" })
+    const exported = await call("execute_query", {
+      query: "GET /collections/articles/documents/export?filter_by=id:=huge&include_fields=id,body"
+    })
     expect(exported.structuredContent.rows).toEqual([["huge", `${"b".repeat(32_768)}${CUT(HUGE)}`]])
     expect(exported.structuredContent.status_message).toBe(FIELD_NOTE)
   })
 
   it("a page of hits stops at limits.maxAnswerBytes and says how many are shown and how to ask for less", async () => {
-    const result = await withSmallAnswers(() => call("search_documents", { collection: "articles", q: "Article", query_by: "title", per_page: 40 }))
+    const result = await withSmallAnswers(() =>
+      call("search_documents", { collection: "articles", q: "Article", query_by: "title", per_page: 40 })
+    )
     const content = result.structuredContent
     expect(jsonSize(content)).toBeLessThanOrEqual(65_536)
     expect(content.hits.length).toBeGreaterThan(10)
@@ -87,20 +105,32 @@ describe("answers built from search documents are capped (D-71)", () => {
   })
 
   it("browse_table rows stop at limits.maxAnswerBytes too", async () => {
-    const browsed = await withSmallAnswers(() => call("browse_table", { table: "articles", columns: ["id", "body"], filters: [{ column: "id", operator: "!=", value: "huge" }], limit: 40 }))
+    const browsed = await withSmallAnswers(() =>
+      call("browse_table", {
+        table: "articles",
+        columns: ["id", "body"],
+        filters: [{ column: "id", operator: "!=", value: "huge" }],
+        limit: 40
+      })
+    )
     expect(jsonSize(browsed.structuredContent)).toBeLessThanOrEqual(65_536)
     expect(browsed.structuredContent.row_count).toBeLessThan(40)
     expect(browsed.structuredContent).toMatchObject({ is_truncated: true })
-    expect(browsed.structuredContent.status_message).toMatch(/^showing the first \d+ rows: the answer reached limits\.maxAnswerBytes \(65536 bytes\); ask for fewer documents/)
+    expect(browsed.structuredContent.status_message).toMatch(
+      /^showing the first \d+ rows: the answer reached limits\.maxAnswerBytes \(65536 bytes\); ask for fewer documents/
+    )
   })
 
   it("S4.3-d a JSON console response is one cell, cut at limits.maxCellBytes with advice for the engine", async () => {
     const single = await call("execute_query", { query: "GET /collections/articles/documents/huge" })
     expect(single.structuredContent.columns).toEqual(["response"])
-    expect(single.structuredContent.rows[0][0]).toMatch(/^\{\n  "body": "b{32755} …\[cut by dbdesk: \d+ bytes, first 32768 shown; ask the engine for less\]$/)
+    expect(single.structuredContent.rows[0][0]).toMatch(
+      /^\{\n  "body": "b{32755} …\[cut by dbdesk: \d+ bytes, first 32768 shown; ask the engine for less\]$/
+    )
     expect(single.structuredContent).toMatchObject({
       is_truncated: false,
-      status_message: "1 value was cut at limits.maxCellBytes (32768 bytes); ask the engine for less: one collection, a smaller per_page or limit, include_fields or exclude_fields"
+      status_message:
+        "1 value was cut at limits.maxCellBytes (32768 bytes); ask the engine for less: one collection, a smaller per_page or limit, include_fields or exclude_fields"
     })
   })
 
@@ -110,7 +140,12 @@ describe("answers built from search documents are capped (D-71)", () => {
       const searchClient = yield* clientFor(fixture.engine)
       return [
         yield* searchPage(searchClient, "articles", request, SMALL_LIMITS),
-        yield* searchConsole(searchClient, "GET /collections/articles/documents/export?include_fields=id,body", false, SMALL_LIMITS)
+        yield* searchConsole(
+          searchClient,
+          "GET /collections/articles/documents/export?include_fields=id,body",
+          false,
+          SMALL_LIMITS
+        )
       ] as const
     })))
     expect(page.total).toBe(41)
@@ -118,7 +153,10 @@ describe("answers built from search documents are capped (D-71)", () => {
     expect(jsonSize(page.rows)).toBeLessThanOrEqual(65_536)
     // the grid speaks plain words: the cap is said without the setting's name (the MCP answer above names it)
     expect(page.notes[0]).toMatch(/^Only \d+ rows fit in one answer here: choose a smaller page size/)
-    expect(consoleGrid).toMatchObject({ _tag: "Grid", message: expect.stringMatching(/limits\.maxAnswerBytes \(65536 bytes\)/) })
+    expect(consoleGrid).toMatchObject({
+      _tag: "Grid",
+      message: expect.stringMatching(/limits\.maxAnswerBytes \(65536 bytes\)/)
+    })
     expect(jsonSize(consoleGrid)).toBeLessThanOrEqual(65_536)
   })
 })

@@ -19,12 +19,18 @@ beforeEach(() => {
 })
 
 const call = (name: string, query: string) =>
-  postMcp(fixture.server.url, modernRequest("tools/call", { name, arguments: { connection_id: SEARCH_ID, query } }), { authorization: `Bearer ${token}` })
-const writes = () => fixture.engine.requests.filter((request) => request.method !== "GET" && !request.path.startsWith("/multi_search"))
+  postMcp(fixture.server.url, modernRequest("tools/call", { name, arguments: { connection_id: SEARCH_ID, query } }), {
+    authorization: `Bearer ${token}`
+  })
+const writes = () =>
+  fixture.engine.requests.filter((request) => request.method !== "GET" && !request.path.startsWith("/multi_search"))
 
 describe("D-69: search-engine edits are counted through the same filter", () => {
   it("an update by filter shows 'will change N documents in books' with the first documents before → after; nothing is written", async () => {
-    const response = await call("execute_query", "PATCH /collections/books/documents?filter_by=year:<1905\n{\"in_stock\": false}")
+    const response = await call(
+      "execute_query",
+      "PATCH /collections/books/documents?filter_by=year:<1905\n{\"in_stock\": false}"
+    )
     expect(response.json.result.content[0].text).toBe("denied: the user did not approve this operation")
     const preview = fixture.asked[0]?.preview
     expect(preview).toMatchObject({ _tag: "Changes", action: "change", target: "books", unit: "document", count: 5 })
@@ -40,17 +46,34 @@ describe("D-69: search-engine edits are counted through the same filter", () => 
 
   it("a DELETE by id through confirm_destructive_operation shows the document it would delete", async () => {
     await call("confirm_destructive_operation", "DELETE /collections/books/documents/3")
-    expect(fixture.asked[0]?.preview).toMatchObject({ _tag: "Changes", action: "delete", count: 1, rows: [{ after: null }] })
+    expect(fixture.asked[0]?.preview).toMatchObject({
+      _tag: "Changes",
+      action: "delete",
+      count: 1,
+      rows: [{ after: null }]
+    })
     expect(writes()).toEqual([])
   })
 })
 
 describe("D-68: a request that cannot run is refused with the engine's message before any dialog", () => {
   it.each([
-    ["PATCH /collections/books/documents/no-such-id\n{\"pages\": 1}", "execute_query", /^not_found: Could not find a document with id: no-such-id/],
-    ["PATCH /collections/books/documents?filter_by=nope:=1\n{\"pages\": 1}", "execute_query", /^not_found: Could not find a filter field named `nope` in the schema\./],
+    [
+      "PATCH /collections/books/documents/no-such-id\n{\"pages\": 1}",
+      "execute_query",
+      /^not_found: Could not find a document with id: no-such-id/
+    ],
+    [
+      "PATCH /collections/books/documents?filter_by=nope:=1\n{\"pages\": 1}",
+      "execute_query",
+      /^not_found: Could not find a filter field named `nope` in the schema\./
+    ],
     ["POST /collections/missing/documents\n{\"id\": \"1\"}", "execute_query", /^not_found: /],
-    ["DELETE /collections/books/documents/no-such-id", "confirm_destructive_operation", /^not_found: Could not find a document with id: no-such-id/]
+    [
+      "DELETE /collections/books/documents/no-such-id",
+      "confirm_destructive_operation",
+      /^not_found: Could not find a document with id: no-such-id/
+    ]
   ])("%j", async (query, tool, expected) => {
     const response = await call(tool, query)
     expect(response.json.result.content[0].text).toMatch(expected)

@@ -20,7 +20,14 @@ let token: string
 beforeAll(async () => {
   // The connection names the proxy's port (and the engine's default key); the proxy learns the engine's port once it runs.
   proxy = await startFaultProxy(0)
-  fixture = await startSearchMcpServer([{ type: "search", id: PROXIED.id, name: PROXIED.name, host: "127.0.0.1", port: proxy.port, apiKey: "bootstrap-key" }])
+  fixture = await startSearchMcpServer([{
+    type: "search",
+    id: PROXIED.id,
+    name: PROXIED.name,
+    host: "127.0.0.1",
+    port: proxy.port,
+    apiKey: "bootstrap-key"
+  }])
   proxy.retarget(fixture.engine.port)
   token = await fixture.tokenFor("readOnly")
 })
@@ -30,7 +37,11 @@ afterAll(async () => {
 })
 
 const call = (name: string, args: Record<string, unknown>) =>
-  postMcp(fixture.server.url, modernRequest("tools/call", { name, arguments: { connection_id: PROXIED.id, ...args } }), { authorization: `Bearer ${token}` })
+  postMcp(
+    fixture.server.url,
+    modernRequest("tools/call", { name, arguments: { connection_id: PROXIED.id, ...args } }),
+    { authorization: `Bearer ${token}` }
+  )
 
 const expectNamedFailure = (answer: Awaited<ReturnType<typeof call>>) => {
   expect(answer.json.result?.isError, answer.text).toBe(true)
@@ -40,36 +51,66 @@ const expectNamedFailure = (answer: Awaited<ReturnType<typeof call>>) => {
 
 const expectHealed = async () => {
   await expectServing(fixture.server.url)
-  const answer = await call("search_documents", { collection: "books", q: "Book 7", query_by: "title", filter_by: "id:=7" })
+  const answer = await call("search_documents", {
+    collection: "books",
+    q: "Book 7",
+    query_by: "title",
+    filter_by: "id:=7"
+  })
   expect(answer.json.result?.structuredContent?.hits?.map((hit: any) => hit.id), answer.text).toEqual(["7"])
 }
 
 describe("a search-engine socket that breaks mid-read (D-73)", () => {
-  it("reset after the first bytes of the response: an error naming the connection, then the next call is answered", async () => {
-    await expectHealed()
-    proxy.breakAfter(PART, "reset")
-    expectNamedFailure(await call("search_documents", { collection: "books", q: "*", per_page: 30 }))
-    await expectHealed()
-  }, 60_000)
+  it(
+    "reset after the first bytes of the response: an error naming the connection, then the next call is answered",
+    async () => {
+      await expectHealed()
+      proxy.breakAfter(PART, "reset")
+      expectNamedFailure(await call("search_documents", { collection: "books", q: "*", per_page: 30 }))
+      await expectHealed()
+    },
+    60_000
+  )
 
-  it("stalled after the first bytes of the response, on a tool without timeout_seconds: limits.queryTimeoutSeconds answers -33003", async () => {
-    await expectHealed()
-    await Effect.runPromise(Context.get(fixture.server.context, SettingsStore).update({ limits: { queryTimeoutSeconds: 2 } }))
-    try {
+  it(
+    "stalled after the first bytes of the response, on a tool without timeout_seconds: limits.queryTimeoutSeconds answers -33003",
+    async () => {
+      await expectHealed()
+      await Effect.runPromise(
+        Context.get(fixture.server.context, SettingsStore).update({ limits: { queryTimeoutSeconds: 2 } })
+      )
+      try {
+        proxy.breakAfter(PART, "stall")
+        const answer = await call("search_documents", { collection: "books", q: "*", per_page: 30 })
+        expect(answer.json.error, answer.text).toMatchObject({
+          code: -33003,
+          data: { deadline: "statement", seconds: 2 }
+        })
+      } finally {
+        await Effect.runPromise(
+          Context.get(fixture.server.context, SettingsStore).update({ limits: { queryTimeoutSeconds: 30 } })
+        )
+      }
+      await expectHealed()
+    },
+    60_000
+  )
+
+  it(
+    "stalled after the first bytes of the response: the deadline answers -33003, then the next call is answered",
+    async () => {
+      await expectHealed()
       proxy.breakAfter(PART, "stall")
-      const answer = await call("search_documents", { collection: "books", q: "*", per_page: 30 })
-      expect(answer.json.error, answer.text).toMatchObject({ code: -33003, data: { deadline: "statement", seconds: 2 } })
-    } finally {
-      await Effect.runPromise(Context.get(fixture.server.context, SettingsStore).update({ limits: { queryTimeoutSeconds: 30 } }))
-    }
-    await expectHealed()
-  }, 60_000)
-
-  it("stalled after the first bytes of the response: the deadline answers -33003, then the next call is answered", async () => {
-    await expectHealed()
-    proxy.breakAfter(PART, "stall")
-    const answer = await call("execute_query", { query: "GET /collections/books/documents/search?q=*&per_page=30", timeout_seconds: 2 })
-    expect(answer.json.error, answer.text).toMatchObject({ code: -33003, data: { deadline: "statement", seconds: 2 } })
-    await expectHealed()
-  }, 60_000)
+      const answer = await call("execute_query", {
+        query: "GET /collections/books/documents/search?q=*&per_page=30",
+        timeout_seconds: 2
+      })
+      expect(answer.json.error, answer.text).toMatchObject({
+        code: -33003,
+        data: { deadline: "statement", seconds: 2 }
+      })
+      await expectHealed()
+    },
+    60_000
+  )
 })

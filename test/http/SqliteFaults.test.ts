@@ -26,13 +26,19 @@ beforeAll(async () => {
   if (sample?.type !== "sqlite") throw new Error("no sample connection")
   connection = { id: sample.id, name: sample.name, path: sample.path }
   const db = new Database(connection.path, { readonly: true })
-  expected = (db.prepare("SELECT email FROM customers WHERE id = 2").pluck().get() as string)
+  expected = db.prepare("SELECT email FROM customers WHERE id = 2").pluck().get() as string
   db.close()
 })
 afterAll(() => server.stop())
 
 const call = (query: string, timeoutSeconds = 60) =>
-  postMcp(server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: connection.id, query, timeout_seconds: timeoutSeconds } }))
+  postMcp(
+    server.url,
+    modernRequest("tools/call", {
+      name: "execute_query",
+      arguments: { connection_id: connection.id, query, timeout_seconds: timeoutSeconds }
+    })
+  )
 
 const childPid = async (): Promise<number | undefined> => {
   const [sample] = await Effect.runPromise(Context.get(server.context, Connections).list)
@@ -62,53 +68,69 @@ const expectHealed = async () => {
 }
 
 describe("SQLite faults under a running call (D-73)", () => {
-  it("the child killed with SIGKILL mid-query: an error naming the connection, then a fresh child answers", async () => {
-    const { pid, answer } = await startEndless()
-    process.kill(pid, "SIGKILL")
-    expectNamedFailure(await answer)
-    await eventually(() => !pidAlive(pid), "the killed child gone")
-    await expectHealed()
-  }, 60_000)
+  it(
+    "the child killed with SIGKILL mid-query: an error naming the connection, then a fresh child answers",
+    async () => {
+      const { pid, answer } = await startEndless()
+      process.kill(pid, "SIGKILL")
+      expectNamedFailure(await answer)
+      await eventually(() => !pidAlive(pid), "the killed child gone")
+      await expectHealed()
+    },
+    60_000
+  )
 
-  it("the database file deleted between calls: not_connected naming the connection and the path, then served again once it is back", async () => {
-    await call("SELECT 1")
-    const aside = `${connection.path}.aside`
-    renameSync(connection.path, aside)
-    try {
-      const answer = await call("SELECT email FROM customers WHERE id = 2")
-      expectNamedFailure(answer)
-      expect(answer.json.result.content[0].text).toContain(connection.path)
-    } finally {
-      renameSync(aside, connection.path)
-    }
-    await expectHealed()
-  }, 60_000)
+  it(
+    "the database file deleted between calls: not_connected naming the connection and the path, then served again once it is back",
+    async () => {
+      await call("SELECT 1")
+      const aside = `${connection.path}.aside`
+      renameSync(connection.path, aside)
+      try {
+        const answer = await call("SELECT email FROM customers WHERE id = 2")
+        expectNamedFailure(answer)
+        expect(answer.json.result.content[0].text).toContain(connection.path)
+      } finally {
+        renameSync(aside, connection.path)
+      }
+      await expectHealed()
+    },
+    60_000
+  )
 
-  it("the database file deleted mid-query: the deadline ends the statement, the next call says the file is missing", async () => {
-    const { pid, answer } = await startEndless(2)
-    const aside = `${connection.path}.aside`
-    renameSync(connection.path, aside)
-    try {
-      const settled = await answer
-      expect(settled.json.error, settled.text).toMatchObject({ code: -33003, data: { deadline: "statement" } })
-      await eventually(() => !pidAlive(pid), "the stopped child gone")
-      expectNamedFailure(await call("SELECT email FROM customers WHERE id = 2"))
-    } finally {
-      renameSync(aside, connection.path)
-    }
-    await expectHealed()
-  }, 60_000)
+  it(
+    "the database file deleted mid-query: the deadline ends the statement, the next call says the file is missing",
+    async () => {
+      const { pid, answer } = await startEndless(2)
+      const aside = `${connection.path}.aside`
+      renameSync(connection.path, aside)
+      try {
+        const settled = await answer
+        expect(settled.json.error, settled.text).toMatchObject({ code: -33003, data: { deadline: "statement" } })
+        await eventually(() => !pidAlive(pid), "the stopped child gone")
+        expectNamedFailure(await call("SELECT email FROM customers WHERE id = 2"))
+      } finally {
+        renameSync(aside, connection.path)
+      }
+      await expectHealed()
+    },
+    60_000
+  )
 
-  it("the database file locked by another process: an error naming the connection, then served once the lock is released", async () => {
-    await call("SELECT 1")
-    const holder = new Database(connection.path)
-    holder.exec("BEGIN EXCLUSIVE")
-    try {
-      expectNamedFailure(await call("SELECT email FROM customers WHERE id = 2"))
-    } finally {
-      holder.exec("ROLLBACK")
-      holder.close()
-    }
-    await expectHealed()
-  }, 60_000)
+  it(
+    "the database file locked by another process: an error naming the connection, then served once the lock is released",
+    async () => {
+      await call("SELECT 1")
+      const holder = new Database(connection.path)
+      holder.exec("BEGIN EXCLUSIVE")
+      try {
+        expectNamedFailure(await call("SELECT email FROM customers WHERE id = 2"))
+      } finally {
+        holder.exec("ROLLBACK")
+        holder.close()
+      }
+      await expectHealed()
+    },
+    60_000
+  )
 })

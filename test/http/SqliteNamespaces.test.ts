@@ -43,7 +43,9 @@ describe("database and schema on a SQLite connection (D-72)", () => {
       for (const other of [{ database: "analytics" }, { schema: "sales" }]) {
         const answer = await call(name, { ...args, ...other })
         expect(answer.json.result?.isError, `${name} ${JSON.stringify(other)}`).toBe(true)
-        expect(answer.json.result.content[0].text, name).toMatch(/^invalid_argument: a SQLite connection has one database and schema, main; got "(analytics|sales)"$/)
+        expect(answer.json.result.content[0].text, name).toMatch(
+          /^invalid_argument: a SQLite connection has one database and schema, main; got "(analytics|sales)"$/
+        )
       }
     }
   })

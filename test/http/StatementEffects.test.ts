@@ -11,9 +11,18 @@ beforeAll(async () => {
 afterAll(() => server.stop())
 
 const clientWith = async (token: string, elicit: boolean) => {
-  const client = new Client({ name: "effects", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, ...(elicit ? { capabilities: { elicitation: { form: {} } } } : {}) })
-  if (elicit) client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { approved: true } }))
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  const client = new Client({ name: "effects", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+    ...(elicit ? { capabilities: { elicitation: { form: {} } } } : {})
+  })
+  if (elicit) {
+    client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { approved: true } }))
+  }
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } }
+    })
+  )
   return client
 }
 
@@ -23,11 +32,20 @@ describe("what a statement run through MCP leaves behind (D-47)", () => {
     const writer = await clientWith(await server.tokenFor("readWrite"), false)
     const schemaUri = `dbdesk://connections/${server.connectionId}/schema`
     const updated: Array<any> = []
-    listener.setNotificationHandler("notifications/resources/updated", (notification: any) => void updated.push(notification))
+    listener.setNotificationHandler(
+      "notifications/resources/updated",
+      (notification: any) => void updated.push(notification)
+    )
     try {
       const subscription = await listener.listen({ resourceSubscriptions: [schemaUri] })
       expect(subscription.honoredFilter.resourceSubscriptions).toStrictEqual([schemaUri])
-      const created: any = await writer.callTool({ name: "execute_query", arguments: { connection_id: server.connectionId, query: "CREATE TABLE audit_notes (id INTEGER PRIMARY KEY, note TEXT)" } })
+      const created: any = await writer.callTool({
+        name: "execute_query",
+        arguments: {
+          connection_id: server.connectionId,
+          query: "CREATE TABLE audit_notes (id INTEGER PRIMARY KEY, note TEXT)"
+        }
+      })
       expect(created.isError).toBe(false)
       expect(server.asked).toHaveLength(1)
       expect(await eventually(() => updated.length > 0)).toBe(true)
@@ -41,10 +59,26 @@ describe("what a statement run through MCP leaves behind (D-47)", () => {
 
   it("C6-a execute_query writes the query history the history resource serves, with the outcome of each statement", async () => {
     const token = await server.tokenFor("readOnly")
-    await postMcp(server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: server.connectionId, query: "SELECT 42 AS answer" } }), { authorization: `Bearer ${token}` })
-    await postMcp(server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: server.connectionId, query: "SELECT * FROM missing_table" } }), { authorization: `Bearer ${token}` })
+    await postMcp(
+      server.url,
+      modernRequest("tools/call", {
+        name: "execute_query",
+        arguments: { connection_id: server.connectionId, query: "SELECT 42 AS answer" }
+      }),
+      { authorization: `Bearer ${token}` }
+    )
+    await postMcp(
+      server.url,
+      modernRequest("tools/call", {
+        name: "execute_query",
+        arguments: { connection_id: server.connectionId, query: "SELECT * FROM missing_table" }
+      }),
+      { authorization: `Bearer ${token}` }
+    )
     const uri = `dbdesk://connections/${server.connectionId}/history?limit=5`
-    const read = await postMcp(server.url, modernRequest("resources/read", { uri }), { authorization: `Bearer ${token}` })
+    const read = await postMcp(server.url, modernRequest("resources/read", { uri }), {
+      authorization: `Bearer ${token}`
+    })
     expect(read.status).toBe(200)
     const entries = JSON.parse(read.json.result.contents[0].text)
     const list = entries.history

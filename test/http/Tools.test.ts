@@ -15,8 +15,12 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-const call = (name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}, id: number | string = 1) =>
-  postMcp(server.url, modernRequest("tools/call", { name, arguments: args, _meta: meta }, id))
+const call = (
+  name: string,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> = {},
+  id: number | string = 1
+) => postMcp(server.url, modernRequest("tools/call", { name, arguments: args, _meta: meta }, id))
 
 describe("the read tools on the embedded SQLite sample", () => {
   it("C1-f C2.3-a C2.4-b the official 2.4.0 client lists and calls every read tool", async () => {
@@ -24,47 +28,118 @@ describe("the read tools on the embedded SQLite sample", () => {
     try {
       const { tools } = await client.listTools()
       const names = tools.map((tool) => tool.name)
-      for (const name of ["list_connections", "describe_table", "execute_query", "get_connection_status", "list_databases", "list_tables", "get_table_ddl", "search_schema", "browse_table", "count_rows", "explain_query"]) {
+      for (
+        const name of [
+          "list_connections",
+          "describe_table",
+          "execute_query",
+          "get_connection_status",
+          "list_databases",
+          "list_tables",
+          "get_table_ddl",
+          "search_schema",
+          "browse_table",
+          "count_rows",
+          "explain_query"
+        ]
+      ) {
         expect(names).toContain(name)
       }
       expect(names).toStrictEqual([...names].sort())
       const listed: any = await client.callTool({ name: "list_connections", arguments: {} })
       expect(listed.isError).toBe(false)
-      expect(listed.structuredContent.connections[0]).toMatchObject({ id: connectionId, name: "Sample (SQLite)", type: "sqlite", external_access: "readWrite", ai_policy: "alwaysAllow", confirm_queries: "writes" })
+      expect(listed.structuredContent.connections[0]).toMatchObject({
+        id: connectionId,
+        name: "Sample (SQLite)",
+        type: "sqlite",
+        external_access: "readWrite",
+        ai_policy: "alwaysAllow",
+        confirm_queries: "writes"
+      })
       expect(JSON.parse(listed.content[0].text)).toStrictEqual(listed.structuredContent)
 
-      const tables: any = await client.callTool({ name: "list_tables", arguments: { connection_id: connectionId, include_row_counts: true } })
-      expect(tables.structuredContent.tables.map((table: any) => table.name)).toStrictEqual(["customers", "order_items", "orders", "products"])
+      const tables: any = await client.callTool({
+        name: "list_tables",
+        arguments: { connection_id: connectionId, include_row_counts: true }
+      })
+      expect(tables.structuredContent.tables.map((table: any) => table.name)).toStrictEqual([
+        "customers",
+        "order_items",
+        "orders",
+        "products"
+      ])
       expect(tables.structuredContent.tables.every((table: any) => table.row_count > 0)).toBe(true)
 
-      const described: any = await client.callTool({ name: "describe_table", arguments: { connection_id: connectionId, table: "orders" } })
+      const described: any = await client.callTool({
+        name: "describe_table",
+        arguments: { connection_id: connectionId, table: "orders" }
+      })
       expect(described.structuredContent.columns[0]).toMatchObject({ name: "id", is_primary_key: true })
       expect(described.structuredContent.foreign_keys[0]).toMatchObject({ referenced_table: "customers" })
 
-      const ddl: any = await client.callTool({ name: "get_table_ddl", arguments: { connection_id: connectionId, table: "orders" } })
+      const ddl: any = await client.callTool({
+        name: "get_table_ddl",
+        arguments: { connection_id: connectionId, table: "orders" }
+      })
       expect(ddl.structuredContent.ddl).toMatch(/CREATE TABLE/i)
 
-      const matches: any = await client.callTool({ name: "search_schema", arguments: { connection_id: connectionId, term: "price" } })
+      const matches: any = await client.callTool({
+        name: "search_schema",
+        arguments: { connection_id: connectionId, term: "price" }
+      })
       expect(matches.structuredContent.matches.some((match: any) => match.kind === "column")).toBe(true)
 
-      const browsed: any = await client.callTool({ name: "browse_table", arguments: { connection_id: connectionId, table: "customers", limit: 3, sort: [{ column: "id", direction: "desc" }], filters: [{ column: "id", operator: ">", value: 10 }] } })
+      const browsed: any = await client.callTool({
+        name: "browse_table",
+        arguments: {
+          connection_id: connectionId,
+          table: "customers",
+          limit: 3,
+          sort: [{ column: "id", direction: "desc" }],
+          filters: [{ column: "id", operator: ">", value: 10 }]
+        }
+      })
       expect(browsed.structuredContent.row_count).toBe(3)
       expect(browsed.structuredContent.rows[0][0]).toBe(400)
 
-      const counted: any = await client.callTool({ name: "count_rows", arguments: { connection_id: connectionId, table: "orders", filters: [{ column: "id", operator: "<=", value: 100 }] } })
+      const counted: any = await client.callTool({
+        name: "count_rows",
+        arguments: {
+          connection_id: connectionId,
+          table: "orders",
+          filters: [{ column: "id", operator: "<=", value: 100 }]
+        }
+      })
       expect(counted.structuredContent).toStrictEqual({ row_count: 100, is_approximate: false })
 
-      const queried: any = await client.callTool({ name: "execute_query", arguments: { connection_id: connectionId, query: "SELECT count(*) AS n FROM products" } })
-      expect(queried.structuredContent).toMatchObject({ columns: ["n"], rows: [[60]], row_count: 1, is_truncated: false })
+      const queried: any = await client.callTool({
+        name: "execute_query",
+        arguments: { connection_id: connectionId, query: "SELECT count(*) AS n FROM products" }
+      })
+      expect(queried.structuredContent).toMatchObject({
+        columns: ["n"],
+        rows: [[60]],
+        row_count: 1,
+        is_truncated: false
+      })
 
-      const plan: any = await client.callTool({ name: "explain_query", arguments: { connection_id: connectionId, query: "SELECT * FROM orders WHERE id = 1" } })
+      const plan: any = await client.callTool({
+        name: "explain_query",
+        arguments: { connection_id: connectionId, query: "SELECT * FROM orders WHERE id = 1" }
+      })
       expect(plan.isError).toBe(false)
       expect(plan.structuredContent.row_count).toBeGreaterThan(0)
 
-      const databases: any = await client.callTool({ name: "list_databases", arguments: { connection_id: connectionId } })
+      const databases: any = await client.callTool({
+        name: "list_databases",
+        arguments: { connection_id: connectionId }
+      })
       expect(databases.structuredContent.databases).toStrictEqual(["main"])
 
-      const status: any = await client.callTool({ name: "get_connection_status", arguments: { connection_id: connectionId } })
+      const status: any = await client.callTool({
+        name: "get_connection_status",
+        arguments: { connection_id: connectionId }
+      })
       expect(status.structuredContent.status).toBe("connected")
     } finally {
       await client.close()
@@ -89,10 +164,14 @@ describe("the read tools on the embedded SQLite sample", () => {
   })
 
   it("C4.1-i C4.1-j C4.1-k with a progressToken the answer is SSE: data-only frames, increasing progress, the response last", async () => {
-    const response = await call("execute_query", { connection_id: connectionId, query: "SELECT 2 AS two" }, { progressToken: "p-1" }, 41)
+    const response = await call("execute_query", { connection_id: connectionId, query: "SELECT 2 AS two" }, {
+      progressToken: "p-1"
+    }, 41)
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/)
     const frames = response.text.split("\n\n").filter((frame) => frame !== "")
-    expect(frames.every((frame) => frame.startsWith("data: ") && !frame.includes("\nevent:") && !frame.includes("\nid:"))).toBe(true)
+    expect(
+      frames.every((frame) => frame.startsWith("data: ") && !frame.includes("\nevent:") && !frame.includes("\nid:"))
+    ).toBe(true)
     const messages = sseMessages(response.text)
     const progress = messages.filter((message) => message.method === "notifications/progress")
     expect(progress.map((message) => message.params.progressToken)).toStrictEqual(["p-1", "p-1", "p-1"])
@@ -123,7 +202,11 @@ describe("the read tools on the embedded SQLite sample", () => {
     expect(outOfRange.json.result.content[0].text).toMatch(/^invalid_argument: max_rows/)
     const empty = await call("describe_table", { connection_id: connectionId, table: "" })
     expect(empty.json.result.content[0].text).toMatch(/^invalid_argument: /)
-    const badOperator = await call("browse_table", { connection_id: connectionId, table: "orders", filters: [{ column: "id", operator: "like", value: 1 }] })
+    const badOperator = await call("browse_table", {
+      connection_id: connectionId,
+      table: "orders",
+      filters: [{ column: "id", operator: "like", value: 1 }]
+    })
     expect(badOperator.json.result.content[0].text).toMatch(/^invalid_argument: /)
     const schemaFailures = await Promise.all([
       call("execute_query", { connection_id: connectionId, query: "SELECT 1", bogus: true }),
@@ -132,7 +215,9 @@ describe("the read tools on the embedded SQLite sample", () => {
       call("browse_table", {}),
       call("list_tables", { connection_id: connectionId, include_row_counts: "yes" })
     ])
-    expect(schemaFailures.map((response) => [response.status, response.json.result.isError, response.json.result.resultType])).toStrictEqual(Array(5).fill([200, true, "complete"]))
+    expect(
+      schemaFailures.map((response) => [response.status, response.json.result.isError, response.json.result.resultType])
+    ).toStrictEqual(Array(5).fill([200, true, "complete"]))
     expect(schemaFailures.map((response) => response.json.result.content[0].text)).toStrictEqual([
       "invalid_argument: bogus is not an argument of execute_query; it takes connection_id, query, max_rows, timeout_seconds, database, schema. The input schema is in tools/list.",
       "invalid_argument: query: expected string, got 42. The input schema is in tools/list.",
@@ -140,7 +225,9 @@ describe("the read tools on the embedded SQLite sample", () => {
       "invalid_argument: connection_id is required (a string); table is required (a string). The input schema is in tools/list.",
       "invalid_argument: include_row_counts: expected boolean, got \"yes\". The input schema is in tools/list."
     ])
-    expect(schemaFailures[2]!.json.result.structuredContent).toStrictEqual({ error: { code: "invalid_argument", message: "query is required (a string). The input schema is in tools/list." } })
+    expect(schemaFailures[2].json.result.structuredContent).toStrictEqual({
+      error: { code: "invalid_argument", message: "query is required (a string). The input schema is in tools/list." }
+    })
     const unknownTool = await call("drop_everything", {})
     expect([unknownTool.status, unknownTool.json.error.code]).toStrictEqual([400, -32602])
   })
@@ -148,7 +235,10 @@ describe("the read tools on the embedded SQLite sample", () => {
   it("C7.2-a statements that are not plain reads are refused before they reach the database", async () => {
     const two = await call("execute_query", { connection_id: connectionId, query: "SELECT 1; SELECT 2" })
     expect(two.json.result.content[0].text).toBe("invalid_argument: send one statement at a time")
-    const attach = await call("execute_query", { connection_id: connectionId, query: "ATTACH DATABASE '/tmp/x.db' AS x" })
+    const attach = await call("execute_query", {
+      connection_id: connectionId,
+      query: "ATTACH DATABASE '/tmp/x.db' AS x"
+    })
     expect(attach.json.result.content[0].text).toMatch(/^denied: /)
   })
 
@@ -160,7 +250,16 @@ describe("the read tools on the embedded SQLite sample", () => {
     const pidBefore = driver.childPid()
     expect(pidBefore).toBeTypeOf("number")
     const order: Array<string> = []
-    const slow = call("execute_query", { connection_id: connectionId, query: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c", timeout_seconds: 2 }, {}, "slow")
+    const slow = call(
+      "execute_query",
+      {
+        connection_id: connectionId,
+        query: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+        timeout_seconds: 2
+      },
+      {},
+      "slow"
+    )
       .then((response) => {
         order.push("cte")
         return response

@@ -28,7 +28,11 @@ describe("tools/list paging (wire contract §4.5)", () => {
     let cursor: string | undefined
     let pages = 0
     do {
-      const response = await postMcp(server.url, modernRequest("tools/list", cursor === undefined ? {} : { cursor }, pages), { authorization: `Bearer ${server.token}` })
+      const response = await postMcp(
+        server.url,
+        modernRequest("tools/list", cursor === undefined ? {} : { cursor }, pages),
+        { authorization: `Bearer ${server.token}` }
+      )
       const result = response.json.result
       expect(result.tools.length).toBeLessThanOrEqual(50)
       expect(result).toMatchObject({ ttlMs: 300_000, cacheScope: "private" })
@@ -47,7 +51,11 @@ describe("tools/list paging (wire contract §4.5)", () => {
 
   it("C4.5-b a tools/list cursor is refused by resources/list", async () => {
     const first = await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${server.token}` })
-    const misused = await postMcp(server.url, modernRequest("resources/list", { cursor: first.json.result.nextCursor }), { authorization: `Bearer ${server.token}` })
+    const misused = await postMcp(
+      server.url,
+      modernRequest("resources/list", { cursor: first.json.result.nextCursor }),
+      { authorization: `Bearer ${server.token}` }
+    )
     expect(misused.status).toBe(400)
     expect(misused.json.error.code).toBe(-32602)
   })

@@ -9,7 +9,11 @@ beforeAll(async () => {
 afterAll(() => server.stop())
 
 const discoverBody = JSON.stringify(modernRequest("server/discover"))
-const modernHeaders = { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" }
+const modernHeaders = {
+  "content-type": "application/json",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "server/discover"
+}
 const request = (options: Parameters<typeof httpRequest>[1]) => httpRequest(server.port, options)
 
 describe("transport rules (wire contract §4.1)", () => {
@@ -50,19 +54,29 @@ describe("transport rules (wire contract §4.1)", () => {
     expect(bare.headers["access-control-allow-origin"]).toBeUndefined()
     const preflight = await request({
       method: "OPTIONS",
-      headers: { origin: "https://claude.ai", "access-control-request-method": "POST", "access-control-request-headers": "content-type, mcp-method, mcp-param-region" }
+      headers: {
+        origin: "https://claude.ai",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type, mcp-method, mcp-param-region"
+      }
     })
     expect(preflight.status).toBe(204)
     expect(preflight.headers["access-control-allow-origin"]).toBe("https://claude.ai")
     expect(preflight.headers["access-control-allow-methods"]).toBe("POST, OPTIONS")
     expect(preflight.headers["access-control-allow-headers"]).toBe("content-type, mcp-method, mcp-param-region")
-    const foreign = await request({ method: "OPTIONS", headers: { origin: "https://evil.example", "access-control-request-method": "POST" } })
+    const foreign = await request({
+      method: "OPTIONS",
+      headers: { origin: "https://evil.example", "access-control-request-method": "POST" }
+    })
     expect(foreign.status).toBe(403)
     expect(foreign.headers["access-control-allow-origin"]).toBeUndefined()
   })
 
   it("C4.1-c a POST from an allowed origin carries Access-Control-Allow-Origin", async () => {
-    const response = await request({ headers: { ...modernHeaders, origin: "https://app.cursor.com" }, body: discoverBody })
+    const response = await request({
+      headers: { ...modernHeaders, origin: "https://app.cursor.com" },
+      body: discoverBody
+    })
     expect(response.status).toBe(200)
     expect(response.headers["access-control-allow-origin"]).toBe("https://app.cursor.com")
   })
@@ -70,7 +84,12 @@ describe("transport rules (wire contract §4.1)", () => {
   it("C4.1-d any other path is 404, whatever the method", async () => {
     for (const path of ["/", "/mcp/", "/MCP", "/mcp2", "/api/mcp", "/sse", "/.well-known/oauth-protected-resource"]) {
       for (const method of ["POST", "GET", "OPTIONS"]) {
-        const response = await request({ method, path, headers: modernHeaders, body: method === "POST" ? discoverBody : "" })
+        const response = await request({
+          method,
+          path,
+          headers: modernHeaders,
+          body: method === "POST" ? discoverBody : ""
+        })
         expect(response.status, `${method} ${path}`).toBe(404)
       }
     }
@@ -79,12 +98,33 @@ describe("transport rules (wire contract §4.1)", () => {
   })
 
   it("C4.1-e C7.1-c Host must be localhost, 127.0.0.1 or [::1] with the bound port or none, in any case", async () => {
-    const accepted = ["localhost", "LOCALHOST", "127.0.0.1", "[::1]", `localhost:${server.port}`, `LocalHost:${server.port}`, `127.0.0.1:${server.port}`, `[::1]:${server.port}`]
+    const accepted = [
+      "localhost",
+      "LOCALHOST",
+      "127.0.0.1",
+      "[::1]",
+      `localhost:${server.port}`,
+      `LocalHost:${server.port}`,
+      `127.0.0.1:${server.port}`,
+      `[::1]:${server.port}`
+    ]
     for (const host of accepted) {
       const response = await request({ headers: { ...modernHeaders, host }, body: discoverBody })
       expect(response.status, host).toBe(200)
     }
-    const refused = ["localhost.", "127.0.0.1.", `localhost:${server.port + 1}`, "localhost:80", "example.com", `evil.localhost:${server.port}`, "127.0.0.2", "0.0.0.0", "[::2]", "localhost:", `127.0.0.1:0${server.port}`]
+    const refused = [
+      "localhost.",
+      "127.0.0.1.",
+      `localhost:${server.port + 1}`,
+      "localhost:80",
+      "example.com",
+      `evil.localhost:${server.port}`,
+      "127.0.0.2",
+      "0.0.0.0",
+      "[::2]",
+      "localhost:",
+      `127.0.0.1:0${server.port}`
+    ]
     for (const host of refused) {
       const response = await request({ headers: { ...modernHeaders, host }, body: discoverBody })
       expect(response.status, host).toBe(403)
@@ -95,7 +135,11 @@ describe("transport rules (wire contract §4.1)", () => {
   it("C4.1-e C7.1-c a request without any Host header (HTTP/1.1 or 1.0) is 403 forbidden_host as JSON, not node's bare 400 (found by the reliability suite's fuzzer)", async () => {
     for (const version of ["HTTP/1.1", "HTTP/1.0"]) {
       const raw = await connectRaw(server.port)
-      await raw.write(`POST /mcp ${version}\r\ncontent-type: application/json\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: server/discover\r\ncontent-length: ${Buffer.byteLength(discoverBody)}\r\nconnection: close\r\n\r\n${discoverBody}`)
+      await raw.write(
+        `POST /mcp ${version}\r\ncontent-type: application/json\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: server/discover\r\ncontent-length: ${
+          Buffer.byteLength(discoverBody)
+        }\r\nconnection: close\r\n\r\n${discoverBody}`
+      )
       const response = await raw.nextResponse()
       expect(response.status, version).toBe(403)
       expect(response.json, version).toStrictEqual({ error: { code: "forbidden_host", message: expect.any(String) } })
@@ -106,7 +150,15 @@ describe("transport rules (wire contract §4.1)", () => {
     for (const origin of ["https://claude.ai", "https://app.cursor.com"]) {
       expect((await request({ headers: { ...modernHeaders, origin }, body: discoverBody })).status).toBe(200)
     }
-    for (const origin of ["https://evil.example", "null", "http://claude.ai", "https://claude.ai.evil.example", `http://127.0.0.1:${server.port}`]) {
+    for (
+      const origin of [
+        "https://evil.example",
+        "null",
+        "http://claude.ai",
+        "https://claude.ai.evil.example",
+        `http://127.0.0.1:${server.port}`
+      ]
+    ) {
       const response = await request({ headers: { ...modernHeaders, origin }, body: discoverBody })
       expect(response.status, origin).toBe(403)
       expect(response.json).toStrictEqual({ error: { code: "forbidden_origin", message: expect.any(String) } })
@@ -116,7 +168,8 @@ describe("transport rules (wire contract §4.1)", () => {
   it("C4.1-f mcp.allowedOrigins replaces the default list", async () => {
     const custom = await startTestServer({ settings: { mcp: { allowedOrigins: ["http://localhost:5173"] } } })
     try {
-      const send = (origin: string) => httpRequest(custom.port, { headers: { ...modernHeaders, origin }, body: discoverBody })
+      const send = (origin: string) =>
+        httpRequest(custom.port, { headers: { ...modernHeaders, origin }, body: discoverBody })
       expect((await send("http://localhost:5173")).status).toBe(200)
       expect((await send("https://claude.ai")).status).toBe(403)
     } finally {
@@ -146,7 +199,8 @@ describe("transport rules (wire contract §4.1)", () => {
 })
 
 describe("notifications (wire contract §4.1, §6; D-34)", () => {
-  const notification = (method: string, params: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: "2.0", method, params })
+  const notification = (method: string, params: Record<string, unknown> = {}) =>
+    JSON.stringify({ jsonrpc: "2.0", method, params })
 
   it("C4.1-g C6-b C3.2-f every notification is 202 with no body, with or without Mcp-Method, whatever its Content-Type", async () => {
     const variants: Array<Record<string, string>> = [
@@ -154,10 +208,20 @@ describe("notifications (wire contract §4.1, §6; D-34)", () => {
       { "content-type": "application/json", "mcp-protocol-version": "2026-07-28" },
       { "content-type": "text/plain" },
       {},
-      { "content-type": "application/json", authorization: "Bearer dbd_not-a-real-token", "mcp-method": "something/else" }
+      {
+        "content-type": "application/json",
+        authorization: "Bearer dbd_not-a-real-token",
+        "mcp-method": "something/else"
+      }
     ]
     for (const headers of variants) {
-      for (const body of [notification("notifications/cancelled", { requestId: 99, reason: "user" }), notification("notifications/initialized"), notification("notifications/whatever")]) {
+      for (
+        const body of [
+          notification("notifications/cancelled", { requestId: 99, reason: "user" }),
+          notification("notifications/initialized"),
+          notification("notifications/whatever")
+        ]
+      ) {
         const response = await request({ headers, body })
         expect(response.status).toBe(202)
         expect(response.body).toBe("")
@@ -173,9 +237,15 @@ describe("notifications (wire contract §4.1, §6; D-34)", () => {
   })
 
   it("C4.1-g C4.1-e the Host and Origin checks come first: a notification from a forbidden origin is 403", async () => {
-    const badOrigin = await request({ headers: { ...modernHeaders, origin: "https://evil.example" }, body: notification("notifications/initialized") })
+    const badOrigin = await request({
+      headers: { ...modernHeaders, origin: "https://evil.example" },
+      body: notification("notifications/initialized")
+    })
     expect(badOrigin.status).toBe(403)
-    const badHost = await request({ headers: { ...modernHeaders, host: "evil.example" }, body: notification("notifications/initialized") })
+    const badHost = await request({
+      headers: { ...modernHeaders, host: "evil.example" },
+      body: notification("notifications/initialized")
+    })
     expect(badHost.status).toBe(403)
   })
 })

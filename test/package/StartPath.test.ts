@@ -30,17 +30,33 @@ const startPath = async (): Promise<ReadonlySet<string>> => {
     const file = stack.pop()!
     if (seen.has(file)) continue
     seen.add(file)
-    for (const imported of outputs[file]!.imports) if (imported.kind === "import-statement" && !imported.external) stack.push(imported.path)
+    for (const imported of outputs[file]!.imports) {
+      if (imported.kind === "import-statement" && !imported.external) stack.push(imported.path)
+    }
   }
   return new Set([...seen].flatMap((file) => Object.keys(outputs[file]!.inputs)))
 }
 
 describe("what dbdesk serve loads at start (D-76)", () => {
-  it("the serve handler and the MCP pipeline, but not the UI server, the search client, pg, mysql2, ssh2, ssh-config or the chain verifier", async () => {
-    const loaded = [...await startPath()]
-    expect(loaded).toContain("src/cli/handlers/Serve.ts")
-    expect(loaded).toContain("src/http/Server.ts")
-    const deferred = [/node_modules\/undici\//, /node_modules\/pg\//, /node_modules\/mysql2\//, /node_modules\/ssh2\//, /node_modules\/ssh-config\//, /^src\/search\/SearchClient\.ts$/, /^src\/http\/ui\/UiApp\.ts$/, /^src\/services\/activity\/ChainVerifier\.ts$/, /^src\/services\/drivers\/(Postgres|Mysql|Search)Driver\.ts$/]
-    expect(deferred.flatMap((pattern) => loaded.filter((input) => pattern.test(input)))).toEqual([])
-  }, 60_000)
+  it(
+    "the serve handler and the MCP pipeline, but not the UI server, the search client, pg, mysql2, ssh2, ssh-config or the chain verifier",
+    async () => {
+      const loaded = [...await startPath()]
+      expect(loaded).toContain("src/cli/handlers/Serve.ts")
+      expect(loaded).toContain("src/http/Server.ts")
+      const deferred = [
+        /node_modules\/undici\//,
+        /node_modules\/pg\//,
+        /node_modules\/mysql2\//,
+        /node_modules\/ssh2\//,
+        /node_modules\/ssh-config\//,
+        /^src\/search\/SearchClient\.ts$/,
+        /^src\/http\/ui\/UiApp\.ts$/,
+        /^src\/services\/activity\/ChainVerifier\.ts$/,
+        /^src\/services\/drivers\/(Postgres|Mysql|Search)Driver\.ts$/
+      ]
+      expect(deferred.flatMap((pattern) => loaded.filter((input) => pattern.test(input)))).toEqual([])
+    },
+    60_000
+  )
 })

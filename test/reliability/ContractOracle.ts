@@ -3,16 +3,47 @@
 
 /** Wire contract §7.1: every protocol error code and its HTTP status. */
 const STATUS_OF_CODE: Readonly<Record<number, number>> = {
-  [-32700]: 400, [-32600]: 400, [-32601]: 404, [-32602]: 400, [-32603]: 500, [-32020]: 400, [-32021]: 400,
-  [-32022]: 400, [-33000]: 503, [-33001]: 404, [-33002]: 200, [-33003]: 200, [-33005]: 413, [-33006]: 503,
-  [-33007]: 403, [-33008]: 401, [-33009]: 401, [-33010]: 429
+  [-32700]: 400,
+  [-32600]: 400,
+  [-32601]: 404,
+  [-32602]: 400,
+  [-32603]: 500,
+  [-32020]: 400,
+  [-32021]: 400,
+  [-32022]: 400,
+  [-33000]: 503,
+  [-33001]: 404,
+  [-33002]: 200,
+  [-33003]: 200,
+  [-33005]: 413,
+  [-33006]: 503,
+  [-33007]: 403,
+  [-33008]: 401,
+  [-33009]: 401,
+  [-33010]: 429
 }
 
 /** Wire contract §7.2: the codes a tool error's text starts with. */
-const TOOL_ERROR_CODES = ["invalid_argument", "not_connected", "not_found", "denied", "timeout", "unsupported", "query_failed", "user_cancelled", "internal_failure"]
+const TOOL_ERROR_CODES = [
+  "invalid_argument",
+  "not_connected",
+  "not_found",
+  "denied",
+  "timeout",
+  "unsupported",
+  "query_failed",
+  "user_cancelled",
+  "internal_failure"
+]
 
 /** Wire contract §4.1 / §7.1 text codes, and D-44 (431 for headers, 400 for a malformed request). */
-const TRANSPORT_CODES: Readonly<Record<string, number>> = { forbidden_host: 403, forbidden_origin: 403, not_found: 404, headers_too_large: 431, bad_request: 400 }
+const TRANSPORT_CODES: Readonly<Record<string, number>> = {
+  forbidden_host: 403,
+  forbidden_origin: 403,
+  not_found: 404,
+  headers_too_large: 431,
+  bad_request: 400
+}
 
 export interface Answer {
   readonly status: number
@@ -42,19 +73,24 @@ const parse = (text: string): unknown => {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** A JSON-RPC response object of the contract (§2.1, §7): `jsonrpc` 2.0, an id, exactly one of result and error. */
 const rpcViolation = (message: unknown, status: number | undefined): string | undefined => {
   if (!isObject(message) || message["jsonrpc"] !== "2.0") return "not a JSON-RPC 2.0 message"
   const id = message["id"]
-  if (!(id === null || typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) return `id ${JSON.stringify(id)} is neither null, a string nor an integer`
+  if (!(id === null || typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) {
+    return `id ${JSON.stringify(id)} is neither null, a string nor an integer`
+  }
   const hasResult = "result" in message
   const hasError = "error" in message
   if (hasResult === hasError) return "needs exactly one of result and error"
   if (hasError) {
     const error = message["error"]
-    if (!isObject(error) || typeof error["code"] !== "number" || typeof error["message"] !== "string") return "error without a numeric code and a message"
+    if (!isObject(error) || typeof error["code"] !== "number" || typeof error["message"] !== "string") {
+      return "error without a numeric code and a message"
+    }
     const expected = STATUS_OF_CODE[error["code"]]
     if (expected === undefined) return `error code ${error["code"]} is not in the §7.1 table`
     if (error["code"] === -32603) return "-32603 internal error"
@@ -69,7 +105,9 @@ const rpcViolation = (message: unknown, status: number | undefined): string | un
   if (result["isError"] === true) {
     const content = result["content"]
     const text = Array.isArray(content) && isObject(content[0]) ? content[0]["text"] : undefined
-    if (typeof text !== "string" || !TOOL_ERROR_CODES.some((code) => text.startsWith(`${code}: `))) return `a tool error whose text starts with no §7.2 code: ${String(text).slice(0, 80)}`
+    if (typeof text !== "string" || !TOOL_ERROR_CODES.some((code) => text.startsWith(`${code}: `))) {
+      return `a tool error whose text starts with no §7.2 code: ${String(text).slice(0, 80)}`
+    }
   }
   return undefined
 }
@@ -83,15 +121,25 @@ export const contractViolation = (asked: Asked, answer: Answer): string | undefi
     return `HTTP ${status} (code ${String(code)})`
   }
   if (status === 204) return asked.httpMethod === "OPTIONS" ? undefined : "204 to something other than OPTIONS"
-  if (status === 202) return asked.notification === true && answer.body === "" ? undefined : `202 ${asked.notification === true ? "with a body" : "to a request that is not a notification"}`
+  if (status === 202) {
+    return asked.notification === true && answer.body === ""
+      ? undefined
+      : `202 ${asked.notification === true ? "with a body" : "to a request that is not a notification"}`
+  }
   if (status === 405 && header(answer, "allow") !== "POST, OPTIONS") return "405 without Allow: POST, OPTIONS"
   // A HEAD answer has no body to judge (RFC 9110 §9.3.2); its status was checked above. The header limit (431) is
   // checked before the method, so a HEAD whose headers pass 16 KB gets it too.
-  if (asked.httpMethod === "HEAD") return [403, 404, 405, 431, 503].includes(status) ? undefined : `HEAD answered ${status}`
+  if (asked.httpMethod === "HEAD") {
+    return [403, 404, 405, 431, 503].includes(status)
+      ? undefined
+      : `HEAD answered ${status}`
+  }
   const type = header(answer, "content-type") ?? ""
   if (type.startsWith("text/event-stream")) {
     if (status !== 200) return `an event stream with HTTP ${status}`
-    const frames = answer.body.split("\n\n").map((frame) => frame.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n")).filter((data) => data !== "")
+    const frames = answer.body.split("\n\n").map((frame) =>
+      frame.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n")
+    ).filter((data) => data !== "")
     if (frames.length === 0) return asked.streamCut === true ? undefined : "an event stream without a frame"
     for (const frame of frames) {
       const message = parse(frame)
@@ -100,7 +148,9 @@ export const contractViolation = (asked: Asked, answer: Answer): string | undefi
       if (problem !== undefined) return `SSE frame: ${problem}`
     }
     const last = parse(frames[frames.length - 1]!)
-    if (asked.streamCut !== true && !(isObject(last) && ("result" in last || "error" in last))) return "the event stream does not end with the JSON-RPC response"
+    if (asked.streamCut !== true && !(isObject(last) && ("result" in last || "error" in last))) {
+      return "the event stream does not end with the JSON-RPC response"
+    }
     return undefined
   }
   if (!type.startsWith("application/json")) return `content type ${JSON.stringify(type)} for HTTP ${status}`

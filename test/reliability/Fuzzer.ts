@@ -57,7 +57,11 @@ export interface FuzzStats {
   millis: Record<string, number>
 }
 
-type Outcome = { readonly kind: "answer"; readonly answer: Answer; readonly reused: boolean } | { readonly kind: "reset"; readonly reused: boolean; readonly detail: string } | { readonly kind: "hang" }
+type Outcome = { readonly kind: "answer"; readonly answer: Answer; readonly reused: boolean } | {
+  readonly kind: "reset"
+  readonly reused: boolean
+  readonly detail: string
+} | { readonly kind: "hang" }
 
 const viaHttp = (agent: http.Agent, port: number, fuzzCase: FuzzCase): Promise<Outcome> =>
   new Promise((resolve) => {
@@ -75,7 +79,15 @@ const viaHttp = (agent: http.Agent, port: number, fuzzCase: FuzzCase): Promise<O
     else headers["content-length"] = fuzzCase.body.length
     let request: http.ClientRequest
     try {
-      request = http.request({ host: "127.0.0.1", port, agent, method: fuzzCase.method, path: fuzzCase.path, headers, setHost: false })
+      request = http.request({
+        host: "127.0.0.1",
+        port,
+        agent,
+        method: fuzzCase.method,
+        path: fuzzCase.path,
+        headers,
+        setHost: false
+      })
     } catch (error) {
       // node:http refused to send it (an invalid header value): nothing reached the server.
       return resolve({ kind: "answer", answer: { status: -1, headers: {}, body: String(error) }, reused: false })
@@ -91,17 +103,37 @@ const viaHttp = (agent: http.Agent, port: number, fuzzCase: FuzzCase): Promise<O
         // subscriptions/listen stays open by design: its first frame is the answer.
         if (fuzzCase.streamCut && Buffer.concat(chunks).includes("\n\n")) {
           response.destroy()
-          done({ kind: "answer", answer: { status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }, reused: false })
+          done({
+            kind: "answer",
+            answer: {
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              body: Buffer.concat(chunks).toString("utf8")
+            },
+            reused: false
+          })
         }
       })
-      response.on("end", () => done({ kind: "answer", answer: { status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }, reused: false }))
+      response.on("end", () =>
+        done({
+          kind: "answer",
+          answer: {
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).toString("utf8")
+          },
+          reused: false
+        }))
       response.on("error", (error) => done({ kind: "reset", reused: false, detail: `response: ${error.message}` }))
       response.on("aborted", () => done({ kind: "reset", reused: false, detail: "response aborted" }))
     })
-    request.on("error", (error: NodeJS.ErrnoException) => done({ kind: "reset", reused: request.reusedSocket, detail: `${error.code ?? ""} ${error.message}` }))
+    request.on("error", (error: NodeJS.ErrnoException) =>
+      done({ kind: "reset", reused: request.reusedSocket, detail: `${error.code ?? ""} ${error.message}` }))
     if (fuzzCase.chunked) {
       const step = Math.max(1, Math.ceil(fuzzCase.body.length / 3))
-      for (let at = 0; at < fuzzCase.body.length; at += step) request.write(fuzzCase.body.subarray(at, at + step))
+      for (let at = 0; at < fuzzCase.body.length; at += step) {
+        request.write(fuzzCase.body.subarray(at, at + step))
+      }
       request.end()
     } else {
       request.end(fuzzCase.body)
@@ -139,15 +171,25 @@ const viaRaw = (port: number, bytes: Buffer): Promise<Outcome> =>
     const timer = setTimeout(() => done({ kind: "hang" }), HANG_MS)
     const tryParse = (closed: boolean) => {
       const end = data.indexOf("\r\n\r\n")
-      if (end < 0) return closed ? done({ kind: "reset", reused: false, detail: `closed after ${data.length} bytes without a response head` }) : undefined
+      if (end < 0) {
+        return closed
+          ? done({ kind: "reset", reused: false, detail: `closed after ${data.length} bytes without a response head` })
+          : undefined
+      }
       const [statusLine = "", ...lines] = data.subarray(0, end).toString("latin1").split("\r\n")
       const headers: Record<string, string> = {}
-      for (const line of lines) headers[line.slice(0, line.indexOf(":")).trim().toLowerCase()] = line.slice(line.indexOf(":") + 1).trim()
+      for (const line of lines) {
+        headers[line.slice(0, line.indexOf(":")).trim().toLowerCase()] = line.slice(line.indexOf(":") + 1).trim()
+      }
       const length = headers["content-length"] === undefined ? undefined : Number(headers["content-length"])
       const status = Number(statusLine.split(" ")[1])
       const noBody = status === 204 || status === 304 || (status >= 100 && status < 200)
       if (!noBody && length === undefined && !closed) return
-      if (length !== undefined && data.length < end + 4 + length) return closed ? done({ kind: "reset", reused: false, detail: "closed in the middle of a response body" }) : undefined
+      if (length !== undefined && data.length < end + 4 + length) {
+        return closed
+          ? done({ kind: "reset", reused: false, detail: "closed in the middle of a response body" })
+          : undefined
+      }
       const raw = data.subarray(end + 4, length === undefined ? data.length : end + 4 + length)
       const body = headers["transfer-encoding"] === "chunked" ? dechunk(raw) : raw.toString("utf8")
       done({ kind: "answer", answer: { status, headers, body }, reused: false })
@@ -170,19 +212,50 @@ const remember = (target: FuzzTarget, fuzzCase: FuzzCase, answer: Answer, stats:
     return
   }
   const result = json?.result
-  const token = typeof fuzzCase.headers["authorization"] === "string" ? /^Bearer (\S+)$/.exec(fuzzCase.headers["authorization"])?.[1] : undefined
-  if (result?.resultType === "input_required" && typeof result.requestState === "string" && fuzzCase.args !== undefined && token !== undefined) {
+  const token = typeof fuzzCase.headers["authorization"] === "string"
+    ? /^Bearer (\S+)$/.exec(fuzzCase.headers["authorization"])?.[1]
+    : undefined
+  if (
+    result?.resultType === "input_required" && typeof result.requestState === "string" && fuzzCase.args !== undefined &&
+    token !== undefined
+  ) {
     stats.inputRequired++
-    if (target.states.length < 200) target.states.push({ state: result.requestState, token, tokenKind: fuzzCase.tokenKind, args: fuzzCase.args, name: fuzzCase.toolName! })
+    if (target.states.length < 200) {
+      target.states.push({
+        state: result.requestState,
+        token,
+        tokenKind: fuzzCase.tokenKind,
+        args: fuzzCase.args,
+        name: fuzzCase.toolName!
+      })
+    }
   }
-  if (typeof result?.nextCursor === "string" && target.cursors.length < 50) target.cursors.push({ cursor: result.nextCursor, method: fuzzCase.rpcMethod })
+  if (typeof result?.nextCursor === "string" && target.cursors.length < 50) {
+    target.cursors.push({ cursor: result.nextCursor, method: fuzzCase.rpcMethod })
+  }
   const session = answer.headers["mcp-session-id"]
   if (typeof session === "string" && target.sessions.length < 14) target.sessions.push({ id: session, token })
 }
 
 /** Runs `count` cases at `concurrency`; every finding keeps its case index, so `makeCase` with the seed replays it. */
 export const runFuzz = async (options: FuzzOptions): Promise<FuzzStats> => {
-  const stats: FuzzStats = { sent: 0, answered: 0, byStatus: {}, fiveHundreds: 0, unavailable: 0, sessionsFull: 0, resets: 0, hangs: 0, violations: 0, secretsFound: 0, failedProbes: 0, inputRequired: 0, findings: [], labels: {}, millis: {} }
+  const stats: FuzzStats = {
+    sent: 0,
+    answered: 0,
+    byStatus: {},
+    fiveHundreds: 0,
+    unavailable: 0,
+    sessionsFull: 0,
+    resets: 0,
+    hangs: 0,
+    violations: 0,
+    secretsFound: 0,
+    failedProbes: 0,
+    inputRequired: 0,
+    findings: [],
+    labels: {},
+    millis: {}
+  }
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency })
   const find = (finding: Finding) => {
     if (stats.findings.length < 200) stats.findings.push(finding)
@@ -200,7 +273,12 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzStats> => {
       if (options.checkpoints?.includes(index) === true) options.onCheckpoint?.(index)
       if (index > 0 && index % options.probeEvery === 0 && !(await options.probe())) {
         stats.failedProbes++
-        find({ index, label: "probe", kind: "probe", detail: "server/discover on a new connection was not answered 200" })
+        find({
+          index,
+          label: "probe",
+          kind: "probe",
+          detail: "server/discover on a new connection was not answered 200"
+        })
       }
       const random = makeRandom(options.seed ^ Math.imul(index + 1, 0x9e3779b1))
       const fuzzCase = makeCase(random, { port: options.port, target: options.target })
@@ -208,7 +286,9 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzStats> => {
       stats.labels[family] = (stats.labels[family] ?? 0) + 1
       stats.sent++
       const began = Date.now()
-      let outcome = fuzzCase.raw === undefined ? await viaHttp(agent, options.port, fuzzCase) : await viaRaw(options.port, fuzzCase.raw)
+      let outcome = fuzzCase.raw === undefined
+        ? await viaHttp(agent, options.port, fuzzCase)
+        : await viaRaw(options.port, fuzzCase.raw)
       // A keep-alive socket the server closed after its last answer: node:http sent on it before seeing the close.
       if (outcome.kind === "reset" && outcome.reused) outcome = await viaHttp(agent, options.port, fuzzCase)
       const head = fuzzCase.label.split("+")[0]!
@@ -234,19 +314,33 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzStats> => {
         stats.fiveHundreds++
         find({ index, label: fuzzCase.label, kind: "5xx", detail: `${answer.status} ${answer.body.slice(0, 300)}` })
       }
-      const problem = contractViolation({ httpMethod: fuzzCase.method, notification: fuzzCase.notification, streamCut: fuzzCase.streamCut }, answer)
+      const problem = contractViolation({
+        httpMethod: fuzzCase.method,
+        notification: fuzzCase.notification,
+        streamCut: fuzzCase.streamCut
+      }, answer)
       if (problem !== undefined) {
         stats.violations++
         find({ index, label: fuzzCase.label, kind: "violation", detail: `${problem} — ${answer.body.slice(0, 300)}` })
       }
       if (fuzzCase.expect202 && answer.status !== 202) {
         stats.violations++
-        find({ index, label: fuzzCase.label, kind: "not-202", detail: `a notification answered ${answer.status}: ${answer.body.slice(0, 200)}` })
+        find({
+          index,
+          label: fuzzCase.label,
+          kind: "not-202",
+          detail: `a notification answered ${answer.status}: ${answer.body.slice(0, 200)}`
+        })
       }
       const leaked = secretsIn(answer, options.secrets)
       if (leaked.length > 0) {
         stats.secretsFound += leaked.length
-        find({ index, label: fuzzCase.label, kind: "secret", detail: `${leaked.length} configured secret(s) in the answer: ${answer.body.slice(0, 200)}` })
+        find({
+          index,
+          label: fuzzCase.label,
+          kind: "secret",
+          detail: `${leaked.length} configured secret(s) in the answer: ${answer.body.slice(0, 200)}`
+        })
       }
       remember(options.target, fuzzCase, answer, stats)
     }

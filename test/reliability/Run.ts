@@ -33,13 +33,22 @@ export interface Figure {
 }
 
 /** Writes a part's figures for the results table (npm run reliability) and prints them (both modes). */
-export const reportFigures = (part: string, figures: ReadonlyArray<Figure>, details: Record<string, unknown> = {}): void => {
+export const reportFigures = (
+  part: string,
+  figures: ReadonlyArray<Figure>,
+  details: Record<string, unknown> = {}
+): void => {
   const out = process.env["DBDESK_RELIABILITY_OUT"]
   if (out !== undefined) {
     mkdirSync(out, { recursive: true })
-    writeFileSync(join(out, `${part}.json`), JSON.stringify({ part, mode: FULL ? "full" : "short", figures, details }, null, 2))
+    writeFileSync(
+      join(out, `${part}.json`),
+      JSON.stringify({ part, mode: FULL ? "full" : "short", figures, details }, null, 2)
+    )
   }
-  console.log(`[reliability ${part}] ${figures.map((figure) => `${figure.name}: ${figure.value}${figure.unit ?? ""}`).join("; ")}`)
+  console.log(
+    `[reliability ${part}] ${figures.map((figure) => `${figure.name}: ${figure.value}${figure.unit ?? ""}`).join("; ")}`
+  )
 }
 
 /**

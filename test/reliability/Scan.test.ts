@@ -8,20 +8,24 @@ import { FULL, reportFigures, runRoot } from "./Run.ts"
 import { fileModeProblems, readSecrets, scanForSecrets } from "./SecretsScan.ts"
 
 describe.skipIf(!FULL)("secrets scan of the whole reliability run (D-89)", () => {
-  it("C7.2-b no configured secret anywhere the run wrote outside its store; support files 0600 in 0700 directories", () => {
-    const root = runRoot()
-    const secrets = readSecrets(root)
-    const scan = scanForSecrets([root, join(import.meta.dirname, "../../bench/results.json")], secrets)
-    const modes = fileModeProblems(root)
-    reportFigures("scan", [
-      { name: "secrets configured", value: secrets.length },
-      { name: "files scanned", value: scan.files, unit: ` (${(scan.bytes / 1_048_576).toFixed(1)} MiB)` },
-      { name: "secrets found", value: scan.findings.length, required: "0", ok: scan.findings.length === 0 },
-      { name: "support files and directories checked", value: modes.checked },
-      { name: "wrong modes", value: modes.problems.length, required: "0", ok: modes.problems.length === 0 }
-    ], { findings: scan.findings, modes: modes.problems, parts: [...new Set(secrets.map((secret) => secret.part))] })
-    expect(secrets.length, "the parts registered their secrets").toBeGreaterThan(0)
-    expect(scan.findings).toEqual([])
-    expect(modes.problems).toEqual([])
-  }, 600_000)
+  it(
+    "C7.2-b no configured secret anywhere the run wrote outside its store; support files 0600 in 0700 directories",
+    () => {
+      const root = runRoot()
+      const secrets = readSecrets(root)
+      const scan = scanForSecrets([root, join(import.meta.dirname, "../../bench/results.json")], secrets)
+      const modes = fileModeProblems(root)
+      reportFigures("scan", [
+        { name: "secrets configured", value: secrets.length },
+        { name: "files scanned", value: scan.files, unit: ` (${(scan.bytes / 1_048_576).toFixed(1)} MiB)` },
+        { name: "secrets found", value: scan.findings.length, required: "0", ok: scan.findings.length === 0 },
+        { name: "support files and directories checked", value: modes.checked },
+        { name: "wrong modes", value: modes.problems.length, required: "0", ok: modes.problems.length === 0 }
+      ], { findings: scan.findings, modes: modes.problems, parts: [...new Set(secrets.map((secret) => secret.part))] })
+      expect(secrets.length, "the parts registered their secrets").toBeGreaterThan(0)
+      expect(scan.findings).toEqual([])
+      expect(modes.problems).toEqual([])
+    },
+    600_000
+  )
 })

@@ -34,7 +34,12 @@ export const readSecrets = (root: string): ReadonlyArray<Secret> => {
 /** The spellings a leak could take: as is, base64 and base64url (a Basic header, a wrapped value), URL-encoded. */
 const formsOf = (value: string): ReadonlyArray<readonly [string, string]> => {
   const forms = new Map<string, string>([[value, "plain"]])
-  for (const [form, text] of [["base64", Buffer.from(value).toString("base64")], ["base64url", Buffer.from(value).toString("base64url")], ["url-encoded", encodeURIComponent(value)]] as const) {
+  for (
+    const [form, text] of [["base64", Buffer.from(value).toString("base64")], [
+      "base64url",
+      Buffer.from(value).toString("base64url")
+    ], ["url-encoded", encodeURIComponent(value)]] as const
+  ) {
     if (!forms.has(text)) forms.set(text, form)
   }
   return [...forms.entries()].map(([text, form]) => [form, text] as const)
@@ -80,7 +85,9 @@ export const scanForSecrets = (roots: ReadonlyArray<string>, secrets: ReadonlyAr
       for (const secret of secrets) {
         for (const [form, text] of formsOf(secret.value)) {
           const count = occurrences(content, Buffer.from(text))
-          if (count > 0 && !(form === "plain" && kept(file, secret, count))) findings.push({ file, part: secret.part, kind: secret.kind, form, count })
+          if (count > 0 && !(form === "plain" && kept(file, secret, count))) {
+            findings.push({ file, part: secret.part, kind: secret.kind, form, count })
+          }
         }
       }
     }
@@ -92,8 +99,14 @@ export const scanForSecrets = (roots: ReadonlyArray<string>, secrets: ReadonlyAr
 const supportDirectories = (root: string): ReadonlyArray<string> => {
   if (!existsSync(root)) return []
   const entries = readdirSync(root, { withFileTypes: true })
-  const here = entries.some((entry) => entry.isFile() && (entry.name === "tokens.json" || entry.name === "settings.json")) ? [root] : []
-  return [...here, ...entries.filter((entry) => entry.isDirectory()).flatMap((entry) => supportDirectories(join(root, entry.name)))]
+  const here =
+    entries.some((entry) => entry.isFile() && (entry.name === "tokens.json" || entry.name === "settings.json"))
+      ? [root]
+      : []
+  return [
+    ...here,
+    ...entries.filter((entry) => entry.isDirectory()).flatMap((entry) => supportDirectories(join(root, entry.name)))
+  ]
 }
 
 /** Each support directory under `root` that is not 0700, and each file in one that is not 0600. */

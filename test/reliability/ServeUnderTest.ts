@@ -31,8 +31,19 @@ export interface ServeProcess {
 }
 
 /** Starts `serve --port 0` on `home`, appending everything it prints to `logFile`. */
-export const spawnServe = async (home: string, logFile: string, alsoWaitFor?: RegExp, inspect = false): Promise<ServeProcess> => {
-  const child = spawn(process.execPath, [...(inspect ? ["--inspect=127.0.0.1:0"] : []), join(ROOT, "bin/dbdesk.mjs"), "serve", "--port", "0"], {
+export const spawnServe = async (
+  home: string,
+  logFile: string,
+  alsoWaitFor?: RegExp,
+  inspect = false
+): Promise<ServeProcess> => {
+  const child = spawn(process.execPath, [
+    ...(inspect ? ["--inspect=127.0.0.1:0"] : []),
+    join(ROOT, "bin/dbdesk.mjs"),
+    "serve",
+    "--port",
+    "0"
+  ], {
     cwd: ROOT,
     env: { ...process.env, DBDESK_HOME: home },
     stdio: ["ignore", "pipe", "pipe"]
@@ -43,9 +54,11 @@ export const spawnServe = async (home: string, logFile: string, alsoWaitFor?: Re
     output += text
     appendFileSync(logFile, text)
   }
-  child.stdout!.on("data", collect)
-  child.stderr!.on("data", collect)
-  const exited = new Promise<number | string | null>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal)))
+  child.stdout.on("data", collect)
+  child.stderr.on("data", collect)
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? signal))
+  )
   const ready = await new Promise<{ url: string; ui: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`dbdesk serve did not start within 60 s:\n${output}`)), 60_000)
     const check = () => {
@@ -55,7 +68,7 @@ export const spawnServe = async (home: string, logFile: string, alsoWaitFor?: Re
       clearTimeout(timer)
       resolve({ url, ui })
     }
-    child.stdout!.on("data", check)
+    child.stdout.on("data", check)
     void exited.then((code) => {
       clearTimeout(timer)
       reject(new Error(`dbdesk serve exited (${code}) before it listened:\n${output}`))
@@ -86,14 +99,30 @@ export type TokenKind = "readOnly" | "readWrite" | "fullAccess" | "revoked" | "e
 
 /** Runs an Effect needing the token store of `home` (the server is stopped meanwhile, or picks the change up). */
 const withTokens = <A>(home: string, use: (tokens: Tokens) => Effect.Effect<A, unknown>) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(Tokens, use).pipe(Effect.provide(Tokens.Default.pipe(Layer.provide(SupportPaths.layer(home)))))))
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.flatMap(Tokens, use).pipe(Effect.provide(Tokens.Default.pipe(Layer.provide(SupportPaths.layer(home)))))
+    )
+  )
 
 /** One token of each kind, created in `home`'s tokens.json; every value is registered for the secrets scan. */
-export const createTokens = async (home: string, part: string, more = 0): Promise<Record<TokenKind, string> & { readonly more: ReadonlyArray<string> }> => {
+export const createTokens = async (
+  home: string,
+  part: string,
+  more = 0
+): Promise<Record<TokenKind, string> & { readonly more: ReadonlyArray<string> }> => {
   const made = await withTokens(home, (tokens) =>
     Effect.gen(function*() {
       const level = (access: "readOnly" | "readWrite" | "fullAccess", extra: { readonly expiresAt?: Date } = {}) =>
-        Effect.map(tokens.create({ name: `reliability ${access}${extra.expiresAt === undefined ? "" : " expired"}`, access, connections: "all", ...extra }), (created) => created)
+        Effect.map(
+          tokens.create({
+            name: `reliability ${access}${extra.expiresAt === undefined ? "" : " expired"}`,
+            access,
+            connections: "all",
+            ...extra
+          }),
+          (created) => created
+        )
       const readOnly = yield* level("readOnly")
       const readWrite = yield* level("readWrite")
       const fullAccess = yield* level("fullAccess")
@@ -101,10 +130,22 @@ export const createTokens = async (home: string, part: string, more = 0): Promis
       const revoked = yield* level("readWrite")
       yield* tokens.revoke(revoked.token.id)
       const extra = yield* Effect.forEach(Array.from({ length: more }, (_, index) => index), (index) =>
-        Effect.map(tokens.create({ name: `reliability caller ${index}`, access: "readOnly", connections: "all" }), (created) => created.value))
-      return { readOnly: readOnly.value, readWrite: readWrite.value, fullAccess: fullAccess.value, revoked: revoked.value, expired: expired.value, more: extra }
+        Effect.map(
+          tokens.create({ name: `reliability caller ${index}`, access: "readOnly", connections: "all" }),
+          (created) => created.value
+        ))
+      return {
+        readOnly: readOnly.value,
+        readWrite: readWrite.value,
+        fullAccess: fullAccess.value,
+        revoked: revoked.value,
+        expired: expired.value,
+        more: extra
+      }
     }))
-  for (const [kind, value] of Object.entries(made)) if (typeof value === "string") registerSecret(part, `token ${kind}`, value)
+  for (const [kind, value] of Object.entries(made)) {
+    if (typeof value === "string") registerSecret(part, `token ${kind}`, value)
+  }
   for (const value of made.more) registerSecret(part, "token caller", value)
   return made
 }
@@ -154,7 +195,9 @@ export const prepareServe = async (options: PrepareOptions): Promise<PreparedSer
   const home = join(options.directory, "home")
   mkdirSync(home, { recursive: true, mode: 0o700 })
   const logFile = join(options.directory, "serve.log")
-  if (options.settings !== undefined) writeFileSync(join(home, "settings.json"), JSON.stringify(options.settings, null, 2), { mode: 0o600 })
+  if (options.settings !== undefined) {
+    writeFileSync(join(home, "settings.json"), JSON.stringify(options.settings, null, 2), { mode: 0o600 })
+  }
   const first = await spawnServe(home, logFile, /^dbd_[A-Za-z0-9_-]{43}$/m)
   const defaultToken = /^(dbd_[A-Za-z0-9_-]{43})$/m.exec(first.output())?.[1]
   await first.stop()
@@ -163,9 +206,17 @@ export const prepareServe = async (options: PrepareOptions): Promise<PreparedSer
   const file = join(home, "connections.json")
   const saved = JSON.parse(readFileSync(file, "utf8")) as { version: 1; connections: Array<Record<string, unknown>> }
   for (const connection of options.connections ?? []) {
-    for (const key of ["password", "apiKey"]) if (typeof connection[key] === "string") registerSecret(options.part, `connection ${key}`, connection[key] as string)
+    for (const key of ["password", "apiKey"]) {
+      if (typeof connection[key] === "string") {
+        registerSecret(options.part, `connection ${key}`, connection[key])
+      }
+    }
   }
-  writeFileSync(file, JSON.stringify({ version: 1, connections: [...saved.connections, ...(options.connections ?? [])] }, null, 2), { mode: 0o600 })
+  writeFileSync(
+    file,
+    JSON.stringify({ version: 1, connections: [...saved.connections, ...(options.connections ?? [])] }, null, 2),
+    { mode: 0o600 }
+  )
   const { more: callers, ...tokens } = await createTokens(home, options.part, options.moreTokens ?? 0)
   const sampleId = String(saved.connections[0]!["id"])
   const start = async (): Promise<PreparedServe> => {
@@ -179,13 +230,28 @@ export const prepareServe = async (options: PrepareOptions): Promise<PreparedSer
     registerSecret(options.part, "ui key", new URL(running.uiLaunchUrl).searchParams.get("key")!)
     const uiCookie = await exchangeKey(running.uiLaunchUrl)
     registerSecret(options.part, "ui session", uiCookie.slice(uiCookie.indexOf("=") + 1))
-    return { home, logFile, process: running, tokens, callers, defaultToken, bridgeToken, sampleId, uiCookie, restart: start }
+    return {
+      home,
+      logFile,
+      process: running,
+      tokens,
+      callers,
+      defaultToken,
+      bridgeToken,
+      sampleId,
+      uiCookie,
+      restart: start
+    }
   }
   return start()
 }
 
 /** Calls the UI API of a running serve with its session cookie. */
-export const uiApi = async (serve: PreparedServe, path: string, init: { readonly method?: string; readonly body?: unknown } = {}) => {
+export const uiApi = async (
+  serve: PreparedServe,
+  path: string,
+  init: { readonly method?: string; readonly body?: unknown } = {}
+) => {
   const response = await fetch(`${serve.process.uiOrigin}${path}`, {
     method: init.method ?? "GET",
     headers: { cookie: serve.uiCookie, "content-type": "application/json" },
@@ -212,7 +278,10 @@ export const denyEveryApproval = (serve: PreparedServe) => {
     while (running) {
       const pending = await uiApi(serve, "/api/approvals").catch(() => undefined)
       for (const approval of (pending?.json ?? []) as Array<{ id: string }>) {
-        const answer = await uiApi(serve, `/api/approvals/${approval.id}`, { method: "POST", body: { decision: "denied" } }).catch(() => undefined)
+        const answer = await uiApi(serve, `/api/approvals/${approval.id}`, {
+          method: "POST",
+          body: { decision: "denied" }
+        }).catch(() => undefined)
         if (answer?.json?.answered === true) denied++
       }
       await new Promise((resolve) => setTimeout(resolve, 25))
@@ -252,9 +321,17 @@ ws.onerror = () => process.exit(1)
 `
 
 /** The JavaScript heap in use after a full collection, and the process's RSS right after it, in KiB. */
-export const heapAfterGc = async (serve: ServeProcess): Promise<{ readonly heapKib: number; readonly rssKib: number }> => {
+export const heapAfterGc = async (
+  serve: ServeProcess
+): Promise<{ readonly heapKib: number; readonly rssKib: number }> => {
   if (serve.inspector === undefined) throw new Error("serve was not started with the inspector")
-  const { stdout } = await promisify(execFile)(process.execPath, ["--experimental-websocket", "--no-warnings", "-e", HEAP_AFTER_GC, serve.inspector], { timeout: 60_000 })
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    "--experimental-websocket",
+    "--no-warnings",
+    "-e",
+    HEAP_AFTER_GC,
+    serve.inspector
+  ], { timeout: 60_000 })
   const usage = JSON.parse(stdout) as { usedSize: number }
   return { heapKib: Math.round(usage.usedSize / 1024), rssKib: rssKib(serve.pid) }
 }

@@ -53,7 +53,10 @@ describe("npm start builds only what changed since the last build", () => {
   it("right after a build of the programs (this run's global setup), --if-changed leaves dist/app as it is", () => {
     const cli = join(ROOT, "dist", "app", "cli.js")
     const before = statSync(cli).mtimeMs
-    const output = execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--if-changed", "app"], { cwd: ROOT, encoding: "utf8" })
+    const output = execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--if-changed", "app"], {
+      cwd: ROOT,
+      encoding: "utf8"
+    })
     expect(output).toBe("build app: up to date (no input changed since its last build)\n")
     expect(statSync(cli).mtimeMs).toBe(before)
   })

@@ -59,15 +59,21 @@ describe.each([26, 29] as const)("console, Users & Roles and dashboard against e
       expect(many._tag === "Grid" && many.rows.length).toBe(3)
       const one = yield* run("GET /collections/single/documents/export")
       assert.strictEqual(one._tag, "Grid")
-      if (one._tag === "Grid") expect(one.rows).toEqual([["0", "Author 0", true, 100, 0, "[\"classic\"]", "Book 0", 1900]])
+      if (one._tag === "Grid") {
+        expect(one.rows).toEqual([["0", "Author 0", true, 100, 0, "[\"classic\"]", "Book 0", 1900]])
+      }
     }))
 
   it.scoped("S4-c S8-a collections are created and documents imported from the console, one HTTP call each", () =>
     Effect.gen(function*() {
       engine.requests.length = 0
-      const created = yield* run("POST /collections\n{\"name\":\"notes\",\"fields\":[{\"name\":\"text\",\"type\":\"string\"}]}")
+      const created = yield* run(
+        "POST /collections\n{\"name\":\"notes\",\"fields\":[{\"name\":\"text\",\"type\":\"string\"}]}"
+      )
       assert.strictEqual(created._tag, "Json")
-      const imported = yield* run("POST /collections/notes/documents/import\n{\"id\":\"1\",\"text\":\"a\"}\n{\"id\":\"2\",\"text\":\"b\"}")
+      const imported = yield* run(
+        "POST /collections/notes/documents/import\n{\"id\":\"1\",\"text\":\"a\"}\n{\"id\":\"2\",\"text\":\"b\"}"
+      )
       expect(imported).toEqual({ _tag: "Grid", columns: ["success"], rows: [[true], [true]] })
       expect(engine.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
         "POST /collections",
@@ -85,7 +91,10 @@ describe.each([26, 29] as const)("console, Users & Roles and dashboard against e
       expect(away._tag).toBe("SearchConsoleRefused")
       expect(engine.requests).toEqual([])
       const tooMany = yield* Effect.flip(run("GET /collections/books/documents/search?q=*&per_page=251"))
-      expect([tooMany._tag, tooMany.message]).toEqual(["SearchEngineError", "Only upto 250 hits can be fetched per page."])
+      expect([tooMany._tag, tooMany.message]).toEqual([
+        "SearchEngineError",
+        "Only upto 250 hits can be fetched per page."
+      ])
     }))
 
   it.scoped("S1-e S2.3-a S2.3-b keys list their reach, a new key's value is shown once, keys can be deleted", () =>
@@ -144,14 +153,31 @@ describe.each([26, 29] as const)("console, Users & Roles and dashboard against e
         value: Number(metrics.typesense_memory_resident_bytes),
         unit: "bytes"
       })
-      expect(mapped.requestsPerSecond).toEqual({ _tag: "Available", value: stats.total_requests_per_second, unit: "per_second" })
+      expect(mapped.requestsPerSecond).toEqual({
+        _tag: "Available",
+        value: stats.total_requests_per_second,
+        unit: "per_second"
+      })
       expect(mapped.searchLatency).toEqual({ _tag: "Available", value: stats.search_latency_ms, unit: "ms" })
-      expect(mapped.pendingWriteBatches).toEqual({ _tag: "Available", value: stats.pending_write_batches, unit: "count" })
+      expect(mapped.pendingWriteBatches).toEqual({
+        _tag: "Available",
+        value: stats.pending_write_batches,
+        unit: "count"
+      })
       expect(dashboard.disk._tag === "Available" && dashboard.disk.total).toBe(Number(metrics.system_disk_total_bytes))
       expect(dashboard.systemMemory._tag === "Available" && dashboard.systemMemory.total).toBe(
         Number(metrics.system_memory_total_bytes)
       )
-      for (const panel of ["processMemory", "systemMemory", "requestsPerSecond", "searchLatency", "writeLatency", "pendingWriteBatches"] as const) {
+      for (
+        const panel of [
+          "processMemory",
+          "systemMemory",
+          "requestsPerSecond",
+          "searchLatency",
+          "writeLatency",
+          "pendingWriteBatches"
+        ] as const
+      ) {
         expect([panel, dashboard[panel]._tag]).toEqual([panel, "Available"])
       }
       expect(dashboard.cacheHitRatio._tag).toBe(version >= 29 ? "Available" : "Unavailable")

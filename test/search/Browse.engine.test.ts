@@ -7,7 +7,14 @@ import type { RunningEngine } from "../support/engine/index.ts"
 import { bookDocuments, books, clientFor, searchesOf } from "./EngineHelpers.ts"
 
 /** Doc 2 §4.2 point 4 (S4.2-d): is NULL, is not NULL, is empty, is not empty, matches regex, ends with; pinned here, not read from the source. */
-const REFUSED_OPERATORS: ReadonlyArray<FilterOperator> = ["is_null", "is_not_null", "is_empty", "is_not_empty", "matches_regex", "ends_with"]
+const REFUSED_OPERATORS: ReadonlyArray<FilterOperator> = [
+  "is_null",
+  "is_not_null",
+  "is_empty",
+  "is_not_empty",
+  "matches_regex",
+  "ends_with"
+]
 
 describe.each([26, 29] as const)("grid reads against engine v%i", (version) => {
   let engine: RunningEngine
@@ -97,7 +104,9 @@ describe.each([26, 29] as const)("grid reads against engine v%i", (version) => {
       ]
       engine.requests.length = 0
       for (const filter of attempts) {
-        const error = yield* Effect.flip(readPage(client, { collection: "books", filter: { filters: [filter], logic: "and" } }))
+        const error = yield* Effect.flip(
+          readPage(client, { collection: "books", filter: { filters: [filter], logic: "and" } })
+        )
         assert.strictEqual(error._tag, "SearchFilterRefused")
         const counted = yield* Effect.flip(countRows(client, "books", { filters: [filter], logic: "and" }))
         assert.strictEqual(counted._tag, "SearchFilterRefused")

@@ -39,7 +39,11 @@ const closedPort = async () => {
   return port
 }
 
-const node = (engine: Pick<RunningEngine, "host" | "port">): SearchNode => ({ protocol: "http", host: engine.host, port: engine.port })
+const node = (engine: Pick<RunningEngine, "host" | "port">): SearchNode => ({
+  protocol: "http",
+  host: engine.host,
+  port: engine.port
+})
 
 interface Options {
   readonly nodes: ReadonlyArray<RunningEngine>
@@ -74,7 +78,9 @@ const dbdeskClient = async (options: Options): Promise<SearchClient> => {
 const officialClient = (options: Options) =>
   new Client({
     nodes: options.nodes.map((engine) => ({ host: engine.host, port: engine.port, protocol: "http" })),
-    ...(options.nearest === undefined ? {} : { nearestNode: { host: options.nearest.host, port: options.nearest.port, protocol: "http" } }),
+    ...(options.nearest === undefined
+      ? {}
+      : { nearestNode: { host: options.nearest.host, port: options.nearest.port, protocol: "http" } }),
     apiKey: options.nodes[0]!.apiKey,
     numRetries: options.numRetries,
     retryIntervalSeconds: 0.01,
@@ -90,7 +96,11 @@ const reached = async (all: ReadonlyArray<RunningEngine>, count: number, request
   for (let i = 0; i < count; i++) {
     const before = all.map((engine) => engine.requests.length)
     const outcome = await request().then(() => "ok", () => "failed")
-    trail.push(`${all.flatMap((engine, index) => (engine.requests.length > before[index]! ? [index + 1] : [])).join("+") || "none"}:${outcome}`)
+    trail.push(
+      `${
+        all.flatMap((engine, index) => (engine.requests.length > before[index]! ? [index + 1] : [])).join("+") || "none"
+      }:${outcome}`
+    )
   }
   return trail
 }
@@ -99,49 +109,72 @@ const viaDbdesk = (client: SearchClient) => () => Effect.runPromise(client.call(
 const viaOfficial = (client: Client) => () => client.collections("books").retrieve()
 
 describe("D-59: cluster failover with the official client's semantics", () => {
-  it("round robin; a stopped node is marked unhealthy, the request retried on the next one, then skipped until the health-check interval", async () => {
-    const trails = []
-    for (const client of ["official", "dbdesk"] as const) {
-      const all = await engines(3)
-      const options = { nodes: all, numRetries: 3, healthcheckIntervalSeconds: 60 }
-      const request = client === "official" ? viaOfficial(officialClient(options)) : viaDbdesk(await dbdeskClient(options))
-      const healthy = await reached(all, 3, request)
-      await all[1]!.stop()
-      trails.push([...healthy, ...await reached(all, 5, request)])
-    }
-    expect(trails[1]).toEqual(trails[0])
-    expect(trails[0]).toEqual(["1:ok", "2:ok", "3:ok", "1:ok", "3:ok", "1:ok", "3:ok", "1:ok"])
-  }, 60_000)
+  it(
+    "round robin; a stopped node is marked unhealthy, the request retried on the next one, then skipped until the health-check interval",
+    async () => {
+      const trails = []
+      for (const client of ["official", "dbdesk"] as const) {
+        const all = await engines(3)
+        const options = { nodes: all, numRetries: 3, healthcheckIntervalSeconds: 60 }
+        const request = client === "official"
+          ? viaOfficial(officialClient(options))
+          : viaDbdesk(await dbdeskClient(options))
+        const healthy = await reached(all, 3, request)
+        await all[1]!.stop()
+        trails.push([...healthy, ...await reached(all, 5, request)])
+      }
+      expect(trails[1]).toEqual(trails[0])
+      expect(trails[0]).toEqual(["1:ok", "2:ok", "3:ok", "1:ok", "3:ok", "1:ok", "3:ok", "1:ok"])
+    },
+    60_000
+  )
 
-  it("the nearest node is used while healthy; when it goes down the nodes take over; after the interval it is tried again and back", async () => {
-    const trails = []
-    for (const client of ["official", "dbdesk"] as const) {
-      const all = await engines(3)
-      // the nearest node through a proxy, so it can go down and come back on the same port
-      const nearest = await startFaultProxy(all[2]!.port)
-      proxies.push(nearest)
-      const options = { nodes: all.slice(0, 2), nearest: { ...all[2]!, port: nearest.port }, numRetries: 2, healthcheckIntervalSeconds: 0.4 }
-      const request = client === "official" ? viaOfficial(officialClient(options)) : viaDbdesk(await dbdeskClient(options))
-      const trail = await reached(all, 2, request)
-      nearest.retarget(await closedPort())
-      nearest.reset() // the kept-alive connections go too
-      trail.push(...await reached(all, 3, request))
-      nearest.retarget(all[2]!.port)
-      trail.push(...await reached(all, 1, request)) // within the interval: not tried yet
-      await new Promise((resolve) => setTimeout(resolve, 600)) // past healthcheckIntervalSeconds
-      trail.push(...await reached(all, 2, request))
-      trails.push(trail)
-    }
-    expect(trails[1]).toEqual(trails[0])
-    expect(trails[0]).toEqual(["3:ok", "3:ok", "1:ok", "2:ok", "1:ok", "2:ok", "3:ok", "3:ok"])
-  }, 60_000)
+  it(
+    "the nearest node is used while healthy; when it goes down the nodes take over; after the interval it is tried again and back",
+    async () => {
+      const trails = []
+      for (const client of ["official", "dbdesk"] as const) {
+        const all = await engines(3)
+        // the nearest node through a proxy, so it can go down and come back on the same port
+        const nearest = await startFaultProxy(all[2]!.port)
+        proxies.push(nearest)
+        const options = {
+          nodes: all.slice(0, 2),
+          nearest: { ...all[2]!, port: nearest.port },
+          numRetries: 2,
+          healthcheckIntervalSeconds: 0.4
+        }
+        const request = client === "official"
+          ? viaOfficial(officialClient(options))
+          : viaDbdesk(await dbdeskClient(options))
+        const trail = await reached(all, 2, request)
+        nearest.retarget(await closedPort())
+        nearest.reset() // the kept-alive connections go too
+        trail.push(...await reached(all, 3, request))
+        nearest.retarget(all[2]!.port)
+        trail.push(...await reached(all, 1, request)) // within the interval: not tried yet
+        await new Promise((resolve) => setTimeout(resolve, 600)) // past healthcheckIntervalSeconds
+        trail.push(...await reached(all, 2, request))
+        trails.push(trail)
+      }
+      expect(trails[1]).toEqual(trails[0])
+      expect(trails[0]).toEqual(["3:ok", "3:ok", "1:ok", "2:ok", "1:ok", "2:ok", "3:ok", "3:ok"])
+    },
+    60_000
+  )
 
   it("with every node down the request is tried numRetries + 1 times and fails naming the last node", async () => {
     const all = await engines(2)
     const client = await dbdeskClient({ nodes: all, numRetries: 3, healthcheckIntervalSeconds: 60 })
     await Promise.all(all.map((engine) => engine.stop()))
     const error = await Effect.runPromise(Effect.flip(client.call("GET", "/collections/books")))
-    expect(error.message).toMatch(new RegExp(`^Could not reach Typesense at (${all.map((engine) => nodeOrigin(node(engine)).replace(/\./g, "\\.")).join("|")}): .* \\(tried 4 times across the cluster's nodes\\)$`))
+    expect(error.message).toMatch(
+      new RegExp(
+        `^Could not reach Typesense at (${
+          all.map((engine) => nodeOrigin(node(engine)).replace(/\./g, "\\.")).join("|")
+        }): .* \\(tried 4 times across the cluster's nodes\\)$`
+      )
+    )
     expect(client.nodeHealth().map((entry) => entry.healthy)).toEqual([false, false])
   }, 60_000)
 })

@@ -60,7 +60,11 @@ describe.each([26, 29] as const)("collections as tables on engine v%i", (version
         ["color", "string", false],
         ["size", "int64", true]
       ])
-      const page = yield* readPage(client, { collection: "auto", columns: reloaded.columns, sort: [{ column: "size", direction: "desc" }] })
+      const page = yield* readPage(client, {
+        collection: "auto",
+        columns: reloaded.columns,
+        sort: [{ column: "size", direction: "desc" }]
+      })
       expect(page.rows).toEqual([["2", "blue", 3], ["1", "red", null]])
     }))
 })

@@ -44,7 +44,11 @@ describe("collections as tables", () => {
   })
 
   it("S2.2-c S2.2-d nested values reach dotted columns; arrays and objects render as JSON text", () => {
-    const document = { id: "1", meta: { pages: 412, tags: ["a"], dims: { w: 1 } }, variants: [{ sku: "A1" }, { sku: "B2" }] }
+    const document = {
+      id: "1",
+      meta: { pages: 412, tags: ["a"], dims: { w: 1 } },
+      variants: [{ sku: "A1" }, { sku: "B2" }]
+    }
     expect(documentRow(document, ["id", "meta.pages", "meta.tags", "meta.dims", "variants.sku", "missing"])).toEqual([
       "1",
       412,

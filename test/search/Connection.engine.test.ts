@@ -29,7 +29,14 @@ describe.each([26, 29] as const)("connecting to engine v%i", (version) => {
     await engine.createCollection(books)
     await engine.createCollection({ name: "a/b", fields: [{ name: "x", type: "string" }] })
     await engine.createCollection({ name: "v1.2", fields: [{ name: "x", type: "string" }] })
-    await engine.importDocuments("books", [{ id: "1", title: "Dune", year: 1965, rating: 4.5, pages: 412, in_stock: true }])
+    await engine.importDocuments("books", [{
+      id: "1",
+      title: "Dune",
+      year: 1965,
+      rating: 4.5,
+      pages: 412,
+      in_stock: true
+    }])
   })
   afterAll(() => engine.stop())
 
@@ -51,13 +58,22 @@ describe.each([26, 29] as const)("connecting to engine v%i", (version) => {
     Effect.gen(function*() {
       const client = yield* clientFor(engine)
       engine.requests.length = 0
-      const trace = { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", tracestate: "a=1", baggage: "k=v" }
+      const trace = {
+        traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        tracestate: "a=1",
+        baggage: "k=v"
+      }
       yield* connect(client, { trace })
       yield* listCollections(client, { trace })
       yield* readPage(client, { collection: "books" }, { trace })
       assert.isTrue(engine.requests.length >= 5)
       for (const request of engine.requests) {
-        expect([request.headers["x-typesense-api-key"], request.headers.traceparent, request.headers.tracestate, request.headers.baggage])
+        expect([
+          request.headers["x-typesense-api-key"],
+          request.headers.traceparent,
+          request.headers.tracestate,
+          request.headers.baggage
+        ])
           .toEqual([engine.apiKey, trace.traceparent, trace.tracestate, trace.baggage])
       }
     }))
@@ -99,7 +115,15 @@ describe.each([26, 29] as const)("connecting to engine v%i", (version) => {
       expect(listing.unavailableReason).toContain("collections:list")
       const page = yield* readPage(client, {
         collection: "books",
-        columns: [{ name: "id", type: "string", isPrimaryKey: true, isReadOnly: true, isNullable: false, isSortable: false, isFacet: false }]
+        columns: [{
+          name: "id",
+          type: "string",
+          isPrimaryKey: true,
+          isReadOnly: true,
+          isNullable: false,
+          isSortable: false,
+          isFacet: false
+        }]
       })
       expect(page.rows).toEqual([["1"]])
 
@@ -131,8 +155,18 @@ describe("requests are interruptible", () => {
       yield* Deferred.await(received)
       // Forked, so a request that ignores the interruption fails the assertion below instead of hanging the test.
       const interrupted = yield* Effect.fork(Fiber.interrupt(fiber))
-      const engineSaw = yield* Deferred.await(closed).pipe(Effect.as("closed" as const), Effect.timeoutTo({ duration: "10 seconds", onSuccess: (outcome) => outcome, onTimeout: () => "still open" as const }))
-      expect(engineSaw, "doc 2 / D-15: an interrupted search request must abort its HTTP request (the engine saw no close within 10 s)").toBe("closed")
+      const engineSaw = yield* Deferred.await(closed).pipe(
+        Effect.as("closed" as const),
+        Effect.timeoutTo({
+          duration: "10 seconds",
+          onSuccess: (outcome) => outcome,
+          onTimeout: () => "still open" as const
+        })
+      )
+      expect(
+        engineSaw,
+        "doc 2 / D-15: an interrupted search request must abort its HTTP request (the engine saw no close within 10 s)"
+      ).toBe("closed")
       const exit = yield* Fiber.join(interrupted)
       expect(Exit.isInterrupted(exit)).toBe(true)
     }).pipe(Effect.scoped))

@@ -1,7 +1,12 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck } from "effect"
 import type { ConsoleRequest } from "../../src/search/ConsoleRequest.ts"
-import { classifyConsoleRequest, consoleMethods, formatConsoleRequest, parseConsoleInput } from "../../src/search/ConsoleRequest.ts"
+import {
+  classifyConsoleRequest,
+  consoleMethods,
+  formatConsoleRequest,
+  parseConsoleInput
+} from "../../src/search/ConsoleRequest.ts"
 import { renderConsoleResponse } from "../../src/search/ConsoleRender.ts"
 import { flattenDocument } from "../../src/search/Flatten.ts"
 
@@ -32,7 +37,9 @@ describe("request console input", () => {
       _tag: "JsonLines",
       text: "{\"id\":\"1\"}\n{\"id\":\"2\"}"
     })
-    expect(parsed("GET /collections/books/documents/search?q=a b").path).toBe("/collections/books/documents/search?q=a b")
+    expect(parsed("GET /collections/books/documents/search?q=a b").path).toBe(
+      "/collections/books/documents/search?q=a b"
+    )
     expect(refused("POST /collections\n{not json")).toMatch(/^The body must be JSON/)
     expect(refused("")).toMatch(/^Enter a request like: GET \/collections/)
   })
@@ -45,14 +52,16 @@ describe("request console input", () => {
   })
 
   it("paths that would leave the connection's origin are refused", () => {
-    for (const input of [
-      "GET //evil.example/x",
-      "GET http://evil.example/collections",
-      "GET https:/evil.example",
-      "GET /collections/../keys",
-      "GET /./keys",
-      "GET /\\evil.example/x"
-    ]) expect(refused(input)).toMatch(/must stay on this connection's server/)
+    for (
+      const input of [
+        "GET //evil.example/x",
+        "GET http://evil.example/collections",
+        "GET https:/evil.example",
+        "GET /collections/../keys",
+        "GET /./keys",
+        "GET /\\evil.example/x"
+      ]
+    ) expect(refused(input)).toMatch(/must stay on this connection's server/)
   })
 
   it("console tiers follow D-22", () => {
@@ -72,8 +81,12 @@ describe("request console input", () => {
   const request = FastCheck.record({
     method: FastCheck.constantFrom(...consoleMethods),
     segments: FastCheck.array(segment, { maxLength: 4 }),
-    query: FastCheck.option(FastCheck.stringMatching(/^[a-z_]{1,8}=([A-Za-z0-9*: ]{0,10}[A-Za-z0-9*])?$/), { nil: undefined }),
-    body: FastCheck.option(FastCheck.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown), { nil: undefined })
+    query: FastCheck.option(FastCheck.stringMatching(/^[a-z_]{1,8}=([A-Za-z0-9*: ]{0,10}[A-Za-z0-9*])?$/), {
+      nil: undefined
+    }),
+    body: FastCheck.option(FastCheck.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown), {
+      nil: undefined
+    })
   }).map(({ method, segments, query, body }): ConsoleRequest => ({
     method,
     path: `/${segments.join("/")}${query === undefined ? "" : `?${query}`}`,
@@ -87,8 +100,15 @@ describe("request console input", () => {
 
 describe("request console rendering", () => {
   it("S4.3-b hits, and a multi_search of one search, render as a grid of documents", () => {
-    const hits = JSON.stringify({ found: 2, hits: [{ document: { title: "b", id: "2", Year: 1 } }, { document: { id: "1", meta: { pages: 3 } } }] })
-    const grid = { _tag: "Grid", columns: ["id", "meta.pages", "title", "Year"], rows: [["2", null, "b", 1], ["1", 3, null, null]] }
+    const hits = JSON.stringify({
+      found: 2,
+      hits: [{ document: { title: "b", id: "2", Year: 1 } }, { document: { id: "1", meta: { pages: 3 } } }]
+    })
+    const grid = {
+      _tag: "Grid",
+      columns: ["id", "meta.pages", "title", "Year"],
+      rows: [["2", null, "b", 1], ["1", 3, null, null]]
+    }
     expect(renderConsoleResponse(hits, "/collections/books/documents/search")).toEqual(grid)
     expect(renderConsoleResponse(JSON.stringify({ results: [JSON.parse(hits)] }), "/multi_search")).toEqual(grid)
   })
@@ -99,14 +119,23 @@ describe("request console rendering", () => {
       columns: ["name", "num_documents"],
       rows: [["books", 3]]
     })
-    expect(renderConsoleResponse("{\"success\":true}\n{\"success\":false,\"error\":\"x\"}", "/collections/b/documents/import"))
+    expect(
+      renderConsoleResponse(
+        "{\"success\":true}\n{\"success\":false,\"error\":\"x\"}",
+        "/collections/b/documents/import"
+      )
+    )
       .toEqual({ _tag: "Grid", columns: ["error", "success"], rows: [[null, true], ["x", false]] })
     expect(renderConsoleResponse("{\"id\":\"1\",\"tags\":[\"a\"]}", "/collections/b/documents/export")).toEqual({
       _tag: "Grid",
       columns: ["id", "tags"],
       rows: [["1", "[\"a\"]"]]
     })
-    expect(renderConsoleResponse("", "/collections/b/documents/export")).toEqual({ _tag: "Grid", columns: ["response"], rows: [] })
+    expect(renderConsoleResponse("", "/collections/b/documents/export")).toEqual({
+      _tag: "Grid",
+      columns: ["response"],
+      rows: []
+    })
   })
 
   it("S4.3-d anything else, a batch of several searches included, is one pretty JSON cell", () => {

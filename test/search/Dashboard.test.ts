@@ -45,7 +45,13 @@ describe("dashboard and key mapping", () => {
       serverWide: true,
       valuePrefix: "abcd"
     })
-    const scoped = keyRecord({ id: 4, description: "reader", actions: ["documents:search"], collections: ["books"], value_prefix: "wxyz" })
+    const scoped = keyRecord({
+      id: 4,
+      description: "reader",
+      actions: ["documents:search"],
+      collections: ["books"],
+      value_prefix: "wxyz"
+    })
     expect([scoped.name, scoped.serverWide]).toEqual(["reader (#4)", false])
   })
 })

@@ -31,11 +31,17 @@ describe.each([26, 29] as const)("search_documents and insert_rows on engine v%i
       })
       expect([result.found, result.hits.map((hit) => hit.id)]).toEqual([3, ["4", "2"]])
       expect(engine.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /multi_search"])
-      expect(searchesOf(engine.requests[0]?.body ?? "")[0]).toMatchObject({ q: "book", per_page: 2, sort_by: "pages:desc" })
+      expect(searchesOf(engine.requests[0]?.body ?? "")[0]).toMatchObject({
+        q: "book",
+        per_page: 2,
+        sort_by: "pages:desc"
+      })
       const tooMany = yield* Effect.flip(searchDocuments(client, { collection: "books", q: "*", per_page: 251 }))
       expect(tooMany.code).toBe("invalid_argument")
       expect(engine.requests.length).toBe(1)
-      const unsortable = yield* Effect.flip(searchDocuments(client, { collection: "books", q: "*", sort_by: "title:asc" }))
+      const unsortable = yield* Effect.flip(
+        searchDocuments(client, { collection: "books", q: "*", sort_by: "title:asc" })
+      )
       expect(unsortable.message).toBe("not_found: Could not find a field named `title` in the schema for sorting.")
     }))
 

@@ -1,7 +1,13 @@
 import { afterAll, assert, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { describeCollection } from "../../src/search/SearchBrowse.ts"
-import { changedCells, deleteDocument, insertDocument, typeCellValue, updateDocument } from "../../src/search/SearchEdits.ts"
+import {
+  changedCells,
+  deleteDocument,
+  insertDocument,
+  typeCellValue,
+  updateDocument
+} from "../../src/search/SearchEdits.ts"
 import { startEngine } from "../support/engine/index.ts"
 import type { RunningEngine } from "../support/engine/index.ts"
 import { books, clientFor } from "./EngineHelpers.ts"
@@ -113,7 +119,12 @@ describe.each([26, 29] as const)("grid edits against engine v%i", (version) => {
   it.scoped("S8-a a delete is one DELETE keyed by the document id", () =>
     Effect.gen(function*() {
       const { client } = yield* setup
-      yield* insertDocument(client, "books", { id: "a/b", title: "T", year: 1, rating: 1, pages: 1, in_stock: true }, [])
+      yield* insertDocument(
+        client,
+        "books",
+        { id: "a/b", title: "T", year: 1, rating: 1, pages: 1, in_stock: true },
+        []
+      )
       yield* deleteDocument(client, "books", "a/b")
       expect(engine.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
         "POST /collections/books/documents",

@@ -4,7 +4,14 @@ import type { ColumnFilter, FilterOperator } from "../../src/domain/SearchFilter
 import { compileFilter, precheckFilter } from "../../src/search/FilterCompiler.ts"
 
 /** Doc 2 §4.2 point 4 (S4.2-d): is NULL, is not NULL, is empty, is not empty, matches regex, ends with; pinned here, not read from the source. */
-const REFUSED_OPERATORS: ReadonlyArray<FilterOperator> = ["is_null", "is_not_null", "is_empty", "is_not_empty", "matches_regex", "ends_with"]
+const REFUSED_OPERATORS: ReadonlyArray<FilterOperator> = [
+  "is_null",
+  "is_not_null",
+  "is_empty",
+  "is_not_empty",
+  "matches_regex",
+  "ends_with"
+]
 
 const columns = [
   { name: "id", type: "string" },
@@ -81,7 +88,9 @@ describe("filter compiler", () => {
   it("S4.2-d S2.2-g each operator without an equivalent is refused with a message, ends with always", () => {
     for (const operator of REFUSED_OPERATORS) {
       const message = refusal([{ column: "title", operator, value: "x" }])
-      expect(message).toMatch(/^Typesense cannot filter with ".+" \(column title\)\. Use contains, or write a raw filter/)
+      expect(message).toMatch(
+        /^Typesense cannot filter with ".+" \(column title\)\. Use contains, or write a raw filter/
+      )
     }
     // ends with is refused whatever the field's infix flag says (D-56)
     const withInfix = compileFilter(
@@ -97,7 +106,9 @@ describe("filter compiler", () => {
   })
 
   it("numeric and boolean values are checked against the column type", () => {
-    expect(refusal([{ column: "year", operator: "=", value: "abc" }])).toBe("year is a numeric field, and abc is not a number.")
+    expect(refusal([{ column: "year", operator: "=", value: "abc" }])).toBe(
+      "year is a numeric field, and abc is not a number."
+    )
     expect(refusal([{ column: "in_stock", operator: "=", value: "yes" }])).toBe(
       "in_stock is a boolean field, so it matches only true or false, not yes."
     )
@@ -114,8 +125,24 @@ describe("filter compiler", () => {
   })
 
   const operator = FastCheck.constantFrom<FilterOperator>(
-    "=", "!=", ">", ">=", "<", "<=", "between", "in", "not_in", "contains", "not_contains", "starts_with",
-    "is_null", "is_not_null", "is_empty", "is_not_empty", "matches_regex", "ends_with"
+    "=",
+    "!=",
+    ">",
+    ">=",
+    "<",
+    "<=",
+    "between",
+    "in",
+    "not_in",
+    "contains",
+    "not_contains",
+    "starts_with",
+    "is_null",
+    "is_not_null",
+    "is_empty",
+    "is_not_empty",
+    "matches_regex",
+    "ends_with"
   )
   const filter = FastCheck.record({
     column: FastCheck.constantFrom("id", "title", "tags", "year", "price", "in_stock", "unknown"),
@@ -137,7 +164,10 @@ describe("filter compiler", () => {
 
   it.prop("S4.2-a a compiled filter has one parenthesised clause per filter, all joined by one operator", [
     FastCheck.array(
-      FastCheck.record({ column: FastCheck.constantFrom("title", "tags"), value: FastCheck.stringMatching(/^[a-z]{1,6}$/) }),
+      FastCheck.record({
+        column: FastCheck.constantFrom("title", "tags"),
+        value: FastCheck.stringMatching(/^[a-z]{1,6}$/)
+      }),
       { minLength: 2, maxLength: 6 }
     ),
     FastCheck.constantFrom<"and" | "or">("and", "or")

@@ -12,8 +12,18 @@ describe("search connection settings", () => {
   it.effect("S2.1-a host and key make a connection; the port follows the SSL mode; Disabled is HTTP", () =>
     Effect.gen(function*() {
       const plain = yield* decodeSearchConnectionForm({ host: "search.local", apiKey: "k" })
-      expect([plain.port, plain.sslMode, plain.scheme, plain.skipTlsVerification]).toEqual([8108, "Disabled", "http", false])
-      const tls = yield* decodeSearchConnectionForm({ host: "x.a1.typesense.net", port: "", apiKey: "k", sslMode: "Required" })
+      expect([plain.port, plain.sslMode, plain.scheme, plain.skipTlsVerification]).toEqual([
+        8108,
+        "Disabled",
+        "http",
+        false
+      ])
+      const tls = yield* decodeSearchConnectionForm({
+        host: "x.a1.typesense.net",
+        port: "",
+        apiKey: "k",
+        sslMode: "Required"
+      })
       expect([tls.port, tls.scheme, tls.origin]).toEqual([443, "https", "https://x.a1.typesense.net:443"])
       const ipv6 = yield* decodeSearchConnectionForm({ host: "::1", port: 9000, apiKey: "k", sslMode: "VerifyCA" })
       expect(ipv6.origin).toBe("https://[::1]:9000")
@@ -35,10 +45,25 @@ describe("search connection settings", () => {
     }))
 
   it("S5-c S1-c the fields are one cluster's: no database, SSH, tunnel or proxy settings", () => {
-    expect(Object.keys(SearchConnectionSettings.fields)).toEqual(["host", "port", "apiKey", "sslMode", "skipTlsVerification", "cluster"])
+    expect(Object.keys(SearchConnectionSettings.fields)).toEqual([
+      "host",
+      "port",
+      "apiKey",
+      "sslMode",
+      "skipTlsVerification",
+      "cluster"
+    ])
     // D-59: the cluster's nodes and the official client's retry and health-check settings, nothing else
     const cluster = SearchConnectionSettings.fields.cluster.from as unknown as { fields: Record<string, unknown> }
-    expect(Object.keys(cluster.fields)).toEqual(["nodes", "nearestNode", "healthcheckIntervalSeconds", "numRetries", "retryIntervalSeconds", "connectionTimeoutSeconds", "randomizeNodes"])
+    expect(Object.keys(cluster.fields)).toEqual([
+      "nodes",
+      "nearestNode",
+      "healthcheckIntervalSeconds",
+      "numRetries",
+      "retryIntervalSeconds",
+      "connectionTimeoutSeconds",
+      "randomizeNodes"
+    ])
   })
 
   it.effect("S5-a the API key is the only credential and never prints", () =>

@@ -14,10 +14,14 @@ const logLayer = (home: string) => ActivityLog.Default.pipe(Layer.provide(Suppor
 
 /** Writes `count` tool rows in one scope (closing it flushes the queue) and returns the db path. */
 const writeRows = (home: string, count: number) =>
-  Effect.scoped(Effect.gen(function*() {
-    const log = yield* ActivityLog
-    for (let i = 1; i <= count; i++) yield* log.record({ category: "tool", action: "tool.call", subject: `call ${i}`, outcome: "success" })
-  }).pipe(Effect.provide(logLayer(home)))).pipe(Effect.as(join(home, "activity.db")))
+  Effect.scoped(
+    Effect.gen(function*() {
+      const log = yield* ActivityLog
+      for (let i = 1; i <= count; i++) {
+        yield* log.record({ category: "tool", action: "tool.call", subject: `call ${i}`, outcome: "success" })
+      }
+    }).pipe(Effect.provide(logLayer(home)))
+  ).pipe(Effect.as(join(home, "activity.db")))
 
 const tamper = (path: string, sql: (db: Database.Database) => void) => {
   const db = new Database(path)
@@ -28,7 +32,8 @@ const tamper = (path: string, sql: (db: Database.Database) => void) => {
   }
 }
 
-const row = (db: Database.Database, seq: number) => db.prepare("SELECT * FROM activity WHERE seq = ?").get(seq) as Record<string, unknown>
+const row = (db: Database.Database, seq: number) =>
+  db.prepare("SELECT * FROM activity WHERE seq = ?").get(seq) as Record<string, unknown>
 
 describe("activity log chain (D-51)", () => {
   it.effect("PD6 rows written at shutdown are all there, 0600, and the chain verifies", () =>
@@ -102,25 +107,38 @@ describe("activity log chain (D-51)", () => {
       yield* writeRows(home, 3)
       const verdict = yield* verifyActivityFile(join(home, "activity.db"))
       expect(verdict).toEqual({ ok: true, rows: 3 })
-      const seqs = yield* Effect.scoped(Effect.flatMap(ActivityLog, (log) => log.list({ limit: 10 })).pipe(Effect.provide(logLayer(home))))
+      const seqs = yield* Effect.scoped(
+        Effect.flatMap(ActivityLog, (log) => log.list({ limit: 10 })).pipe(Effect.provide(logLayer(home)))
+      )
       expect(seqs.map((entry) => entry.seq)).toEqual([8, 7, 6])
     }))
 
   it.effect("PD6 list filters by category, token and client; CSV quotes and defuses formulas", () =>
     Effect.gen(function*() {
       const home = tempHome()
-      const entries = yield* Effect.scoped(Effect.gen(function*() {
-        const log = yield* ActivityLog
-        yield* log.record({ category: "auth", action: "auth.failure", details: "reason=unknown_token" })
-        yield* log.record({ category: "tool", action: "tool.call", tokenId: "t1", clientName: "=HYPERLINK(\"x\")", subject: "a,b" })
-        yield* log.record({ category: "tool", action: "tool.call", tokenId: "t2", clientName: "other" })
-        yield* log.flush
-        expect((yield* log.list({ category: "tool", limit: 10 })).length).toBe(2)
-        expect((yield* log.list({ tokenId: "t2", limit: 10 })).map((entry) => entry.clientName)).toEqual(["other"])
-        return yield* log.list({ client: "=HYPERLINK(\"x\")", limit: 10 })
-      }).pipe(Effect.provide(logLayer(home))))
+      const entries = yield* Effect.scoped(
+        Effect.gen(function*() {
+          const log = yield* ActivityLog
+          yield* log.record({ category: "auth", action: "auth.failure", details: "reason=unknown_token" })
+          yield* log.record({
+            category: "tool",
+            action: "tool.call",
+            tokenId: "t1",
+            clientName: "=HYPERLINK(\"x\")",
+            subject: "a,b"
+          })
+          yield* log.record({ category: "tool", action: "tool.call", tokenId: "t2", clientName: "other" })
+          yield* log.flush
+          expect((yield* log.list({ category: "tool", limit: 10 })).length).toBe(2)
+          expect((yield* log.list({ tokenId: "t2", limit: 10 })).map((entry) => entry.clientName)).toEqual(["other"])
+          return yield* log.list({ client: "=HYPERLINK(\"x\")", limit: 10 })
+        }).pipe(Effect.provide(logLayer(home)))
+      )
       const csv = toCsv(entries).split("\r\n")
-      assert.strictEqual(csv[0], "seq,at,category,action,outcome,tokenId,tokenName,clientName,clientVersion,clientTitle,address,connectionId,subject,durationMs,digest,details,traceparent,tracestate,baggage,prevHash,hash")
+      assert.strictEqual(
+        csv[0],
+        "seq,at,category,action,outcome,tokenId,tokenName,clientName,clientVersion,clientTitle,address,connectionId,subject,durationMs,digest,details,traceparent,tracestate,baggage,prevHash,hash"
+      )
       assert.include(csv[1], `"'=HYPERLINK(""x"")"`)
       assert.include(csv[1], `"a,b"`)
     }))
@@ -128,7 +146,9 @@ describe("activity log chain (D-51)", () => {
 
 const insertEntry = (db: Database.Database, entry: ReturnType<typeof toEntry>) => {
   const columns = ACTIVITY_FIELDS.map((field) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`))
-  db.prepare(`INSERT INTO activity (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).run(...ACTIVITY_FIELDS.map((field) => entry[field]))
+  db.prepare(`INSERT INTO activity (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).run(
+    ...ACTIVITY_FIELDS.map((field) => entry[field])
+  )
 }
 
 const toEntry = (raw: Record<string, unknown>) => ({

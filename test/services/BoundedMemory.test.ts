@@ -35,7 +35,9 @@ describe("in-memory tables keyed by what callers choose stay within their bounds
       const { size, store } = makeStoreMemoryBounded()
       const limiter = yield* RateLimiter.make.pipe(Effect.provideService(RateLimiter.RateLimiterStore, store))
       const consume = (key: string) =>
-        limiter.consume({ algorithm: "fixed-window", onExceeded: "fail", window: "1 minute", limit: 3, key }).pipe(Effect.either)
+        limiter.consume({ algorithm: "fixed-window", onExceeded: "fail", window: "1 minute", limit: 3, key }).pipe(
+          Effect.either
+        )
       for (let i = 0; i < 3; i++) assert.isTrue((yield* consume("busy"))._tag === "Right")
       assert.isTrue((yield* consume("busy"))._tag === "Left")
       for (let caller = 0; caller < MAX_RATE_LIMIT_KEYS * 3; caller++) {

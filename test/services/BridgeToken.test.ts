@@ -11,13 +11,14 @@ import { authPipeline, pipelineRequest } from "../support/AuthPipeline.ts"
 import { tempHome } from "../support/TestServer.ts"
 
 const call = (token: string, id: string | number, params: Record<string, unknown>) =>
-  Effect.flatMap(McpDispatcher, (dispatcher) => dispatcher.handle(pipelineRequest("tools/call", { token, id, params }))).pipe(
-    Effect.map((response) => {
-      if (response.kind !== "json") throw new Error(`unexpected ${response.kind} response`)
-      const body = response.body as { result?: { isError?: boolean }; error?: { code: number } }
-      return { status: response.status, code: body.error?.code, isError: body.result?.isError }
-    })
-  )
+  Effect.flatMap(McpDispatcher, (dispatcher) => dispatcher.handle(pipelineRequest("tools/call", { token, id, params })))
+    .pipe(
+      Effect.map((response) => {
+        if (response.kind !== "json") throw new Error(`unexpected ${response.kind} response`)
+        const body = response.body as { result?: { isError?: boolean }; error?: { code: number } }
+        return { status: response.status, code: body.error?.code, isError: body.result?.isError }
+      })
+    )
 
 const read = (token: string, id: string | number) => call(token, id, { name: "list_connections", arguments: {} })
 
@@ -29,10 +30,17 @@ const read = (token: string, id: string | number) => call(token, id, { name: "li
 const heldWrite = (token: string, id: string) =>
   Effect.gen(function*() {
     const [sample] = yield* Effect.flatMap(Connections, (connections) => connections.list)
-    return yield* call(token, id, { name: "execute_query", arguments: { connection_id: sample!.id, query: "INSERT INTO products (name) VALUES ('bridge')" } })
+    return yield* call(token, id, {
+      name: "execute_query",
+      arguments: { connection_id: sample!.id, query: "INSERT INTO products (name) VALUES ('bridge')" }
+    })
   })
 
-const handshake = (home: string) => JSON.parse(readFileSync(join(home, "mcp-handshake.json"), "utf8")) as { bridgeToken: string; bridgeTokenExpiresAt: string }
+const handshake = (home: string) =>
+  JSON.parse(readFileSync(join(home, "mcp-handshake.json"), "utf8")) as {
+    bridgeToken: string
+    bridgeTokenExpiresAt: string
+  }
 
 /**
  * TestClock.adjust wakes the rotation (or removal) fiber, whose token-store write is real file I/O
@@ -51,7 +59,9 @@ const eventually = <A, E, R>(effect: Effect.Effect<A, E, R>, done: (value: A) =>
 /** The rewrite is real file I/O on another fiber: wait (real time, bounded) until the file shows `expected`. */
 const handshakeToken = (home: string, expected: string) =>
   Effect.promise(async () => {
-    for (let i = 0; i < 100 && handshake(home).bridgeToken !== expected; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    for (let i = 0; i < 100 && handshake(home).bridgeToken !== expected; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
     return handshake(home).bridgeToken
   })
 
@@ -65,7 +75,9 @@ describe("bridge token (D-37)", () => {
         const first = yield* bridge.current
         assert.strictEqual(handshake(home).bridgeToken, first.value)
         assert.strictEqual(statSync(join(home, "mcp-handshake.json")).mode & 0o777, 0o600)
-        const summary = (yield* Effect.flatMap(Tokens, (tokens) => tokens.list())).find((token) => token.id === first.tokenId)!
+        const summary = (yield* Effect.flatMap(Tokens, (tokens) => tokens.list())).find((token) =>
+          token.id === first.tokenId
+        )!
         expect(summary).toMatchObject({ bridge: true, access: "readWrite", connections: "all" })
         assert.strictEqual((yield* read(first.value, 1)).status, 200)
 
@@ -87,7 +99,10 @@ describe("bridge token (D-37)", () => {
         expect(yield* read(second.value, 3)).toMatchObject({ status: 200 })
         const during = yield* Effect.fork(heldWrite(first.value, "held-2"))
         yield* TestClock.adjust("1 minute")
-        expect(yield* eventually(read(first.value, 4), (answer) => answer.status !== 200)).toMatchObject({ status: 401, code: -33009 })
+        expect(yield* eventually(read(first.value, 4), (answer) => answer.status !== 200)).toMatchObject({
+          status: 401,
+          code: -33009
+        })
         expect(yield* read(second.value, 5)).toMatchObject({ status: 200 })
         assert.isNull(during.unsafePoll())
         yield* latch.open

@@ -22,7 +22,12 @@ const watchedModules = (options: { readonly fail?: boolean } = {}) => {
 
 const registryIn = (home: string, modules: DriverModules) =>
   Effect.map(
-    Layer.build(DriverRegistry.Default.pipe(Layer.provide(SupportPaths.layer(home)), Layer.provide(Layer.succeed(DriverModuleLoaders, modules)))),
+    Layer.build(
+      DriverRegistry.Default.pipe(
+        Layer.provide(SupportPaths.layer(home)),
+        Layer.provide(Layer.succeed(DriverModuleLoaders, modules))
+      )
+    ),
     (context) => Context.get(context, DriverRegistry)
   )
 
@@ -81,7 +86,9 @@ describe("DriverRegistry (D-55 Plugin)", () => {
       const registry = yield* registryIn(home, modules)
       const opened = yield* registry.openSearch(savedConnection)
       assert.strictEqual(typeof opened.session.listTables, "function")
-      expect(opened.driver.classify("DELETE /collections/books")).toEqual(expect.objectContaining({ _tag: "Right", right: "destructive" }))
+      expect(opened.driver.classify("DELETE /collections/books")).toEqual(
+        expect.objectContaining({ _tag: "Right", right: "destructive" })
+      )
       assert.strictEqual(loads.count, 1)
       assert.strictEqual(yield* searchState(registry), "enabled")
       expect(JSON.parse(readFileSync(join(home, "drivers.json"), "utf8")).enabled).toEqual(["search"])

@@ -9,10 +9,16 @@ const alice = { key: "token:alice", kind: "token", access: "readWrite" } as cons
 const bob = { key: "token:bob", kind: "token", access: "readWrite" } as const
 const reader = { key: "token:reader", kind: "token", access: "readOnly" } as const
 const admin = { key: "token:admin", kind: "token", access: "fullAccess" } as const
-const anonymousAt = (address: string) => ({ key: `anonymous:${address}`, kind: "anonymous", access: "anonymous" } as const)
+const anonymousAt = (
+  address: string
+) => ({ key: `anonymous:${address}`, kind: "anonymous", access: "anonymous" } as const)
 
 /** A reference LRU of capacity 16 to check the service against: least recently used first. */
-const modelStep = (model: Array<number>, op: { kind: "create" } | { kind: "use"; index: number }, next: number): Array<number> => {
+const modelStep = (
+  model: Array<number>,
+  op: { kind: "create" } | { kind: "use"; index: number },
+  next: number
+): Array<number> => {
   if (op.kind === "create") return [...model, next].slice(-MAX_LEGACY_SESSIONS)
   const target = model[op.index % Math.max(model.length, 1)]
   return target === undefined ? model : [...model.filter((entry) => entry !== target), target]
@@ -27,7 +33,8 @@ describe("LegacySessions", () => {
   it.effect("C3.3-e the 17th session evicts the least recently used; the store holds 16", () =>
     Effect.gen(function*() {
       const sessions = yield* LegacySessions
-      const created = yield* Effect.forEach(Array.from({ length: 16 }, (_, i) => i), () => sessions.create(alice, "2025-11-25"))
+      const created = yield* Effect.forEach(Array.from({ length: 16 }, (_, i) => i), () =>
+        sessions.create(alice, "2025-11-25"))
       yield* sessions.use(created[0]!.id, alice.key)
       const seventeenth = yield* sessions.create(alice, "2025-11-25")
       const ids = yield* sessions.ids
@@ -72,7 +79,11 @@ describe("LegacySessions", () => {
         const order = yield* sessions.ids
         assert.isTrue(order.indexOf(first.id) < order.indexOf(second.id))
         const own = yield* sessions.use(first.id, alice.key)
-        expect(own).toMatchObject({ principalKey: alice.key, protocolVersion: "2025-11-25", clientInfo: { name: "claude", version: "1" } })
+        expect(own).toMatchObject({
+          principalKey: alice.key,
+          protocolVersion: "2025-11-25",
+          clientInfo: { name: "claude", version: "1" }
+        })
       }))
 
     it.effect("C3.3-f an unknown id is not found", () =>
@@ -94,7 +105,10 @@ describe("LegacySessions", () => {
     it.effect("C3.3-a session ids are unguessable: 32 random bytes of visible ASCII, never repeated", () =>
       Effect.gen(function*() {
         const sessions = yield* LegacySessions
-        const ids = yield* Effect.forEach(Array.from({ length: 16 }, (_, i) => i), () => Effect.map(sessions.create(alice, "2025-11-25"), (s) => s.id))
+        const ids = yield* Effect.forEach(
+          Array.from({ length: 16 }, (_, i) => i),
+          () => Effect.map(sessions.create(alice, "2025-11-25"), (s) => s.id)
+        )
         assert.strictEqual(new Set(ids).size, ids.length)
         for (const id of ids) {
           assert.match(id, /^[A-Za-z0-9_-]{43}$/)
@@ -104,8 +118,15 @@ describe("LegacySessions", () => {
   })
 
   describe("sessions counted per principal (D-45): no caller evicts the sessions of one with more access or fewer sessions", () => {
-    const fill = (principal: { readonly key: string; readonly kind: "token" | "anonymous"; readonly access: any }, count: number) =>
-      Effect.flatMap(LegacySessions, (sessions) => Effect.forEach(Array.from({ length: count }, (_, i) => i), () => sessions.create(principal, "2025-11-25")))
+    const fill = (
+      principal: { readonly key: string; readonly kind: "token" | "anonymous"; readonly access: any },
+      count: number
+    ) =>
+      Effect.flatMap(
+        LegacySessions,
+        (sessions) =>
+          Effect.forEach(Array.from({ length: count }, (_, i) => i), () => sessions.create(principal, "2025-11-25"))
+      )
 
     it.effect("C3.3-e an anonymous caller, from any loopback address, cannot evict a token's sessions: the 17th initialize is 503 -33000 and nothing is evicted", () =>
       Effect.gen(function*() {
@@ -123,7 +144,9 @@ describe("LegacySessions", () => {
         const sessions = yield* LegacySessions
         const tokenHeld = yield* fill(alice, 8)
         const anonymous: Array<string> = []
-        for (let i = 0; i < 40; i++) anonymous.push((yield* sessions.create(anonymousAt(`127.0.0.${i + 1}`), "2025-11-25")).id)
+        for (let i = 0; i < 40; i++) {
+          anonymous.push((yield* sessions.create(anonymousAt(`127.0.0.${i + 1}`), "2025-11-25")).id)
+        }
         const ids = yield* sessions.ids
         assert.strictEqual(ids.length, 16)
         for (const session of tokenHeld) assert.isTrue(ids.includes(session.id))
@@ -151,7 +174,9 @@ describe("LegacySessions", () => {
         const more = yield* fill(alice, 5)
         const ids = yield* sessions.ids
         assert.isTrue(ids.includes(bobs[0]!.id))
-        expect(ids.filter((id) => id !== bobs[0]!.id)).toEqual([...alices, ...more].slice(-15).map((session) => session.id))
+        expect(ids.filter((id) => id !== bobs[0]!.id)).toEqual(
+          [...alices, ...more].slice(-15).map((session) => session.id)
+        )
         // A newcomer takes from the principal holding the most sessions, not from the one with a single session.
         const carol = { key: "token:carol", kind: "token", access: "readWrite" } as const
         const carols = yield* sessions.create(carol, "2025-11-25")
@@ -161,23 +186,34 @@ describe("LegacySessions", () => {
       }).pipe(Effect.provide(LegacySessions.Default)))
 
     const creators = [
-      anonymousAt("127.0.0.1"), anonymousAt("127.0.0.2"), reader,
-      { key: "token:reader2", kind: "token", access: "readOnly" } as const, alice, bob, admin
+      anonymousAt("127.0.0.1"),
+      anonymousAt("127.0.0.2"),
+      reader,
+      { key: "token:reader2", kind: "token", access: "readOnly" } as const,
+      alice,
+      bob,
+      admin
     ]
     it.effect.prop(
       "C3.3-e for any sequence of initializes: at most 16 held, and a creator evicts only its own, a lower level's, or a same-level holder's with at least as many",
-      [FastCheck.array(FastCheck.record({ who: FastCheck.nat(creators.length - 1), use: FastCheck.nat(40) }), { maxLength: 80 })],
+      [FastCheck.array(FastCheck.record({ who: FastCheck.nat(creators.length - 1), use: FastCheck.nat(40) }), {
+        maxLength: 80
+      })],
       ([steps]) =>
         Effect.gen(function*() {
           const sessions = yield* LegacySessions
-          const holderOf = (creator: typeof creators[number]) => (creator.kind === "anonymous" ? "anonymous" : creator.key)
+          const holderOf = (
+            creator: typeof creators[number]
+          ) => (creator.kind === "anonymous" ? "anonymous" : creator.key)
           const rank = { anonymous: 0, readOnly: 1, readWrite: 2, fullAccess: 3 } as const
           const owner = new Map<string, typeof creators[number]>()
           for (const step of steps) {
             const creator = creators[step.who]!
             const before = yield* sessions.ids
             const counts = new Map<string, number>()
-            for (const id of before) counts.set(holderOf(owner.get(id)!), (counts.get(holderOf(owner.get(id)!)) ?? 0) + 1)
+            for (const id of before) {
+              counts.set(holderOf(owner.get(id)!), (counts.get(holderOf(owner.get(id)!)) ?? 0) + 1)
+            }
             const created = yield* Effect.either(sessions.create(creator, "2025-11-25"))
             const after = yield* sessions.ids
             assert.isAtMost(after.length, 16)

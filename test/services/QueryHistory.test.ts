@@ -26,10 +26,21 @@ describe("QueryHistory (D-48)", () => {
       yield* history.record(entry("SELECT 1"))
       yield* history.record(entry("SELECT 2", "ui"))
       yield* history.record({ ...entry("DELETE FROM t"), connectionId: "c2", outcome: "denied", rowCount: null })
-      for (const file of ["history.db", "history.db-wal", "history.db-shm"]) assert.strictEqual(statSync(join(home, file)).mode & 0o777, 0o600)
+      for (const file of ["history.db", "history.db-wal", "history.db-shm"]) {
+        assert.strictEqual(statSync(join(home, file)).mode & 0o777, 0o600)
+      }
       const recent = yield* history.recent("c1", 1)
-      assert.deepStrictEqual(recent.map((item) => [item.text, item.source, item.rowCount, item.durationMs]), [["SELECT 2", "ui", 3, 1.5]])
-      assert.deepStrictEqual((yield* history.recent("c2")).map((item) => [item.text, item.outcome, item.rowCount]), [["DELETE FROM t", "denied", null]])
+      assert.deepStrictEqual(recent.map((item) => [item.text, item.source, item.rowCount, item.durationMs]), [[
+        "SELECT 2",
+        "ui",
+        3,
+        1.5
+      ]])
+      assert.deepStrictEqual((yield* history.recent("c2")).map((item) => [item.text, item.outcome, item.rowCount]), [[
+        "DELETE FROM t",
+        "denied",
+        null
+      ]])
       assert.strictEqual((yield* history.recent("c1")).length, 2)
     }).pipe(Effect.provide(historyIn(home)))
   })
@@ -46,13 +57,17 @@ describe("QueryHistory (D-48)", () => {
     const home = tempHome()
     return Effect.gen(function*() {
       const history = yield* QueryHistory
-      for (let index = 0; index < HISTORY_KEPT_PER_CONNECTION + 5; index++) yield* history.record(entry(`SELECT ${index}`))
+      for (let index = 0; index < HISTORY_KEPT_PER_CONNECTION + 5; index++) {
+        yield* history.record(entry(`SELECT ${index}`))
+      }
       yield* history.record({ ...entry("other"), connectionId: "c2" })
       const kept = yield* history.recent("c1", 500)
       assert.strictEqual(kept[0]?.text, `SELECT ${HISTORY_KEPT_PER_CONNECTION + 4}`)
       assert.strictEqual(kept.length, 500)
       const db = new Database(join(home, "history.db"), { readonly: true })
-      const counts = db.prepare("SELECT connection_id, COUNT(*) AS n, MIN(text) AS oldest FROM history GROUP BY connection_id ORDER BY connection_id").all()
+      const counts = db.prepare(
+        "SELECT connection_id, COUNT(*) AS n, MIN(text) AS oldest FROM history GROUP BY connection_id ORDER BY connection_id"
+      ).all()
       db.close()
       assert.deepStrictEqual(counts, [
         { connection_id: "c1", n: HISTORY_KEPT_PER_CONNECTION, oldest: "SELECT 10" },
@@ -68,6 +83,11 @@ describe("QueryHistory (D-48)", () => {
       yield* history.record(entry(text, "ui"))
       const [kept] = yield* history.recent("c1")
       assert.strictEqual(HISTORY_TEXT_MAX_BYTES, 65_536)
-      assert.strictEqual(kept?.text, `${text.slice(0, 65_536)} …[cut by dbdesk: 100009 bytes, first 65536 shown; the history keeps the start of long statements]`)
+      assert.strictEqual(
+        kept?.text,
+        `${
+          text.slice(0, 65_536)
+        } …[cut by dbdesk: 100009 bytes, first 65536 shown; the history keeps the start of long statements]`
+      )
     }).pipe(Effect.provide(historyIn(tempHome()))))
 })

@@ -18,7 +18,10 @@ const POLICIES = [
 ] as const
 
 const gaps = (windowMs: number, count: number) =>
-  FastCheck.array(FastCheck.integer({ min: 0, max: Math.floor((windowMs - 1) / (count - 1)) }), { minLength: count - 1, maxLength: count - 1 })
+  FastCheck.array(FastCheck.integer({ min: 0, max: Math.floor((windowMs - 1) / (count - 1)) }), {
+    minLength: count - 1,
+    maxLength: count - 1
+  })
 
 const failAfter = (lockout: Lockout, key: string, waits: ReadonlyArray<number>) =>
   Effect.gen(function*() {
@@ -31,18 +34,25 @@ const failAfter = (lockout: Lockout, key: string, waits: ReadonlyArray<number>) 
 
 describe("lockouts (D-39, wire contract §5 point 10)", () => {
   for (const { name, fresh, maxFailures, windowMs, lockoutMs } of POLICIES) {
-    it.effect.prop(`C5-j ${name}: ${maxFailures} failures inside ${windowMs / 1000} s lock for exactly ${lockoutMs / 1000} s from the last one`, [gaps(windowMs, maxFailures)], ([waits]) =>
-      Effect.gen(function*() {
-        const lockout = yield* fresh
-        yield* failAfter(lockout, "pair", waits)
-        const locked = yield* lockout.status("pair")
-        assert.deepStrictEqual(locked, { locked: true, retryAfterSeconds: lockoutMs / 1000 })
-        assert.isFalse((yield* lockout.status("other")).locked)
-        yield* TestClock.adjust(lockoutMs - 1)
-        assert.isTrue((yield* lockout.status("pair")).locked)
-        yield* TestClock.adjust(1)
-        assert.isFalse((yield* lockout.status("pair")).locked)
-      }), { fastCheck: { numRuns: 40 } })
+    it.effect.prop(
+      `C5-j ${name}: ${maxFailures} failures inside ${windowMs / 1000} s lock for exactly ${
+        lockoutMs / 1000
+      } s from the last one`,
+      [gaps(windowMs, maxFailures)],
+      ([waits]) =>
+        Effect.gen(function*() {
+          const lockout = yield* fresh
+          yield* failAfter(lockout, "pair", waits)
+          const locked = yield* lockout.status("pair")
+          assert.deepStrictEqual(locked, { locked: true, retryAfterSeconds: lockoutMs / 1000 })
+          assert.isFalse((yield* lockout.status("other")).locked)
+          yield* TestClock.adjust(lockoutMs - 1)
+          assert.isTrue((yield* lockout.status("pair")).locked)
+          yield* TestClock.adjust(1)
+          assert.isFalse((yield* lockout.status("pair")).locked)
+        }),
+      { fastCheck: { numRuns: 40 } }
+    )
 
     it.effect(`C5-j ${name}: the window is exactly ${windowMs / 1000} s: the first failure still counts ${windowMs - 1} ms later, not ${windowMs} ms later`, () =>
       Effect.gen(function*() {
@@ -54,15 +64,24 @@ describe("lockouts (D-39, wire contract §5 point 10)", () => {
         assert.isFalse((yield* outside.status("pair")).locked)
       }))
 
-    it.effect.prop(`C5-j ${name}: ${maxFailures - 1} failures, or ${maxFailures} spread beyond the window, never lock`, [gaps(windowMs, maxFailures - 1), FastCheck.integer({ min: windowMs, max: windowMs * 3 })], ([waits, spread]) =>
-      Effect.gen(function*() {
-        const lockout = yield* fresh
-        yield* failAfter(lockout, "pair", waits)
-        assert.isFalse((yield* lockout.status("pair")).locked)
-        const spaced = yield* fresh
-        yield* failAfter(spaced, "pair", Array.from({ length: maxFailures - 1 }, () => Math.ceil(spread / (maxFailures - 1)) + 1))
-        assert.isFalse((yield* spaced.status("pair")).locked)
-      }), { fastCheck: { numRuns: 40 } })
+    it.effect.prop(
+      `C5-j ${name}: ${maxFailures - 1} failures, or ${maxFailures} spread beyond the window, never lock`,
+      [gaps(windowMs, maxFailures - 1), FastCheck.integer({ min: windowMs, max: windowMs * 3 })],
+      ([waits, spread]) =>
+        Effect.gen(function*() {
+          const lockout = yield* fresh
+          yield* failAfter(lockout, "pair", waits)
+          assert.isFalse((yield* lockout.status("pair")).locked)
+          const spaced = yield* fresh
+          yield* failAfter(
+            spaced,
+            "pair",
+            Array.from({ length: maxFailures - 1 }, () => Math.ceil(spread / (maxFailures - 1)) + 1)
+          )
+          assert.isFalse((yield* spaced.status("pair")).locked)
+        }),
+      { fastCheck: { numRuns: 40 } }
+    )
   }
 
   it.effect("C5-j a success clears the failure count", () =>

@@ -25,7 +25,8 @@ describe("SampleDatabase", () => {
       assert.deepStrictEqual(db.prepare("PRAGMA foreign_key_check").all(), [])
       const fks = db.prepare("SELECT \"table\" FROM pragma_foreign_key_list('order_items') ORDER BY 1").pluck().all()
       assert.deepStrictEqual(fks, ["orders", "products"])
-      const indexes = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'idx_%'").pluck().all()
+      const indexes = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'idx_%'").pluck()
+        .all()
       assert.isAtLeast(indexes.length, 4)
       const mismatched = db.prepare(
         "SELECT count(*) FROM orders o WHERE abs(o.total - (SELECT sum(quantity * unit_price) FROM order_items i WHERE i.order_id = o.id)) > 0.01"

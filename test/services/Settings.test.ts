@@ -11,7 +11,10 @@ import { SupportPaths } from "../../src/services/SupportPaths.ts"
 import { tempHome } from "../support/TestServer.ts"
 
 const storeIn = (home: string, overrides = {}) =>
-  SettingsStore.Default.pipe(Layer.provide(SupportPaths.layer(home)), Layer.provide(Layer.succeed(SettingsOverrides, overrides)))
+  SettingsStore.Default.pipe(
+    Layer.provide(SupportPaths.layer(home)),
+    Layer.provide(Layer.succeed(SettingsOverrides, overrides))
+  )
 
 describe("settings and the support directory (D-6, D-11)", () => {
   it("support directory: DBDESK_HOME wins, else the platform location", () => {
@@ -19,17 +22,38 @@ describe("settings and the support directory (D-6, D-11)", () => {
     expect(resolveSupportDirectory({ HOME: "/h" }, "linux")).toBe("/h/.local/state/dbdesk")
     expect(resolveSupportDirectory({ HOME: "/h", XDG_STATE_HOME: "/s" }, "linux")).toBe("/s/dbdesk")
     expect(resolveSupportDirectory({ HOME: "/h" }, "darwin")).toBe("/h/Library/Application Support/dbdesk")
-    expect(resolveSupportDirectory({ HOME: "/h", APPDATA: "C:/Users/u/AppData/Roaming" }, "win32")).toBe(join("C:/Users/u/AppData/Roaming", "dbdesk"))
+    expect(resolveSupportDirectory({ HOME: "/h", APPDATA: "C:/Users/u/AppData/Roaming" }, "win32")).toBe(
+      join("C:/Users/u/AppData/Roaming", "dbdesk")
+    )
   })
 
   it.effect("first start writes settings.json with every default of §4.4 into a 0700 directory", () =>
     Effect.gen(function*() {
       const home = join(tempHome(), "nested", "dbdesk")
-      const settings = yield* Effect.flatMap(SettingsStore, (store) => store.current).pipe(Effect.provide(storeIn(home)))
+      const settings = yield* Effect.flatMap(SettingsStore, (store) => store.current).pipe(
+        Effect.provide(storeIn(home))
+      )
       expect(settings).toStrictEqual(defaultSettings())
-      expect(settings.mcp).toMatchObject({ enabled: true, port: 23750, requireAuth: true, connectionApproval: "oncePerConnection", logQueries: true, idleTimeoutSeconds: 30 })
+      expect(settings.mcp).toMatchObject({
+        enabled: true,
+        port: 23750,
+        requireAuth: true,
+        connectionApproval: "oncePerConnection",
+        logQueries: true,
+        idleTimeoutSeconds: 30
+      })
       expect(settings.mcp.allowedOrigins).toStrictEqual(["https://claude.ai", "https://app.cursor.com"])
-      expect(settings.limits).toStrictEqual({ defaultRows: 500, maxRows: 10_000, queryTimeoutSeconds: 30, requestsPerMinute: 240, concurrentPerCaller: 8, maxCellBytes: 32_768, maxAnswerBytes: 8_388_608, continuationIdleSeconds: 120, continuationMaxSeconds: 900 })
+      expect(settings.limits).toStrictEqual({
+        defaultRows: 500,
+        maxRows: 10_000,
+        queryTimeoutSeconds: 30,
+        requestsPerMinute: 240,
+        concurrentPerCaller: 8,
+        maxCellBytes: 32_768,
+        maxAnswerBytes: 8_388_608,
+        continuationIdleSeconds: 120,
+        continuationMaxSeconds: 900
+      })
       expect(settings.ui.port).toBe(23751)
       expect(statSync(home).mode & 0o777).toBe(0o700)
       expect(JSON.parse(readFileSync(join(home, "settings.json"), "utf8")).limits.requestsPerMinute).toBe(240)
@@ -39,7 +63,9 @@ describe("settings and the support directory (D-6, D-11)", () => {
     Effect.gen(function*() {
       const home = tempHome()
       writeFileSync(join(home, "settings.json"), JSON.stringify({ limits: { requestsPerMinute: 5 } }))
-      const settings = yield* Effect.flatMap(SettingsStore, (store) => store.current).pipe(Effect.provide(storeIn(home, { mcp: { port: 0 } })))
+      const settings = yield* Effect.flatMap(SettingsStore, (store) => store.current).pipe(
+        Effect.provide(storeIn(home, { mcp: { port: 0 } }))
+      )
       expect(settings.limits.requestsPerMinute).toBe(5)
       expect(settings.limits.concurrentPerCaller).toBe(8)
       expect(settings.mcp.port).toBe(0)
@@ -50,7 +76,9 @@ describe("settings and the support directory (D-6, D-11)", () => {
     Effect.gen(function*() {
       const home = tempHome()
       writeFileSync(join(home, "settings.json"), JSON.stringify({ limits: { maxRows: "lots" } }))
-      const error = yield* Effect.flip(Effect.flatMap(SettingsStore, (store) => store.current).pipe(Effect.provide(storeIn(home))))
+      const error = yield* Effect.flip(
+        Effect.flatMap(SettingsStore, (store) => store.current).pipe(Effect.provide(storeIn(home)))
+      )
       expect(error.message).toContain(join(home, "settings.json"))
       expect(error.message).toContain("maxRows")
     }))
@@ -99,7 +127,11 @@ describe("settings.json edited while the server runs (D-11)", () => {
       edited.limits.requestsPerMinute = 7
       edited.mcp.port = 4444
       writeFileSync(file, JSON.stringify(edited))
-      const after = yield* waitFor(store.current, (settings) => settings.limits.requestsPerMinute === 7, "requestsPerMinute 7")
+      const after = yield* waitFor(
+        store.current,
+        (settings) => settings.limits.requestsPerMinute === 7,
+        "requestsPerMinute 7"
+      )
       expect(after.mcp.port).toBe(0)
     }).pipe(Effect.provide(storeIn(home, { mcp: { port: 0 } })))
   })
@@ -115,16 +147,25 @@ describe("settings.json edited while the server runs (D-11)", () => {
       writeFileSync(file, JSON.stringify({ limits: { requestsPerMinute: 11 } }))
       yield* waitFor(store.current, (settings) => settings.limits.requestsPerMinute === 11, "requestsPerMinute 11")
       writeFileSync(file, JSON.stringify({ limits: { requestsPerMinute: "lots" } }))
-      const rejected = yield* waitFor(Effect.sync(() => seen.find((event) => event.kind === "rejected")), (event) => event !== undefined, "a rejection")
+      const rejected = yield* waitFor(
+        Effect.sync(() => seen.find((event) => event.kind === "rejected")),
+        (event) => event !== undefined,
+        "a rejection"
+      )
       expect(rejected?.kind === "rejected" && rejected.reason).toContain("requestsPerMinute")
       expect(rejected?.kind === "rejected" && rejected.path).toBe(file)
       expect((yield* store.current).limits.requestsPerMinute).toBe(11)
       writeFileSync(file, "{ not json")
-      yield* waitFor(Effect.sync(() => seen.filter((event) => event.kind === "rejected").length), (count) => count === 2, "a second rejection")
+      yield* waitFor(
+        Effect.sync(() => seen.filter((event) => event.kind === "rejected").length),
+        (count) => count === 2,
+        "a second rejection"
+      )
       expect((yield* store.current).limits.requestsPerMinute).toBe(11)
       writeFileSync(file, JSON.stringify({ limits: { requestsPerMinute: 12 } }))
       yield* waitFor(store.current, (settings) => settings.limits.requestsPerMinute === 12, "requestsPerMinute 12")
-      expect(seen.filter((event) => event.kind === "applied").map((event) => event.kind === "applied" && event.changed)).toContainEqual(["limits.requestsPerMinute"])
+      expect(seen.filter((event) => event.kind === "applied").map((event) => event.kind === "applied" && event.changed))
+        .toContainEqual(["limits.requestsPerMinute"])
     }).pipe(Effect.scoped, Effect.provide(storeIn(home)))
   })
 

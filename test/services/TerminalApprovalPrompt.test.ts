@@ -59,7 +59,9 @@ describe("the terminal approval prompt (D-28)", () => {
   it.live("D-69: the dry run follows the statement: what it would change, row by row", () =>
     Effect.gen(function*() {
       const { printed } = yield* answering("n", withPreview)
-      expect(printed).toContain("│ -- no WHERE\n  Preview (run and rolled back): will delete 7 rows from orders.\n    • deleted: id=3, status='pending'\n    … and 6 more rows")
+      expect(printed).toContain(
+        "│ -- no WHERE\n  Preview (run and rolled back): will delete 7 rows from orders.\n    • deleted: id=3, status='pending'\n    … and 6 more rows"
+      )
     }))
 
   it.live("C3.1-f an empty answer (the default) or anything but yes denies", () =>

@@ -9,7 +9,9 @@ import { tempHome } from "../support/TestServer.ts"
 
 const tokensAt = (home: string) => Tokens.Default.pipe(Layer.provide(SupportPaths.layer(home)))
 const withTokens = <A, E>(home: string, body: (tokens: Tokens) => Effect.Effect<A, E>) =>
-  Effect.scoped(Effect.flatMap(Layer.build(tokensAt(home)), (context) => body(context.unsafeMap.get(Tokens.key) as Tokens)))
+  Effect.scoped(
+    Effect.flatMap(Layer.build(tokensAt(home)), (context) => body(context.unsafeMap.get(Tokens.key) as Tokens))
+  )
 const fileOf = (home: string) => readFileSync(join(home, "tokens.json"), "utf8")
 const DAY = 86_400_000
 
@@ -27,11 +29,23 @@ describe("Tokens (D-31 token rows)", () => {
         assert.notInclude(text, second.value)
         assert.strictEqual(statSync(join(home, "tokens.json")).mode & 0o777, 0o600)
         const stored = JSON.parse(text).tokens
-        expect(Object.keys(stored[0]).sort()).toEqual(["access", "bridge", "connections", "createdAt", "hash", "id", "lastUsedAt", "name", "prefix", "salt"])
+        expect(Object.keys(stored[0]).sort()).toEqual([
+          "access",
+          "bridge",
+          "connections",
+          "createdAt",
+          "hash",
+          "id",
+          "lastUsedAt",
+          "name",
+          "prefix",
+          "salt"
+        ])
         assert.notStrictEqual(stored[0].salt, stored[1].salt)
         expect(stored[1].connections).toEqual(["c1"])
         const listed = yield* tokens.list()
-        expect(listed.map((token) => Object.keys(token).includes("hash") || Object.keys(token).includes("salt"))).toEqual([false, false])
+        expect(listed.map((token) => Object.keys(token).includes("hash") || Object.keys(token).includes("salt")))
+          .toEqual([false, false])
         const verified = yield* tokens.verify(second.value)
         assert.strictEqual(verified.kind, "valid")
         if (verified.kind === "valid") assert.strictEqual(verified.token.id, second.token.id)
@@ -43,7 +57,14 @@ describe("Tokens (D-31 token rows)", () => {
     return withTokens(home, (tokens) =>
       Effect.gen(function*() {
         const { value } = yield* tokens.create({ name: "a", access: "readOnly", connections: "all" })
-        const samples = FastCheck.sample(FastCheck.tuple(FastCheck.nat({ max: value.length - 1 }), FastCheck.constantFrom(..."ABCxyz019-_"), FastCheck.string()), 60)
+        const samples = FastCheck.sample(
+          FastCheck.tuple(
+            FastCheck.nat({ max: value.length - 1 }),
+            FastCheck.constantFrom(..."ABCxyz019-_"),
+            FastCheck.string()
+          ),
+          60
+        )
         for (const [index, replacement, garbage] of samples) {
           const mutated = value.slice(0, index) + replacement + value.slice(index + 1)
           if (mutated !== value) assert.strictEqual((yield* tokens.verify(mutated)).kind, "unknown")
@@ -57,7 +78,12 @@ describe("Tokens (D-31 token rows)", () => {
     const home = tempHome()
     return withTokens(home, (tokens) =>
       Effect.gen(function*() {
-        const { value } = yield* tokens.create({ name: "a", access: "readOnly", connections: "all", expiresAt: new Date(DAY) })
+        const { value } = yield* tokens.create({
+          name: "a",
+          access: "readOnly",
+          connections: "all",
+          expiresAt: new Date(DAY)
+        })
         assert.strictEqual((yield* tokens.verify(value)).kind, "valid")
         yield* TestClock.adjust(DAY - 1)
         assert.strictEqual((yield* tokens.verify(value)).kind, "valid")
@@ -121,7 +147,8 @@ describe("Tokens (D-31 token rows)", () => {
             withTokens(home, (cli) => cli.remove(created.token.id))
           ], { concurrency: 2 })
           yield* Effect.sleep("30 millis")
-          expect(JSON.parse(fileOf(home)).tokens.map((token: { id: string }) => token.id), `round ${round}`).not.toContain(created.token.id)
+          expect(JSON.parse(fileOf(home)).tokens.map((token: { id: string }) => token.id), `round ${round}`).not
+            .toContain(created.token.id)
         }
       }))
   })
@@ -132,9 +159,11 @@ describe("Tokens (D-31 token rows)", () => {
       Effect.scoped(Effect.gen(function*() {
         const revoked = yield* server.subscribeRevocations
         const first = yield* Effect.fork(Stream.runHead(revoked))
-        const created = yield* withTokens(home, (cli) => cli.create({ name: "cli", access: "fullAccess", connections: "all" }))
+        const created = yield* withTokens(home, (cli) =>
+          cli.create({ name: "cli", access: "fullAccess", connections: "all" }))
         assert.strictEqual((yield* server.verify(created.value)).kind, "valid")
-        yield* withTokens(home, (cli) => cli.revoke(created.token.id))
+        yield* withTokens(home, (cli) =>
+          cli.revoke(created.token.id))
         yield* TestClock.adjust("2 seconds")
         assert.strictEqual(Option.getOrThrow(yield* Fiber.join(first)), created.token.id)
         assert.strictEqual((yield* server.verify(created.value)).kind, "revoked")
@@ -147,22 +176,32 @@ describe("Tokens (D-31 token rows)", () => {
       Effect.gen(function*() {
         const created = yield* tokens.ensureDefault()
         assert.isDefined(created)
-        expect(created!.token).toMatchObject({ name: "Default", access: "readWrite", connections: "all", bridge: false })
+        expect(created.token).toMatchObject({
+          name: "Default",
+          access: "readWrite",
+          connections: "all",
+          bridge: false
+        })
         assert.isUndefined(yield* tokens.ensureDefault())
-        yield* tokens.revoke(created!.token.id)
+        yield* tokens.revoke(created.token.id)
         assert.isUndefined(yield* tokens.ensureDefault())
       }))
   })
 })
 
 describe("--expires parsing", () => {
-  it.prop("Nd is exactly N days from now", [FastCheck.integer({ min: 1, max: 3650 }), FastCheck.integer({ min: 0, max: 4_000_000_000_000 })], ([days, now]) => {
+  it.prop("Nd is exactly N days from now", [
+    FastCheck.integer({ min: 1, max: 3650 }),
+    FastCheck.integer({ min: 0, max: 4_000_000_000_000 })
+  ], ([days, now]) => {
     const parsed = parseExpiry(`${days}d`, now)
     assert.isTrue(Either.isRight(parsed))
     assert.strictEqual(Either.getOrThrow(parsed)!.getTime(), now + days * DAY)
   })
 
-  it.prop("a future calendar date stays valid through that whole UTC day", [FastCheck.date({ min: new Date("2030-01-01"), max: new Date("2090-12-31"), noInvalidDate: true })], ([date]) => {
+  it.prop("a future calendar date stays valid through that whole UTC day", [
+    FastCheck.date({ min: new Date("2030-01-01"), max: new Date("2090-12-31"), noInvalidDate: true })
+  ], ([date]) => {
     const day = date.toISOString().slice(0, 10)
     const expires = Either.getOrThrow(parseExpiry(day, Date.parse("2029-06-01T00:00:00Z")))!
     assert.strictEqual(expires.toISOString(), new Date(Date.parse(`${day}T00:00:00Z`) + DAY).toISOString())
@@ -172,6 +211,8 @@ describe("--expires parsing", () => {
     const now = Date.parse("2026-06-01T00:00:00Z")
     expect(parseExpiry("never", now)).toEqual(Either.right(undefined))
     expect(parseExpiry(undefined, now)).toEqual(Either.right(undefined))
-    for (const bad of ["2020-01-01", "2027-02-30", "0d", "tomorrow", "30 days"]) assert.isTrue(Either.isLeft(parseExpiry(bad, now)), bad)
+    for (const bad of ["2020-01-01", "2027-02-30", "0d", "tomorrow", "30 days"]) {
+      assert.isTrue(Either.isLeft(parseExpiry(bad, now)), bad)
+    }
   })
 })

@@ -24,7 +24,9 @@ export interface ApprovalServer extends TestServer {
 export const startApprovalServer = async (): Promise<ApprovalServer> => {
   const asked: Array<PendingApproval> = []
   const holder: { script: (approval: PendingApproval) => ApprovalDecision | "never" } = { script: () => "approved" }
-  const server = await startTestServer({ approvalPrompt: ApprovalPrompt.scripted((approval) => holder.script(approval), asked) })
+  const server = await startTestServer({
+    approvalPrompt: ApprovalPrompt.scripted((approval) => holder.script(approval), asked)
+  })
   const connections = await Effect.runPromise(Context.get(server.context, Connections).list)
   const sample = connections[0]!
   const samplePath = sample.type === "sqlite" ? sample.path : ""
@@ -33,8 +35,11 @@ export const startApprovalServer = async (): Promise<ApprovalServer> => {
     connectionId: sample.id,
     samplePath,
     tokenFor: async (access: AccessLevel) =>
-      (await Effect.runPromise(Context.get(server.context, Tokens).create({ name: `approval ${access}`, access, connections: "all" }))).value,
-    answer: (id: string, decision: ApprovalDecision) => Effect.runPromise(Context.get(server.context, Approvals).answer(id, decision)),
+      (await Effect.runPromise(
+        Context.get(server.context, Tokens).create({ name: `approval ${access}`, access, connections: "all" })
+      )).value,
+    answer: (id: string, decision: ApprovalDecision) =>
+      Effect.runPromise(Context.get(server.context, Approvals).answer(id, decision)),
     rows: (sql: string) => {
       const db = new Database(samplePath, { readonly: true })
       try {

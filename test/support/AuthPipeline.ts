@@ -11,18 +11,28 @@ import { MODERN_META } from "./TestServer.ts"
  * and lockouts run on TestClock. The app's approval dialog answers `decision` once `latch` opens,
  * which lets a test hold write calls open.
  */
-export const authPipeline = (home: string, options: { readonly settings?: SettingsPatch; readonly latch?: Effect.Latch; readonly decision?: ApprovalDecision } = {}) =>
+export const authPipeline = (
+  home: string,
+  options: { readonly settings?: SettingsPatch; readonly latch?: Effect.Latch; readonly decision?: ApprovalDecision } =
+    {}
+) =>
   makeServerLayer({
     home,
     settings: { ...options.settings, mcp: { port: 0, ...options.settings?.mcp } },
     approvalPrompt: Layer.succeed(ApprovalPrompt, {
-      ask: () => Effect.as(options.latch === undefined ? Effect.void : options.latch.await, options.decision ?? "denied")
+      ask: () =>
+        Effect.as(options.latch === undefined ? Effect.void : options.latch.await, options.decision ?? "denied")
     })
   })
 
 export const pipelineRequest = (
   method: string,
-  options: { readonly token?: string; readonly id?: string | number; readonly address?: string; readonly params?: Record<string, unknown> } = {}
+  options: {
+    readonly token?: string
+    readonly id?: string | number
+    readonly address?: string
+    readonly params?: Record<string, unknown>
+  } = {}
 ): McpHttpRequest => ({
   headers: {
     "content-type": "application/json",
@@ -31,12 +41,23 @@ export const pipelineRequest = (
     ...(typeof options.params?.["name"] === "string" ? { "mcp-name": options.params["name"] } : {}),
     ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` })
   },
-  body: JSON.stringify({ jsonrpc: "2.0", id: options.id ?? 1, method, params: { ...options.params, _meta: MODERN_META } }),
+  body: JSON.stringify({
+    jsonrpc: "2.0",
+    id: options.id ?? 1,
+    method,
+    params: { ...options.params, _meta: MODERN_META }
+  }),
   remoteAddress: options.address ?? "127.0.0.1"
 })
 
-export const cancelNotification = (requestId: string | number, options: { readonly token?: string; readonly address?: string } = {}): McpHttpRequest => ({
-  headers: { "content-type": "application/json", ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }) },
+export const cancelNotification = (
+  requestId: string | number,
+  options: { readonly token?: string; readonly address?: string } = {}
+): McpHttpRequest => ({
+  headers: {
+    "content-type": "application/json",
+    ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` })
+  },
   body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "test" } }),
   remoteAddress: options.address ?? "127.0.0.1"
 })
@@ -44,6 +65,8 @@ export const cancelNotification = (requestId: string | number, options: { readon
 /** Status, headers and JSON-RPC error code of a non-streamed answer. */
 export const outcome = (response: McpHttpResponse) => {
   if (response.kind === "sse" || response.kind === "events") throw new Error("unexpected SSE response")
-  const body = response.kind === "json" ? (response.body as { error?: { code: number; data?: Record<string, unknown> } }) : undefined
+  const body = response.kind === "json"
+    ? (response.body as { error?: { code: number; data?: Record<string, unknown> } })
+    : undefined
   return { status: response.status, headers: response.headers, code: body?.error?.code, data: body?.error?.data }
 }

@@ -19,7 +19,9 @@ const newestMtime = (directory: string): number =>
 
 /** Builds the UI with Vite when `dist/ui` is older than `src/ui` or `src/domain`; one build at a time across forks. */
 export const ensureUiBuilt = async (): Promise<void> => {
-  const stale = () => !existsSync(built) || statSync(built).mtimeMs < Math.max(newestMtime(join(root, "src/ui")), newestMtime(join(root, "src/domain")))
+  const stale = () =>
+    !existsSync(built) ||
+    statSync(built).mtimeMs < Math.max(newestMtime(join(root, "src/ui")), newestMtime(join(root, "src/domain")))
   if (!stale()) return
   // One lock per checkout; it names the process holding it, so a fork killed mid-build (a timed-out hook) does not
   // leave every later browser test waiting on a lock nobody will remove.
@@ -29,7 +31,8 @@ export const ensureUiBuilt = async (): Promise<void> => {
       process.kill(Number(readFileSync(join(lock, "pid"), "utf8")), 0)
       return false
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code === "ESRCH" || (error as NodeJS.ErrnoException).code === "ENOENT" && Date.now() - statSync(lock).mtimeMs > 10_000
+      return (error as NodeJS.ErrnoException).code === "ESRCH" ||
+        (error as NodeJS.ErrnoException).code === "ENOENT" && Date.now() - statSync(lock).mtimeMs > 10_000
     }
   }
   for (;;) {
@@ -58,7 +61,12 @@ export const ensureUiBuilt = async (): Promise<void> => {
     const nodeEnv = process.env["NODE_ENV"]
     process.env["NODE_ENV"] = "production"
     try {
-      await build({ configFile: join(root, "vite.config.ts"), root: join(root, "src/ui"), logLevel: "warn", mode: "production" })
+      await build({
+        configFile: join(root, "vite.config.ts"),
+        root: join(root, "src/ui"),
+        logLevel: "warn",
+        mode: "production"
+      })
     } finally {
       process.env["NODE_ENV"] = nodeEnv
     }
@@ -70,11 +78,21 @@ export const ensureUiBuilt = async (): Promise<void> => {
 export const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
 
 /** D-61: Debian's chromium through playwright-core, a fresh profile per launch. */
-export const launchBrowser = async (): Promise<{ readonly context: BrowserContext; readonly close: () => Promise<void> }> => {
+export const launchBrowser = async (): Promise<
+  { readonly context: BrowserContext; readonly close: () => Promise<void> }
+> => {
   const profile = mkdtempSync(join(tmpdir(), "dbdesk-chromium-"))
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync"
+    ],
     viewport: { width: 1400, height: 900 }
   })
   return {

@@ -7,5 +7,8 @@ import { join } from "node:path"
  */
 export default function setup() {
   const root = join(import.meta.dirname, "..", "..")
-  execFileSync(process.execPath, [join(root, "scripts", "build.mjs"), "app"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] })
+  execFileSync(process.execPath, [join(root, "scripts", "build.mjs"), "app"], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "inherit"]
+  })
 }

@@ -26,14 +26,24 @@ export const pageOf = (result: any): Page => {
 }
 
 export const query = async (client: Client, connectionId: string, sql: string, maxRows?: number): Promise<Page> =>
-  pageOf(await client.callTool({ name: "execute_query", arguments: { connection_id: connectionId, query: sql, ...(maxRows === undefined ? {} : { max_rows: maxRows }) } }))
+  pageOf(
+    await client.callTool({
+      name: "execute_query",
+      arguments: { connection_id: connectionId, query: sql, ...(maxRows === undefined ? {} : { max_rows: maxRows }) }
+    })
+  )
 
 export const fetchMore = (client: Client, handle: string, maxRows?: number) =>
-  client.callTool({ name: "fetch_more", arguments: { handle, ...(maxRows === undefined ? {} : { max_rows: maxRows }) } })
+  client.callTool({
+    name: "fetch_more",
+    arguments: { handle, ...(maxRows === undefined ? {} : { max_rows: maxRows }) }
+  })
 
 /** browse_table's first page, then fetch_more to the end: every row read once, in order. */
 export const browseToEnd = async (client: Client, connectionId: string, args: Record<string, unknown>) => {
-  const pages: Array<Page> = [pageOf(await client.callTool({ name: "browse_table", arguments: { connection_id: connectionId, ...args } }))]
+  const pages: Array<Page> = [
+    pageOf(await client.callTool({ name: "browse_table", arguments: { connection_id: connectionId, ...args } }))
+  ]
   for (let page = pages[0]!; page.handle !== undefined;) {
     expect(page.message).toContain("fetch_more")
     page = pageOf(await fetchMore(client, page.handle))
@@ -44,7 +54,13 @@ export const browseToEnd = async (client: Client, connectionId: string, args: Re
 }
 
 /** Every page of `sql` from the first answer to the last (which has no handle); each cut page says how to go on. */
-export const readToEnd = async (client: Client, connectionId: string, sql: string, maxRows: number, nextRows?: number) => {
+export const readToEnd = async (
+  client: Client,
+  connectionId: string,
+  sql: string,
+  maxRows: number,
+  nextRows?: number
+) => {
   const pages: Array<Page> = [await query(client, connectionId, sql, maxRows)]
   for (let page = pages[0]!; page.handle !== undefined;) {
     expect(page.truncated).toBe(true)
@@ -70,7 +86,12 @@ export const expectNoHandle = (result: any): void => {
  * connection, a handle never reads for another caller (not_found, and the owner's read goes on unharmed), a handle
  * closed to keep the per-connection bound (oldest first) is not_found for its owner too, and each read is in order.
  */
-export const handlesStayWithTheirCaller = async (clients: readonly [Client, Client], connectionId: string, sqlOf: (caller: number) => string, seeds: ReadonlyArray<number>) => {
+export const handlesStayWithTheirCaller = async (
+  clients: readonly [Client, Client],
+  connectionId: string,
+  sqlOf: (caller: number) => string,
+  seeds: ReadonlyArray<number>
+) => {
   for (const seed of seeds) {
     const random = makeRandom(seed)
     const open: Array<{ owner: number; handle: string; seen: Array<unknown> }> = []
@@ -103,7 +124,9 @@ export const handlesStayWithTheirCaller = async (clients: readonly [Client, Clie
     }
     // What is left open is closed by reading it to its end, so the next seed starts with none.
     for (const entry of open) {
-      for (let handle: string | undefined = entry.handle; handle !== undefined;) handle = pageOf(await fetchMore(clients[entry.owner]!, handle, 1000)).handle
+      for (let handle: string | undefined = entry.handle; handle !== undefined;) {
+        handle = pageOf(await fetchMore(clients[entry.owner]!, handle, 1000)).handle
+      }
     }
   }
 }

@@ -38,7 +38,9 @@ export const runExampleHost = (script: string, cwd: string) =>
       waitFor: (pattern, count = 1) =>
         new Promise<void>((done, fail) => {
           const check = () => {
-            if ((output.match(new RegExp(pattern.source, `${pattern.flags.replace("g", "")}g`)) ?? []).length < count) return
+            if ((output.match(new RegExp(pattern.source, `${pattern.flags.replace("g", "")}g`)) ?? []).length < count) {
+              return
+            }
             waiters.splice(waiters.indexOf(check), 1)
             done()
           }
@@ -46,13 +48,15 @@ export const runExampleHost = (script: string, cwd: string) =>
           check()
           void exited.then(() => fail(new Error(`the example host exited before printing ${pattern}:\n${output}`)))
         }),
-      answer: (line) => void child.stdin!.write(`${line}\n`),
+      answer: (line) => void child.stdin.write(`${line}\n`),
       interrupt: () => {
         child.kill("SIGINT")
         return exited
       }
     })
-    child.stdout!.on("data", seen)
-    child.stderr!.on("data", seen)
-    void exited.then((code) => reject(new Error(`the example host exited (${code}) before printing its URL and token:\n${output}`)))
+    child.stdout.on("data", seen)
+    child.stderr.on("data", seen)
+    void exited.then((code) =>
+      reject(new Error(`the example host exited (${code}) before printing its URL and token:\n${output}`))
+    )
   })

@@ -54,7 +54,16 @@ export const expectPrivateFile = (path: string) => {
 export const exported = (result: any) => {
   expect(result.isError, JSON.stringify(result).slice(0, 2000)).toBe(false)
   const link = (result.content as Array<any>).find((item) => item.type === "resource_link")
-  return { ...result.structuredContent as { path: string; rows: number; bytes: number; preview: { columns: Array<string>; rows: Array<Array<unknown>> } }, link, text: result.content[0].text as string }
+  return {
+    ...result.structuredContent as {
+      path: string
+      rows: number
+      bytes: number
+      preview: { columns: Array<string>; rows: Array<Array<unknown>> }
+    },
+    link,
+    text: result.content[0].text as string
+  }
 }
 
 export const inFolder = (directory: string, name: string) => join(directory, name)

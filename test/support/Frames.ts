@@ -13,13 +13,24 @@ export interface FrameReport {
  * requestAnimationFrame gap and every long task (a PerformanceObserver of type "longtask", tasks over 50 ms). A
  * frame gap is what a person sees as a freeze; the long tasks say what caused it.
  */
-export const measureFrames = async (page: Page, action: () => Promise<void>, settled: () => Promise<void>): Promise<FrameReport> => {
+export const measureFrames = async (
+  page: Page,
+  action: () => Promise<void>,
+  settled: () => Promise<void>
+): Promise<FrameReport> => {
   await page.evaluate(() => {
-    const w = window as unknown as { frames_: Array<number>; tasks_: Array<number>; stop_: boolean; observer_?: PerformanceObserver }
+    const w = window as unknown as {
+      frames_: Array<number>
+      tasks_: Array<number>
+      stop_: boolean
+      observer_?: PerformanceObserver
+    }
     w.frames_ = []
     w.tasks_ = []
     w.stop_ = false
-    w.observer_ = new PerformanceObserver((list) => { for (const entry of list.getEntries()) w.tasks_.push(entry.duration) })
+    w.observer_ = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) w.tasks_.push(entry.duration)
+    })
     w.observer_.observe({ type: "longtask", buffered: false })
     const tick = (t: number) => {
       w.frames_.push(t)
@@ -34,7 +45,12 @@ export const measureFrames = async (page: Page, action: () => Promise<void>, set
   const elapsedMs = Date.now() - started
   await page.waitForTimeout(300)
   const { worstFrameMs, longestTaskMs, longTasks } = await page.evaluate(() => {
-    const w = window as unknown as { frames_: Array<number>; tasks_: Array<number>; stop_: boolean; observer_?: PerformanceObserver }
+    const w = window as unknown as {
+      frames_: Array<number>
+      tasks_: Array<number>
+      stop_: boolean
+      observer_?: PerformanceObserver
+    }
     w.stop_ = true
     w.observer_?.disconnect()
     return {
@@ -47,4 +63,6 @@ export const measureFrames = async (page: Page, action: () => Promise<void>, set
 }
 
 export const frameLine = (what: string, report: FrameReport): string =>
-  `${what}: worst frame ${report.worstFrameMs.toFixed(0)} ms, longest task ${report.longestTaskMs.toFixed(0)} ms (${report.longTasks} over 50 ms), done in ${report.elapsedMs} ms`
+  `${what}: worst frame ${report.worstFrameMs.toFixed(0)} ms, longest task ${
+    report.longestTaskMs.toFixed(0)
+  } ms (${report.longTasks} over 50 ms), done in ${report.elapsedMs} ms`

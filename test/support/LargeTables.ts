@@ -19,7 +19,10 @@ export const createLargeSqlite = (path: string, rows: number, options: { readonl
     ).run(rows)
     if (options.wide !== false) {
       db.exec("CREATE TABLE wide (id INTEGER PRIMARY KEY, data BLOB, body TEXT)")
-      db.prepare("INSERT INTO wide VALUES (1, zeroblob(?), printf('%.*c', ?, 'y'))").run(WIDE_BLOB_BYTES, WIDE_TEXT_BYTES)
+      db.prepare("INSERT INTO wide VALUES (1, zeroblob(?), printf('%.*c', ?, 'y'))").run(
+        WIDE_BLOB_BYTES,
+        WIDE_TEXT_BYTES
+      )
     }
   } finally {
     db.close()

@@ -19,7 +19,6 @@ export const mariadbAvailable = existsSync(MARIADBD) && existsSync(INSTALL_DB)
 export const MARIADB_MISSING =
   `MariaDB server binaries not found (${MARIADBD}, ${INSTALL_DB}): install them with \`apt-get install -y mariadb-server\` (or set DBDESK_MARIADB_BIN); CI installs them`
 
-
 export interface MariadbServer {
   readonly host: "127.0.0.1"
   readonly port: number
@@ -47,7 +46,9 @@ const freePort = (): Promise<number> =>
     server.once("error", reject)
     server.listen(0, "127.0.0.1", () => {
       const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
+      server.close(
+        () => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")))
+      )
     })
   })
 
@@ -61,7 +62,9 @@ const ownedByMysql = (path: string): void => {
 }
 
 const exited = (child: ChildProcess): Promise<void> =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((done) => child.once("exit", () => done()))
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((done) => child.once("exit", () => done()))
 
 /** Polls until `check` holds, at most 600 times 50 ms apart (a generous cap, not a timing assertion). */
 export const eventually = async (check: () => Promise<boolean> | boolean, what: string): Promise<void> => {
@@ -81,7 +84,10 @@ export interface MariadbOptions {
 }
 
 /** Copies the TLS files next to the data directory, readable by the server's user. */
-const tlsFiles = (root: string, tls: { readonly ca: string; readonly cert: string; readonly key: string }): ReadonlyArray<string> => {
+const tlsFiles = (
+  root: string,
+  tls: { readonly ca: string; readonly cert: string; readonly key: string }
+): ReadonlyArray<string> => {
   const files = { ca: join(root, "tls-ca.crt"), cert: join(root, "tls-server.crt"), key: join(root, "tls-server.key") }
   copyFileSync(tls.ca, files.ca)
   copyFileSync(tls.cert, files.cert)
@@ -93,7 +99,21 @@ const tlsFiles = (root: string, tls: { readonly ca: string; readonly cert: strin
 const selfSignedCertificate = (root: string): ReadonlyArray<string> => {
   const key = join(root, "server-key.pem")
   const cert = join(root, "server-cert.pem")
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], { stdio: "ignore" })
+  execFileSync("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    key,
+    "-out",
+    cert,
+    "-days",
+    "1",
+    "-subj",
+    "/CN=localhost"
+  ], { stdio: "ignore" })
   ownedByMysql(key)
   ownedByMysql(cert)
   return [`--ssl-cert=${cert}`, `--ssl-key=${key}`]
@@ -111,23 +131,49 @@ export const startMariadb = async (options: MariadbOptions = {}): Promise<Mariad
   const killOnExit = () => child?.kill("SIGKILL")
   process.once("exit", killOnExit)
   try {
-    execFileSync(INSTALL_DB, ["--no-defaults", `--datadir=${data}`, ...userFlag, "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"], {
+    execFileSync(INSTALL_DB, [
+      "--no-defaults",
+      `--datadir=${data}`,
+      ...userFlag,
+      "--auth-root-authentication-method=normal",
+      "--skip-test-db",
+      "--skip-name-resolve"
+    ], {
       stdio: ["ignore", "pipe", "pipe"]
     })
     const port = await freePort()
-    const tlsFlags = options.tls === true ? selfSignedCertificate(root) : options.tls === undefined || options.tls === false ? [] : tlsFiles(root, options.tls)
+    const tlsFlags = options.tls === true
+      ? selfSignedCertificate(root)
+      : options.tls === undefined || options.tls === false
+      ? []
+      : tlsFiles(root, options.tls)
     const launch = () => {
       child = spawn(MARIADBD, [
-        "--no-defaults", `--datadir=${data}`, ...userFlag, `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${socket}`,
-        `--pid-file=${join(root, "mariadbd.pid")}`, `--log-error=${join(root, "error.log")}`, "--skip-name-resolve", "--skip-log-bin",
-        "--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M", "--innodb-flush-log-at-trx-commit=0", "--max-connections=80",
-        "--general-log=1", `--general-log-file=${logFile}`, ...tlsFlags
+        "--no-defaults",
+        `--datadir=${data}`,
+        ...userFlag,
+        `--port=${port}`,
+        "--bind-address=127.0.0.1",
+        `--socket=${socket}`,
+        `--pid-file=${join(root, "mariadbd.pid")}`,
+        `--log-error=${join(root, "error.log")}`,
+        "--skip-name-resolve",
+        "--skip-log-bin",
+        "--innodb-buffer-pool-size=64M",
+        "--innodb-log-file-size=16M",
+        "--innodb-flush-log-at-trx-commit=0",
+        "--max-connections=80",
+        "--general-log=1",
+        `--general-log-file=${logFile}`,
+        ...tlsFlags
       ], { stdio: "ignore" })
     }
     const connectAdmin = () => mysql.createConnection({ socketPath: socket, user: "root", multipleStatements: true })
     const ready = async () => {
       await eventually(async () => {
-        if (child?.exitCode !== null) throw new Error(`mariadbd exited: ${readFileSync(join(root, "error.log"), "utf8").slice(-2000)}`)
+        if (child?.exitCode !== null) {
+          throw new Error(`mariadbd exited: ${readFileSync(join(root, "error.log"), "utf8").slice(-2000)}`)
+        }
         const probe = await connectAdmin()
         await probe.end()
         return true

@@ -31,7 +31,11 @@ export interface InstalledPackage {
 }
 
 export const npm = (args: ReadonlyArray<string>, cwd: string) =>
-  execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+  execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"]
+  })
 
 export const packAndInstall = async (): Promise<InstalledPackage> => {
   // dist/app is built by the global setup (test/support/BuildBins.ts); the library and its types are built here while
@@ -41,14 +45,22 @@ export const packAndInstall = async (): Promise<InstalledPackage> => {
     ensureUiBuilt()
   ])
   const work = tempHome("dbdesk-package-")
-  const [packed] = JSON.parse(npm(["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT)) as Array<InstalledPackage["packed"]>
+  const [packed] = JSON.parse(npm(["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT)) as Array<
+    InstalledPackage["packed"]
+  >
   const project = join(work, "project")
   mkdirSync(project)
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "empty-project", version: "1.0.0", private: true, type: "module" }))
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "empty-project", version: "1.0.0", private: true, type: "module" })
+  )
   npm(["install", "--omit=dev", "--prefer-offline", "--ignore-scripts", join(work, packed!.filename)], project)
   const binary = join("build", "Release", "better_sqlite3.node")
   mkdirSync(join(project, "node_modules", "better-sqlite3", "build", "Release"), { recursive: true })
-  copyFileSync(join(ROOT, "node_modules", "better-sqlite3", binary), join(project, "node_modules", "better-sqlite3", binary))
+  copyFileSync(
+    join(ROOT, "node_modules", "better-sqlite3", binary),
+    join(project, "node_modules", "better-sqlite3", binary)
+  )
   return {
     work,
     project,

@@ -2,7 +2,17 @@
 // a root-safe initdb through runuser, a free port on 127.0.0.1, its own socket directory, removed afterwards.
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -58,7 +68,9 @@ export const freePort = (): Promise<number> =>
     server.once("error", reject)
     server.listen(0, "127.0.0.1", () => {
       const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
+      server.close(
+        () => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")))
+      )
     })
   })
 
@@ -84,7 +96,12 @@ const tlsSettings = (root: string, data: string, tls: NonNullable<PostgresOption
   for (const path of Object.values(files)) ownedByPostgres(path)
   if (tls.certUser !== undefined) {
     const hba = join(data, "pg_hba.conf")
-    writeFileSync(hba, `hostssl all ${tls.certUser} 127.0.0.1/32 cert\nhost all ${tls.certUser} 127.0.0.1/32 reject\n${readFileSync(hba, "utf8")}`)
+    writeFileSync(
+      hba,
+      `hostssl all ${tls.certUser} 127.0.0.1/32 cert\nhost all ${tls.certUser} 127.0.0.1/32 reject\n${
+        readFileSync(hba, "utf8")
+      }`
+    )
   }
   return ` -c ssl=on -c ssl_cert_file=${files.cert} -c ssl_key_file=${files.key} -c ssl_ca_file=${files.ca}`
 }
@@ -102,13 +119,26 @@ export const startPostgres = async (settings: PostgresOptions = {}): Promise<Pos
   for (const path of [root, sockets, join(root, "pwfile")]) ownedByPostgres(path)
   let started = false
   try {
-    runPg("initdb", ["-D", data, "-U", "dbdesk_admin", `--pwfile=${join(root, "pwfile")}`, "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-sync"])
+    runPg("initdb", [
+      "-D",
+      data,
+      "-U",
+      "dbdesk_admin",
+      `--pwfile=${join(root, "pwfile")}`,
+      "--auth-local=trust",
+      "--auth-host=scram-sha-256",
+      "-E",
+      "UTF8",
+      "--no-sync"
+    ])
     const tlsOptions = settings.tls === undefined ? "" : tlsSettings(root, data, settings.tls)
     let port = 0
     let options = ""
     for (let attempt = 1; !started; attempt++) {
       port = await freePort()
-      options = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 -c log_statement=${settings.logStatements === false ? "none" : "all"} -c fsync=off -c max_connections=60${tlsOptions}`
+      options = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 -c log_statement=${
+        settings.logStatements === false ? "none" : "all"
+      } -c fsync=off -c max_connections=60${tlsOptions}`
       try {
         runPg("pg_ctl", ["-D", data, "-l", logFile, "-o", options, "-w", "-t", "60", "start"])
         started = true
@@ -133,11 +163,13 @@ export const startPostgres = async (settings: PostgresOptions = {}): Promise<Pos
     const bootstrap = await client({ database: "postgres" })
     await bootstrap.query(`CREATE ROLE ${user} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`)
     await bootstrap.query(`CREATE DATABASE ${databaseName} OWNER ${user}`)
-    if (settings.tls?.certUser !== undefined) await bootstrap.query(`CREATE ROLE ${settings.tls.certUser} LOGIN NOSUPERUSER`)
+    if (settings.tls?.certUser !== undefined) {
+      await bootstrap.query(`CREATE ROLE ${settings.tls.certUser} LOGIN NOSUPERUSER`)
+    }
     await bootstrap.end()
     const admin = new pg.Pool({ ...connectionOf(databaseName, "admin"), max: 4 })
     admin.on("error", () => {})
-    const sql = async <R,>(text: string, values?: ReadonlyArray<unknown>): Promise<Array<R>> =>
+    const sql = async <R>(text: string, values?: ReadonlyArray<unknown>): Promise<Array<R>> =>
       (await admin.query(text, values === undefined ? undefined : [...values])).rows as Array<R>
     const [row] = await sql<{ server_version: string }>("SHOW server_version")
     const restart = async (mode: "fast" | "immediate") => {
@@ -195,8 +227,10 @@ export const runningStatements = async (server: PostgresServer, marker: string):
 export const cancelledByRequest = (server: PostgresServer, marker: string): boolean => {
   const lines = server.log().split("\n")
   return lines.some((line, index) =>
-    line.includes("ERROR:  canceling statement due to user request") && (lines[index + 1] ?? "").includes("STATEMENT:") &&
-    (lines[index + 1] ?? "").includes(marker))
+    line.includes("ERROR:  canceling statement due to user request") &&
+    (lines[index + 1] ?? "").includes("STATEMENT:") &&
+    (lines[index + 1] ?? "").includes(marker)
+  )
 }
 
 /** Polls until `check` holds, at most 600 times 50 ms apart (a generous cap, not a timing assertion). */

@@ -18,7 +18,12 @@ export interface PgConnection {
 export interface PostgresMcp {
   /** The server; `server.token` is a readWrite token every call sends (writes are approved by a scripted dialog). */
   readonly server: TestServer
-  readonly call: (connection: PgConnection, name: string, args: Record<string, unknown>, id?: string | number) => Promise<RawResponse>
+  readonly call: (
+    connection: PgConnection,
+    name: string,
+    args: Record<string, unknown>,
+    id?: string | number
+  ) => Promise<RawResponse>
   /** Runs the statement through execute_query and returns its result (fails the test on any error). */
   readonly rows: (connection: PgConnection, query: string) => Promise<ReadonlyArray<ReadonlyArray<unknown>>>
   readonly stop: () => Promise<void>
@@ -27,34 +32,49 @@ export interface PostgresMcp {
 /** A dbdesk connection entry for the harness server through `port`, writes allowed, approved by a scripted dialog. */
 export const pgConnection = (name: string, port: number): PgConnection => ({ id: randomUUID(), name, port })
 
-export const startPostgresMcp = async (postgres: PostgresServer, connections: ReadonlyArray<PgConnection>, limits: Record<string, number> = {}): Promise<PostgresMcp> => {
+export const startPostgresMcp = async (
+  postgres: PostgresServer,
+  connections: ReadonlyArray<PgConnection>,
+  limits: Record<string, number> = {}
+): Promise<PostgresMcp> => {
   watchUncaught()
   const home = tempHome()
-  writeFileSync(join(home, "connections.json"), JSON.stringify({
-    version: 1,
-    connections: connections.map((connection) => ({
-      id: connection.id,
-      name: connection.name,
-      type: "postgresql",
-      host: postgres.host,
-      port: connection.port,
-      database: postgres.database,
-      user: postgres.user,
-      password: postgres.password,
-      sslMode: "disable",
-      externalAccess: "readWrite",
-      aiPolicy: "alwaysAllow",
-      confirmQueries: "writes"
-    }))
-  }), { mode: 0o600 })
+  writeFileSync(
+    join(home, "connections.json"),
+    JSON.stringify({
+      version: 1,
+      connections: connections.map((connection) => ({
+        id: connection.id,
+        name: connection.name,
+        type: "postgresql",
+        host: postgres.host,
+        port: connection.port,
+        database: postgres.database,
+        user: postgres.user,
+        password: postgres.password,
+        sslMode: "disable",
+        externalAccess: "readWrite",
+        aiPolicy: "alwaysAllow",
+        confirmQueries: "writes"
+      }))
+    }),
+    { mode: 0o600 }
+  )
   const server = await startTestServer({
     home,
-    settings: { mcp: { requireAuth: false }, limits: { requestsPerMinute: 1_000_000, concurrentPerCaller: 64, ...limits } },
+    settings: {
+      mcp: { requireAuth: false },
+      limits: { requestsPerMinute: 1_000_000, concurrentPerCaller: 64, ...limits }
+    },
     approvalPrompt: ApprovalPrompt.scripted(() => "approved"),
     token: "readWrite"
   })
   const call = (connection: PgConnection, name: string, args: Record<string, unknown>, id: string | number = 1) =>
-    postMcp(server.url, modernRequest("tools/call", { name, arguments: { connection_id: connection.id, ...args } }, id), { authorization: `Bearer ${server.token}` })
+    postMcp(
+      server.url,
+      modernRequest("tools/call", { name, arguments: { connection_id: connection.id, ...args } }, id),
+      { authorization: `Bearer ${server.token}` }
+    )
   const rows = async (connection: PgConnection, query: string) => {
     const answer = await call(connection, "execute_query", { query })
     expect(answer.json.error, answer.text).toBeUndefined()
@@ -75,7 +95,11 @@ export const expectServing = async (url: string): Promise<void> => {
  * The caller's answer to a call whose connection broke: a tool error whose text names the connection, or the
  * contract's -33002 (cancelled) / -33003 (deadline) where the scenario calls for them.
  */
-export const expectConnectionFailure = (answer: RawResponse, connection: PgConnection, codes: ReadonlyArray<number> = []): void => {
+export const expectConnectionFailure = (
+  answer: RawResponse,
+  connection: PgConnection,
+  codes: ReadonlyArray<number> = []
+): void => {
   if (answer.json?.error !== undefined) {
     expect(codes, answer.text).toContain(answer.json.error.code)
     return
@@ -103,7 +127,11 @@ export const expectNoUncaught = (): void => {
 }
 
 /** The rest of the oracle: serving, no busy backend within 2 s, and the next call on the connection returns its row. */
-export const expectHealed = async (mcp: PostgresMcp, postgres: PostgresServer, connection: PgConnection): Promise<void> => {
+export const expectHealed = async (
+  mcp: PostgresMcp,
+  postgres: PostgresServer,
+  connection: PgConnection
+): Promise<void> => {
   await expectServing(mcp.server.url)
   expect(await backendsSettle(postgres, 2)).toEqual([])
   expect(await mcp.rows(connection, "SELECT label FROM t WHERE id = 2")).toEqual([["two"]])

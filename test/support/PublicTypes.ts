@@ -102,13 +102,18 @@ import("dbdesk/dist/lib/index.js")
 export const anyInDeclarations = (directory: string): Array<string> => {
   const files = (dir: string): Array<string> =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".d.ts") ? [join(dir, entry.name)] : [])
+      entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".d.ts") ? [join(dir, entry.name)] : []
+    )
   return files(directory).flatMap((file) => {
     const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true)
     const found: Array<string> = []
     const visit = (node: ts.Node) => {
       if (node.kind === ts.SyntaxKind.AnyKeyword && !isEffectErrorBase(node)) {
-        found.push(`${relative(directory, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.parent.getText()}`)
+        found.push(
+          `${relative(directory, file)}:${
+            source.getLineAndCharacterOfPosition(node.getStart()).line + 1
+          } ${node.parent.getText()}`
+        )
       }
       ts.forEachChild(node, visit)
     }
@@ -123,7 +128,10 @@ export const anyInDeclarations = (directory: string): Array<string> => {
  */
 const isEffectErrorBase = (node: ts.Node): boolean => {
   const record = node.parent
-  if (!ts.isTypeReferenceNode(record) || record.typeName.getText() !== "Record" || !ts.isTypeParameterDeclaration(record.parent)) return false
+  if (
+    !ts.isTypeReferenceNode(record) || record.typeName.getText() !== "Record" ||
+    !ts.isTypeParameterDeclaration(record.parent)
+  ) return false
   let scope: ts.Node | undefined = record.parent
   while (scope !== undefined && !ts.isVariableDeclaration(scope)) scope = scope.parent
   return scope !== undefined && scope.name.getText().endsWith("_base")

@@ -58,14 +58,27 @@ export const connectRaw = (port: number): Promise<RawSocket> =>
             done({ ...parsed, end: from + parsed.length })
           } else if (closed) {
             waiters.delete(attempt)
-            fail(new Error(`socket closed before a full response; got ${JSON.stringify(buffer.subarray(from).toString("latin1").slice(0, 200))}`))
+            fail(
+              new Error(
+                `socket closed before a full response; got ${
+                  JSON.stringify(buffer.subarray(from).toString("latin1").slice(0, 200))
+                }`
+              )
+            )
           }
         }
         waiters.add(attempt)
         attempt()
       })
     socket.once("connect", () =>
-      resolve({ socket, received: () => buffer, closed: closedPromise, isClosed: () => closed, write, nextResponse }))
+      resolve({
+        socket,
+        received: () => buffer,
+        closed: closedPromise,
+        isClosed: () => closed,
+        write,
+        nextResponse
+      }))
     socket.once("error", reject)
   })
 
@@ -98,7 +111,9 @@ const parseResponse = (data: Buffer, closed: boolean): (RawHttpResponse & { read
 
 /** A request head for a raw socket: request line, then the headers given, CRLF-terminated. */
 export const requestHead = (method: string, path: string, headers: Record<string, string | number>): string =>
-  `${method} ${path} HTTP/1.1\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n`
+  `${method} ${path} HTTP/1.1\r\n${
+    Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("")
+  }\r\n`
 
 /** Polls `condition` every few milliseconds until it holds, failing after `capMs` (a cap, not a timing assertion). */
 export const eventually = async (condition: () => boolean, capMs = 10_000, what = "condition"): Promise<void> => {
@@ -134,7 +149,9 @@ export const httpRequest = (
           json = undefined
         }
         const headers: Record<string, string> = {}
-        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers[name] = String(value)
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (value !== undefined) headers[name] = String(value)
+        }
         resolve({ status: response.statusCode ?? 0, headers, body, json })
       })
     })

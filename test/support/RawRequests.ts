@@ -8,7 +8,12 @@ export interface RawAnswer {
 }
 
 /** POSTs with node:http through a bounded agent, so bursts stay under the server's 64-connection cap. */
-export const postWithAgent = (agent: http.Agent, url: string, body: unknown, headers: Record<string, string>): { answer: Promise<RawAnswer>; abort: () => void } => {
+export const postWithAgent = (
+  agent: http.Agent,
+  url: string,
+  body: unknown,
+  headers: Record<string, string>
+): { answer: Promise<RawAnswer>; abort: () => void } => {
   const target = new URL(url)
   const text = JSON.stringify(body)
   let request: http.ClientRequest | undefined
@@ -41,7 +46,11 @@ export const postWithAgent = (agent: http.Agent, url: string, body: unknown, hea
   return { answer, abort: () => request?.destroy() }
 }
 
-export const eventually = async (check: () => boolean | Promise<boolean>, attempts = 400, intervalMs = 25): Promise<boolean> => {
+export const eventually = async (
+  check: () => boolean | Promise<boolean>,
+  attempts = 400,
+  intervalMs = 25
+): Promise<boolean> => {
   for (let i = 0; i < attempts; i++) {
     if (await check()) return true
     await new Promise((resolve) => setTimeout(resolve, intervalMs))
@@ -72,7 +81,11 @@ export const cpuTicks = (pid: number): number | undefined => {
  * Waits until the process `pid()` names (it may change, e.g. a child restarted) has used `ticks` more CPU ticks
  * than when first seen: the event "it is running the statement", not a guess in milliseconds. Returns that pid.
  */
-export const busyProcess = async (pid: () => number | undefined, ticks = 3, what = "a busy process"): Promise<number> => {
+export const busyProcess = async (
+  pid: () => number | undefined,
+  ticks = 3,
+  what = "a busy process"
+): Promise<number> => {
   const seen = new Map<number, number>()
   for (let i = 0; i < 2000; i++) {
     const current = pid()
@@ -91,7 +104,9 @@ export const busyProcess = async (pid: () => number | undefined, ticks = 3, what
 export const childrenOf = (pid: number): ReadonlyArray<number> => {
   try {
     return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter((text) => text.trim() !== "").map(Number)
+      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter((text) => text.trim() !== "").map(
+        Number
+      )
     )
   } catch {
     return []

@@ -28,7 +28,9 @@ export interface SearchMcpServer {
  * The real server with three saved search connections: one to the test engine (a `books` collection of 30
  * documents), one with a wrong key and one to a closed port; `extra` adds more. The app dialog is scripted.
  */
-export const startSearchMcpServer = async (extra: ReadonlyArray<Record<string, unknown>> = []): Promise<SearchMcpServer> => {
+export const startSearchMcpServer = async (
+  extra: ReadonlyArray<Record<string, unknown>> = []
+): Promise<SearchMcpServer> => {
   const engine = await startEngine({ version: 29 })
   await engine.createCollection(books)
   await engine.importDocuments("books", bookDocuments(30))
@@ -52,7 +54,9 @@ export const startSearchMcpServer = async (extra: ReadonlyArray<Record<string, u
     asked,
     script,
     tokenFor: async (access) =>
-      (await Effect.runPromise(Context.get(server.context, Tokens).create({ name: `search ${access}`, access, connections: "all" }))).value,
+      (await Effect.runPromise(
+        Context.get(server.context, Tokens).create({ name: `search ${access}`, access, connections: "all" })
+      )).value,
     registry: Context.get(server.context, DriverRegistry),
     stop: async () => {
       await server.stop()

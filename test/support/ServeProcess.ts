@@ -14,7 +14,10 @@ export interface ServeProcess {
 const ROOT = join(import.meta.dirname, "../..")
 
 /** Starts `serve --port 0` on `home` (through `launcher`, a script in place of bin/dbdesk.mjs, when given). */
-export const startServe = async (home: string, options: { readonly env?: Record<string, string>; readonly launcher?: string } = {}): Promise<ServeProcess> => {
+export const startServe = async (
+  home: string,
+  options: { readonly env?: Record<string, string>; readonly launcher?: string } = {}
+): Promise<ServeProcess> => {
   const script = options.launcher ?? join(ROOT, "bin/dbdesk.mjs")
   const child = spawn(process.execPath, [script, "serve", "--port", "0"], {
     cwd: ROOT,
@@ -22,9 +25,11 @@ export const startServe = async (home: string, options: { readonly env?: Record<
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-  const exited = new Promise<number | string | null>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal)))
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? signal))
+  )
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`dbdesk serve did not start within 60 s:\n${output}`)), 60_000)
     const check = () => {
@@ -33,8 +38,8 @@ export const startServe = async (home: string, options: { readonly env?: Record<
       clearTimeout(timer)
       resolve(found)
     }
-    child.stdout!.on("data", check)
-    child.stderr!.on("data", check)
+    child.stdout.on("data", check)
+    child.stderr.on("data", check)
     void exited.then((code) => reject(new Error(`dbdesk serve exited (${code}) before it listened:\n${output}`)))
   })
   const stop = async () => {

@@ -10,7 +10,8 @@ import { freePort } from "./PostgresHarness.ts"
 
 export const SSHD = process.env["DBDESK_SSHD"] ?? "/usr/sbin/sshd"
 export const sshdAvailable = existsSync(SSHD) && existsSync("/usr/bin/ssh-keygen")
-export const SSHD_MISSING = `OpenSSH server not found at ${SSHD}: install it with \`apt-get install -y openssh-server\`; CI installs it`
+export const SSHD_MISSING =
+  `OpenSSH server not found at ${SSHD}: install it with \`apt-get install -y openssh-server\`; CI installs it`
 
 export type KeyType = "ed25519" | "ecdsa" | "rsa"
 
@@ -23,7 +24,18 @@ export interface KeyPair {
 /** A user key (optionally with a passphrase) made by ssh-keygen. */
 export const makeKey = (directory: string, type: KeyType, passphrase = ""): KeyPair => {
   const file = join(directory, `id_${type}_${randomBytes(3).toString("hex")}`)
-  execFileSync("ssh-keygen", ["-q", "-t", type, ...(type === "rsa" ? ["-b", "2048"] : []), "-N", passphrase, "-C", "dbdesk-test", "-f", file])
+  execFileSync("ssh-keygen", [
+    "-q",
+    "-t",
+    type,
+    ...(type === "rsa" ? ["-b", "2048"] : []),
+    "-N",
+    passphrase,
+    "-C",
+    "dbdesk-test",
+    "-f",
+    file
+  ])
   return { privateFile: file, publicLine: readFileSync(`${file}.pub`, "utf8").trim() }
 }
 
@@ -58,7 +70,9 @@ export interface SshServerOptions {
 
 const sessionPids = (daemon: number): Array<number> => {
   try {
-    return execFileSync("ps", ["-o", "pid=", "--ppid", String(daemon)], { encoding: "utf8" }).split("\n").map((line) => Number(line.trim())).filter((pid) => pid > 0)
+    return execFileSync("ps", ["-o", "pid=", "--ppid", String(daemon)], { encoding: "utf8" }).split("\n").map((line) =>
+      Number(line.trim())
+    ).filter((pid) => pid > 0)
   } catch {
     return []
   }
@@ -86,36 +100,50 @@ export const startSshd = async (options: SshServerOptions): Promise<SshServer> =
     rmSync(hostKeyFile, { force: true })
     rmSync(`${hostKeyFile}.pub`, { force: true })
     const type = options.hostKeyType ?? "ed25519"
-    execFileSync("ssh-keygen", ["-q", "-t", type, ...(type === "rsa" ? ["-b", "2048"] : []), "-N", "", "-f", hostKeyFile])
+    execFileSync("ssh-keygen", [
+      "-q",
+      "-t",
+      type,
+      ...(type === "rsa" ? ["-b", "2048"] : []),
+      "-N",
+      "",
+      "-f",
+      hostKeyFile
+    ])
   }
   makeHostKey()
   writeFileSync(join(root, "authorized_keys"), `${options.authorizedKeys.join("\n")}\n`, { mode: 0o600 })
-  writeFileSync(join(root, "sshd_config"), [
-    `Port ${port}`,
-    "ListenAddress 127.0.0.1",
-    `HostKey ${hostKeyFile}`,
-    `PidFile ${join(root, "sshd.pid")}`,
-    `AuthorizedKeysFile ${join(root, "authorized_keys")}`,
-    "StrictModes no",
-    "UsePAM no",
-    "PermitRootLogin prohibit-password",
-    "PasswordAuthentication no",
-    "KbdInteractiveAuthentication no",
-    "PubkeyAuthentication yes",
-    "AllowTcpForwarding yes",
-    "AllowAgentForwarding no",
-    "X11Forwarding no",
-    "PermitTTY no",
-    "LogLevel DEBUG1",
-    ""
-  ].join("\n"))
+  writeFileSync(
+    join(root, "sshd_config"),
+    [
+      `Port ${port}`,
+      "ListenAddress 127.0.0.1",
+      `HostKey ${hostKeyFile}`,
+      `PidFile ${join(root, "sshd.pid")}`,
+      `AuthorizedKeysFile ${join(root, "authorized_keys")}`,
+      "StrictModes no",
+      "UsePAM no",
+      "PermitRootLogin prohibit-password",
+      "PasswordAuthentication no",
+      "KbdInteractiveAuthentication no",
+      "PubkeyAuthentication yes",
+      "AllowTcpForwarding yes",
+      "AllowAgentForwarding no",
+      "X11Forwarding no",
+      "PermitTTY no",
+      "LogLevel DEBUG1",
+      ""
+    ].join("\n")
+  )
 
   let child: ChildProcess | undefined
   const start = async () => {
     child = spawn(SSHD, ["-D", "-E", logFile, "-f", join(root, "sshd_config")], { stdio: "ignore" })
     child.on("error", () => undefined)
     for (let i = 0; i < 200; i++) {
-      if (existsSync(logFile) && readFileSync(logFile, "utf8").includes(`Server listening on 127.0.0.1 port ${port}`)) return
+      if (existsSync(logFile) && readFileSync(logFile, "utf8").includes(`Server listening on 127.0.0.1 port ${port}`)) {
+        return
+      }
       if (child.exitCode !== null) throw new Error(`sshd exited: ${readFileSync(logFile, "utf8")}`)
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
@@ -131,7 +159,9 @@ export const startSshd = async (options: SshServerOptions): Promise<SshServer> =
   const kill = () => {
     for (const pid of all().reverse()) signal(pid, "SIGKILL")
   }
-  const exited = () => (child === undefined || child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((done) => child!.once("exit", () => done())))
+  const exited = () => (child === undefined || child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((done) => child!.once("exit", () => done())))
   const server: SshServer = {
     host: "127.0.0.1",
     port,
@@ -149,7 +179,10 @@ export const startSshd = async (options: SshServerOptions): Promise<SshServer> =
     },
     log,
     // OpenSSH logs each at DEBUG1: "server_request_direct_tcpip: originator … port …, target 127.0.0.1 port 5432".
-    forwardsTo: (target) => log().split("\n").filter((line) => new RegExp(`direct_tcpip: originator .*, target \\S+ port ${target}\\s*$`).test(line)).length,
+    forwardsTo: (target) =>
+      log().split("\n").filter((line) =>
+        new RegExp(`direct_tcpip: originator .*, target \\S+ port ${target}\\s*$`).test(line)
+      ).length,
     kill,
     stall: (frozen) => {
       for (const pid of all()) signal(pid, frozen ? "SIGSTOP" : "SIGCONT")

@@ -42,19 +42,55 @@ export const makeCa = (name = "dbdesk test CA"): TestCa => {
     const ext = join(dir, `${file}.ext`)
     writeFileSync(ext, extensions)
     run(["req", "-new", ...ecKey, "-keyout", key, "-out", csr, "-subj", subject])
-    run(["x509", "-req", "-in", csr, "-CA", ca, "-CAkey", caKey, "-set_serial", String(serial++), "-out", cert, "-days", "2", "-extfile", ext])
+    run([
+      "x509",
+      "-req",
+      "-in",
+      csr,
+      "-CA",
+      ca,
+      "-CAkey",
+      caKey,
+      "-set_serial",
+      String(serial++),
+      "-out",
+      cert,
+      "-days",
+      "2",
+      "-extfile",
+      ext
+    ])
     return { cert, key }
   }
   return {
     dir,
     ca,
     server: (name, altNames) =>
-      issue(`server-${serial}`, `/CN=${name}`, `basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=${altNames.join(",")}\n`),
+      issue(
+        `server-${serial}`,
+        `/CN=${name}`,
+        `basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=${altNames.join(",")}\n`
+      ),
     client: (user, passphrase) => {
-      const issued = issue(`client-${serial}`, `/CN=${user}`, "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n")
+      const issued = issue(
+        `client-${serial}`,
+        `/CN=${user}`,
+        "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n"
+      )
       if (passphrase === undefined) return issued
       const encrypted = `${issued.key}.enc`
-      run(["pkcs8", "-topk8", "-in", issued.key, "-out", encrypted, "-v2", "aes-256-cbc", "-passout", `pass:${passphrase}`])
+      run([
+        "pkcs8",
+        "-topk8",
+        "-in",
+        issued.key,
+        "-out",
+        encrypted,
+        "-v2",
+        "aes-256-cbc",
+        "-passout",
+        `pass:${passphrase}`
+      ])
       return { cert: issued.cert, key: encrypted }
     },
     remove: () => rmSync(dir, { recursive: true, force: true })

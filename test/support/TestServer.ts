@@ -31,12 +31,18 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
   const home = options.home ?? tempHome()
   const scope = Effect.runSync(Scope.make())
   const { token: _level, ...serverOptions } = options
-  const layer = makeServerLayer({ ...serverOptions, home, settings: { ...options.settings, mcp: { port: 0, ...options.settings?.mcp } } })
+  const layer = makeServerLayer({
+    ...serverOptions,
+    home,
+    settings: { ...options.settings, mcp: { port: 0, ...options.settings?.mcp } }
+  })
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   const address = Context.get(context, McpServerAddress)
   const token = options.token === undefined
     ? undefined
-    : (await Effect.runPromise(Context.get(context, Tokens).create({ name: `test ${options.token}`, access: options.token, connections: "all" }))).value
+    : (await Effect.runPromise(
+      Context.get(context, Tokens).create({ name: `test ${options.token}`, access: options.token, connections: "all" })
+    )).value
   return {
     url: address.url,
     port: address.port,
@@ -60,7 +66,11 @@ export interface RawResponse {
 }
 
 /** POSTs one JSON-RPC message with the modern headers derived from the body unless overridden. */
-export const postMcp = async (url: string, body: unknown, headers: Record<string, string | undefined> = {}): Promise<RawResponse> => {
+export const postMcp = async (
+  url: string,
+  body: unknown,
+  headers: Record<string, string | undefined> = {}
+): Promise<RawResponse> => {
   const message = body as { method?: string; params?: { name?: string; uri?: string; _meta?: Record<string, unknown> } }
   const version = message.params?._meta?.["io.modelcontextprotocol/protocolVersion"]
   const defaults: Record<string, string> = { "content-type": "application/json" }
@@ -73,7 +83,11 @@ export const postMcp = async (url: string, body: unknown, headers: Record<string
     if (value === undefined) delete merged[key.toLowerCase()]
     else merged[key.toLowerCase()] = value
   }
-  const response = await fetch(url, { method: "POST", headers: merged, body: typeof body === "string" ? body : JSON.stringify(body) })
+  const response = await fetch(url, {
+    method: "POST",
+    headers: merged,
+    body: typeof body === "string" ? body : JSON.stringify(body)
+  })
   const text = await response.text()
   let json: unknown
   try {

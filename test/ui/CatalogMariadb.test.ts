@@ -22,7 +22,7 @@ describeMariadb("the sidebar tree's catalog on MariaDB", () => {
       CREATE FUNCTION with_tax(amount DECIMAL(8,2)) RETURNS DECIMAL(8,2) DETERMINISTIC RETURN amount * 1.2;
       CREATE PROCEDURE restock() BEGIN SELECT 1; END`)
     server = await startTestServer({ token: "readWrite", settings: { ui: { port: 0 } } })
-    const ui = Context.get(server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+    const ui = Context.get(server.context, UiAddress)
     origin = ui.origin
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     cookie = exchange.headers.get("set-cookie")!.split(";")[0]!
@@ -44,8 +44,17 @@ describeMariadb("the sidebar tree's catalog on MariaDB", () => {
 
   it("D-98 the database's tables with row counts, views, functions and procedures, with no schema level", async () => {
     const added = await json("/api/connections", {
-      name: "Store (MariaDB)", type: "mysql", host: mariadb.host, port: mariadb.port, database: mariadb.database, user: mariadb.user,
-      password: mariadb.password, sslMode: "disabled", externalAccess: "readOnly", aiPolicy: "askEachTime", confirmQueries: "writes"
+      name: "Store (MariaDB)",
+      type: "mysql",
+      host: mariadb.host,
+      port: mariadb.port,
+      database: mariadb.database,
+      user: mariadb.user,
+      password: mariadb.password,
+      sslMode: "disabled",
+      externalAccess: "readOnly",
+      aiPolicy: "askEachTime",
+      confirmQueries: "writes"
     })
     const overview = await json(`/api/connections/${added.id}/catalog`)
     expect(overview).toMatchObject({ database: mariadb.database, schemas: [], defaultSchema: null })

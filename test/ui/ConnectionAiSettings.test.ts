@@ -18,15 +18,25 @@ describe("UI: a connection's masking rules", () => {
     const rules = page.getByRole("textbox", { name: "Masking rules" })
     await rules.fill("blur customers.email")
     await page.getByRole("button", { name: "Save" }).click()
-    await page.getByRole("alert").filter({ hasText: "Masking rules, line 1: write mask or hide, then a pattern" }).waitFor()
+    await page.getByRole("alert").filter({ hasText: "Masking rules, line 1: write mask or hide, then a pattern" })
+      .waitFor()
     await rules.fill("mask customers.email\nhide *.last_name")
     await screenshot(page, "connection-masking-rules")
     await page.getByRole("button", { name: "Save" }).click()
     await page.getByRole("table", { name: "Connections" }).waitFor()
 
-    const listed = await postMcp(server.url, modernRequest("tools/call", { name: "list_connections", arguments: {} }), { authorization: `Bearer ${server.token}` })
+    const listed = await postMcp(server.url, modernRequest("tools/call", { name: "list_connections", arguments: {} }), {
+      authorization: `Bearer ${server.token}`
+    })
     const id = listed.json.result.structuredContent.connections[0].id
-    const answer = await postMcp(server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: id, query: "SELECT * FROM customers WHERE id = 1" } }), { authorization: `Bearer ${server.token}` })
+    const answer = await postMcp(
+      server.url,
+      modernRequest("tools/call", {
+        name: "execute_query",
+        arguments: { connection_id: id, query: "SELECT * FROM customers WHERE id = 1" }
+      }),
+      { authorization: `Bearer ${server.token}` }
+    )
     const result = answer.json.result.structuredContent
     expect(result.columns).not.toContain("last_name")
     expect(result.rows[0][result.columns.indexOf("email")]).toMatch(/^\[masked: text, \d+ bytes\]$/)

@@ -18,8 +18,28 @@ describe("connections: search, groups, duplicate, copy as URL", () => {
   beforeAll(async () => {
     ui = await openUi()
     await ui.page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: ui.ui.origin })
-    await add({ name: "Orders staging", type: "postgresql", host: "db.staging.internal", port: 5433, database: "orders", user: "reporter", password: "pw-never-copied", sslMode: "require", group: "Staging", color: "#2e90fa" })
-    await add({ name: "Billing staging", type: "mysql", host: "10.0.0.7", port: 3306, database: "billing", user: "app", password: "other-secret", group: "Staging" })
+    await add({
+      name: "Orders staging",
+      type: "postgresql",
+      host: "db.staging.internal",
+      port: 5433,
+      database: "orders",
+      user: "reporter",
+      password: "pw-never-copied",
+      sslMode: "require",
+      group: "Staging",
+      color: "#2e90fa"
+    })
+    await add({
+      name: "Billing staging",
+      type: "mysql",
+      host: "10.0.0.7",
+      port: 3306,
+      database: "billing",
+      user: "app",
+      password: "other-secret",
+      group: "Staging"
+    })
     // an empty file is an empty SQLite database: the form's test-before-save passes
     writeFileSync(join(ui.server.home, "scratch.db"), "")
     await add({ name: "Scratch", type: "sqlite", path: join(ui.server.home, "scratch.db"), group: "Local" })
@@ -28,7 +48,8 @@ describe("connections: search, groups, duplicate, copy as URL", () => {
   afterAll(() => ui?.close())
 
   const list = () => ui.page.getByRole("table", { name: "Connections" })
-  const names = async () => (await list().locator(".connection-row td:first-child button").allTextContents()).map((name) => name.trim())
+  const names = async () =>
+    (await list().locator(".connection-row td:first-child button").allTextContents()).map((name) => name.trim())
 
   it("D-103: the list is grouped by each connection's group, groups in order and the ungrouped last, and a group collapses from the keyboard", async () => {
     const { page } = ui
@@ -65,7 +86,8 @@ describe("connections: search, groups, duplicate, copy as URL", () => {
   it("D-103: Copy as URL on a row puts the URL without the password on the clipboard", async () => {
     const { page } = ui
     await list().getByRole("button", { name: "Copy Orders staging as URL" }).click()
-    await page.getByRole("status").filter({ hasText: "Copied the URL of 'Orders staging' (without the password)." }).waitFor()
+    await page.getByRole("status").filter({ hasText: "Copied the URL of 'Orders staging' (without the password)." })
+      .waitFor()
     const copied = await page.evaluate(() => navigator.clipboard.readText())
     expect(copied).toBe("postgresql://reporter@db.staging.internal:5433/orders?sslmode=require")
     expect(copied).not.toContain("pw-never-copied")
@@ -89,11 +111,19 @@ describe("connections: search, groups, duplicate, copy as URL", () => {
     // nothing listens there: Save tests first, then offers to save anyway
     await form.getByRole("button", { name: "Save", exact: true }).click()
     await form.getByRole("button", { name: "Save anyway" }).click({ timeout: 30_000 })
-    await expect.poll(names, { timeout: 15_000 }).toEqual(["Scratch", "Orders staging", "Billing staging", "Orders staging copy", "Sample (SQLite)"])
+    await expect.poll(names, { timeout: 15_000 }).toEqual([
+      "Scratch",
+      "Orders staging",
+      "Billing staging",
+      "Orders staging copy",
+      "Sample (SQLite)"
+    ])
     const saved = JSON.parse(readFileSync(join(ui.server.home, "connections.json"), "utf8")) as unknown
     const text = JSON.stringify(saved)
     expect(text.match(/pw-never-copied/g)).toHaveLength(1)
-    const listed = (await (await page.request.get(`${ui.ui.origin}/api/connections`)).json()) as Array<Record<string, unknown>>
+    const listed = (await (await page.request.get(`${ui.ui.origin}/api/connections`)).json()) as Array<
+      Record<string, unknown>
+    >
     const original = listed.find((c) => c["name"] === "Orders staging")
     const copy = listed.find((c) => c["name"] === "Orders staging copy")
     expect(original).toMatchObject({ hasPassword: true })
@@ -110,7 +140,13 @@ describe("connections: search, groups, duplicate, copy as URL", () => {
     const form = page.getByRole("region", { name: "Connection form" })
     await form.getByRole("textbox", { name: "Group" }).fill("")
     await form.getByRole("button", { name: "Save", exact: true }).click()
-    await expect.poll(names, { timeout: 15_000 }).toEqual(["Orders staging", "Billing staging", "Orders staging copy", "Sample (SQLite)", "Scratch"])
+    await expect.poll(names, { timeout: 15_000 }).toEqual([
+      "Orders staging",
+      "Billing staging",
+      "Orders staging copy",
+      "Sample (SQLite)",
+      "Scratch"
+    ])
     await list().getByText("No group (2)").waitFor()
   })
 })

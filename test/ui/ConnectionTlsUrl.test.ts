@@ -14,7 +14,9 @@ describe("UI: a connection's TLS files, URL import and Copy as URL", () => {
   afterAll(() => ui?.close())
 
   const stored = (name: string) =>
-    JSON.parse(readFileSync(join(ui.server.home, "connections.json"), "utf8")).connections.find((connection: { name: string }) => connection.name === name)
+    JSON.parse(readFileSync(join(ui.server.home, "connections.json"), "utf8")).connections.find((
+      connection: { name: string }
+    ) => connection.name === name)
   const listed = async () => (await ui.page.request.get(`${ui.ui.origin}/api/connections`)).text()
   /** Save tests the connection first; nothing answers at these addresses, so the form offers Save anyway. */
   const save = async () => {
@@ -32,7 +34,9 @@ describe("UI: a connection's TLS files, URL import and Copy as URL", () => {
   it("a PostgreSQL URL fills every field (TLS files too), the password goes to the masked field and the URL box is emptied; the key passphrase is saved as a secret", async () => {
     const { page } = ui
     await newConnection("PostgreSQL")
-    const url = `postgres://etl%40corp:${encodeURIComponent(SECRET)}@db.example:6543/ware%20house?sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem&sslcert=/etc/me.crt&sslkey=/etc/me.key&application_name=x`
+    const url = `postgres://etl%40corp:${
+      encodeURIComponent(SECRET)
+    }@db.example:6543/ware%20house?sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem&sslcert=/etc/me.crt&sslkey=/etc/me.key&application_name=x`
     await page.getByLabel("Connection URL").fill(url)
     await page.getByRole("button", { name: "Import URL" }).click()
     expect(await page.getByLabel("Connection URL").inputValue()).toBe("")
@@ -51,7 +55,18 @@ describe("UI: a connection's TLS files, URL import and Copy as URL", () => {
     await screenshot(page, "connection-tls-fields")
     await save()
     await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Vault/ }).waitFor()
-    expect(stored("Vault")).toMatchObject({ host: "db.example", port: 6543, user: "etl@corp", database: "ware house", password: SECRET, sslMode: "verify-full", sslCa: "/etc/ca.pem", sslCert: "/etc/me.crt", sslKey: "/etc/me.key", sslKeyPassphrase: PASSPHRASE })
+    expect(stored("Vault")).toMatchObject({
+      host: "db.example",
+      port: 6543,
+      user: "etl@corp",
+      database: "ware house",
+      password: SECRET,
+      sslMode: "verify-full",
+      sslCa: "/etc/ca.pem",
+      sslCert: "/etc/me.crt",
+      sslKey: "/etc/me.key",
+      sslKeyPassphrase: PASSPHRASE
+    })
     const api = await listed()
     expect(api).toContain("\"hasSslKeyPassphrase\":true")
     expect(api).not.toContain(PASSPHRASE)
@@ -60,12 +75,18 @@ describe("UI: a connection's TLS files, URL import and Copy as URL", () => {
 
   it("editing shows the TLS files, keeps the passphrase when left empty, and removing the key removes its passphrase; Copy as URL has no password", async () => {
     const { page } = ui
-    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Vault/ }).getByRole("button", { name: "Edit" }).click()
+    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Vault/ }).getByRole("button", {
+      name: "Edit"
+    }).click()
     expect(await page.getByLabel("CA certificate file").inputValue()).toBe("/etc/ca.pem")
     expect(await page.getByLabel("Client key passphrase").inputValue()).toBe("")
-    expect(await page.getByLabel("Client key passphrase").getAttribute("placeholder")).toBe("leave empty to keep the saved one")
+    expect(await page.getByLabel("Client key passphrase").getAttribute("placeholder")).toBe(
+      "leave empty to keep the saved one"
+    )
     const copied = await page.getByLabel("URL without the password").inputValue()
-    expect(copied).toBe("postgresql://etl%40corp@db.example:6543/ware%20house?sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem&sslcert=%2Fetc%2Fme.crt&sslkey=%2Fetc%2Fme.key")
+    expect(copied).toBe(
+      "postgresql://etl%40corp@db.example:6543/ware%20house?sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem&sslcert=%2Fetc%2Fme.crt&sslkey=%2Fetc%2Fme.key"
+    )
     await page.getByRole("button", { name: "Copy as URL" }).click()
     await page.getByRole("status").waitFor()
     expect(await page.content()).not.toContain("s3cret")
@@ -73,9 +94,17 @@ describe("UI: a connection's TLS files, URL import and Copy as URL", () => {
     await page.getByLabel("Client certificate file").fill("/etc/new.crt")
     await save()
     await page.getByRole("table", { name: "Connections" }).waitFor()
-    expect(stored("Vault")).toMatchObject({ sslCa: "/etc/other-ca.pem", sslCert: "/etc/new.crt", sslKey: "/etc/me.key", sslKeyPassphrase: PASSPHRASE, password: SECRET })
+    expect(stored("Vault")).toMatchObject({
+      sslCa: "/etc/other-ca.pem",
+      sslCert: "/etc/new.crt",
+      sslKey: "/etc/me.key",
+      sslKeyPassphrase: PASSPHRASE,
+      password: SECRET
+    })
 
-    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Vault/ }).getByRole("button", { name: "Edit" }).click()
+    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Vault/ }).getByRole("button", {
+      name: "Edit"
+    }).click()
     await page.getByLabel("Client certificate file").fill("")
     await page.getByLabel("Client key file").fill("")
     await save()
@@ -103,7 +132,14 @@ describe("UI: a connection's TLS files, URL import and Copy as URL", () => {
     await page.getByLabel("Name").fill("Shop")
     await save()
     await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Shop/ }).waitFor()
-    expect(stored("Shop")).toMatchObject({ type: "mysql", host: "::1", port: 3307, user: "shop", sslMode: "verify-ca", sslCa: "/ca.pem" })
+    expect(stored("Shop")).toMatchObject({
+      type: "mysql",
+      host: "::1",
+      port: 3307,
+      user: "shop",
+      sslMode: "verify-ca",
+      sslCa: "/ca.pem"
+    })
 
     await newConnection("PostgreSQL")
     await page.getByLabel("Connection URL").fill("sqlite:///tmp/my%20notes.db")

@@ -14,7 +14,9 @@ describe("connections: list, Test and Save", () => {
   const sockets: Array<Socket> = []
   beforeAll(async () => {
     // accepts TCP connections and never answers: a host that hangs a connection test
-    blackhole = createServer((socket) => { sockets.push(socket) })
+    blackhole = createServer((socket) => {
+      sockets.push(socket)
+    })
     await new Promise<void>((resolve) => blackhole.listen(0, "127.0.0.1", resolve))
     blackholePort = (blackhole.address() as { port: number }).port
     ui = await openUi()
@@ -67,7 +69,11 @@ describe("connections: list, Test and Save", () => {
     expect(await result.getAttribute("class")).toContain("failed")
     await page.getByRole("button", { name: "Save", exact: true }).click()
     await result.getByRole("button", { name: "Save anyway" }).waitFor({ timeout: 30_000 })
-    expect(await page.getByRole("region", { name: "Connection form" }).or(page.locator('section[aria-label="Connection form"]')).count()).toBeGreaterThan(0)
+    expect(
+      await page.getByRole("region", { name: "Connection form" }).or(
+        page.locator("section[aria-label=\"Connection form\"]")
+      ).count()
+    ).toBeGreaterThan(0)
     await result.getByRole("button", { name: "Save anyway" }).click()
     await list().getByRole("row", { name: /Nothing listens/ }).waitFor()
   })
@@ -95,7 +101,9 @@ describe("connections: list, Test and Save", () => {
     await page.getByRole("button", { name: "Save", exact: true }).click()
     await row.getByText("Production").waitFor()
     await row.getByRole("img", { name: "Colour: Red" }).waitFor()
-    const saved = (await (await page.request.get(`${ui.ui.origin}/api/connections`)).json()) as Array<{ name: string; color?: string; production?: boolean }>
+    const saved = (await (await page.request.get(`${ui.ui.origin}/api/connections`)).json()) as Array<
+      { name: string; color?: string; production?: boolean }
+    >
     expect(saved.find((c) => c.name === "Sample (SQLite)")).toMatchObject({ color: "#d92d20", production: true })
   })
 })

@@ -33,7 +33,7 @@ describe("the console checks, dry-runs and keeps its text", () => {
     const { page } = ui
     await typeSql("SELEC id, first_name FROM customers WHERE id < 10")
     await page.keyboard.press("Control+Enter")
-    await page.getByRole("alert").filter({ hasText: 'near "SELEC": syntax error' }).waitFor()
+    await page.getByRole("alert").filter({ hasText: "near \"SELEC\": syntax error" }).waitFor()
     expect(await page.getByRole("alertdialog", { name: "Confirm the statement" }).count()).toBe(0)
     expect(await page.getByText("may change data").count()).toBe(0)
   })
@@ -57,7 +57,10 @@ describe("the console checks, dry-runs and keeps its text", () => {
     const { page } = ui
     await typeSql("SELECT 1 AS first_one;\nSELECT 2 AS second_one;")
     await page.getByRole("button", { name: "Run all" }).click()
-    await expect.poll(async () => (await tabNames()).slice(0, 2)).toEqual(["SELECT 2 AS second_one", "SELECT 1 AS first_one"])
+    await expect.poll(async () => (await tabNames()).slice(0, 2)).toEqual([
+      "SELECT 2 AS second_one",
+      "SELECT 1 AS first_one"
+    ])
     await page.keyboard.press("Escape")
     await page.getByLabel("SQL").click()
     await page.keyboard.press("Control+End")
@@ -67,7 +70,11 @@ describe("the console checks, dry-runs and keeps its text", () => {
     await grid(page, "Results").getByRole("columnheader").filter({ hasText: "second_one" }).waitFor()
     await page.getByLabel("SQL").click()
     await page.keyboard.press("Control+Shift+Enter")
-    await expect.poll(async () => (await tabNames()).slice(0, 3)).toEqual(["SELECT 2 AS second_one", "SELECT 1 AS first_one", "SELECT 2 AS second_one"])
+    await expect.poll(async () => (await tabNames()).slice(0, 3)).toEqual([
+      "SELECT 2 AS second_one",
+      "SELECT 1 AS first_one",
+      "SELECT 2 AS second_one"
+    ])
   })
 
   it("the statement under the cursor is tinted, the editor wraps long lines, the split resizes from the keyboard and the side panel collapses", async () => {
@@ -110,7 +117,8 @@ describe("the console checks, dry-runs and keeps its text", () => {
     await sidebar.getByRole("button", { name: /^orders/ }).waitFor()
     await typeSql("CREATE TABLE made_here (id INTEGER PRIMARY KEY)")
     await page.keyboard.press("Control+Enter")
-    await page.getByRole("alertdialog", { name: "Confirm the statement" }).getByRole("button", { name: "Run it" }).click()
+    await page.getByRole("alertdialog", { name: "Confirm the statement" }).getByRole("button", { name: "Run it" })
+      .click()
     await sidebar.getByRole("button", { name: /^made_here/ }).waitFor({ timeout: 10_000 })
   })
 
@@ -120,7 +128,9 @@ describe("the console checks, dry-runs and keeps its text", () => {
     // the save is debounced and the file may exist from earlier tests: wait for the server to hold this text
     const [sample] = (await (await page.request.get(`${ui.ui.origin}/api/connections`)).json()) as Array<{ id: string }>
     const keptTexts = async () =>
-      ((await (await page.request.get(`${ui.ui.origin}/api/connections/${sample!.id}/console-tabs`)).json()) as { tabs: Array<{ text: string }> }).tabs.map((tab) => tab.text)
+      ((await (await page.request.get(`${ui.ui.origin}/api/connections/${sample!.id}/console-tabs`)).json()) as {
+        tabs: Array<{ text: string }>
+      }).tabs.map((tab) => tab.text)
     await expect.poll(keptTexts).toEqual(["SELECT 'kept across restarts' AS kept"])
     const directory = join(server.home, "console-tabs")
     await expect.poll(() => {

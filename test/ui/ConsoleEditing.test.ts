@@ -70,7 +70,8 @@ describe("the console formats, comments and completes", () => {
     ])
     await typeSql("select 'unterminated")
     await page.getByRole("button", { name: "Format" }).click()
-    await page.getByRole("alert").filter({ hasText: /^Not formatted \(nothing was changed\): .*line 1 column 8/ }).waitFor()
+    await page.getByRole("alert").filter({ hasText: /^Not formatted \(nothing was changed\): .*line 1 column 8/ })
+      .waitFor()
     expect(await lines()).toEqual(["select 'unterminated"])
   })
 
@@ -89,7 +90,9 @@ describe("the console formats, comments and completes", () => {
     await expect.poll(lines).toEqual(["SELECT 1;", "-- SELECT 2;", "-- SELECT 3;"])
     // a commented statement does not run: Run all runs only the first
     await page.keyboard.press("Control+Shift+Enter")
-    await expect.poll(() => page.getByRole("tablist", { name: "Results" }).getByRole("tab").first().textContent()).toBe("SELECT 1")
+    await expect.poll(() => page.getByRole("tablist", { name: "Results" }).getByRole("tab").first().textContent()).toBe(
+      "SELECT 1"
+    )
     await page.getByLabel("SQL").click()
     await page.keyboard.press("Control+a")
     await page.keyboard.press("Control+/")
@@ -99,12 +102,14 @@ describe("the console formats, comments and completes", () => {
   it("result headers show each column's declared type beside its name; an expression, which SQLite gives no type, shows none", async () => {
     const { page } = ui
     const db = new Database(join(ui.server.home, "sample.db"), { readonly: true })
-    const declared = db.prepare("SELECT name, type FROM pragma_table_info('orders')").all() as Array<{ name: string; type: string }>
+    const declared = db.prepare("SELECT name, type FROM pragma_table_info('orders')").all() as Array<
+      { name: string; type: string }
+    >
     db.close()
     const shown = declared.slice(0, 3)
     await typeSql(`SELECT ${shown.map((column) => column.name).join(", ")}, 1 + 1 AS two FROM orders LIMIT 1`)
     await page.keyboard.press("Control+Enter")
-    const headers = page.locator('[role="grid"][aria-label="Results"] [role="columnheader"]')
+    const headers = page.locator("[role=\"grid\"][aria-label=\"Results\"] [role=\"columnheader\"]")
     await headers.filter({ hasText: "two" }).waitFor()
     expect(await headers.locator(".th-type").allTextContents()).toEqual(shown.map((column) => column.type))
     expect(await headers.filter({ hasText: "two" }).locator(".th-type").count()).toBe(0)
@@ -113,7 +118,8 @@ describe("the console formats, comments and completes", () => {
   it("completion right after `alias.` lists exactly the columns of the table the alias names", async () => {
     const { page } = ui
     const db = new Database(join(ui.server.home, "sample.db"), { readonly: true })
-    const columns = (table: string) => (db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(table) as Array<string>).sort()
+    const columns = (table: string) =>
+      (db.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(table) as Array<string>).sort()
     const ordersColumns = columns("orders")
     const customersColumns = columns("customers")
     db.close()

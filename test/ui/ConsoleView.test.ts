@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 import { grid, renderedRows } from "../support/Grid.ts"
 
-const HUNDRED_THOUSAND = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT x, x * 2 AS twice, 'row ' || x AS label FROM c"
+const HUNDRED_THOUSAND =
+  "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT x, x * 2 AS twice, 'row ' || x AS label FROM c"
 const ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 
 /** The console in a real Chromium on the sample SQLite connection; one server and one browser. */
@@ -42,7 +43,10 @@ describe("the SQL console", () => {
     await page.keyboard.press("Control+Home")
     await page.keyboard.press("Control+Enter")
     await grid(page, "Results").getByRole("columnheader").filter({ hasText: "first_one" }).waitFor()
-    expect(await page.getByRole("tablist", { name: "Results" }).getByRole("tab").allTextContents()).toEqual(["SELECT 1 AS first_one", "SELECT 2 AS second_one"])
+    expect(await page.getByRole("tablist", { name: "Results" }).getByRole("tab").allTextContents()).toEqual([
+      "SELECT 1 AS first_one",
+      "SELECT 2 AS second_one"
+    ])
     await page.getByRole("tab", { name: "SELECT 2 AS second_one" }).click()
     await grid(page, "Results").getByRole("columnheader").filter({ hasText: "second_one" }).waitFor()
   })
@@ -52,14 +56,16 @@ describe("the SQL console", () => {
     await typeSql(HUNDRED_THOUSAND)
     await page.getByRole("button", { name: "Run", exact: true }).click()
     const results = grid(page, "Results")
-    await results.and(page.locator('[aria-rowcount="100001"]')).waitFor({ timeout: 60_000 })
+    await results.and(page.locator("[aria-rowcount=\"100001\"]")).waitFor({ timeout: 60_000 })
     expect(await renderedRows(results)).toBeLessThan(200)
     for (const fraction of [0.25, 0.5, 0.75, 1]) {
-      await results.evaluate((element, f) => { element.scrollTop = f * element.scrollHeight }, fraction)
+      await results.evaluate((element, f) => {
+        element.scrollTop = f * element.scrollHeight
+      }, fraction)
       await page.waitForTimeout(50)
       expect(await renderedRows(results)).toBeLessThan(200)
     }
-    await results.locator('[role="row"][aria-rowindex="100001"]').getByText("row 100000").waitFor()
+    await results.locator("[role=\"row\"][aria-rowindex=\"100001\"]").getByText("row 100000").waitFor()
     await screenshot(page, "console-100k")
   })
 
@@ -73,7 +79,8 @@ describe("the SQL console", () => {
     const started = Date.now()
     await page.getByRole("button", { name: "Cancel", exact: true }).click()
     // a cancellation the user asked for is a status, not an error, and its tab is not marked failed
-    await page.getByRole("status").filter({ hasText: "Cancelled: the statement was stopped on the database." }).waitFor()
+    await page.getByRole("status").filter({ hasText: "Cancelled: the statement was stopped on the database." })
+      .waitFor()
     expect(await page.getByRole("tab", { name: /WITH RECURSIVE/ }).first().textContent()).not.toContain("⚠")
     expect(await page.locator(".result-tab.failed").count()).toBe(0)
     expect(Date.now() - started).toBeLessThan(20_000)
@@ -101,7 +108,9 @@ describe("the SQL console", () => {
     await typeSql("SELECT 0")
     await saved.getByRole("button", { name: "The answer", exact: true }).click()
     await expect.poll(() => page.getByLabel("SQL").textContent()).toBe("SELECT 1 AS first_one")
-    const listed = (await (await page.request.get(`${ui.ui.origin}/api/saved-queries`)).json()) as Array<{ name: string; text: string }>
+    const listed = (await (await page.request.get(`${ui.ui.origin}/api/saved-queries`)).json()) as Array<
+      { name: string; text: string }
+    >
     expect(listed.map((query) => [query.name, query.text])).toEqual([["The answer", "SELECT 1 AS first_one"]])
     await screenshot(page, "console-history")
   })
@@ -109,17 +118,24 @@ describe("the SQL console", () => {
   it("reports main-thread work per frame while a 1,000-row table page opens and scrolls to its end", async () => {
     const { page } = ui
     type Probe = { longTasks: Array<number>; frames: Array<number> }
-    const start = () => page.evaluate(() => {
-      const w = window as unknown as { __probe: Probe; __observer?: PerformanceObserver; __raf?: number }
-      w.__probe = { longTasks: [], frames: [] }
-      w.__observer?.disconnect()
-      if (w.__raf !== undefined) cancelAnimationFrame(w.__raf)
-      w.__observer = new PerformanceObserver((list) => { for (const entry of list.getEntries()) w.__probe.longTasks.push(entry.duration) })
-      w.__observer.observe({ type: "longtask", buffered: false })
-      let last = performance.now()
-      const tick = (now: number) => { w.__probe.frames.push(now - last); last = now; w.__raf = requestAnimationFrame(tick) }
-      w.__raf = requestAnimationFrame(tick)
-    })
+    const start = () =>
+      page.evaluate(() => {
+        const w = window as unknown as { __probe: Probe; __observer?: PerformanceObserver; __raf?: number }
+        w.__probe = { longTasks: [], frames: [] }
+        w.__observer?.disconnect()
+        if (w.__raf !== undefined) cancelAnimationFrame(w.__raf)
+        w.__observer = new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) w.__probe.longTasks.push(entry.duration)
+        })
+        w.__observer.observe({ type: "longtask", buffered: false })
+        let last = performance.now()
+        const tick = (now: number) => {
+          w.__probe.frames.push(now - last)
+          last = now
+          w.__raf = requestAnimationFrame(tick)
+        }
+        w.__raf = requestAnimationFrame(tick)
+      })
     const report = async (phase: string) => {
       const probe = await page.evaluate(() => (window as unknown as { __probe: Probe }).__probe)
       const frames = probe.frames.slice(1)
@@ -148,10 +164,12 @@ describe("the SQL console", () => {
     await start()
     const rows = grid(page, "Rows")
     for (let step = 1; step <= 40; step++) {
-      await rows.evaluate((element, s) => { element.scrollTop = (s / 40) * element.scrollHeight }, step)
+      await rows.evaluate((element, s) => {
+        element.scrollTop = (s / 40) * element.scrollHeight
+      }, step)
       await page.waitForTimeout(16)
     }
-    await rows.locator('[role="row"][aria-rowindex="1001"]').waitFor()
+    await rows.locator("[role=\"row\"][aria-rowindex=\"1001\"]").waitFor()
     const scrolled = await report("scrolling that page to its end in 40 steps")
     expect(opened.frames + scrolled.frames).toBeGreaterThan(0)
   })

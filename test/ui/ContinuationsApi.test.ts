@@ -28,9 +28,17 @@ beforeAll(async () => {
   for (let n = 1; n <= 30; n++) insert.run(n)
   db.close()
   server = await startTestServer({ token: "readOnly", settings: { ui: { port: 0 } } })
-  id = (await Effect.runPromise(Context.get(server.context, Connections).add({ name: "Numbers", type: "sqlite", path, externalAccess: "readOnly", aiPolicy: "alwaysAllow" }))).id
+  id = (await Effect.runPromise(
+    Context.get(server.context, Connections).add({
+      name: "Numbers",
+      type: "sqlite",
+      path,
+      externalAccess: "readOnly",
+      aiPolicy: "alwaysAllow"
+    })
+  )).id
   client = await connectModernClient(server.url, { token: server.token! })
-  const ui = Context.get(server.context, UiAddress) as Context.Tag.Service<typeof UiAddress>
+  const ui = Context.get(server.context, UiAddress)
   origin = ui.origin
   const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
   cookie = exchange.headers.get("set-cookie")!.split(";")[0]!
@@ -41,13 +49,15 @@ afterAll(async () => {
   await server?.stop()
 })
 
-const api = async (path: string, method = "GET"): Promise<any> => (await fetch(`${origin}${path}`, { method, headers: { cookie } })).json()
+const api = async (path: string, method = "GET"): Promise<any> =>
+  (await fetch(`${origin}${path}`, { method, headers: { cookie } })).json()
 
 it("D-93: the open reads are listed with connection, token, statement, rows so far and expiry; Close ends one", async () => {
   expect(await api("/api/continuations")).toEqual([])
   const sql = "SELECT n FROM numbers ORDER BY n"
   const first = await query(client, id, sql, 5)
-  const tokenName = (await Effect.runPromise(Context.get(server.context, Tokens).list())).find((token) => !token.bridge)!.name
+  const tokenName =
+    (await Effect.runPromise(Context.get(server.context, Tokens).list())).find((token) => !token.bridge)!.name
   const [listed, ...others] = await api("/api/continuations")
   expect(others).toEqual([])
   expect(listed).toMatchObject({ connection: "Numbers", caller: tokenName, statement: sql, rows: 5 })

@@ -2,7 +2,7 @@ import { Context, Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Connections, type NewConnection } from "../../src/services/Connections.ts"
+import { Connections } from "../../src/services/Connections.ts"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 
 // D-95: the cost guard's setting and budgets in the connection form.
@@ -14,7 +14,9 @@ describe("UI: a connection's cost guard", () => {
   afterAll(() => ui?.close())
 
   const stored = (name: string) =>
-    JSON.parse(readFileSync(join(ui.server.home, "connections.json"), "utf8")).connections.find((connection: { name: string }) => connection.name === name)
+    JSON.parse(readFileSync(join(ui.server.home, "connections.json"), "utf8")).connections.find((
+      connection: { name: string }
+    ) => connection.name === name)
   /** Save tests the connection first; nothing answers at this address, so the form offers Save anyway. */
   const save = async () => {
     const { page } = ui
@@ -42,11 +44,15 @@ describe("UI: a connection's cost guard", () => {
     await page.getByLabel("Largest read (estimated cost)").fill("20000")
     await page.getByText("is refused, with advice to add a WHERE, an index or a LIMIT").waitFor()
     await screenshot(page, "cost-guard-form")
-    if (process.env["DBDESK_COST_SHOTS"] !== undefined) await page.screenshot({ path: process.env["DBDESK_COST_SHOTS"] })
+    if (process.env["DBDESK_COST_SHOTS"] !== undefined) {
+      await page.screenshot({ path: process.env["DBDESK_COST_SHOTS"] })
+    }
     await save()
     expect(stored("Warehouse")).toMatchObject({ costGuard: "refuse", costMaxRows: 5000, costMaxCost: 20000 })
 
-    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Warehouse/ }).getByRole("button", { name: "Edit" }).click()
+    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Warehouse/ }).getByRole("button", {
+      name: "Edit"
+    }).click()
     expect(await page.getByLabel("Cost guard").inputValue()).toBe("refuse")
     expect(await page.getByLabel("Largest read (estimated rows)").inputValue()).toBe("5000")
     await page.getByLabel("Largest read (estimated cost)").fill("")
@@ -56,7 +62,9 @@ describe("UI: a connection's cost guard", () => {
     expect(asked).toMatchObject({ costGuard: "ask", costMaxRows: 5000 })
     expect(asked.costMaxCost).toBeUndefined()
 
-    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Warehouse/ }).getByRole("button", { name: "Edit" }).click()
+    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Warehouse/ }).getByRole("button", {
+      name: "Edit"
+    }).click()
     await page.getByLabel("Cost guard").selectOption("off")
     await save()
     expect(stored("Warehouse").costGuard).toBeUndefined()
@@ -82,10 +90,19 @@ describe("UI: the policy explainer shows the cost guard", () => {
   beforeAll(async () => {
     ui = await openUi({ token: "readOnly" })
     // the explainer runs nothing, so the connection need not reach a server
-    await Effect.runPromise(Context.get(ui.server.context, Connections).add({
-      name: "Lake", type: "postgresql", host: "127.0.0.1", database: "lake", user: "analyst", externalAccess: "readOnly", aiPolicy: "alwaysAllow",
-      costGuard: "ask", costMaxRows: 5000
-    } as NewConnection))
+    await Effect.runPromise(
+      Context.get(ui.server.context, Connections).add({
+        name: "Lake",
+        type: "postgresql",
+        host: "127.0.0.1",
+        database: "lake",
+        user: "analyst",
+        externalAccess: "readOnly",
+        aiPolicy: "alwaysAllow",
+        costGuard: "ask",
+        costMaxRows: 5000
+      })
+    )
     await ui.page.reload()
   })
   afterAll(() => ui?.close())
@@ -100,13 +117,19 @@ describe("UI: the policy explainer shows the cost guard", () => {
     await panel.getByRole("button", { name: "Explain" }).click()
     const outcome = panel.getByRole("status", { name: "Outcome" })
     await outcome.waitFor()
-    expect(await outcome.textContent()).toBe("Outcome: It runs at once, if the planner's estimate is within the cost budget (above it, the user is asked first).")
+    expect(await outcome.textContent()).toBe(
+      "Outcome: It runs at once, if the planner's estimate is within the cost budget (above it, the user is asked first)."
+    )
     const gate = panel.getByRole("list", { name: "Gates" }).locator("li").filter({ hasText: "Cost guard" })
     const text = await gate.textContent()
-    expect(text).toContain("✔ passes Cost guard: checked as it runs: the planner's estimate (EXPLAIN, which runs nothing) must stay within 5,000 estimated rows and an estimated cost of 1,000,000; above that you are asked to approve it, with the estimate shown")
+    expect(text).toContain(
+      "✔ passes Cost guard: checked as it runs: the planner's estimate (EXPLAIN, which runs nothing) must stay within 5,000 estimated rows and an estimated cost of 1,000,000; above that you are asked to approve it, with the estimate shown"
+    )
     expect(text).toContain("Change it in Connections › Edit › Cost guard.")
     await gate.scrollIntoViewIfNeeded()
     await screenshot(page, "cost-guard-explainer")
-    if (process.env["DBDESK_COST_SHOTS_EXPLAINER"] !== undefined) await page.screenshot({ path: process.env["DBDESK_COST_SHOTS_EXPLAINER"] })
+    if (process.env["DBDESK_COST_SHOTS_EXPLAINER"] !== undefined) {
+      await page.screenshot({ path: process.env["DBDESK_COST_SHOTS_EXPLAINER"] })
+    }
   })
 })

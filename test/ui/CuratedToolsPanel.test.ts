@@ -12,11 +12,26 @@ describe("MCP panel: curated tools and toolsets", () => {
   let token: string
   beforeAll(async () => {
     ui = await openUi()
-    token = (await Effect.runPromise(Context.get(ui.server.context as Context.Context<Tokens>, Tokens).create({ name: "panel test", access: "readOnly", connections: "all" }))).value
-    writeFileSync(join(ui.server.home, "tools.json"), JSON.stringify({
-      version: 1,
-      tools: [{ name: "one_row", description: "One row", connection: "Sample (SQLite)", sql: "SELECT :n AS n", parameters: [{ name: "n", type: "integer" }] }]
-    }))
+    token = (await Effect.runPromise(
+      Context.get(ui.server.context as Context.Context<Tokens>, Tokens).create({
+        name: "panel test",
+        access: "readOnly",
+        connections: "all"
+      })
+    )).value
+    writeFileSync(
+      join(ui.server.home, "tools.json"),
+      JSON.stringify({
+        version: 1,
+        tools: [{
+          name: "one_row",
+          description: "One row",
+          connection: "Sample (SQLite)",
+          sql: "SELECT :n AS n",
+          parameters: [{ name: "n", type: "integer" }]
+        }]
+      })
+    )
     await ui.page.getByRole("button", { name: "MCP" }).click()
   }, 120_000)
   afterAll(() => ui?.close())
@@ -33,7 +48,9 @@ describe("MCP panel: curated tools and toolsets", () => {
     await page.getByLabel("Sample n").fill("1; DROP TABLE x")
     await page.getByRole("button", { name: "Run test" }).click()
     await page.getByRole("alert").filter({ hasText: "n: expected a whole number" }).waitFor()
-    const listed = async () => ((await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${token}` })).json.result.tools as ReadonlyArray<{ name: string }>).map((tool) => tool.name)
+    const listed = async () =>
+      ((await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${token}` })).json.result
+        .tools as ReadonlyArray<{ name: string }>).map((tool) => tool.name)
     expect(await listed()).toContain("one_row")
     await row.getByRole("button", { name: "Disable" }).click()
     await row.filter({ hasText: "disabled" }).waitFor()
@@ -49,7 +66,9 @@ describe("MCP panel: curated tools and toolsets", () => {
     await page.getByLabel("Token tools").fill("lean")
     await page.getByRole("button", { name: "Create token" }).click()
     const value = (await page.getByLabel("Token value").textContent())!.trim()
-    await page.getByRole("table", { name: "Tokens" }).getByRole("row").filter({ hasText: "Lean client" }).filter({ hasText: "lean" }).waitFor()
+    await page.getByRole("table", { name: "Tokens" }).getByRole("row").filter({ hasText: "Lean client" }).filter({
+      hasText: "lean"
+    }).waitFor()
     const answer = await postMcp(ui.server.url, modernRequest("tools/list"), { authorization: `Bearer ${value}` })
     const names = (answer.json.result.tools as ReadonlyArray<{ name: string }>).map((tool) => tool.name)
     // one_row is disabled by the test before; were it offered, the lean preset would list it too.

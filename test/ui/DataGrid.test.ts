@@ -11,15 +11,18 @@ import { cell, columnTexts, grid, renderedRows } from "../support/Grid.ts"
 describe("the data grid (D-85)", () => {
   let ui: UiSession
   let db: Database.Database
-  const rows = () => db.prepare("SELECT id, name, nick, score, active FROM people ORDER BY id").all() as Array<Record<string, unknown>>
+  const rows = () =>
+    db.prepare("SELECT id, name, nick, score, active FROM people ORDER BY id").all() as Array<Record<string, unknown>>
 
   beforeAll(async () => {
     ui = await openUi()
     db = new Database(join(ui.server.home, "sample.db"))
-    db.exec(`CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, nick TEXT, score REAL, active BOOLEAN, data JSON);
+    db.exec(
+      `CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, nick TEXT, score REAL, active BOOLEAN, data JSON);
       INSERT INTO people VALUES (1, 'Ada', NULL, 9.5, 1, '{"langs":["en"]}'), (2, 'Bob', '', 7, 0, NULL), (3, 'Cy', 'cy', 12.25, 1, '[1,2]'), (4, 'Di', 'd', NULL, NULL, NULL);
       CREATE TABLE notes (body TEXT);
-      INSERT INTO notes VALUES ('no key here');`)
+      INSERT INTO notes VALUES ('no key here');`
+    )
     await ui.page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: ui.ui.origin })
     await ui.page.getByRole("button", { name: "Sample (SQLite)" }).first().click()
     await ui.page.getByRole("complementary", { name: "Tables" }).getByRole("button", { name: /^people/ }).click()
@@ -75,7 +78,11 @@ describe("the data grid (D-85)", () => {
     await screenshot(page, "grid-save-dialog")
     await dialog.getByRole("button", { name: "Apply" }).click()
     await page.getByRole("status").filter({ hasText: "Saved 3 changes." }).waitFor()
-    expect(rows().map((row) => [row["name"], row["score"], row["nick"]])).toEqual([["Ada", 9.5, null], ["Bea", 7, ""], ["Cy", 13.5, "cy"], ["Di", null, null]])
+    expect(rows().map((row) => [row["name"], row["score"], row["nick"]])).toEqual([["Ada", 9.5, null], ["Bea", 7, ""], [
+      "Cy",
+      13.5,
+      "cy"
+    ], ["Di", null, null]])
   })
 
   it("a failing statement is reported with its error, nothing is saved, and the pending edits stay until Discard", async () => {
@@ -152,7 +159,10 @@ describe("the data grid (D-85)", () => {
     await page.getByRole("button", { name: "CSV", exact: true }).click()
     await expect.poll(clipboard).toBe("name,nick\r\nAda,\r\nBea,")
     await page.getByRole("button", { name: "JSON", exact: true }).click()
-    await expect.poll(async () => JSON.parse(await clipboard())).toEqual([{ name: "Ada", nick: null }, { name: "Bea", nick: "" }])
+    await expect.poll(async () => JSON.parse(await clipboard())).toEqual([{ name: "Ada", nick: null }, {
+      name: "Bea",
+      nick: ""
+    }])
     await page.getByRole("button", { name: "SQL INSERT" }).click()
     await expect.poll(clipboard).toBe(`INSERT INTO "people" ("name", "nick") VALUES\n  ('Ada', NULL),\n  ('Bea', '');`)
     await people.focus()
@@ -166,7 +176,8 @@ describe("the data grid (D-85)", () => {
     await page.keyboard.press("Tab")
     await page.getByLabel("Grid status").filter({ hasText: "Row 1, name" }).waitFor()
     await page.keyboard.press("Shift+Enter")
-    await page.getByRole("dialog", { name: "Value of name" }).getByLabel("Cell value").filter({ hasText: "Ada" }).waitFor()
+    await page.getByRole("dialog", { name: "Value of name" }).getByLabel("Cell value").filter({ hasText: "Ada" })
+      .waitFor()
     await page.keyboard.press("Escape")
     await page.getByRole("dialog").waitFor({ state: "detached" })
     await screenshot(page, "grid-selection")
@@ -184,7 +195,9 @@ describe("the data grid (D-85)", () => {
     await page.mouse.move(box.x + 80, box.y + box.height / 2, { steps: 4 })
     await page.mouse.up()
     expect((await header.boundingBox())!.width).toBeGreaterThan(before + 50)
-    await people.getByRole("columnheader").filter({ hasText: "data" }).dragTo(people.getByRole("columnheader").filter({ hasText: /^id/ }))
+    await people.getByRole("columnheader").filter({ hasText: "data" }).dragTo(
+      people.getByRole("columnheader").filter({ hasText: /^id/ })
+    )
     const order = await people.getByRole("columnheader").locator(".th-name").allTextContents()
     expect(order.indexOf("data")).toBeLessThan(order.indexOf("id"))
     expect(await columnTexts(people, "name")).toEqual(["Ada", "Bea", "Cy", "Eve", "Cy2"])

@@ -29,13 +29,27 @@ describePostgres("the database switcher on PostgreSQL", () => {
     await second.end()
     const home = tempHome()
     id = randomUUID()
-    writeFileSync(join(home, "connections.json"), JSON.stringify({
-      version: 1,
-      connections: [{
-        id, name: "Harness PG", type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database,
-        user: postgres.user, password: postgres.password, sslMode: "disable", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes"
-      }]
-    }), { mode: 0o600 })
+    writeFileSync(
+      join(home, "connections.json"),
+      JSON.stringify({
+        version: 1,
+        connections: [{
+          id,
+          name: "Harness PG",
+          type: "postgresql",
+          host: postgres.host,
+          port: postgres.port,
+          database: postgres.database,
+          user: postgres.user,
+          password: postgres.password,
+          sslMode: "disable",
+          externalAccess: "readWrite",
+          aiPolicy: "alwaysAllow",
+          confirmQueries: "writes"
+        }]
+      }),
+      { mode: 0o600 }
+    )
     ui = await openUi({ home })
     await ui.page.setViewportSize({ width: 1440, height: 900 })
   })
@@ -48,9 +62,11 @@ describePostgres("the database switcher on PostgreSQL", () => {
   const tree = () => sidebar().getByRole("tree")
 
   it("D-98 the UI API reads another database of the server when asked, the connection's own otherwise", async () => {
-    const overview = await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/catalog?database=${SECOND}`)).json()
+    const overview =
+      await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/catalog?database=${SECOND}`)).json()
     expect(overview).toMatchObject({ database: SECOND, schemas: ["public"] })
-    const tables = await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/tables?database=${SECOND}`)).json()
+    const tables = await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/tables?database=${SECOND}`))
+      .json()
     expect(tables.tables.map((t: any) => t.name)).toEqual(["ledger"])
     const own = await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/tables`)).json()
     expect(own.tables.map((t: any) => t.name)).toEqual(["accounts"])
@@ -84,7 +100,9 @@ describePostgres("the database switcher on PostgreSQL", () => {
     await page.reload()
     await page.getByRole("tab", { name: `ledger (${SECOND})`, selected: true }).waitFor()
     await page.getByLabel("Page status").filter({ visible: true, hasText: /of 3$/ }).waitFor()
-    await expect.poll(async () => (await cell(grid(page, "Rows"), 1, "note")).textContent(), { timeout: 10_000 }).toBe("deux")
+    await expect.poll(async () => (await cell(grid(page, "Rows"), 1, "note")).textContent(), { timeout: 10_000 }).toBe(
+      "deux"
+    )
   })
 
   it("D-98 a console opened while another database is chosen runs there, and says so in its title", async () => {
@@ -99,7 +117,9 @@ describePostgres("the database switcher on PostgreSQL", () => {
     await page.keyboard.press("Delete")
     await editor.fill("SELECT current_database() AS here, count(*) AS notes FROM ledger")
     await page.keyboard.press("Control+Enter")
-    await expect.poll(async () => (await cell(grid(page, "Results"), 0, "here")).textContent().catch(() => ""), { timeout: 15_000 }).toBe(SECOND)
+    await expect.poll(async () => (await cell(grid(page, "Results"), 0, "here")).textContent().catch(() => ""), {
+      timeout: 15_000
+    }).toBe(SECOND)
     await page.reload()
     await page.getByRole("tab", { name: new RegExp(`^Console \\d+ \\(${SECOND}\\)$`), selected: true }).waitFor()
   })
@@ -112,9 +132,12 @@ describePostgres("the database switcher on PostgreSQL", () => {
     await tree().getByRole("button", { name: /^accounts/ }).waitFor()
     // the second database's object list answers only after the switcher is back on the connection's own database
     let release = () => {}
-    const held = new Promise<void>((resolve) => { release = resolve })
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
     let asked = false
-    const secondObjects = (url: URL) => url.pathname.endsWith(`/connections/${id}/catalog/objects`) && url.searchParams.get("database") === SECOND
+    const secondObjects = (url: URL) =>
+      url.pathname.endsWith(`/connections/${id}/catalog/objects`) && url.searchParams.get("database") === SECOND
     await page.route(secondObjects, async (route) => {
       asked = true
       await held
@@ -145,7 +168,9 @@ describePostgres("the database switcher on PostgreSQL", () => {
     await expect.poll(() => page.locator(".cm-content:visible").textContent()).toContain("ledger")
     await page.getByLabel("SQL").filter({ visible: true }).click()
     await page.keyboard.press("Control+Enter")
-    await expect.poll(async () => (await cell(grid(page, "Results"), 1, "note")).textContent().catch(() => ""), { timeout: 15_000 }).toBe("deux")
+    await expect.poll(async () => (await cell(grid(page, "Results"), 1, "note")).textContent().catch(() => ""), {
+      timeout: 15_000
+    }).toBe("deux")
     await screenshot(page, "database-switcher-console")
   })
 })

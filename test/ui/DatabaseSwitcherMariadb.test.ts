@@ -19,13 +19,27 @@ describeMariadb("the database switcher on MariaDB", () => {
       CREATE TABLE ${mariadb.otherDatabase}.gadgets (id INT PRIMARY KEY, label VARCHAR(40) NOT NULL);
       INSERT INTO ${mariadb.otherDatabase}.gadgets VALUES (1, 'Hook'), (2, 'Clip')`)
     const home = tempHome()
-    writeFileSync(join(home, "connections.json"), JSON.stringify({
-      version: 1,
-      connections: [{
-        id: randomUUID(), name: "Store (MariaDB)", type: "mysql", host: mariadb.host, port: mariadb.port, database: mariadb.database, user: mariadb.user,
-        password: mariadb.password, sslMode: "disabled", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes"
-      }]
-    }), { mode: 0o600 })
+    writeFileSync(
+      join(home, "connections.json"),
+      JSON.stringify({
+        version: 1,
+        connections: [{
+          id: randomUUID(),
+          name: "Store (MariaDB)",
+          type: "mysql",
+          host: mariadb.host,
+          port: mariadb.port,
+          database: mariadb.database,
+          user: mariadb.user,
+          password: mariadb.password,
+          sslMode: "disabled",
+          externalAccess: "readWrite",
+          aiPolicy: "alwaysAllow",
+          confirmQueries: "writes"
+        }]
+      }),
+      { mode: 0o600 }
+    )
     ui = await openUi({ home })
     await ui.page.setViewportSize({ width: 1440, height: 900 })
   }, 120_000)
@@ -55,6 +69,7 @@ describeMariadb("the database switcher on MariaDB", () => {
     const [saved] = await mariadb.admin().query(`SELECT label FROM ${mariadb.otherDatabase}.gadgets WHERE id = 2`)
     expect(saved).toEqual([{ label: "Clamp" }])
     await page.getByRole("tab", { name: "Structure", exact: true }).filter({ visible: true }).click()
-    await page.getByRole("table", { name: "Columns" }).filter({ visible: true }).getByRole("row", { name: /^label\b/ }).waitFor()
+    await page.getByRole("table", { name: "Columns" }).filter({ visible: true }).getByRole("row", { name: /^label\b/ })
+      .waitFor()
   })
 })

@@ -49,7 +49,11 @@ describe("Export in the UI", () => {
     await dialog.getByLabel("Exported file").waitFor()
     const path = await exported()
     expect(path).toBe(join(folder, "people.csv"))
-    expect(parseCsv(readFileSync(path, "utf8"))).toEqual([["id", "name", "city"], ["5", "Eve", "Oslo"], ["3", "Cara", "Oslo"], ["1", "Ann, \"A\"", "Oslo"]])
+    expect(parseCsv(readFileSync(path, "utf8"))).toEqual([["id", "name", "city"], ["5", "Eve", "Oslo"], [
+      "3",
+      "Cara",
+      "Oslo"
+    ], ["1", "Ann, \"A\"", "Oslo"]])
     await expect.poll(() => dialog.getByRole("status", { name: "Export progress" }).textContent()).toContain("3 rows")
     await dialog.getByRole("button", { name: "Copy path" }).waitFor()
     await screenshot(page, "export-table")
@@ -85,7 +89,9 @@ describe("Export in the UI", () => {
     await page.getByLabel("SQL").click()
     await page.keyboard.press("Control+a")
     await page.keyboard.press("Delete")
-    await page.getByLabel("SQL").fill("WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 500000000) SELECT n, 'row ' || n AS t FROM s")
+    await page.getByLabel("SQL").fill(
+      "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 500000000) SELECT n, 'row ' || n AS t FROM s"
+    )
     await page.getByRole("button", { name: "Run", exact: true }).click()
     await page.getByRole("tab", { name: /^WITH RECURSIVE/ }).waitFor({ timeout: 120_000 })
     await page.getByRole("toolbar", { name: "Result" }).getByRole("button", { name: "Export…" }).click()
@@ -137,6 +143,8 @@ describe("Export in the UI", () => {
     await page.getByRole("button", { name: "Save settings" }).click()
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor()
     // saved to settings.json (this test server's start-up override keeps the folder in force, as --flags do)
-    expect(JSON.parse(readFileSync(join(ui.server.home, "settings.json"), "utf8")).exports).toEqual({ directory: other })
+    expect(JSON.parse(readFileSync(join(ui.server.home, "settings.json"), "utf8")).exports).toEqual({
+      directory: other
+    })
   })
 })

@@ -28,7 +28,9 @@ describe("the filter bar", () => {
     const { page } = ui
     await grid(page, "Rows").click()
     await page.keyboard.press("Control+f")
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Search all columns")
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(
+      "Search all columns"
+    )
     await page.keyboard.type("ANN")
     await page.keyboard.press("Enter")
     await status().filter({ hasText: "of 1" }).waitFor()

@@ -30,7 +30,20 @@ interface Engine {
   readonly stop: () => Promise<void>
 }
 
-const SEED: ReadonlyArray<string> = ["Lamp", "lamp shade", "50% off", "50 off", "a_b", "axb", "back\\slash", "it's", "--x", "/*y*/", "end%", "end"]
+const SEED: ReadonlyArray<string> = [
+  "Lamp",
+  "lamp shade",
+  "50% off",
+  "50 off",
+  "a_b",
+  "axb",
+  "back\\slash",
+  "it's",
+  "--x",
+  "/*y*/",
+  "end%",
+  "end"
+]
 
 /** The filter bar's operators and search against one real engine, through the UI API the grid calls (D-85). */
 const filterSuite = (start: (server: () => TestServer) => Promise<Engine>) => {
@@ -44,14 +57,22 @@ const filterSuite = (start: (server: () => TestServer) => Promise<Engine>) => {
   beforeAll(async () => {
     server = await startTestServer({ token: "readWrite", settings: { ui: { port: 0 } } })
     engine = await start(() => server)
-    await engine.setup(`CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(200), note VARCHAR(200), payload ${engine.blobType});
-      CREATE TABLE words (id INT PRIMARY KEY, w VARCHAR(200))`)
+    await engine.setup(
+      `CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(200), note VARCHAR(200), payload ${engine.blobType});
+      CREATE TABLE words (id INT PRIMARY KEY, w VARCHAR(200))`
+    )
     for (const [index, value] of SEED.entries()) await engine.insert(index + 1, value)
     const ui = Context.get(server.context, UiAddress)
     origin = ui.origin
     const exchange = await fetch(ui.launchUrl, { redirect: "manual" })
     cookie = exchange.headers.get("set-cookie")!.split(";")[0]!
-    id = (await json("/api/connections", { name: "Filters", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes", ...engine.connection })).id
+    id = (await json("/api/connections", {
+      name: "Filters",
+      externalAccess: "readWrite",
+      aiPolicy: "alwaysAllow",
+      confirmQueries: "writes",
+      ...engine.connection
+    })).id
   }, 120_000)
 
   afterAll(async () => {
@@ -67,9 +88,18 @@ const filterSuite = (start: (server: () => TestServer) => Promise<Engine>) => {
     })
     return response.json()
   }
-  const rows = (table: string, request: { filters?: ReadonlyArray<unknown>; search?: string; raw?: string; logic?: "and" | "or" }) =>
+  const rows = (
+    table: string,
+    request: { filters?: ReadonlyArray<unknown>; search?: string; raw?: string; logic?: "and" | "or" }
+  ) =>
     json(`/api/connections/${id}/tables/${table}/rows`, {
-      filters: [], logic: "and", caseSensitive: false, sort: [], offset: 0, limit: 1000, ...request
+      filters: [],
+      logic: "and",
+      caseSensitive: false,
+      sort: [],
+      offset: 0,
+      limit: 1000,
+      ...request
     })
   const words = async (request: Parameters<typeof rows>[1]): Promise<Array<string>> => {
     const page = await rows("words", request)
@@ -78,18 +108,26 @@ const filterSuite = (start: (server: () => TestServer) => Promise<Engine>) => {
   }
 
   it("any-column search finds text in every column but binary ones, ignoring case, with the total counted alike", async () => {
-    await engine.setup(`INSERT INTO items VALUES (1, 'Lamp', 'bright', NULL), (2, 'Desk', 'has a LAMP hook', NULL), (3, 'Chair', 'wood', NULL),
-      (4, 'Stool', 'plain', ${engine.lampBytes})`)
+    await engine.setup(
+      `INSERT INTO items VALUES (1, 'Lamp', 'bright', NULL), (2, 'Desk', 'has a LAMP hook', NULL), (3, 'Chair', 'wood', NULL),
+      (4, 'Stool', 'plain', ${engine.lampBytes})`
+    )
     const found = await rows("items", { search: "lamp" })
     expect(found.rows.map((row: ReadonlyArray<unknown>) => Number(row[0]))).toEqual([1, 2])
     expect(found.total).toBe(2)
-    expect((await rows("items", { search: "3" })).rows.map((row: ReadonlyArray<unknown>) => Number(row[0]))).toEqual([3])
+    expect((await rows("items", { search: "3" })).rows.map((row: ReadonlyArray<unknown>) => Number(row[0]))).toEqual([
+      3
+    ])
     expect((await rows("items", { search: "zzz" })).rows).toEqual([])
     // Match Any joins the rows among themselves; the search box narrows them further
     const either = await rows("items", {
       logic: "or",
       search: "o",
-      filters: [{ column: "name", operator: "=", value: "Lamp" }, { column: "name", operator: "=", value: "Stool" }, { column: "name", operator: "=", value: "Desk" }]
+      filters: [{ column: "name", operator: "=", value: "Lamp" }, { column: "name", operator: "=", value: "Stool" }, {
+        column: "name",
+        operator: "=",
+        value: "Desk"
+      }]
     })
     expect(either.rows.map((row: ReadonlyArray<unknown>) => Number(row[0]))).toEqual([2, 4])
     expect(either.total).toBe(2)
@@ -97,23 +135,34 @@ const filterSuite = (start: (server: () => TestServer) => Promise<Engine>) => {
 
   it("LIKE and ILIKE take the user's pattern; ends with, contains and starts with match % and _ literally", async () => {
     expect(await words({ filters: [{ column: "w", operator: "like", value: "50%" }] })).toEqual(["50 off", "50% off"])
-    expect(await words({ filters: [{ column: "w", operator: "ilike", value: "LAMP%" }] })).toEqual(["Lamp", "lamp shade"])
+    expect(await words({ filters: [{ column: "w", operator: "ilike", value: "LAMP%" }] })).toEqual([
+      "Lamp",
+      "lamp shade"
+    ])
     expect(await words({ filters: [{ column: "w", operator: "like", value: "a_b" }] })).toEqual(["a_b", "axb"])
     expect(await words({ filters: [{ column: "w", operator: "contains", value: "a_b" }] })).toEqual(["a_b"])
     expect(await words({ filters: [{ column: "w", operator: "starts_with", value: "50%" }] })).toEqual(["50% off"])
     expect(await words({ filters: [{ column: "w", operator: "ends_with", value: "%" }] })).toEqual(["end%"])
-    expect(await words({ filters: [{ column: "w", operator: "ends_with", value: "\\slash" }] })).toEqual(["back\\slash"])
+    expect(await words({ filters: [{ column: "w", operator: "ends_with", value: "\\slash" }] })).toEqual([
+      "back\\slash"
+    ])
   })
 
   it("a raw WHERE condition filters; one that escapes its parentheses or adds a statement is refused in plain words", async () => {
     expect(await words({ raw: "w LIKE 'end%' AND id > 0" })).toEqual(["end", "end%"])
-    expect(await words({ raw: "w = '--x'", filters: [{ column: "w", operator: "contains", value: "x" }] })).toEqual(["--x"])
-    expect((await rows("words", { raw: "1=1) UNION SELECT id, w FROM words WHERE (1=1" })).message).toMatch(/parentheses of this condition do not match/)
+    expect(await words({ raw: "w = '--x'", filters: [{ column: "w", operator: "contains", value: "x" }] })).toEqual([
+      "--x"
+    ])
+    expect((await rows("words", { raw: "1=1) UNION SELECT id, w FROM words WHERE (1=1" })).message).toMatch(
+      /parentheses of this condition do not match/
+    )
     expect((await rows("words", { raw: "1=1; DROP TABLE words" })).message).toMatch(/comments .* or a semicolon/)
     expect((await rows("words", { raw: "1=1 --" })).message).toMatch(/comments/)
     expect(await words({ raw: "1=1" })).toHaveLength(SEED.length + (nextId - 100))
     if (engine.secretCondition !== undefined) {
-      expect((await rows("words", { raw: engine.secretCondition })).message).toMatch(/^This condition reads .*, a secret catalog .*; a filter may not read it\.$/)
+      expect((await rows("words", { raw: engine.secretCondition })).message).toMatch(
+        /^This condition reads .*, a secret catalog .*; a filter may not read it\.$/
+      )
     }
   })
 
@@ -123,24 +172,35 @@ const filterSuite = (start: (server: () => TestServer) => Promise<Engine>) => {
     maxLength: 8
   })
 
-  it.effect.prop("any drawn value is matched literally by contains, starts with, ends with and the search box", [drawn], ([drawnValue]) =>
-    Effect.promise(async () => {
-      const value = engine.nul ? drawnValue : drawnValue.replaceAll("\u0000", "")
-      if (value === "") return
-      const rowId = nextId++
-      await engine.insert(rowId, value)
-      const all = await words({})
-      const fold = engine.likeFold
-      const expectFor = (test: (w: string) => boolean) => all.filter(test).sort()
-      expect(await words({ filters: [{ column: "w", operator: "contains", value }] })).toEqual(expectFor((w) => fold(w).includes(fold(value))))
-      expect(await words({ filters: [{ column: "w", operator: "starts_with", value }] })).toEqual(expectFor((w) => fold(w).startsWith(fold(value))))
-      expect(await words({ filters: [{ column: "w", operator: "ends_with", value }] })).toEqual(expectFor((w) => fold(w).endsWith(fold(value))))
-      const searched = await rows("words", { search: value })
-      const ids = new Set<string>(searched.rows.map((row: ReadonlyArray<unknown>) => String(row[1])))
-      expect(ids.has(value)).toBe(true)
-      const searchFold = (text: string) => fold(text.toLowerCase())
-      for (const w of ids) expect(searchFold(w).includes(searchFold(value)) || /^\d+$/.test(value)).toBe(true)
-    }), { timeout: 120_000, fastCheck: { numRuns: 30 } })
+  it.effect.prop(
+    "any drawn value is matched literally by contains, starts with, ends with and the search box",
+    [drawn],
+    ([drawnValue]) =>
+      Effect.promise(async () => {
+        const value = engine.nul ? drawnValue : drawnValue.replaceAll("\u0000", "")
+        if (value === "") return
+        const rowId = nextId++
+        await engine.insert(rowId, value)
+        const all = await words({})
+        const fold = engine.likeFold
+        const expectFor = (test: (w: string) => boolean) => all.filter(test).sort()
+        expect(await words({ filters: [{ column: "w", operator: "contains", value }] })).toEqual(
+          expectFor((w) => fold(w).includes(fold(value)))
+        )
+        expect(await words({ filters: [{ column: "w", operator: "starts_with", value }] })).toEqual(
+          expectFor((w) => fold(w).startsWith(fold(value)))
+        )
+        expect(await words({ filters: [{ column: "w", operator: "ends_with", value }] })).toEqual(
+          expectFor((w) => fold(w).endsWith(fold(value)))
+        )
+        const searched = await rows("words", { search: value })
+        const ids = new Set<string>(searched.rows.map((row: ReadonlyArray<unknown>) => String(row[1])))
+        expect(ids.has(value)).toBe(true)
+        const searchFold = (text: string) => fold(text.toLowerCase())
+        for (const w of ids) expect(searchFold(w).includes(searchFold(value)) || /^\d+$/.test(value)).toBe(true)
+      }),
+    { timeout: 120_000, fastCheck: { numRuns: 30 } }
+  )
 }
 
 describe("filter bar on SQLite", () => {
@@ -164,7 +224,15 @@ describePostgres("filter bar on PostgreSQL", () => {
   filterSuite(async () => {
     const postgres = await startPostgres()
     return {
-      connection: { type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, sslMode: "disable" },
+      connection: {
+        type: "postgresql",
+        host: postgres.host,
+        port: postgres.port,
+        database: postgres.database,
+        user: postgres.user,
+        password: postgres.password,
+        sslMode: "disable"
+      },
       setup: async (sql) => {
         await postgres.sql(sql)
         await postgres.sql(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${postgres.user}`)
@@ -185,7 +253,15 @@ describeMariadb("filter bar on MariaDB", () => {
     const mariadb = await startMariadb()
     const admin = mariadb.admin()
     return {
-      connection: { type: "mysql", host: mariadb.host, port: mariadb.port, database: mariadb.database, user: mariadb.user, password: mariadb.password, sslMode: "disabled" },
+      connection: {
+        type: "mysql",
+        host: mariadb.host,
+        port: mariadb.port,
+        database: mariadb.database,
+        user: mariadb.user,
+        password: mariadb.password,
+        sslMode: "disabled"
+      },
       setup: async (sql) => void await admin.query(sql),
       insert: async (id, value) => void await admin.query("INSERT INTO words VALUES (?, ?)", [id, value]),
       likeFold: (text) => text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase(),

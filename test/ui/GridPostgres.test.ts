@@ -18,13 +18,27 @@ describePostgres("the grid on PostgreSQL", () => {
       INSERT INTO accounts SELECT g, CASE WHEN g = 5 THEN NULL ELSE 'account ' || g END FROM generate_series(1, 1500) g;
       GRANT ALL ON accounts TO ${postgres.user};`)
     const home = tempHome()
-    writeFileSync(join(home, "connections.json"), JSON.stringify({
-      version: 1,
-      connections: [{
-        id: randomUUID(), name: "Harness PG", type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database,
-        user: postgres.user, password: postgres.password, sslMode: "disable", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes"
-      }]
-    }), { mode: 0o600 })
+    writeFileSync(
+      join(home, "connections.json"),
+      JSON.stringify({
+        version: 1,
+        connections: [{
+          id: randomUUID(),
+          name: "Harness PG",
+          type: "postgresql",
+          host: postgres.host,
+          port: postgres.port,
+          database: postgres.database,
+          user: postgres.user,
+          password: postgres.password,
+          sslMode: "disable",
+          externalAccess: "readWrite",
+          aiPolicy: "alwaysAllow",
+          confirmQueries: "writes"
+        }]
+      }),
+      { mode: 0o600 }
+    )
     ui = await openUi({ home })
   })
   afterAll(async () => {

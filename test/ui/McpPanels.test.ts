@@ -4,7 +4,14 @@ import { startProcess } from "../cli/CliHarness.ts"
 import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 import { modernRequest, postMcp } from "../support/TestServer.ts"
 
-const DISCOVER = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } }
+const DISCOVER = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "server/discover",
+  params: {
+    _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
+  }
+}
 
 /** The MCP panel's new flows and the UI's look, in a real Chromium; one server and one browser. */
 describe("MCP panel and look", () => {
@@ -26,9 +33,13 @@ describe("MCP panel and look", () => {
       expect(entry.command).toMatch(/^\//)
       expect(entry.env).toEqual({ DBDESK_HOME: server.home })
     }
-    expect(await page.getByLabel("Claude Code command", { exact: true }).textContent()).toMatch(/^claude mcp add --scope user --env DBDESK_HOME=\S+ dbdesk -- \//)
+    expect(await page.getByLabel("Claude Code command", { exact: true }).textContent()).toMatch(
+      /^claude mcp add --scope user --env DBDESK_HOME=\S+ dbdesk -- \//
+    )
     await page.getByRole("tablist", { name: "Clients" }).getByRole("tab", { name: "Claude Desktop" }).click()
-    const { command, args, env } = JSON.parse(await page.getByLabel("Claude Desktop configuration", { exact: true }).textContent() ?? "").mcpServers.dbdesk
+    const { command, args, env } =
+      JSON.parse(await page.getByLabel("Claude Desktop configuration", { exact: true }).textContent() ?? "").mcpServers
+        .dbdesk
     const bridge = startProcess(command, args, { PATH: "/usr/bin:/bin", ...env })
     try {
       bridge.send(DISCOVER)
@@ -41,7 +52,8 @@ describe("MCP panel and look", () => {
     await page.getByRole("button", { name: "Test", exact: true }).click()
     const result = page.getByRole("status", { name: "Bridge test" })
     await result.filter({ hasText: "The bridge answered server/discover" }).waitFor({ timeout: 30_000 })
-    expect(JSON.parse(await page.getByLabel("server/discover answer").textContent() ?? "").result.supportedVersions).toContain("2026-07-28")
+    expect(JSON.parse(await page.getByLabel("server/discover answer").textContent() ?? "").result.supportedVersions)
+      .toContain("2026-07-28")
     expect(await page.getByLabel("HTTP configuration", { exact: true }).textContent()).toContain(server.url)
     await screenshot(page, "mcp-connect-client")
   })
@@ -50,7 +62,9 @@ describe("MCP panel and look", () => {
     const { page, server } = ui
     const pair = async (verifier: string) => {
       const challenge = createHash("sha256").update(verifier).digest("base64url")
-      await page.goto(`${ui.ui.origin}/pair?client=${encodeURIComponent("Script test")}&challenge=${challenge}&scopes=readWrite`)
+      await page.goto(
+        `${ui.ui.origin}/pair?client=${encodeURIComponent("Script test")}&challenge=${challenge}&scopes=readWrite`
+      )
       await page.getByRole("heading", { name: "Script test asks for access to dbdesk" }).waitFor()
       expect(await page.getByLabel("Permission level").inputValue()).toBe("readWrite")
       await page.getByLabel("Expires").selectOption("7")
@@ -59,7 +73,11 @@ describe("MCP panel and look", () => {
       return (await page.getByLabel("Code", { exact: true }).textContent()) ?? ""
     }
     const exchange = (code: string, codeVerifier: string) =>
-      fetch(`${ui.ui.origin}/api/pairing/exchange`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code, code_verifier: codeVerifier }) })
+      fetch(`${ui.ui.origin}/api/pairing/exchange`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ code, code_verifier: codeVerifier })
+      })
 
     const verifier = randomBytes(48).toString("base64url")
     const code = await pair(verifier)
@@ -69,7 +87,9 @@ describe("MCP panel and look", () => {
     const { token, access } = (await exchanged.json()) as { token: string; access: string }
     expect(token).toMatch(/^dbd_/)
     expect(access).toBe("readWrite")
-    expect((await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${token}` })).status).toBe(200)
+    expect((await postMcp(server.url, modernRequest("tools/list"), { authorization: `Bearer ${token}` })).status).toBe(
+      200
+    )
     expect((await exchange(code, verifier)).status).toBe(404)
 
     const other = await pair(randomBytes(48).toString("base64url"))
@@ -81,7 +101,9 @@ describe("MCP panel and look", () => {
     const locked = await exchange(code, verifier)
     expect(locked.status).toBe(429)
     expect(locked.headers.get("retry-after")).toBe("900")
-    const tokens = (await (await page.request.get(`${ui.ui.origin}/api/tokens`)).json()) as Array<{ name: string; access: string; expiresAt: string | null }>
+    const tokens = (await (await page.request.get(`${ui.ui.origin}/api/tokens`)).json()) as Array<
+      { name: string; access: string; expiresAt: string | null }
+    >
     expect(tokens.filter((t) => t.name === "Script test").map((t) => t.access)).toEqual(["readWrite"])
     expect(tokens.find((t) => t.name === "Script test")?.expiresAt).not.toBeNull()
     await page.goto(`${ui.ui.origin}/`)
@@ -92,7 +114,8 @@ describe("MCP panel and look", () => {
     const { page } = ui
     await page.getByRole("tab", { name: "Activity" }).click()
     await page.getByRole("button", { name: "Verify chain" }).click()
-    await page.getByRole("status", { name: "Chain check" }).filter({ hasText: /The activity log is intact: \d+ rows/ }).waitFor()
+    await page.getByRole("status", { name: "Chain check" }).filter({ hasText: /The activity log is intact: \d+ rows/ })
+      .waitFor()
     await screenshot(page, "mcp-activity-verify")
     const href = await page.getByRole("link", { name: "Export JSONL" }).getAttribute("href")
     const jsonl = await (await page.request.get(`${ui.ui.origin}${href}`)).text()
@@ -117,7 +140,8 @@ describe("MCP panel and look", () => {
 
   it("the theme follows the system unless chosen, the density changes the rows, and ? shows the shortcuts", async () => {
     const { page } = ui
-    const background = () => page.evaluate(() => getComputedStyle(document.body.parentElement!).getPropertyValue("--bg").trim())
+    const background = () =>
+      page.evaluate(() => getComputedStyle(document.body.parentElement!).getPropertyValue("--bg").trim())
     await page.emulateMedia({ colorScheme: "dark" })
     await expect.poll(background).toBe("#14181f")
     await screenshot(page, "theme-dark")
@@ -132,7 +156,7 @@ describe("MCP panel and look", () => {
     await page.getByRole("button", { name: "Connections" }).click()
     await page.getByRole("button", { name: "Sample (SQLite)" }).first().click()
     await page.getByRole("complementary", { name: "Tables" }).getByRole("button", { name: /^products/ }).click()
-    const row = page.locator('[role="grid"][aria-label="Rows"] [role="row"][aria-rowindex="2"]')
+    const row = page.locator("[role=\"grid\"][aria-label=\"Rows\"] [role=\"row\"][aria-rowindex=\"2\"]")
     await expect.poll(async () => (await row.boundingBox())?.height).toBe(22)
     await page.locator("body").press("?")
     const help = page.getByRole("dialog", { name: "Keyboard shortcuts" })

@@ -5,7 +5,8 @@ import { openUi, screenshot, type UiSession } from "../support/Browser.ts"
 import { modernRequest, postMcp } from "../support/TestServer.ts"
 
 const INTERNAL = /§|\bissue\b|wire contract|product-decisions/i
-const CAMEL_KEYS = /\b(defaultRows|maxRows|queryTimeoutSeconds|requestsPerMinute|concurrentPerCaller|readWrite|readOnly|fullAccess)\b/
+const CAMEL_KEYS =
+  /\b(defaultRows|maxRows|queryTimeoutSeconds|requestsPerMinute|concurrentPerCaller|readWrite|readOnly|fullAccess)\b/
 
 /**
  * The MCP panel speaks to users: the policy explainer and the settings in plain words (no document, section or issue
@@ -33,12 +34,16 @@ describe("the MCP panel in plain words", () => {
     expect(gates.join("\n")).not.toMatch(CAMEL_KEYS)
     expect(gates.length).toBeGreaterThan(5)
     for (const gate of gates) expect(gate).toMatch(/Checks .+\. Change it in .+\./)
-    expect(await panel.getByRole("status", { name: "Outcome" }).textContent()).toBe("Outcome: It runs once the user approves the statement.")
+    expect(await panel.getByRole("status", { name: "Outcome" }).textContent()).toBe(
+      "Outcome: It runs once the user approves the statement."
+    )
     await screenshot(page, "policy-explainer-plain")
   })
 
   it("settings show labels with what they limit, not setting keys", async () => {
-    const settings = ui.page.getByRole("region", { name: "Settings" }).or(ui.page.locator('section[aria-label="Settings"]')).first()
+    const settings = ui.page.getByRole("region", { name: "Settings" }).or(
+      ui.page.locator("section[aria-label=\"Settings\"]")
+    ).first()
     await settings.getByLabel("Most rows an AI client may ask for").waitFor()
     const text = (await settings.textContent()) ?? ""
     expect(text).not.toMatch(CAMEL_KEYS)
@@ -51,9 +56,16 @@ describe("the MCP panel in plain words", () => {
     const [sample] = await Effect.runPromise(store.list)
     await Effect.runPromise(store.update(sample!.id, { aiPolicy: "askEachTime" }))
     const statement = "SELECT count(*) AS n FROM customers WHERE id < 42"
-    const call = postMcp(server.url, modernRequest("tools/call", { name: "execute_query", arguments: { connection_id: sample!.id, query: statement } }), {
-      authorization: `Bearer ${server.token}`
-    })
+    const call = postMcp(
+      server.url,
+      modernRequest("tools/call", {
+        name: "execute_query",
+        arguments: { connection_id: sample!.id, query: statement }
+      }),
+      {
+        authorization: `Bearer ${server.token}`
+      }
+    )
     const dialog = page.getByRole("dialog")
     await dialog.getByLabel("What it wants to run").filter({ hasText: statement }).waitFor({ timeout: 30_000 })
     await screenshot(page, "access-dialog-wants")
@@ -79,22 +91,35 @@ describe("the MCP panel in plain words", () => {
     const { page, server } = ui
     const [sample] = await Effect.runPromise(Context.get(server.context, Connections).list)
     const meta = { "io.modelcontextprotocol/clientInfo": { name: "plain-words-script", version: "2.0.0" } }
-    const call = postMcp(server.url, modernRequest("tools/call", {
-      name: "execute_query",
-      arguments: { connection_id: sample!.id, query: "UPDATE customers SET first_name = first_name WHERE id = 1" },
-      _meta: meta
-    }), { authorization: `Bearer ${server.token}` })
+    const call = postMcp(
+      server.url,
+      modernRequest("tools/call", {
+        name: "execute_query",
+        arguments: { connection_id: sample!.id, query: "UPDATE customers SET first_name = first_name WHERE id = 1" },
+        _meta: meta
+      }),
+      { authorization: `Bearer ${server.token}` }
+    )
     for (let answered = 0; answered < 2; answered++) {
       const approve = page.getByRole("dialog").getByRole("button", { name: "Approve" })
-      const settled = await Promise.race([approve.waitFor({ timeout: 30_000 }).then(() => "dialog"), call.then(() => "done")])
+      const settled = await Promise.race([
+        approve.waitFor({ timeout: 30_000 }).then(() => "dialog"),
+        call.then(() => "done")
+      ])
       if (settled === "done") break
       await approve.click()
       await page.waitForTimeout(300)
     }
     expect((await call).json.result.isError).not.toBe(true)
-    const rows = (await (await page.request.get(`${ui.ui.origin}/api/activity?limit=200`)).json()) as Array<{ action: string; clientName: string | null; clientVersion: string | null }>
+    const rows = (await (await page.request.get(`${ui.ui.origin}/api/activity?limit=200`)).json()) as Array<
+      { action: string; clientName: string | null; clientVersion: string | null }
+    >
     const mine = rows.filter((row) => row.clientName?.startsWith("plain-words-script"))
-    expect(mine.map((row) => row.action)).toEqual(expect.arrayContaining(["tool.call", "approval.asked", "approval.preview", "approval.approved"]))
-    expect(new Set(mine.map((row) => `${row.clientName}|${row.clientVersion}`))).toEqual(new Set(["plain-words-script|2.0.0"]))
+    expect(mine.map((row) => row.action)).toEqual(
+      expect.arrayContaining(["tool.call", "approval.asked", "approval.preview", "approval.approved"])
+    )
+    expect(new Set(mine.map((row) => `${row.clientName}|${row.clientVersion}`))).toEqual(
+      new Set(["plain-words-script|2.0.0"])
+    )
   })
 })

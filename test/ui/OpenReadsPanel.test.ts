@@ -23,7 +23,15 @@ describe("MCP panel: open reads", () => {
     for (let n = 1; n <= 40; n++) insert.run(n)
     db.close()
     ui = await openUi({ token: "readOnly" })
-    id = (await Effect.runPromise(Context.get(ui.server.context as Context.Context<Connections>, Connections).add({ name: "Numbers", type: "sqlite", path, externalAccess: "readOnly", aiPolicy: "alwaysAllow" }))).id
+    id = (await Effect.runPromise(
+      Context.get(ui.server.context as Context.Context<Connections>, Connections).add({
+        name: "Numbers",
+        type: "sqlite",
+        path,
+        externalAccess: "readOnly",
+        aiPolicy: "alwaysAllow"
+      })
+    )).id
     client = await connectModernClient(ui.server.url, { token: ui.server.token! })
     await ui.page.getByRole("button", { name: "MCP" }).click()
   }, 120_000)
@@ -36,8 +44,11 @@ describe("MCP panel: open reads", () => {
     const { page } = ui
     const first = await query(client, id, "SELECT n FROM numbers ORDER BY n", 7)
     await page.getByRole("tab", { name: "Open reads" }).click()
-    const row = page.getByRole("table", { name: "Open reads" }).getByRole("row").filter({ hasText: "SELECT n FROM numbers ORDER BY n" })
-    await row.filter({ hasText: "Numbers" }).filter({ has: page.getByRole("cell", { name: "7", exact: true }) }).waitFor()
+    const row = page.getByRole("table", { name: "Open reads" }).getByRole("row").filter({
+      hasText: "SELECT n FROM numbers ORDER BY n"
+    })
+    await row.filter({ hasText: "Numbers" }).filter({ has: page.getByRole("cell", { name: "7", exact: true }) })
+      .waitFor()
     await page.screenshot({ path: "/work/wt/_shots/cont-open-reads.png" }).catch(() => undefined)
     await row.getByRole("button", { name: "Close" }).focus()
     await page.keyboard.press("Enter")

@@ -19,7 +19,8 @@ describe("pasting a range past the last row", () => {
     await ui.page.keyboard.press("Control+v")
   }
   const openTable = async (name: string, status: string | RegExp) => {
-    await ui.page.getByRole("complementary", { name: "Tables" }).getByRole("button", { name: new RegExp(`^${name}`) }).click()
+    await ui.page.getByRole("complementary", { name: "Tables" }).getByRole("button", { name: new RegExp(`^${name}`) })
+      .click()
     await ui.page.getByLabel("Page status").filter({ visible: true, hasText: status }).waitFor()
   }
 
@@ -69,7 +70,10 @@ describe("pasting a range past the last row", () => {
     await dialog.getByRole("button", { name: "Apply" }).click()
     await page.getByRole("status").filter({ hasText: "Saved 3 changes." }).waitFor()
     expect(db.prepare("SELECT name, qty FROM stock ORDER BY id").all()).toEqual([
-      { name: "bolt", qty: 10 }, { name: "washer", qty: 30 }, { name: "screw", qty: 40 }, { name: "rivet", qty: 5 }
+      { name: "bolt", qty: 10 },
+      { name: "washer", qty: 30 },
+      { name: "screw", qty: 40 },
+      { name: "rivet", qty: 5 }
     ])
   })
 
@@ -85,18 +89,35 @@ describe("pasting a range past the last row", () => {
     const { page } = ui
     await openTable("wide", "Rows 1–1 of 1")
     await (await cell(rows(), 0, "c1")).click()
-    const text = Array.from({ length: 1000 }, (_, i) => [`t${i}`, i, `u${i}`, i / 4, `v${i}`, i * 2, `w${i}`, `x${i}`, i * 3, `y${i}`].join("\t")).join("\n")
+    const text = Array.from(
+      { length: 1000 },
+      (_, i) => [`t${i}`, i, `u${i}`, i / 4, `v${i}`, i * 2, `w${i}`, `x${i}`, i * 3, `y${i}`].join("\t")
+    ).join("\n")
     // the first line edits the one read row from c1 on; the tenth value of each line lands past c9: one column too many
     await paste(text)
     await page.getByText("Nothing pasted: the 1000×10 range does not fit from this cell.").waitFor()
     await (await cell(rows(), 0, "id")).click()
-    const withIds = Array.from({ length: 1000 }, (_, i) => [1000 + i, `t${i}`, i, `u${i}`, i / 4, `v${i}`, i * 2, `w${i}`, `x${i}`, i * 3].join("\t")).join("\n")
+    const withIds = Array.from(
+      { length: 1000 },
+      (_, i) => [1000 + i, `t${i}`, i, `u${i}`, i / 4, `v${i}`, i * 2, `w${i}`, `x${i}`, i * 3].join("\t")
+    ).join("\n")
     await page.evaluate((t) => navigator.clipboard.writeText(t), withIds)
     // the machine's own noise: the same measurement while nothing happens
-    console.log(frameLine("idle page (baseline)", await measureFrames(page, () => page.waitForTimeout(300), async () => undefined)))
-    const report = await measureFrames(page, () => page.keyboard.press("Control+v"), () => page.getByText("Pasted 10000 cells (999 new rows): Save shows the statements.").waitFor())
+    console.log(
+      frameLine(
+        "idle page (baseline)",
+        await measureFrames(page, () => page.waitForTimeout(300), async () => undefined)
+      )
+    )
+    const report = await measureFrames(
+      page,
+      () => page.keyboard.press("Control+v"),
+      () => page.getByText("Pasted 10000 cells (999 new rows): Save shows the statements.").waitFor()
+    )
     console.log(frameLine("paste of 10,000 cells", report))
-    expect(await page.getByRole("button", { name: /^Save/ }).filter({ visible: true }).textContent()).toBe("Save (1000)")
+    expect(await page.getByRole("button", { name: /^Save/ }).filter({ visible: true }).textContent()).toBe(
+      "Save (1000)"
+    )
     expect(db.prepare("SELECT count(*) AS n FROM wide").get()).toEqual({ n: 1 })
     await page.getByRole("button", { name: "Discard" }).filter({ visible: true }).click()
   })

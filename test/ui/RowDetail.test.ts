@@ -29,7 +29,10 @@ describe("row and cell editing", () => {
       INSERT INTO notes VALUES (1, 'first', 'a long body that goes on and on, well past what fits in a single line of the panel, to get a multi-line editor', '{"tags":["a"]}'),
         (2, 'second', 'short', NULL), (3, 'third', 'x', '[1]');
       CREATE TABLE big (id INTEGER PRIMARY KEY, doc JSON);`)
-    const items = Array.from({ length: 16_000 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ["x", "y"], price: i * 1.25 }))
+    const items = Array.from(
+      { length: 16_000 },
+      (_, i) => ({ id: i, name: `item ${i}`, tags: ["x", "y"], price: i * 1.25 })
+    )
     db.prepare("INSERT INTO big VALUES (1, ?)").run(JSON.stringify({ items }))
     await ui.page.setViewportSize({ width: 1440, height: 900 })
     await ui.page.getByRole("button", { name: "Sample (SQLite)" }).first().click()
@@ -46,7 +49,8 @@ describe("row and cell editing", () => {
     await (await cell(notes(), 0, "title")).click()
     await page.keyboard.press("Space")
     await detail().waitFor()
-    expect(await detail().getByRole("group").evaluateAll((groups) => groups.map((g) => g.getAttribute("aria-label")))).toEqual(["id", "title", "body", "meta"])
+    expect(await detail().getByRole("group").evaluateAll((groups) => groups.map((g) => g.getAttribute("aria-label"))))
+      .toEqual(["id", "title", "body", "meta"])
     // long text gets a multi-line editor, JSON a CodeMirror editor
     expect(await detail().getByRole("group", { name: "body" }).locator("textarea").count()).toBe(1)
     const meta = detail().getByRole("group", { name: "meta" }).locator(".cm-content")
@@ -70,10 +74,15 @@ describe("row and cell editing", () => {
     const dialog = await saveDialog("1 change")
     const statements = await dialog.getByLabel("Statements").locator("pre").allTextContents()
     expect(statements).toHaveLength(1)
-    expect(statements[0]).toMatch(/^UPDATE "notes" SET "title" = 'first!', "meta" = '\{"tags": \["a", "b"\]\}' WHERE "id" = 1$/)
+    expect(statements[0]).toMatch(
+      /^UPDATE "notes" SET "title" = 'first!', "meta" = '\{"tags": \["a", "b"\]\}' WHERE "id" = 1$/
+    )
     await dialog.getByRole("button", { name: "Apply" }).click()
     await page.getByRole("status").filter({ hasText: "Saved 1 change." }).waitFor()
-    expect(db.prepare("SELECT title, meta FROM notes WHERE id = 1").get()).toEqual({ title: "first!", meta: `{"tags": ["a", "b"]}` })
+    expect(db.prepare("SELECT title, meta FROM notes WHERE id = 1").get()).toEqual({
+      title: "first!",
+      meta: `{"tags": ["a", "b"]}`
+    })
     await detail().getByRole("button", { name: "Close" }).click()
     await detail().waitFor({ state: "detached" })
   })
@@ -87,7 +96,9 @@ describe("row and cell editing", () => {
     await detail().getByRole("group", { name: "meta" }).getByLabel("NULL").check()
     await detail().getByRole("button", { name: "Stage changes" }).click()
     const dialog = await saveDialog("1 change")
-    expect(await dialog.getByLabel("Statements").locator("pre").allTextContents()).toEqual([`UPDATE "notes" SET "body" = 'line one\nline two', "meta" = NULL WHERE "id" = 1`])
+    expect(await dialog.getByLabel("Statements").locator("pre").allTextContents()).toEqual([
+      `UPDATE "notes" SET "body" = 'line one\nline two', "meta" = NULL WHERE "id" = 1`
+    ])
     await dialog.getByRole("button", { name: "Cancel" }).click()
     await page.getByRole("button", { name: "Discard" }).filter({ visible: true }).click()
     await page.getByRole("button", { name: "Row detail" }).filter({ visible: true }).click()
@@ -97,7 +108,8 @@ describe("row and cell editing", () => {
     const { page } = ui
     await (await cell(notes(), 2, "title")).click()
     await page.keyboard.press("Delete")
-    await expect.poll(async () => notes().locator('[role="row"][aria-rowindex="4"]').getAttribute("class")).toContain("deleted")
+    await expect.poll(async () => notes().locator("[role=\"row\"][aria-rowindex=\"4\"]").getAttribute("class"))
+      .toContain("deleted")
     await (await cell(notes(), 1, "title")).click()
     await page.keyboard.type("Z")
     expect(await page.getByLabel("Cell value").inputValue()).toBe("Z")
@@ -122,8 +134,16 @@ describe("row and cell editing", () => {
     const menu = page.getByRole("menu", { name: "Cell actions" })
     await menu.waitFor()
     expect(await menu.getByRole("menuitem").allTextContents()).toEqual([
-      "Copy as TSV Ctrl/Cmd+C", "Copy as CSV", "Copy as JSON", "Copy as SQL INSERT", "Set NULL Ctrl/Cmd+Shift+N", "Row detail Space",
-      "Duplicate row Ctrl/Cmd+D", "Delete row Delete", "Filter by this value", "Hide column “body”"
+      "Copy as TSV Ctrl/Cmd+C",
+      "Copy as CSV",
+      "Copy as JSON",
+      "Copy as SQL INSERT",
+      "Set NULL Ctrl/Cmd+Shift+N",
+      "Row detail Space",
+      "Duplicate row Ctrl/Cmd+D",
+      "Delete row Delete",
+      "Filter by this value",
+      "Hide column “body”"
     ])
     await menu.getByRole("menuitem", { name: /Set NULL/ }).click()
     expect(await (await cell(notes(), 1, "body")).getAttribute("class")).toContain("null")
@@ -175,7 +195,11 @@ describe("row and cell editing", () => {
     await (await cell(big, 0, "id")).click()
     const size = (db.prepare("SELECT length(doc) AS n FROM big").get() as { n: number }).n
     // the longest gap between animation frames and the longest task, from Space to the editor shown
-    const report = await measureFrames(page, () => page.keyboard.press("Space"), () => detail().getByRole("group", { name: "doc" }).locator(".cm-content").waitFor())
+    const report = await measureFrames(
+      page,
+      () => page.keyboard.press("Space"),
+      () => detail().getByRole("group", { name: "doc" }).locator(".cm-content").waitFor()
+    )
     console.log(frameLine(`row detail of a ${(size / 1e6).toFixed(2)} MB JSON value`, report))
     expect(size).toBeGreaterThan(1_000_000)
     expect(await detail().getByRole("group", { name: "doc" }).locator(".cm-line").count()).toBeGreaterThan(0)

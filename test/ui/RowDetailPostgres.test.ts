@@ -18,13 +18,27 @@ describePostgres("the row detail on PostgreSQL", () => {
       INSERT INTO settings VALUES (1, 'theme', '{"dark": true, "size": 12}'), (2, 'empty', NULL);
       GRANT ALL ON settings TO ${postgres.user};`)
     const home = tempHome()
-    writeFileSync(join(home, "connections.json"), JSON.stringify({
-      version: 1,
-      connections: [{
-        id: randomUUID(), name: "Harness PG", type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database,
-        user: postgres.user, password: postgres.password, sslMode: "disable", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes"
-      }]
-    }), { mode: 0o600 })
+    writeFileSync(
+      join(home, "connections.json"),
+      JSON.stringify({
+        version: 1,
+        connections: [{
+          id: randomUUID(),
+          name: "Harness PG",
+          type: "postgresql",
+          host: postgres.host,
+          port: postgres.port,
+          database: postgres.database,
+          user: postgres.user,
+          password: postgres.password,
+          sslMode: "disable",
+          externalAccess: "readWrite",
+          aiPolicy: "alwaysAllow",
+          confirmQueries: "writes"
+        }]
+      }),
+      { mode: 0o600 }
+    )
     ui = await openUi({ home })
   })
   afterAll(async () => {
@@ -56,7 +70,9 @@ describePostgres("the row detail on PostgreSQL", () => {
     await page.keyboard.press("Control+s")
     const dialog = page.getByRole("dialog", { name: "Save 1 change" })
     await dialog.waitFor()
-    expect(await dialog.getByLabel("Statements").locator("pre").allTextContents()).toEqual([`UPDATE "settings" SET "doc" = '{"dark": false, "size": 14}' WHERE "id" = 1`])
+    expect(await dialog.getByLabel("Statements").locator("pre").allTextContents()).toEqual([
+      `UPDATE "settings" SET "doc" = '{"dark": false, "size": 14}' WHERE "id" = 1`
+    ])
     await dialog.getByRole("button", { name: "Apply" }).click()
     await page.getByRole("status").filter({ hasText: "Saved 1 change." }).waitFor()
     expect(await postgres.sql(`SELECT doc->>'size' AS size FROM settings WHERE id = 1`)).toEqual([{ size: "14" }])

@@ -15,10 +15,18 @@ describe("the row detail of a search document", () => {
     await engine.createCollection(books)
     await engine.importDocuments("books", bookDocuments(3))
     ui = await openUi()
-    await Effect.runPromise(Context.get(ui.server.context, Connections).add({
-      name: "Books engine", type: "search", host: engine.host, port: engine.port, apiKey: engine.apiKey, externalAccess: "readWrite",
-      aiPolicy: "alwaysAllow", confirmQueries: "writes"
-    }))
+    await Effect.runPromise(
+      Context.get(ui.server.context, Connections).add({
+        name: "Books engine",
+        type: "search",
+        host: engine.host,
+        port: engine.port,
+        apiKey: engine.apiKey,
+        externalAccess: "readWrite",
+        aiPolicy: "alwaysAllow",
+        confirmQueries: "writes"
+      })
+    )
     await ui.page.reload()
   })
   afterAll(async () => {
@@ -56,10 +64,14 @@ describe("the row detail of a search document", () => {
     await page.keyboard.press("Control+s")
     const dialog = page.getByRole("dialog", { name: "Save 1 change" })
     await dialog.waitFor()
-    expect(await dialog.getByLabel("Statements").locator("pre").allTextContents()).toEqual([`PATCH /collections/books/documents/${id}\n{"title":"From the panel"}`])
+    expect(await dialog.getByLabel("Statements").locator("pre").allTextContents()).toEqual([
+      `PATCH /collections/books/documents/${id}\n{"title":"From the panel"}`
+    ])
     await dialog.getByRole("button", { name: "Apply" }).click()
     await page.getByRole("status").filter({ hasText: "Saved 1 change." }).waitFor()
-    const stored = await fetch(`${engine.url}/collections/books/documents/${id}`, { headers: { "x-typesense-api-key": engine.apiKey } })
+    const stored = await fetch(`${engine.url}/collections/books/documents/${id}`, {
+      headers: { "x-typesense-api-key": engine.apiKey }
+    })
     expect(((await stored.json()) as { title: string }).title).toBe("From the panel")
   })
 })

@@ -50,7 +50,10 @@ describe("UI on a search connection", () => {
     await sidebar.getByRole("button", { name: /books\s*1,500/ }).click()
     await page.getByLabel("Page status").filter({ hasText: "Rows 1–1,000 of 1,500" }).waitFor()
     const rows = grid(page, "Rows")
-    const header = (name: string) => rows.getByRole("columnheader").filter({ has: page.locator(".th-name", { hasText: new RegExp(`^${name}( [▲▼])?$`) }) })
+    const header = (name: string) =>
+      rows.getByRole("columnheader").filter({
+        has: page.locator(".th-name", { hasText: new RegExp(`^${name}( [▲▼])?$`) })
+      })
     const title = header("title")
     expect(await title.getAttribute("class")).toContain("unsortable")
     expect(await title.getAttribute("title")).toContain("sort: true")
@@ -79,7 +82,12 @@ describe("UI on a search connection", () => {
     await (await cell(rows, 2, "title")).click()
     await page.getByRole("button", { name: "Delete rows" }).click()
     await page.getByRole("button", { name: "Add row" }).click()
-    for (const [name, value] of [["id", "new-1"], ["title", "Inserted"], ["year", "2020"], ["rating", "4.5"], ["pages", "10"], ["in_stock", "true"]] as const) {
+    for (
+      const [name, value] of [["id", "new-1"], ["title", "Inserted"], ["year", "2020"], ["rating", "4.5"], [
+        "pages",
+        "10"
+      ], ["in_stock", "true"]] as const
+    ) {
       await (await cell(rows, 0, name)).dblclick()
       await page.getByLabel("Cell value").fill(value)
       await page.getByLabel("Cell value").press("Enter")
@@ -95,16 +103,22 @@ describe("UI on a search connection", () => {
     await dialog.getByRole("button", { name: "Apply" }).click()
     await page.getByRole("status").filter({ hasText: "Saved 3 changes." }).waitFor()
     engine.requests.length = 0
-    const edited = await fetch(`${engine.url}/collections/books/documents/${id}`, { headers: { "x-typesense-api-key": engine.apiKey } })
+    const edited = await fetch(`${engine.url}/collections/books/documents/${id}`, {
+      headers: { "x-typesense-api-key": engine.apiKey }
+    })
     expect(((await edited.json()) as { title: string }).title).toBe("Edited in the UI")
-    const inserted = await fetch(`${engine.url}/collections/books/documents/new-1`, { headers: { "x-typesense-api-key": engine.apiKey } })
+    const inserted = await fetch(`${engine.url}/collections/books/documents/new-1`, {
+      headers: { "x-typesense-api-key": engine.apiKey }
+    })
     expect(((await inserted.json()) as { year: number }).year).toBe(2020)
   })
 
   it("the request console renders hits as a grid and other answers as pretty JSON", async () => {
     const { page } = ui
     await page.getByRole("tab", { name: "Console" }).click()
-    await page.getByLabel("Path").fill("/collections/books/documents/search?q=*&per_page=5&filter_by=pages:<103%26%26year:<2000")
+    await page.getByLabel("Path").fill(
+      "/collections/books/documents/search?q=*&per_page=5&filter_by=pages:<103%26%26year:<2000"
+    )
     await page.getByRole("button", { name: "Run", exact: true }).click()
     const results = grid(page, "Results")
     await results.getByRole("columnheader").filter({ hasText: /^title$/ }).waitFor()
@@ -118,7 +132,7 @@ describe("UI on a search connection", () => {
   it("D-102: Format indents the request's JSON body (Shift+Alt+F or the button), one Undo reverts it, and a body that is not JSON is left as typed", async () => {
     const { page } = ui
     const body = page.getByLabel("Body")
-    const typed = '{"searches":[{"collection":"books","q":"*","per_page":2}]}'
+    const typed = "{\"searches\":[{\"collection\":\"books\",\"q\":\"*\",\"per_page\":2}]}"
     await body.fill(typed)
     await body.press("Shift+Alt+KeyF")
     expect(await body.inputValue()).toBe(JSON.stringify(JSON.parse(typed), null, 2))
@@ -126,10 +140,10 @@ describe("UI on a search connection", () => {
     expect(await body.inputValue()).toBe(typed)
     await page.getByRole("button", { name: "Format" }).click()
     expect(await body.inputValue()).toBe(JSON.stringify(JSON.parse(typed), null, 2))
-    await body.fill('{"q": "*",')
+    await body.fill("{\"q\": \"*\",")
     await page.getByRole("button", { name: "Format" }).click()
     await page.getByRole("alert").filter({ hasText: /^Not formatted \(nothing was changed\): / }).waitFor()
-    expect(await body.inputValue()).toBe('{"q": "*",')
+    expect(await body.inputValue()).toBe("{\"q\": \"*\",")
   })
 
   it("Users & Roles lists keys, a new key's value is shown once; the dashboard shows metrics and the two empty panels", async () => {

@@ -23,9 +23,13 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     sample.exec(`CREATE VIEW shipped_orders AS SELECT * FROM orders WHERE status = 'shipped';
       CREATE TABLE ${LONG} (id INTEGER PRIMARY KEY, note TEXT);`)
     const insert = sample.prepare(`INSERT INTO ${LONG} (note) VALUES (?)`)
-    sample.transaction(() => { for (let i = 0; i < 3000; i++) insert.run(`note ${i}`) })()
+    sample.transaction(() => {
+      for (let i = 0; i < 3000; i++) insert.run(`note ${i}`)
+    })()
     sample.close()
-    const connections = (await (await ui.page.request.get(`${ui.ui.origin}/api/connections`)).json()) as Array<{ id: string; name: string }>
+    const connections = (await (await ui.page.request.get(`${ui.ui.origin}/api/connections`)).json()) as Array<
+      { id: string; name: string }
+    >
     sampleId = connections.find((c) => c.name === "Sample (SQLite)")!.id
     await ui.page.setViewportSize({ width: 1440, height: 900 })
     await ui.page.getByRole("button", { name: "Sample (SQLite)" }).first().click()
@@ -52,15 +56,21 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     const search = sidebar().getByLabel("Search the sidebar")
     await page.locator("body").click()
     await page.keyboard.press("Control+Shift+F")
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Search the sidebar")
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(
+      "Search the sidebar"
+    )
     await page.keyboard.type("ordrs")
     await expect.poll(() => tree().getByRole("treeitem").count()).toBe(3)
     const labels = await tree().locator(".tree-name").allTextContents()
     expect([...labels].sort()).toEqual(["order_items", "orders", "shipped_orders"])
     await search.press("ArrowDown")
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("title"))).toBe(`${labels[0]} (table)`)
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("title"))).toBe(
+      `${labels[0]} (table)`
+    )
     await page.keyboard.press("End")
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("title"))).toBe("shipped_orders (view)")
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("title"))).toBe(
+      "shipped_orders (view)"
+    )
     await page.keyboard.press("Enter")
     await page.getByRole("tab", { name: "shipped_orders", selected: true }).waitFor()
     await search.press("Escape")
@@ -83,7 +93,9 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     const wide = Number(await handle.getAttribute("aria-valuenow"))
     expect(wide).toBeGreaterThan(before + 110)
     await page.reload()
-    await expect.poll(async () => Number(await sidebar().getByRole("separator").getAttribute("aria-valuenow"))).toBe(wide)
+    await expect.poll(async () => Number(await sidebar().getByRole("separator").getAttribute("aria-valuenow"))).toBe(
+      wide
+    )
     await handle.focus()
     await page.keyboard.press("Shift+ArrowLeft")
     await page.keyboard.press("Shift+ArrowLeft")
@@ -93,10 +105,16 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
   it("D-98 Ctrl/Cmd+P opens anything: a table in its tab, a saved query and a history entry in a console", async () => {
     const { page } = ui
     const saved = await page.request.post(`${ui.ui.origin}/api/saved-queries`, {
-      data: { name: "Big spenders", text: "SELECT customer_id, sum(total) FROM orders GROUP BY 1 ORDER BY 2 DESC", connectionId: sampleId }
+      data: {
+        name: "Big spenders",
+        text: "SELECT customer_id, sum(total) FROM orders GROUP BY 1 ORDER BY 2 DESC",
+        connectionId: sampleId
+      }
     })
     expect(saved.ok()).toBe(true)
-    const ran = await page.request.post(`${ui.ui.origin}/api/connections/${sampleId}/console`, { data: { text: "SELECT count(*) AS delivered_count FROM orders WHERE status = 'delivered'", confirmed: false } })
+    const ran = await page.request.post(`${ui.ui.origin}/api/connections/${sampleId}/console`, {
+      data: { text: "SELECT count(*) AS delivered_count FROM orders WHERE status = 'delivered'", confirmed: false }
+    })
     expect(ran.ok()).toBe(true)
     const palette = page.getByRole("dialog", { name: "Open anything" })
     const open = async (query: string, expected: RegExp) => {
@@ -113,7 +131,9 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     await open("big spend", /Big spenders/)
     await expect.poll(() => page.locator(".cm-content:visible").textContent()).toContain("sum(total) FROM orders")
     await open("delivered_count", /delivered_count/)
-    await expect.poll(() => page.locator(".cm-content:visible").textContent()).toContain("AS delivered_count FROM orders")
+    await expect.poll(() => page.locator(".cm-content:visible").textContent()).toContain(
+      "AS delivered_count FROM orders"
+    )
     // Escape closes it and gives the focus back
     await page.keyboard.press("Control+p")
     await palette.waitFor()
@@ -124,7 +144,11 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     const list = page.getByRole("table", { name: "Shortcuts" })
     await list.waitFor()
     expect(await list.locator("kbd").allTextContents()).toEqual(expect.arrayContaining([
-      "Cmd/Ctrl+P", "Cmd/Ctrl+Shift+F", "Up/Down, Right/Left, Home/End in the sidebar", "Left/Right on the sidebar's edge", "Cmd/Ctrl+Enter on a foreign-key cell"
+      "Cmd/Ctrl+P",
+      "Cmd/Ctrl+Shift+F",
+      "Up/Down, Right/Left, Home/End in the sidebar",
+      "Left/Right on the sidebar's edge",
+      "Cmd/Ctrl+Enter on a foreign-key cell"
     ]))
     await page.keyboard.press("Escape")
   })
@@ -151,7 +175,9 @@ describe("the sidebar tree, open anything and foreign-key links (SQLite)", () =>
     await page.getByRole("tab", { name: "orders", exact: true }).click()
     // a later row whose customer is another one
     let third = await cell(rows, 1, "customer_id")
-    for (let r = 1; (await third.textContent())!.replace(/\D/g, "") === customer; r++) third = await cell(rows, r, "customer_id")
+    for (let r = 1; (await third.textContent())!.replace(/\D/g, "") === customer; r++) {
+      third = await cell(rows, r, "customer_id")
+    }
     const other = (await third.textContent())!.replace(/\D/g, "")
     await third.click()
     await page.keyboard.press("Control+Enter")

@@ -27,13 +27,27 @@ describePostgres("the sidebar tree on PostgreSQL", () => {
       GRANT USAGE ON SCHEMA analytics TO ${postgres.user};`)
     const home = tempHome()
     id = randomUUID()
-    writeFileSync(join(home, "connections.json"), JSON.stringify({
-      version: 1,
-      connections: [{
-        id, name: "Harness PG", type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database,
-        user: postgres.user, password: postgres.password, sslMode: "disable", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes"
-      }]
-    }), { mode: 0o600 })
+    writeFileSync(
+      join(home, "connections.json"),
+      JSON.stringify({
+        version: 1,
+        connections: [{
+          id,
+          name: "Harness PG",
+          type: "postgresql",
+          host: postgres.host,
+          port: postgres.port,
+          database: postgres.database,
+          user: postgres.user,
+          password: postgres.password,
+          sslMode: "disable",
+          externalAccess: "readWrite",
+          aiPolicy: "alwaysAllow",
+          confirmQueries: "writes"
+        }]
+      }),
+      { mode: 0o600 }
+    )
     ui = await openUi({ home })
     await ui.page.setViewportSize({ width: 1440, height: 900 })
   })
@@ -47,15 +61,31 @@ describePostgres("the sidebar tree on PostgreSQL", () => {
 
   it("D-98 the API lists the schemas first and a schema's objects with their kinds on request", async () => {
     const overview = await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/catalog`)).json()
-    expect(overview).toMatchObject({ database: postgres.database, schemas: ["analytics", "public"], defaultSchema: "public" })
+    expect(overview).toMatchObject({
+      database: postgres.database,
+      schemas: ["analytics", "public"],
+      defaultSchema: "public"
+    })
     expect(overview.databases).toContain(postgres.database)
-    const analytics = await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/catalog/objects?schema=analytics`)).json()
+    const analytics =
+      await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/catalog/objects?schema=analytics`)).json()
     expect(analytics.objects).toEqual([
-      { name: "analytics.page_views", label: "page_views", schema: "analytics", kind: "table", rowCount: 300, signature: null },
+      {
+        name: "analytics.page_views",
+        label: "page_views",
+        schema: "analytics",
+        kind: "table",
+        rowCount: 300,
+        signature: null
+      },
       expect.objectContaining({ name: "analytics.daily", kind: "materializedView" })
     ])
-    const publicObjects = await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/catalog/objects?schema=public`)).json()
-    expect(publicObjects.objects.map((o: any) => [o.name, o.kind])).toEqual([["accounts", "table"], ["active_accounts", "view"], ["add_tax", "function"]])
+    const publicObjects =
+      await (await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/catalog/objects?schema=public`)).json()
+    expect(publicObjects.objects.map((o: any) => [o.name, o.kind])).toEqual([["accounts", "table"], [
+      "active_accounts",
+      "view"
+    ], ["add_tax", "function"]])
     expect(publicObjects.objects[2].signature).toBe("amount numeric")
   })
 
@@ -91,7 +121,9 @@ describePostgres("the sidebar tree on PostgreSQL", () => {
     await page.keyboard.press("ArrowLeft")
     await expect.poll(() => analytics.getAttribute("aria-expanded")).toBe("false")
     await tree().getByRole("button", { name: /^add_tax/ }).click()
-    await expect.poll(() => page.locator(".cm-content:visible").textContent()).toContain(`pg_get_functiondef('"public"."add_tax"(amount numeric)'::regprocedure)`)
+    await expect.poll(() => page.locator(".cm-content:visible").textContent()).toContain(
+      `pg_get_functiondef('"public"."add_tax"(amount numeric)'::regprocedure)`
+    )
   })
 
   it("D-98 the schema switcher shows one schema's objects, and the console resolves names in it", async () => {
@@ -108,7 +140,9 @@ describePostgres("the sidebar tree on PostgreSQL", () => {
     await page.keyboard.press("Delete")
     await editor.fill("SELECT count(*) AS seen FROM page_views")
     await page.keyboard.press("Control+Enter")
-    await expect.poll(async () => (await cell(grid(page, "Results"), 0, "seen")).textContent().catch(() => ""), { timeout: 15_000 }).toBe("300")
+    await expect.poll(async () => (await cell(grid(page, "Results"), 0, "seen")).textContent().catch(() => ""), {
+      timeout: 15_000
+    }).toBe("300")
     await sidebar.getByLabel("Schema").selectOption("")
     await tree().getByRole("button", { name: /^accounts/ }).waitFor()
   })

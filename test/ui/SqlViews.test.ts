@@ -37,7 +37,9 @@ describe("UI on the sample SQLite connection", () => {
     await page.getByLabel("Page status").filter({ hasText: "Rows 1–1,000 of 1,200" }).waitFor()
     const firstId = async () => (await cell(rows, 0, "id")).textContent()
     expect(await firstId()).toBe("1")
-    const idHeader = rows.getByRole("columnheader").filter({ has: page.locator(".th-name", { hasText: /^id( [▲▼])?$/ }) })
+    const idHeader = rows.getByRole("columnheader").filter({
+      has: page.locator(".th-name", { hasText: /^id( [▲▼])?$/ })
+    })
     await idHeader.click()
     await rows.getByRole("columnheader").filter({ hasText: "id ▲" }).waitFor()
     await idHeader.click()
@@ -112,15 +114,21 @@ describe("UI on the sample SQLite connection", () => {
 
   it("an MCP write waits for the approval modal: the statement is shown, Deny has focus, Approve lets the call finish", async () => {
     const { page, server } = ui
-    const call = postMcp(server.url, modernRequest("tools/call", {
-      name: "execute_query",
-      arguments: { connection_id: await sampleId(ui), query: "UPDATE orders SET status = 'refunded' WHERE id = 7" }
-    }), { authorization: `Bearer ${server.token}` })
+    const call = postMcp(
+      server.url,
+      modernRequest("tools/call", {
+        name: "execute_query",
+        arguments: { connection_id: await sampleId(ui), query: "UPDATE orders SET status = 'refunded' WHERE id = 7" }
+      }),
+      { authorization: `Bearer ${server.token}` }
+    )
     const modal = page.getByRole("dialog")
     await modal.waitFor()
     expect(await modal.getByLabel("Statement").textContent()).toBe("UPDATE orders SET status = 'refunded' WHERE id = 7")
     // D-69: the dry run, rolled back, under the statement
-    expect(await modal.getByLabel("Preview").textContent()).toMatch(/^Dry run \(rolled back\): will change 1 row in orders\.id=7: status: '\w+' → 'refunded'$/)
+    expect(await modal.getByLabel("Preview").textContent()).toMatch(
+      /^Dry run \(rolled back\): will change 1 row in orders\.id=7: status: '\w+' → 'refunded'$/
+    )
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Deny")
     await screenshot(page, "approval-modal")
     await modal.getByRole("button", { name: "Approve" }).click()
@@ -133,10 +141,14 @@ describe("UI on the sample SQLite connection", () => {
 
   it("a denied write is refused to the MCP client", async () => {
     const { page, server } = ui
-    const call = postMcp(server.url, modernRequest("tools/call", {
-      name: "execute_query",
-      arguments: { connection_id: await sampleId(ui), query: "DELETE FROM orders WHERE id = 8" }
-    }), { authorization: `Bearer ${server.token}` })
+    const call = postMcp(
+      server.url,
+      modernRequest("tools/call", {
+        name: "execute_query",
+        arguments: { connection_id: await sampleId(ui), query: "DELETE FROM orders WHERE id = 8" }
+      }),
+      { authorization: `Bearer ${server.token}` }
+    )
     await page.getByRole("dialog").getByRole("button", { name: "Deny" }).click()
     const response = await call
     expect(response.json.result.isError).toBe(true)

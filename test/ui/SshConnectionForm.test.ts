@@ -14,7 +14,9 @@ describe("UI: SSH tunnel fields and the host-key dialog", () => {
   afterAll(() => ui?.close())
 
   const stored = (name: string) =>
-    JSON.parse(readFileSync(join(ui.server.home, "connections.json"), "utf8")).connections.find((connection: any) => connection.name === name)
+    JSON.parse(readFileSync(join(ui.server.home, "connections.json"), "utf8")).connections.find((connection: any) =>
+      connection.name === name
+    )
 
   it("every SSH field is saved: host alias, port, user, key file, passphrase (stored, never shown back), jump hosts; editing keeps the passphrase, unticking removes the tunnel", async () => {
     const { page } = ui
@@ -46,13 +48,23 @@ describe("UI: SSH tunnel fields and the host-key dialog", () => {
     await save()
     const row = page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Behind bastion/ })
     await row.waitFor()
-    expect(stored("Behind bastion").ssh).toStrictEqual({ host: "db-bastion", port: 2222, user: "deploy", auth: "key", keyFile: "/keys/id_ed25519", passphrase: "pass-Phrase-1", jumps: ["jump-host", "ops@jump2:22"] })
+    expect(stored("Behind bastion").ssh).toStrictEqual({
+      host: "db-bastion",
+      port: 2222,
+      user: "deploy",
+      auth: "key",
+      keyFile: "/keys/id_ed25519",
+      passphrase: "pass-Phrase-1",
+      jumps: ["jump-host", "ops@jump2:22"]
+    })
     expect(await page.content()).not.toContain("pass-Phrase-1")
 
     await row.getByRole("button", { name: "Edit" }).click()
     expect(await page.getByLabel("SSH host").inputValue()).toBe("db-bastion")
     expect(await page.getByLabel("Key passphrase", { exact: true }).inputValue()).toBe("")
-    expect(await page.getByLabel("Key passphrase", { exact: true }).getAttribute("placeholder")).toBe("leave empty to keep the saved one")
+    expect(await page.getByLabel("Key passphrase", { exact: true }).getAttribute("placeholder")).toBe(
+      "leave empty to keep the saved one"
+    )
     await page.getByLabel("SSH user").fill("ops")
     await save()
     await row.waitFor()
@@ -78,7 +90,8 @@ describe("UI: SSH tunnel fields and the host-key dialog", () => {
     const approvals = Context.get(ui.server.context, Approvals)
     const answer = Effect.runPromise(approvals.ask({
       kind: "host_key",
-      message: "Trust the SSH host db-bastion (10.0.0.9:22) for 'Behind bastion'? dbdesk has not seen its key before. Its fingerprint is SHA256:abcDEF123",
+      message:
+        "Trust the SSH host db-bastion (10.0.0.9:22) for 'Behind bastion'? dbdesk has not seen its key before. Its fingerprint is SHA256:abcDEF123",
       connectionId: "c",
       connectionName: "Behind bastion",
       principal: "dbdesk"

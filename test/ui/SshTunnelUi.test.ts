@@ -11,12 +11,26 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import { openUi, type UiSession } from "../support/Browser.ts"
 import { columnTexts, grid } from "../support/Grid.ts"
 import { describeWhenInstalled } from "../support/InstalledSuite.ts"
-import { type MariadbServer, mariadbAvailable, runningStatements as mariaRunning, startMariadb } from "../support/MariadbHarness.ts"
-import { eventually, type PostgresServer, postgresAvailable, runningStatements as pgRunning, startPostgres } from "../support/PostgresHarness.ts"
+import {
+  type MariadbServer,
+  mariadbAvailable,
+  runningStatements as mariaRunning,
+  startMariadb
+} from "../support/MariadbHarness.ts"
+import {
+  eventually,
+  type PostgresServer,
+  postgresAvailable,
+  runningStatements as pgRunning,
+  startPostgres
+} from "../support/PostgresHarness.ts"
 import { type KeyPair, makeKey, type SshServer, sshdAvailable, startSshd } from "../support/SshHarness.ts"
 import { tempHome } from "../support/TestServer.ts"
 
-const describeTunnels = describeWhenInstalled(sshdAvailable && postgresAvailable && mariadbAvailable, "sshd, PostgreSQL and MariaDB are needed (CI installs them)")
+const describeTunnels = describeWhenInstalled(
+  sshdAvailable && postgresAvailable && mariadbAvailable,
+  "sshd, PostgreSQL and MariaDB are needed (CI installs them)"
+)
 const SHOTS = "/work/wt/_shots"
 
 describeTunnels("SQL connections through an SSH jump host and bastion, in the UI", () => {
@@ -40,8 +54,12 @@ describeTunnels("SQL connections through an SSH jump host and bastion, in the UI
       startSshd({ authorizedKeys: [key.publicLine] }),
       startSshd({ authorizedKeys: [key.publicLine] })
     ])
-    await postgres.sql("CREATE TABLE t (id int PRIMARY KEY, label text); INSERT INTO t VALUES (1, 'one'), (2, 'two'); GRANT SELECT, INSERT, UPDATE, DELETE ON t TO PUBLIC")
-    await mariadb.admin().query("CREATE TABLE items (id INT PRIMARY KEY, label VARCHAR(20)); INSERT INTO items VALUES (1, 'one'), (2, 'two')")
+    await postgres.sql(
+      "CREATE TABLE t (id int PRIMARY KEY, label text); INSERT INTO t VALUES (1, 'one'), (2, 'two'); GRANT SELECT, INSERT, UPDATE, DELETE ON t TO PUBLIC"
+    )
+    await mariadb.admin().query(
+      "CREATE TABLE items (id INT PRIMARY KEY, label VARCHAR(20)); INSERT INTO items VALUES (1, 'one'), (2, 'two')"
+    )
     const host = (alias: string, port: number, jumpTo?: string) => [
       `Host ${alias}`,
       "  HostName 127.0.0.1",
@@ -51,7 +69,15 @@ describeTunnels("SQL connections through an SSH jump host and bastion, in the UI
       ...(jumpTo === undefined ? [] : [`  ProxyJump ${jumpTo}`])
     ]
     const config = join(dir, "config")
-    writeFileSync(config, [...host("jump-host", jump.port), ...host("db-bastion", bastion.port, "jump-host"), ...host("new-bastion", fresh.port, "jump-host"), ""].join("\n"))
+    writeFileSync(
+      config,
+      [
+        ...host("jump-host", jump.port),
+        ...host("db-bastion", bastion.port, "jump-host"),
+        ...host("new-bastion", fresh.port, "jump-host"),
+        ""
+      ].join("\n")
+    )
     const knownHosts = join(dir, "known_hosts")
     // the new bastion's key is in no file: the first connection through it asks
     writeFileSync(knownHosts, `${jump.hashedKnownHostsLine()}\n${bastion.knownHostsLine()}\n`)
@@ -60,16 +86,40 @@ describeTunnels("SQL connections through an SSH jump host and bastion, in the UI
     process.env["DBDESK_SSH_KNOWN_HOSTS"] = knownHosts
     delete process.env["SSH_AUTH_SOCK"]
     const access = { externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes" }
-    const pg = { type: "postgresql", host: "127.0.0.1", port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, sslMode: "disable" }
+    const pg = {
+      type: "postgresql",
+      host: "127.0.0.1",
+      port: postgres.port,
+      database: postgres.database,
+      user: postgres.user,
+      password: postgres.password,
+      sslMode: "disable"
+    }
     const home = tempHome()
-    writeFileSync(join(home, "connections.json"), JSON.stringify({
-      version: 1,
-      connections: [
-        { id: ids.pg, name: "Orders PG", ...pg, ssh: { host: "db-bastion" }, ...access },
-        { id: ids.maria, name: "Shop Maria", type: "mysql", host: "127.0.0.1", port: mariadb.port, database: mariadb.database, user: mariadb.user, password: mariadb.password, sslMode: "disabled", ssh: { host: "db-bastion" }, ...access },
-        { id: ids.fresh, name: "New bastion PG", ...pg, ssh: { host: "new-bastion" }, ...access }
-      ]
-    }), { mode: 0o600 })
+    writeFileSync(
+      join(home, "connections.json"),
+      JSON.stringify({
+        version: 1,
+        connections: [
+          { id: ids.pg, name: "Orders PG", ...pg, ssh: { host: "db-bastion" }, ...access },
+          {
+            id: ids.maria,
+            name: "Shop Maria",
+            type: "mysql",
+            host: "127.0.0.1",
+            port: mariadb.port,
+            database: mariadb.database,
+            user: mariadb.user,
+            password: mariadb.password,
+            sslMode: "disabled",
+            ssh: { host: "db-bastion" },
+            ...access
+          },
+          { id: ids.fresh, name: "New bastion PG", ...pg, ssh: { host: "new-bastion" }, ...access }
+        ]
+      }),
+      { mode: 0o600 }
+    )
     ui = await openUi({ home, token: "readWrite" })
   }, 180_000)
 
@@ -104,8 +154,25 @@ describeTunnels("SQL connections through an SSH jump host and bastion, in the UI
   const results = () => grid(ui.page, "Results")
 
   const engines = [
-    { engine: "PostgreSQL", id: () => ids.pg, db: () => postgres.port, table: "t", sleep: "SELECT pg_sleep(60) AS ui_ssh_cancel", running: (marker: string) => pgRunning(postgres, marker), label: async () => (await postgres.sql<{ label: string }>("SELECT label FROM t WHERE id = 1"))[0]?.label },
-    { engine: "MariaDB", id: () => ids.maria, db: () => mariadb.port, table: "items", sleep: "SELECT SLEEP(60) AS ui_ssh_cancel", running: (marker: string) => mariaRunning(mariadb, marker), label: async () => ((await mariadb.admin().query("SELECT label FROM items WHERE id = 1"))[0] as Array<{ label: string }>)[0]?.label }
+    {
+      engine: "PostgreSQL",
+      id: () => ids.pg,
+      db: () => postgres.port,
+      table: "t",
+      sleep: "SELECT pg_sleep(60) AS ui_ssh_cancel",
+      running: (marker: string) => pgRunning(postgres, marker),
+      label: async () => (await postgres.sql<{ label: string }>("SELECT label FROM t WHERE id = 1"))[0]?.label
+    },
+    {
+      engine: "MariaDB",
+      id: () => ids.maria,
+      db: () => mariadb.port,
+      table: "items",
+      sleep: "SELECT SLEEP(60) AS ui_ssh_cancel",
+      running: (marker: string) => mariaRunning(mariadb, marker),
+      label: async () =>
+        ((await mariadb.admin().query("SELECT label FROM items WHERE id = 1"))[0] as Array<{ label: string }>)[0]?.label
+    }
   ] as const
 
   for (const engine of engines) {
@@ -114,7 +181,11 @@ describeTunnels("SQL connections through an SSH jump host and bastion, in the UI
       await openTable(engine.id(), engine.table)
       // a console link without its number is the first console, not a second tab also called Console
       await openConsole(engine.id(), "console")
-      expect((await ui.page.getByRole("tablist", { name: "Open tabs" }).getByRole("tab").allTextContents()).filter((name) => name.startsWith("Console"))).toEqual(["Console"])
+      expect(
+        (await ui.page.getByRole("tablist", { name: "Open tabs" }).getByRole("tab").allTextContents()).filter((name) =>
+          name.startsWith("Console")
+        )
+      ).toEqual(["Console"])
       await typeSql(`SELECT label AS tunnelled FROM ${engine.table} WHERE id = 2`)
       await ui.page.keyboard.press("Control+Enter")
       await results().getByRole("columnheader").filter({ hasText: "tunnelled" }).waitFor()
@@ -143,18 +214,24 @@ describeTunnels("SQL connections through an SSH jump host and bastion, in the UI
       const channels = bastion.forwardsTo(engine.db())
       await ui.page.getByRole("button", { name: "Cancel", exact: true }).click()
       const until = Date.now() + 2000
-      while ((await engine.running("ui_ssh_cancel")) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50))
+      while ((await engine.running("ui_ssh_cancel")) > 0 && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
       expect(await engine.running("ui_ssh_cancel")).toBe(0)
       // the cancel request (PostgreSQL's CancelRequest, MariaDB's KILL QUERY) came through the tunnel on a channel of its own
       expect(bastion.forwardsTo(engine.db())).toBeGreaterThan(channels)
-      await ui.page.getByText("Cancelled: the statement was stopped on the database.").filter({ visible: true }).first().waitFor()
+      await ui.page.getByText("Cancelled: the statement was stopped on the database.").filter({ visible: true }).first()
+        .waitFor()
       await openTable(engine.id(), engine.table)
     })
   }
 
   it("an unknown bastion key is the app's dialog with its SHA256 fingerprint; accepted, the grid loads, and a second open does not ask", async () => {
     const { page } = ui
-    const fingerprint = execFileSync("ssh-keygen", ["-lf", "-", "-E", "sha256"], { input: fresh.hostKeyLine, encoding: "utf8" }).split(" ")[1]!
+    const fingerprint = execFileSync("ssh-keygen", ["-lf", "-", "-E", "sha256"], {
+      input: fresh.hostKeyLine,
+      encoding: "utf8"
+    }).split(" ")[1]!
     expect(fingerprint).toMatch(/^SHA256:/)
     await page.setViewportSize({ width: 1440, height: 900 })
     await go(ids.fresh, "table/t")

@@ -20,10 +20,16 @@ const common = { externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQu
 const openWith = async (connection: Record<string, unknown>) => {
   const home = tempHome()
   const id = randomUUID()
-  writeFileSync(join(home, "connections.json"), JSON.stringify({ version: 1, connections: [{ id, ...common, ...connection }] }), { mode: 0o600 })
+  writeFileSync(
+    join(home, "connections.json"),
+    JSON.stringify({ version: 1, connections: [{ id, ...common, ...connection }] }),
+    { mode: 0o600 }
+  )
   const ui = await openUi({ home })
   const structure = async (table: string): Promise<any> => {
-    const response = await ui.page.request.get(`${ui.ui.origin}/api/connections/${id}/tables/${encodeURIComponent(table)}/structure`)
+    const response = await ui.page.request.get(
+      `${ui.ui.origin}/api/connections/${id}/tables/${encodeURIComponent(table)}/structure`
+    )
     expect(response.status()).toBe(200)
     return response.json()
   }
@@ -40,19 +46,36 @@ const expectAccounts = (s: any) => {
   expect(detail("status").defaultValue).toMatch(/'new'/)
   expect(detail("credit").defaultValue).toMatch(/^'?0'?$/)
   expect(s.columns.find((c: any) => c.name === "Id").isPrimaryKey).toBe(true)
-  expect(s.indexes.some((i: any) => i.unique && i.columns.map((c: string) => c.replace(/^"|"$/g, "").replaceAll("\"\"", "\"")).join() === EMAIL)).toBe(true)
+  expect(
+    s.indexes.some((i: any) =>
+      i.unique && i.columns.map((c: string) => c.replace(/^"|"$/g, "").replaceAll("\"\"", "\"")).join() === EMAIL
+    )
+  ).toBe(true)
   expect(s.checks.map((c: any) => c.name)).toContain("credit ok")
   expect(s.checks.find((c: any) => c.name === "credit ok").expression).toMatch(/credit.*>=\s*0/)
   expect(s.checks.some((c: any) => /status/.test(c.expression) && /'active'/.test(c.expression))).toBe(true)
   expect(s.checks.some((c: any) => /CHECK \(x\)/.test(c.expression))).toBe(false)
   expect(s.triggers).toHaveLength(1)
-  expect(s.triggers[0]).toMatchObject({ name: TRIGGER, timing: expect.stringMatching(/^(BEFORE|AFTER)$/), event: expect.stringMatching(/UPDATE/) })
+  expect(s.triggers[0]).toMatchObject({
+    name: TRIGGER,
+    timing: expect.stringMatching(/^(BEFORE|AFTER)$/),
+    event: expect.stringMatching(/UPDATE/)
+  })
   expect(s.triggers[0].definition).toMatch(/CREATE TRIGGER/i)
-  expect(s.referencedBy).toEqual([expect.objectContaining({ table: "Order Lines", columns: ["Account Id"], referencedColumns: ["Id"] })])
+  expect(s.referencedBy).toEqual([
+    expect.objectContaining({ table: "Order Lines", columns: ["Account Id"], referencedColumns: ["Id"] })
+  ])
 }
 
 const expectLines = (s: any) => {
-  expect(s.foreignKeys).toEqual([expect.objectContaining({ columns: ["Account Id"], referencedTable: ACCOUNTS, referencedColumns: ["Id"], onDelete: "CASCADE" })])
+  expect(s.foreignKeys).toEqual([
+    expect.objectContaining({
+      columns: ["Account Id"],
+      referencedTable: ACCOUNTS,
+      referencedColumns: ["Id"],
+      onDelete: "CASCADE"
+    })
+  ])
   expect(s.columnDetails.find((c: any) => c.name === "note").defaultValue).toMatch(/CHECK \(x\)/)
   expect(s.checks).toEqual([])
   expect(s.referencedBy).toEqual([])
@@ -68,7 +91,14 @@ const checkPage = async (ui: UiSession, connection: string, shot?: string) => {
   await page.getByRole("tab", { name: "Structure" }).click()
   const columns = page.getByRole("table", { name: "Columns" })
   await columns.getByRole("row", { name: /credit/ }).waitFor()
-  expect(await columns.getByRole("columnheader").allTextContents()).toEqual(["Column", "Type", "Nullable", "Default", "Key", "Comment"])
+  expect(await columns.getByRole("columnheader").allTextContents()).toEqual([
+    "Column",
+    "Type",
+    "Nullable",
+    "Default",
+    "Key",
+    "Comment"
+  ])
   expect(await columns.getByRole("row", { name: /^Id\b/ }).textContent()).toContain("primary")
   expect(await columns.getByRole("row", { name: /e"mail/ }).textContent()).toContain("unique")
   expect(await columns.getByRole("row", { name: /status/ }).textContent()).toContain("'new'")
@@ -102,7 +132,8 @@ const checkPage = async (ui: UiSession, connection: string, shot?: string) => {
   const fk = page.getByRole("table", { name: "Foreign keys" })
   await fk.waitFor()
   expect(await fk.textContent()).toMatch(/Account Id.*Customer Accounts\(Id\).*CASCADE/)
-  expect(await page.getByRole("table", { name: "Columns" }).getByRole("row", { name: /Account Id/ }).textContent()).toContain("→ Customer Accounts.Id")
+  expect(await page.getByRole("table", { name: "Columns" }).getByRole("row", { name: /Account Id/ }).textContent())
+    .toContain("→ Customer Accounts.Id")
 }
 
 describe("structure view on SQLite", () => {
@@ -126,7 +157,10 @@ describe("structure view on SQLite", () => {
   it("the UI API gives defaults, unique and foreign keys with their column pairs, checks (named and not), the trigger and incoming references", async () => {
     const accounts = await opened.structure(ACCOUNTS)
     expectAccounts(accounts)
-    expect(accounts.checks).toEqual([{ name: null, expression: "status IN ('new', 'active')" }, { name: "credit ok", expression: "credit >= 0" }])
+    expect(accounts.checks).toEqual([{ name: null, expression: "status IN ('new', 'active')" }, {
+      name: "credit ok",
+      expression: "credit >= 0"
+    }])
     expect(accounts.triggers[0]).toMatchObject({ timing: "AFTER", event: "UPDATE OF status" })
     expectLines(await opened.structure("Order Lines"))
   })
@@ -152,8 +186,14 @@ describePostgres("structure view on PostgreSQL", () => {
       CREATE TRIGGER "touch ""it""" BEFORE INSERT OR UPDATE ON "Customer Accounts" FOR EACH ROW EXECUTE FUNCTION keep_credit();
       GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${postgres.user};`)
     opened = await openWith({
-      name: "Shop (PostgreSQL)", type: "postgresql", host: postgres.host, port: postgres.port, database: postgres.database,
-      user: postgres.user, password: postgres.password, sslMode: "disable"
+      name: "Shop (PostgreSQL)",
+      type: "postgresql",
+      host: postgres.host,
+      port: postgres.port,
+      database: postgres.database,
+      user: postgres.user,
+      password: postgres.password,
+      sslMode: "disable"
     })
   }, 120_000)
   afterAll(async () => {
@@ -170,8 +210,12 @@ describePostgres("structure view on PostgreSQL", () => {
     expect(accounts.triggers[0].definition).toContain("EXECUTE FUNCTION keep_credit()")
     expect(accounts.referencedBy[0].name).toBe("lines to account")
     // the DDL text is complete: the comment and the trigger follow the CREATE TABLE
-    expect(accounts.definition).toContain(`COMMENT ON COLUMN "public"."Customer Accounts"."e""mail" IS 'where receipts go';`)
-    expect(accounts.definition).toContain(`CREATE TRIGGER "touch ""it""" BEFORE INSERT OR UPDATE ON "Customer Accounts" FOR EACH ROW EXECUTE FUNCTION keep_credit();`)
+    expect(accounts.definition).toContain(
+      `COMMENT ON COLUMN "public"."Customer Accounts"."e""mail" IS 'where receipts go';`
+    )
+    expect(accounts.definition).toContain(
+      `CREATE TRIGGER "touch ""it""" BEFORE INSERT OR UPDATE ON "Customer Accounts" FOR EACH ROW EXECUTE FUNCTION keep_credit();`
+    )
     expectLines(await opened.structure("Order Lines"))
   })
 
@@ -193,8 +237,14 @@ describeMariadb("structure view on MariaDB", () => {
         CONSTRAINT \`lines to account\` FOREIGN KEY (\`Account Id\`) REFERENCES \`Customer Accounts\` (\`Id\`) ON DELETE CASCADE);
       CREATE TRIGGER \`touch "it"\` BEFORE UPDATE ON \`Customer Accounts\` FOR EACH ROW SET NEW.credit = GREATEST(NEW.credit, 0);`)
     opened = await openWith({
-      name: "Shop (MariaDB)", type: "mysql", host: mariadb.host, port: mariadb.port, database: mariadb.database,
-      user: mariadb.user, password: mariadb.password, sslMode: "disabled"
+      name: "Shop (MariaDB)",
+      type: "mysql",
+      host: mariadb.host,
+      port: mariadb.port,
+      database: mariadb.database,
+      user: mariadb.user,
+      password: mariadb.password,
+      sslMode: "disabled"
     })
   }, 120_000)
   afterAll(async () => {
@@ -210,7 +260,9 @@ describeMariadb("structure view on MariaDB", () => {
     expect(accounts.triggers[0].definition).toContain("GREATEST(NEW.credit, 0)")
     expect(accounts.referencedBy[0].name).toBe("lines to account")
     // SHOW CREATE TABLE, closed with a semicolon, then the trigger it leaves out
-    expect(accounts.definition).toMatch(/^CREATE TABLE `Customer Accounts`[\s\S]*\) ENGINE=[^\n]*;\nCREATE TRIGGER `touch "it"` BEFORE UPDATE ON `Customer Accounts` FOR EACH ROW\nSET NEW\.credit = GREATEST\(NEW\.credit, 0\);$/)
+    expect(accounts.definition).toMatch(
+      /^CREATE TABLE `Customer Accounts`[\s\S]*\) ENGINE=[^\n]*;\nCREATE TRIGGER `touch "it"` BEFORE UPDATE ON `Customer Accounts` FOR EACH ROW\nSET NEW\.credit = GREATEST\(NEW\.credit, 0\);$/
+    )
     expectLines(await opened.structure("Order Lines"))
   })
 

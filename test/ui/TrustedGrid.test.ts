@@ -33,10 +33,14 @@ describe("a grid you can trust", () => {
     db.transaction(() => codes.forEach((code) => insert.run(code, `label ${code}`)))()
     const event = db.prepare("INSERT INTO events VALUES (?, ?, ?, ?)")
     db.transaction(() => {
-      for (let i = 1; i <= 40; i++) event.run(i, `event ${i}`, i * 1.5, `someone.with.a.long.address.${i}@example-company.com`)
+      for (let i = 1; i <= 40; i++) {
+        event.run(i, `event ${i}`, i * 1.5, `someone.with.a.long.address.${i}@example-company.com`)
+      }
     })()
     const view = db.prepare(`INSERT INTO "analytics_page_views_by_region_and_day" VALUES (?)`)
-    db.transaction(() => { for (let i = 1; i <= 3000; i++) view.run(i) })()
+    db.transaction(() => {
+      for (let i = 1; i <= 3000; i++) view.run(i)
+    })()
     db.close()
     await ui.page.setViewportSize({ width: 1440, height: 900 })
     await ui.page.getByRole("button", { name: "Sample (SQLite)" }).first().click()
@@ -48,8 +52,10 @@ describe("a grid you can trust", () => {
     await openTable("order_items")
     await status().filter({ hasText: /Rows 1–1,?000 of 3,564/ }).waitFor()
     const rows = grid(page, "Rows")
-    await rows.evaluate((element) => { element.scrollTop = element.scrollHeight })
-    await rows.locator('[role="row"][aria-rowindex="1001"]').waitFor()
+    await rows.evaluate((element) => {
+      element.scrollTop = element.scrollHeight
+    })
+    await rows.locator("[role=\"row\"][aria-rowindex=\"1001\"]").waitFor()
     await screenshot(page, "ws-grid-page1-end")
     await page.getByRole("button", { name: "Next ▶" }).click()
     await status().filter({ hasText: /Rows 1,?001–2,?000 of 3,564/ }).waitFor()
@@ -61,11 +67,13 @@ describe("a grid you can trust", () => {
     // no model-facing paging hint under the grid
     const text = await page.locator("main").innerText()
     expect(text).not.toMatch(/offset|showing the first|limits\.|max_rows/)
-    await rows.evaluate((element) => { element.scrollTop = element.scrollHeight })
+    await rows.evaluate((element) => {
+      element.scrollTop = element.scrollHeight
+    })
     await rows.getByRole("columnheader").filter({ hasText: "unit_price" }).click()
     await status().filter({ hasText: /Rows 1–1,?000 of 3,564/ }).waitFor()
     await expect.poll(() => rows.evaluate((element) => element.scrollTop)).toBe(0)
-    await expect.poll(async () => (await rows.locator('[role="row"][aria-rowindex="2"]').count())).toBe(1)
+    await expect.poll(async () => (await rows.locator("[role=\"row\"][aria-rowindex=\"2\"]").count())).toBe(1)
   })
 
   it("jumps to a page and changes the page size", async () => {
@@ -108,7 +116,9 @@ describe("a grid you can trust", () => {
     const count = (await item.locator("span").last().boundingBox())!
     expect(await item.locator("span").last().textContent()).toBe("3,000")
     expect(name.x + name.width).toBeLessThanOrEqual(count.x - 4)
-    expect(count.x + count.width).toBeLessThanOrEqual((await item.boundingBox())!.x + (await item.boundingBox())!.width + 0.5)
+    expect(count.x + count.width).toBeLessThanOrEqual(
+      (await item.boundingBox())!.x + (await item.boundingBox())!.width + 0.5
+    )
   })
 
   it("the validation message is drawn above the rows after it (B5)", async () => {
@@ -121,7 +131,10 @@ describe("a grid you can trust", () => {
     const message = page.getByRole("alert").filter({ hasText: "Enter a number" })
     await message.waitFor()
     const box = (await message.boundingBox())!
-    const onTop = await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.closest(".cell-error") !== null, { x: box.x + box.width / 2, y: box.y + box.height / 2 })
+    const onTop = await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.closest(".cell-error") !== null, {
+      x: box.x + box.width / 2,
+      y: box.y + box.height / 2
+    })
     await screenshot(page, "ws-grid-validation")
     expect(onTop).toBe(true)
     await page.getByLabel("Cell value").press("Escape")
@@ -169,11 +182,15 @@ describe("a grid you can trust", () => {
     await editor.click()
     await page.keyboard.press("Control+a")
     await page.keyboard.press("Delete")
-    await editor.fill("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100005) SELECT x FROM c")
+    await editor.fill(
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100005) SELECT x FROM c"
+    )
     await page.getByRole("button", { name: "Run", exact: true }).click()
     const summary = page.getByRole("status").filter({ visible: true, hasText: "100,000 rows" })
     await summary.waitFor({ timeout: 60_000 })
-    expect(await summary.textContent()).toContain("Showing the first 100,000 rows: add a WHERE or a LIMIT to the query to see the others.")
+    expect(await summary.textContent()).toContain(
+      "Showing the first 100,000 rows: add a WHERE or a LIMIT to the query to see the others."
+    )
     expect(await summary.textContent()).not.toMatch(/limits\.|max_rows|OFFSET/)
   })
 

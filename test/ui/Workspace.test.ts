@@ -12,13 +12,18 @@ import { cell, grid } from "../support/Grid.ts"
 describe("the workspace", () => {
   let ui: UiSession
   let secondId = ""
-  const sampleId = async () => ((await (await ui.page.request.get(`${ui.ui.origin}/api/connections`)).json()) as Array<{ id: string; name: string }>).find((c) => c.name === "Sample (SQLite)")!.id
+  const sampleId = async () =>
+    ((await (await ui.page.request.get(`${ui.ui.origin}/api/connections`)).json()) as Array<
+      { id: string; name: string }
+    >).find((c) => c.name === "Sample (SQLite)")!.id
   const nav = () => ui.page.getByRole("navigation", { name: "Views" })
   const tables = () => ui.page.getByRole("complementary", { name: "Tables" }).filter({ visible: true })
   const status = () => ui.page.getByLabel("Page status").filter({ visible: true })
   const apiRequests = () => {
     const seen: Array<string> = []
-    const listener = (request: Request) => { if (new URL(request.url()).pathname.startsWith("/api/")) seen.push(request.url()) }
+    const listener = (request: Request) => {
+      if (new URL(request.url()).pathname.startsWith("/api/")) seen.push(request.url())
+    }
     ui.page.on("request", listener)
     return { seen, stop: () => ui.page.off("request", listener) }
   }
@@ -29,14 +34,31 @@ describe("the workspace", () => {
     second.exec("CREATE TABLE big (id INTEGER PRIMARY KEY, name TEXT, email TEXT, amount REAL, created_at TEXT)")
     const insert = second.prepare("INSERT INTO big VALUES (?, ?, ?, ?, ?)")
     second.transaction(() => {
-      for (let i = 1; i <= 20_000; i++) insert.run(i, `name ${i}`, `user${i}@example.com`, i / 4, `2026-11-${String((i % 28) + 1).padStart(2, "0")} 10:00:00`)
+      for (let i = 1; i <= 20_000; i++) {
+        insert.run(
+          i,
+          `name ${i}`,
+          `user${i}@example.com`,
+          i / 4,
+          `2026-11-${String((i % 28) + 1).padStart(2, "0")} 10:00:00`
+        )
+      }
     })()
     second.close()
     const sample = new Database(join(ui.server.home, "sample.db"))
-    sample.exec("CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO events VALUES (1, 'one'), (2, 'two'), (3, 'three');")
+    sample.exec(
+      "CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO events VALUES (1, 'one'), (2, 'two'), (3, 'three');"
+    )
     sample.close()
     const added = await ui.page.request.post(`${ui.ui.origin}/api/connections`, {
-      data: { name: "Second", type: "sqlite", externalAccess: "readWrite", aiPolicy: "alwaysAllow", confirmQueries: "writes", path: join(ui.server.home, "second.db") }
+      data: {
+        name: "Second",
+        type: "sqlite",
+        externalAccess: "readWrite",
+        aiPolicy: "alwaysAllow",
+        confirmQueries: "writes",
+        path: join(ui.server.home, "second.db")
+      }
     })
     expect(added.ok()).toBe(true)
     secondId = ((await added.json()) as { id: string }).id
@@ -47,7 +69,10 @@ describe("the workspace", () => {
 
   it("the address names the open table, so reload and a link open it again, and Back goes to the previous view", async () => {
     const { page } = ui
-    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Sample \(SQLite\)/ }).getByRole("button", { name: "Open" }).click()
+    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Sample \(SQLite\)/ }).getByRole(
+      "button",
+      { name: "Open" }
+    ).click()
     await tables().getByRole("button", { name: /^orders\b/ }).click()
     await status().filter({ hasText: "Rows 1–1,000 of 1,200" }).waitFor()
     const id = await sampleId()
@@ -80,19 +105,24 @@ describe("the workspace", () => {
   it("several connections stay open with their own tabs; switching shows them again without reading anything again", async () => {
     const { page } = ui
     await page.getByRole("button", { name: "Connections", exact: true }).click()
-    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Second/ }).getByRole("button", { name: "Open" }).click()
+    await page.getByRole("table", { name: "Connections" }).getByRole("row", { name: /Second/ }).getByRole("button", {
+      name: "Open"
+    }).click()
     await tables().getByRole("button", { name: /^big\b/ }).waitFor()
     // measured in the page: from the click to the first frame that shows a row of the 20,000-row table
     const { firstPaint, request } = await page.evaluate(async () => {
-      const button = [...document.querySelectorAll<HTMLElement>('aside[aria-label="Tables"] button')].find((b) => b.offsetParent !== null && b.textContent?.startsWith("big"))
+      const button = [...document.querySelectorAll<HTMLElement>("aside[aria-label=\"Tables\"] button")].find((b) =>
+        b.offsetParent !== null && b.textContent?.startsWith("big")
+      )
       const started = performance.now()
       button?.click()
       for (;;) {
         await new Promise((resolve) => requestAnimationFrame(resolve))
-        if (document.querySelector('[role="grid"][aria-label="Rows"] [aria-rowindex="2"]') !== null) break
+        if (document.querySelector("[role=\"grid\"][aria-label=\"Rows\"] [aria-rowindex=\"2\"]") !== null) break
       }
       const firstPaint = performance.now() - started
-      const rows = performance.getEntriesByType("resource").filter((entry) => entry.name.includes("/tables/big/rows")).at(-1)
+      const rows = performance.getEntriesByType("resource").filter((entry) => entry.name.includes("/tables/big/rows"))
+        .at(-1)
       return { firstPaint, request: rows?.duration ?? -1 }
     })
     await status().filter({ hasText: "Rows 1–1,000 of 20,000" }).waitFor()
@@ -113,7 +143,11 @@ describe("the workspace", () => {
     })
     const median = frames[Math.floor(frames.length / 2)] ?? 0
     const p95 = frames[Math.floor(frames.length * 0.95)] ?? 0
-    console.log(`[workspace] 20,000-row table to first painted row: ${firstPaint.toFixed(0)} ms (its rows request ${request.toFixed(0)} ms); scroll frames median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`)
+    console.log(
+      `[workspace] 20,000-row table to first painted row: ${firstPaint.toFixed(0)} ms (its rows request ${
+        request.toFixed(0)
+      } ms); scroll frames median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`
+    )
     await screenshot(page, "ws-two-connections")
     const watch = apiRequests()
     await nav().getByRole("button", { name: "Sample (SQLite)", exact: true }).click()
@@ -149,7 +183,9 @@ describe("the workspace", () => {
     await page.getByRole("tab", { name: "Console", selected: true }).waitFor()
     await page.keyboard.press("?")
     const list = page.getByRole("table", { name: "Shortcuts" })
-    for (const keys of ["Cmd/Ctrl+T", "Cmd/Ctrl+W", "Cmd/Ctrl+1…8", "Cmd/Ctrl+PageUp/PageDown"]) await list.getByText(keys, { exact: false }).first().waitFor()
+    for (const keys of ["Cmd/Ctrl+T", "Cmd/Ctrl+W", "Cmd/Ctrl+1…8", "Cmd/Ctrl+PageUp/PageDown"]) {
+      await list.getByText(keys, { exact: false }).first().waitFor()
+    }
     await page.keyboard.press("Escape")
   })
 
@@ -179,7 +215,9 @@ describe("the workspace", () => {
     await page.getByRole("tab", { name: "orders" }).click()
     await page.getByRole("button", { name: "Open in console" }).filter({ visible: true }).click()
     const sql = page.locator(".cm-content:visible")
-    await expect.poll(async () => (await sql.textContent()) ?? "").toMatch(/^SELECT \* FROM "orders" WHERE .* ORDER BY "id" ASC LIMIT 1000 OFFSET 0$/)
+    await expect.poll(async () => (await sql.textContent()) ?? "").toMatch(
+      /^SELECT \* FROM "orders" WHERE .* ORDER BY "id" ASC LIMIT 1000 OFFSET 0$/
+    )
     const text = await sql.textContent()
     const consoleTab = page.getByRole("tab", { selected: true })
     const name = await consoleTab.filter({ hasText: /^Console/ }).textContent()
@@ -228,7 +266,10 @@ describe("the workspace", () => {
     expect(await (await cell(rows(), 0, "name")).textContent()).toBe("pending edit")
     // reload: the browser asks first; after it, the edit is still pending
     let asked = ""
-    page.once("dialog", (dialog) => { asked = dialog.type(); void dialog.accept() })
+    page.once("dialog", (dialog) => {
+      asked = dialog.type()
+      void dialog.accept()
+    })
     await page.reload()
     expect(asked).toBe("beforeunload")
     await page.getByRole("button", { name: "Save (1)" }).waitFor()

@@ -32,7 +32,9 @@ export const verify = (options: { readonly home: Option.Option<string>; readonly
       if (!verdict.ok) process.exitCode = 1
       return
     }
-    if (verdict.ok) return yield* Console.log(`activity log intact: ${verdict.rows} rows, hash chain verified (${path})`)
+    if (verdict.ok) {
+      return yield* Console.log(`activity log intact: ${verdict.rows} rows, hash chain verified (${path})`)
+    }
     yield* failCommand(`activity log tampered: ${verdict.message} (${path})`)
   }).pipe(Effect.catchAll((error) => failCommand(error.message)))
 
@@ -42,9 +44,13 @@ const UNITS_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_00
 export const parseSince = (text: string, nowMillis: number): Either.Either<string, string> => {
   const trimmed = text.trim()
   const relative = /^(\d{1,6})([mhd])$/.exec(trimmed)
-  if (relative !== null) return Either.right(new Date(nowMillis - Number(relative[1]) * UNITS_MS[relative[2]!]!).toISOString())
+  if (relative !== null) {
+    return Either.right(new Date(nowMillis - Number(relative[1]) * UNITS_MS[relative[2]!]!).toISOString())
+  }
   const instant = /^\d{4}-\d{2}-\d{2}(T.*)?$/.test(trimmed) ? Date.parse(trimmed) : Number.NaN
-  return Number.isNaN(instant) ? Either.left(`--since takes 30m, 24h, 7d, 2026-11-01 or an ISO time, not ${JSON.stringify(trimmed)}`) : Either.right(new Date(instant).toISOString())
+  return Number.isNaN(instant)
+    ? Either.left(`--since takes 30m, 24h, 7d, 2026-11-01 or an ISO time, not ${JSON.stringify(trimmed)}`)
+    : Either.right(new Date(instant).toISOString())
 }
 
 interface Filter {
@@ -54,7 +60,10 @@ interface Filter {
 }
 
 /** Reads matching rows read-only, newest first; a Left explains why there are none to read. */
-const readRows = (filter: Filter, limit: number): Effect.Effect<Either.Either<ReadonlyArray<ActivityEntry>, string>, Error> =>
+const readRows = (
+  filter: Filter,
+  limit: number
+): Effect.Effect<Either.Either<ReadonlyArray<ActivityEntry>, string>, Error> =>
   Effect.gen(function*() {
     const path = filesOf(Option.getOrUndefined(filter.home)).activity
     if (!existsSync(path)) return Either.left(noLog(path))
@@ -90,14 +99,21 @@ export const list = (options: Filter & { readonly json: boolean; readonly limit:
     if (Either.isLeft(rows)) return yield* failCommand(rows.left)
     if (options.json) return yield* printJson(rows.right)
     if (rows.right.length === 0) return yield* Console.log("No matching activity.")
-    yield* Console.log(table([["AT", "CATEGORY", "ACTION", "OUTCOME", "CLIENT", "TOKEN", "SUBJECT", "DURATION"], ...rows.right.map(cells)]))
+    yield* Console.log(
+      table([
+        ["AT", "CATEGORY", "ACTION", "OUTCOME", "CLIENT", "TOKEN", "SUBJECT", "DURATION"],
+        ...rows.right.map(cells)
+      ])
+    )
   }).pipe(Effect.catchAll((error) => failCommand(error.message)))
 
 /** Export keeps every matching row up to this many, oldest first. */
 export const EXPORT_LIMIT = 1_000_000
 
 /** `dbdesk activity export`: the UI's CSV, or JSON lines, to stdout or atomically to a 0600 file. */
-export const exportActivity = (options: Filter & { readonly format: ActivityExportFormat; readonly output: Option.Option<string> }) =>
+export const exportActivity = (
+  options: Filter & { readonly format: ActivityExportFormat; readonly output: Option.Option<string> }
+) =>
   Effect.gen(function*() {
     const rows = yield* readRows(options, EXPORT_LIMIT)
     if (Either.isLeft(rows)) return yield* failCommand(rows.left)

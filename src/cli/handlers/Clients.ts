@@ -29,7 +29,9 @@ const GENERIC_DIRS: Record<ClientPlatform, { home: string; appData?: string }> =
 }
 
 const locationOn = (client: AiClient, platform: ClientPlatform) =>
-  platform === clientPlatform() ? client.configPath(platform, userDirectories()) : client.configPath(platform, GENERIC_DIRS[platform])
+  platform === clientPlatform()
+    ? client.configPath(platform, userDirectories())
+    : client.configPath(platform, GENERIC_DIRS[platform])
 
 type ConfigState = "configured" | "not configured" | "no config file" | "unreadable"
 
@@ -51,13 +53,23 @@ export const list = (options: { readonly json: boolean; readonly name: string })
         name: client.name,
         state,
         configFile: locationOn(client, here),
-        locations: { darwin: locationOn(client, "darwin"), linux: locationOn(client, "linux"), win32: locationOn(client, "win32") },
+        locations: {
+          darwin: locationOn(client, "darwin"),
+          linux: locationOn(client, "linux"),
+          win32: locationOn(client, "win32")
+        },
         ...(client.locationNote?.[here] === undefined ? {} : { note: client.locationNote[here] })
       })))
-    if (options.json) return yield* printJson(rows)
+    if (options.json) {
+      return yield* printJson(rows)
+    }
     for (const row of rows) {
-      yield* Console.log(`${row.name} (${row.id}): ${row.state} — ${row.configFile}${row.note === undefined ? "" : ` (${row.note})`}`)
-      yield* Console.log(`    macOS ${row.locations.darwin}\n    Linux ${row.locations.linux}\n    Windows ${row.locations.win32}`)
+      yield* Console.log(
+        `${row.name} (${row.id}): ${row.state} — ${row.configFile}${row.note === undefined ? "" : ` (${row.note})`}`
+      )
+      yield* Console.log(
+        `    macOS ${row.locations.darwin}\n    Linux ${row.locations.linux}\n    Windows ${row.locations.win32}`
+      )
     }
     yield* Console.log("Connect one with: dbdesk clients install <client>   (or --print to see the entry first)")
   })
@@ -79,7 +91,10 @@ const rewrite = (file: string, text: string, existed: boolean) =>
   Effect.gen(function*() {
     const mode = existed ? (yield* Effect.promise(() => fs.stat(file))).mode & 0o777 : 0o600
     const backup = existed ? yield* backUp(file, new Date()) : undefined
-    yield* Effect.tryPromise({ try: () => fs.mkdir(path.dirname(file), { recursive: true }), catch: (cause) => new Error(`Could not create ${path.dirname(file)}: ${String(cause)}`) })
+    yield* Effect.tryPromise({
+      try: () => fs.mkdir(path.dirname(file), { recursive: true }),
+      catch: (cause) => new Error(`Could not create ${path.dirname(file)}: ${String(cause)}`)
+    })
     yield* writeFileAtomic(file, text, mode)
     return backup
   })
@@ -105,21 +120,39 @@ export const install = (options: Target & { readonly home: Option.Option<string>
     const client = findAiClient(options.client)!
     const launch = bridgeLaunch(explicitSupportDirectory(Option.getOrUndefined(options.home)))
     const snippet = configSnippet(client, launch, options.name)
-    if (options.print) return yield* Console.log(client.id === "claude-code" ? claudeCodeCommand(clientPlatform(), launch, options.name) : snippet)
+    if (options.print) {
+      return yield* Console.log(
+        client.id === "claude-code" ? claudeCodeCommand(clientPlatform(), launch, options.name) : snippet
+      )
+    }
     const file = Option.getOrElse(options.configFile, () => client.configPath(clientPlatform(), userDirectories()))
     const before = yield* readFileIfExists(file)
     const edit = withServerEntry(client, before, options.name, serverEntry(client, launch))
     if (Either.isLeft(edit)) return yield* fail(refusal(file, edit.left.reason, client, snippet))
-    if (!edit.right.changed) return yield* Console.log(`${client.name} already has this ${options.name} entry; ${file} is unchanged.`)
+    if (!edit.right.changed) {
+      return yield* Console.log(`${client.name} already has this ${options.name} entry; ${file} is unchanged.`)
+    }
     // The entry is started once, as the client would start it, before anything is written.
     const answer = yield* Effect.either(checkEntryStarts(launch))
     if (Either.isLeft(answer)) {
-      return yield* fail(`${file} was not changed: the entry (${launch.command} ${launch.args.join(" ")}) does not start: ${answer.left.message}.`)
+      return yield* fail(
+        `${file} was not changed: the entry (${launch.command} ${
+          launch.args.join(" ")
+        }) does not start: ${answer.left.message}.`
+      )
     }
     yield* Console.log(checked(answer.right))
     const backup = yield* rewrite(file, edit.right.text, before !== undefined)
-    yield* Console.log(`Added "${options.name}" to ${client.name}: ${file}${backup === undefined ? "" : ` (previous version saved as ${backup})`}.`)
-    if (client.id === "claude-code") yield* Console.log(`The same with Claude Code's own command: ${claudeCodeCommand(clientPlatform(), launch, options.name)}`)
+    yield* Console.log(
+      `Added "${options.name}" to ${client.name}: ${file}${
+        backup === undefined ? "" : ` (previous version saved as ${backup})`
+      }.`
+    )
+    if (client.id === "claude-code") {
+      yield* Console.log(
+        `The same with Claude Code's own command: ${claudeCodeCommand(clientPlatform(), launch, options.name)}`
+      )
+    }
     yield* Console.log(`Restart ${client.name} to load it; dbdesk serve must be running when the client connects.`)
   }))
 
@@ -130,8 +163,14 @@ export const remove = (options: Target) =>
     const file = Option.getOrElse(options.configFile, () => client.configPath(clientPlatform(), userDirectories()))
     const before = yield* readFileIfExists(file)
     const edit = withoutServerEntry(client, before, options.name)
-    if (Either.isLeft(edit)) return yield* fail(`${file} cannot be updated: ${edit.left.reason}. dbdesk did not change it.`)
-    if (!edit.right.changed) return yield* Console.log(`${client.name} has no "${options.name}" entry; ${file} is unchanged.`)
+    if (Either.isLeft(edit)) {
+      return yield* fail(`${file} cannot be updated: ${edit.left.reason}. dbdesk did not change it.`)
+    }
+    if (!edit.right.changed) {
+      return yield* Console.log(`${client.name} has no "${options.name}" entry; ${file} is unchanged.`)
+    }
     const backup = yield* rewrite(file, edit.right.text, true)
-    yield* Console.log(`Removed "${options.name}" from ${client.name}: ${file} (previous version saved as ${backup}). Restart ${client.name}.`)
+    yield* Console.log(
+      `Removed "${options.name}" from ${client.name}: ${file} (previous version saved as ${backup}). Restart ${client.name}.`
+    )
   }))

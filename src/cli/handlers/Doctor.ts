@@ -34,9 +34,13 @@ export const doctor = (options: { readonly home: Option.Option<string>; readonly
         yield* Console.log(`${MARK[result.status]} ${result.title}: ${result.detail}`)
         if (result.fix !== undefined) yield* Console.log(`       fix: ${result.fix}`)
       }
-      yield* Console.log(failed === 0
-        ? `All is well${warned === 0 ? "" : ` (${warned} warning${warned === 1 ? "" : "s"} above)`}.`
-        : `${failed} problem${failed === 1 ? "" : "s"} found${warned === 0 ? "" : ` and ${warned} warning${warned === 1 ? "" : "s"}`}.`)
+      yield* Console.log(
+        failed === 0
+          ? `All is well${warned === 0 ? "" : ` (${warned} warning${warned === 1 ? "" : "s"} above)`}.`
+          : `${failed} problem${failed === 1 ? "" : "s"} found${
+            warned === 0 ? "" : ` and ${warned} warning${warned === 1 ? "" : "s"}`
+          }.`
+      )
     }
     if (failed > 0) process.exitCode = 1
   })

@@ -5,7 +5,9 @@ import type { SupportFiles } from "../../services/SupportDirectory.ts"
 /** One doctor line per SSH tunnel: its path and each SSH host's key state (nobody is asked; nothing is written). */
 export const tunnelChecks = (connections: ReadonlyArray<Connection>, files: SupportFiles) =>
   Effect.promise(async () => {
-    const tunnelled = connections.filter((connection) => (connection.type === "postgresql" || connection.type === "mysql") && connection.ssh !== undefined)
+    const tunnelled = connections.filter((connection) =>
+      (connection.type === "postgresql" || connection.type === "mysql") && connection.ssh !== undefined
+    )
     if (tunnelled.length === 0) return []
     const { describeReport, reportTunnel } = await import("../../services/ssh/TunnelReport.ts")
     return Promise.all(tunnelled.map(async (connection) => {

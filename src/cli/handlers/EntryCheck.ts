@@ -10,7 +10,9 @@ const DISCOVER = {
   jsonrpc: "2.0",
   id: "dbdesk-clients-install-check",
   method: "server/discover",
-  params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } }
+  params: {
+    _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
+  }
 }
 
 /** The entry did not start, or started and answered nothing a client could read. */
@@ -37,10 +39,18 @@ const answerOf = (line: string): EntryAnswer | undefined => {
   const error = message["error"]
   if (isJsonObject(result) && Array.isArray(result["supportedVersions"])) {
     const meta = isJsonObject(result["_meta"]) ? result["_meta"] : {}
-    const info = isJsonObject(meta["io.modelcontextprotocol/serverInfo"]) ? meta["io.modelcontextprotocol/serverInfo"] : {}
-    return { kind: "server", name: String(info["name"] ?? "an MCP server"), version: String(info["version"] ?? "unknown") }
+    const info = isJsonObject(meta["io.modelcontextprotocol/serverInfo"])
+      ? meta["io.modelcontextprotocol/serverInfo"]
+      : {}
+    return {
+      kind: "server",
+      name: String(info["name"] ?? "an MCP server"),
+      version: String(info["version"] ?? "unknown")
+    }
   }
-  if (isJsonObject(error) && typeof error["message"] === "string") return { kind: "bridge-error", message: error["message"] }
+  if (isJsonObject(error) && typeof error["message"] === "string") {
+    return { kind: "bridge-error", message: error["message"] }
+  }
   return undefined
 }
 
@@ -81,8 +91,9 @@ export const checkEntryStarts = (launch: BridgeLaunch) =>
       const newline = stdout.indexOf("\n")
       if (newline === -1) return
       const answer = answerOf(stdout.slice(0, newline))
-      if (answer === undefined) refuse(`its first line is not a JSON-RPC answer: ${stdout.slice(0, Math.min(newline, 200))}`)
-      else finish(Effect.succeed(answer))
+      if (answer === undefined) {
+        refuse(`its first line is not a JSON-RPC answer: ${stdout.slice(0, Math.min(newline, 200))}`)
+      } else finish(Effect.succeed(answer))
     })
     child.on("close", (code, signal) => refuse(`it exited (${signal ?? `code ${code}`}) before answering`))
     child.stdin.write(`${JSON.stringify(DISCOVER)}\n`)

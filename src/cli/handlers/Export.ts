@@ -21,17 +21,33 @@ const progressLine = () => {
     })
 }
 
-const run = (connection: Connection, options: { readonly sql: string | undefined; readonly table: string | undefined; readonly format: ExportFormat; readonly output: string }) =>
+const run = (
+  connection: Connection,
+  options: {
+    readonly sql: string | undefined
+    readonly table: string | undefined
+    readonly format: ExportFormat
+    readonly output: string
+  }
+) =>
   Effect.gen(function*() {
     if (options.sql !== undefined) {
       const classification = yield* classifyForExecution(options.sql, connection)
-      if (classification.tier !== "safe") return yield* Effect.fail(new Error("export runs only a statement that reads; this one may change data (run it in the console or a client instead)"))
+      if (classification.tier !== "safe") {
+        return yield* Effect.fail(
+          new Error(
+            "export runs only a statement that reads; this one may change data (run it in the console or a client instead)"
+          )
+        )
+      }
     }
     const driver = yield* Effect.flatMap(Drivers, (drivers) => drivers.forConnection(connection))
     const output = path.resolve(options.output)
     const outcome = yield* exportRows({
       driver,
-      source: options.sql !== undefined ? { kind: "query", sql: options.sql } : { kind: "table", table: options.table!, query: { limit: 1, offset: 0 } },
+      source: options.sql !== undefined
+        ? { kind: "query", sql: options.sql }
+        : { kind: "table", table: options.table!, query: { limit: 1, offset: 0 } },
       namespace: undefined,
       // The user's own command reads as the UI does: no AI-settings guard (D-64).
       guard: undefined,
@@ -58,19 +74,41 @@ export const exportData = (options: {
   Effect.gen(function*() {
     const sql = Option.getOrUndefined(options.sql)
     const table = Option.getOrUndefined(options.table)
-    if ((sql === undefined) === (table === undefined)) return yield* failCommand("give either --sql or --table (one of them)")
+    if ((sql === undefined) === (table === undefined)) {
+      return yield* failCommand("give either --sql or --table (one of them)")
+    }
     const files = filesOf(Option.getOrUndefined(options.home))
     const connections = yield* readConnections(files.connections)
-    if (connections === undefined) return yield* failCommand(`there are no connections yet (${files.connections} does not exist); add one with dbdesk connection add`)
+    if (connections === undefined) {
+      return yield* failCommand(
+        `there are no connections yet (${files.connections} does not exist); add one with dbdesk connection add`
+      )
+    }
     const connection = findConnection(connections, options.connection)
-    if (connection === undefined) return yield* failCommand(`--connection: no connection has the id or name ${JSON.stringify(options.connection)}; ${connectionChoices(connections)}`)
-    if (connection.type === "search") return yield* failCommand("export reads SQL connections; a search collection cannot be exported yet")
-    const services = Drivers.Default.pipe(Layer.provide(Layer.effect(Connections, Connections.make(connections, () => Effect.void))))
-    const outcome = yield* run(connection, { sql, table, format: options.format, output: options.output }).pipe(Effect.provide(services), Effect.scoped, Effect.either)
+    if (connection === undefined) {
+      return yield* failCommand(
+        `--connection: no connection has the id or name ${JSON.stringify(options.connection)}; ${
+          connectionChoices(connections)
+        }`
+      )
+    }
+    if (connection.type === "search") {
+      return yield* failCommand("export reads SQL connections; a search collection cannot be exported yet")
+    }
+    const services = Drivers.Default.pipe(
+      Layer.provide(Layer.effect(Connections, Connections.make(connections, () => Effect.void)))
+    )
+    const outcome = yield* run(connection, { sql, table, format: options.format, output: options.output }).pipe(
+      Effect.provide(services),
+      Effect.scoped,
+      Effect.either
+    )
     if (outcome._tag === "Left") {
       if (process.stderr.isTTY) process.stderr.write("\r\u001b[2K")
       return yield* failCommand(`export failed: ${uiMessage(outcome.left)}`)
     }
     const done = outcome.right
-    yield* Console.log(`Wrote ${done.rows} rows (${sizeText(done.bytes)}) to ${done.path} in ${(done.elapsedMs / 1000).toFixed(1)} s`)
+    yield* Console.log(
+      `Wrote ${done.rows} rows (${sizeText(done.bytes)}) to ${done.path} in ${(done.elapsedMs / 1000).toFixed(1)} s`
+    )
   }).pipe(Effect.catchTag("UnreadableFile", (error) => failCommand(error.message)))

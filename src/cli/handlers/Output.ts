@@ -10,6 +10,11 @@ export const printJson = (value: unknown) => Console.log(JSON.stringify(value, n
 
 /** Aligns rows of cells into columns for terminal output. */
 export const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const widths = rows.reduce<Array<number>>((acc, row) => row.map((cell, index) => Math.max(acc[index] ?? 0, cell.length)), [])
-  return rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join("  ")).join("\n")
+  const widths = rows.reduce<Array<number>>(
+    (acc, row) => row.map((cell, index) => Math.max(acc[index] ?? 0, cell.length)),
+    []
+  )
+  return rows.map((row) =>
+    row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join("  ")
+  ).join("\n")
 }

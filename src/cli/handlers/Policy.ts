@@ -24,20 +24,41 @@ export const explain = (options: {
   Effect.gen(function*() {
     const files = filesOf(Option.getOrUndefined(options.home))
     const tokensText = yield* readFileIfExists(files.tokens)
-    if (tokensText === undefined) return yield* failCommand(`there are no tokens yet (${files.tokens} does not exist); create one with dbdesk token create`)
+    if (tokensText === undefined) {
+      return yield* failCommand(
+        `there are no tokens yet (${files.tokens} does not exist); create one with dbdesk token create`
+      )
+    }
     const tokens = decodeJsonFile(TokenFile, tokensText)
     if (Either.isLeft(tokens)) return yield* failCommand(`${files.tokens} is not valid: ${tokens.left}`)
     const listed = tokens.right.tokens.filter((token) => !token.bridge)
-    const token = listed.find((record) => record.id === options.token) ?? listed.find((record) => record.name === options.token)
+    const token = listed.find((record) => record.id === options.token) ??
+      listed.find((record) => record.name === options.token)
     if (token === undefined) {
-      return yield* failCommand(`--token: no token has the id or name ${JSON.stringify(options.token)}; the tokens are ${listed.map((record) => `${record.id} (${record.name})`).join(", ") || "none"}`)
+      return yield* failCommand(
+        `--token: no token has the id or name ${JSON.stringify(options.token)}; the tokens are ${
+          listed.map((record) => `${record.id} (${record.name})`).join(", ") || "none"
+        }`
+      )
     }
     const connections = yield* readConnections(files.connections)
-    if (connections === undefined) return yield* failCommand(`there are no connections yet (${files.connections} does not exist); start dbdesk serve once or add one with dbdesk connection add`)
+    if (connections === undefined) {
+      return yield* failCommand(
+        `there are no connections yet (${files.connections} does not exist); start dbdesk serve once or add one with dbdesk connection add`
+      )
+    }
     const connection = findConnection(connections, options.connection)
-    if (connection === undefined) return yield* failCommand(`--connection: no connection has the id or name ${JSON.stringify(options.connection)}; ${connectionChoices(connections)}`)
+    if (connection === undefined) {
+      return yield* failCommand(
+        `--connection: no connection has the id or name ${JSON.stringify(options.connection)}; ${
+          connectionChoices(connections)
+        }`
+      )
+    }
     const settingsText = yield* readFileIfExists(files.settings)
-    const settings = settingsText === undefined ? Either.right(defaultSettings()) : decodeJsonFile(Settings, settingsText)
+    const settings = settingsText === undefined
+      ? Either.right(defaultSettings())
+      : decodeJsonFile(Settings, settingsText)
     if (Either.isLeft(settings)) return yield* failCommand(`${files.settings} is not valid: ${settings.left}`)
     const explanation = explainStatement(token, connection, {
       tool: options.tool,

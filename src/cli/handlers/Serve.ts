@@ -12,7 +12,9 @@ const announceDefaultToken = Effect.gen(function*() {
   if (!mcp.requireAuth) return
   const created = yield* Effect.flatMap(Tokens, (tokens) => tokens.ensureDefault())
   if (created === undefined) return
-  yield* Console.log(`Created the access token "Default" (readWrite, all connections, id ${created.token.id}). Give it to your MCP client as a bearer token; it is shown only this once:`)
+  yield* Console.log(
+    `Created the access token "Default" (readWrite, all connections, id ${created.token.id}). Give it to your MCP client as a bearer token; it is shown only this once:`
+  )
   yield* Console.log(created.value)
 })
 
@@ -21,8 +23,14 @@ const reportSettingsEdits = Effect.gen(function*() {
   const events = yield* Effect.flatMap(SettingsStore, (store) => store.subscribeEvents)
   yield* Effect.forkScoped(Stream.runForEach(events, (event) =>
     event.kind === "applied"
-      ? Console.error(`${event.path} changed: ${event.changed.join(", ")} applied${event.changed.some((key) => key.endsWith(".port")) ? " (a port applies at the next start)" : ""}`)
-      : Console.error(`${event.path} was edited but is not valid, so the previous settings stay in force: ${event.reason}`)))
+      ? Console.error(`${event.path} changed: ${event.changed.join(", ")} applied${
+        event.changed.some((key) => key.endsWith(".port"))
+          ? " (a port applies at the next start)"
+          : ""
+      }`)
+      : Console.error(
+        `${event.path} was edited but is not valid, so the previous settings stay in force: ${event.reason}`
+      )))
 })
 
 /**
@@ -48,7 +56,9 @@ export const serve = ({ home, port }: { readonly home: Option.Option<string>; re
     setHeapSizing(process.env["DBDESK_HEAP"])
     yield* Effect.scoped(Effect.gen(function*() {
       // D-74: a failure escaping a driver's I/O fails that connection's calls, not the process.
-      if (process.env["DBDESK_DRIVER_NET"] !== "off") yield* Effect.acquireRelease(Effect.sync(() => installDriverSafetyNet()), (remove) => Effect.sync(remove))
+      if (process.env["DBDESK_DRIVER_NET"] !== "off") {
+        yield* Effect.acquireRelease(Effect.sync(() => installDriverSafetyNet()), (remove) => Effect.sync(remove))
+      }
       const context = yield* Layer.build(layer)
       yield* Effect.provide(announce, context)
       yield* Effect.provide(reportSettingsEdits, context)
@@ -56,16 +66,20 @@ export const serve = ({ home, port }: { readonly home: Option.Option<string>; re
       yield* Effect.never
     }))
   }).pipe(
-    Effect.catchTag("ServerAlreadyRunning", (error) =>
-      Console.error(error.message).pipe(Effect.zipRight(Effect.sync(() => {
-        process.exitCode = 1
-      })))),
+    Effect.catchTag(
+      "ServerAlreadyRunning",
+      (error) =>
+        Console.error(error.message).pipe(Effect.zipRight(Effect.sync(() => {
+          process.exitCode = 1
+        })))
+    ),
     // D-88: a start that fails (a full disk, a file that cannot be written) says so in one line, not a stack trace.
     Effect.catchAllCause((cause) => {
       if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
       const error = Cause.squash(cause)
-      return Console.error(`dbdesk serve could not start: ${error instanceof Error ? error.message : String(error)}`).pipe(Effect.zipRight(Effect.sync(() => {
-        process.exitCode = 1
-      })))
+      return Console.error(`dbdesk serve could not start: ${error instanceof Error ? error.message : String(error)}`)
+        .pipe(Effect.zipRight(Effect.sync(() => {
+          process.exitCode = 1
+        })))
     })
   )

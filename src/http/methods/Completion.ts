@@ -10,7 +10,12 @@ export const CompletionMethod = Effect.gen(function*() {
     eras: ["modern", "legacy"],
     scopes: ["resources:read"],
     prepare: (context) =>
-      Effect.map(completions.complete(context.principal, context.params), (completion) =>
-        Effect.succeed({ completion: { values: [...completion.values], total: completion.total, hasMore: completion.hasMore } }))
+      Effect.map(
+        completions.complete(context.principal, context.params),
+        (completion) =>
+          Effect.succeed({
+            completion: { values: [...completion.values], total: completion.total, hasMore: completion.hasMore }
+          })
+      )
   } satisfies McpMethod
 })

@@ -24,12 +24,17 @@ export const LEGACY_CAPABILITIES = {
  * Wire contract §3.3 / §9: `initialize` accepts exactly `2025-11-25` and `2025-06-18`; any other
  * version, `2025-03-26` included (it needs batching), is -32022 with `data.supported` (C3.3-b).
  */
-export const negotiateLegacyVersion = (params: JsonObject, supported: ReadonlyArray<string>): Either.Either<string, ProtocolError> => {
+export const negotiateLegacyVersion = (
+  params: JsonObject,
+  supported: ReadonlyArray<string>
+): Either.Either<string, ProtocolError> => {
   const requested = params["protocolVersion"]
   if (typeof requested === "string" && isLegacyVersion(requested)) return Either.right(requested)
   return Either.left(ProtocolError.of(
     -32022,
-    `Unsupported protocol version ${JSON.stringify(requested ?? null)}: initialize with 2025-11-25 or 2025-06-18, or send 2026-07-28 requests without initialize`,
+    `Unsupported protocol version ${
+      JSON.stringify(requested ?? null)
+    }: initialize with 2025-11-25 or 2025-06-18, or send 2026-07-28 requests without initialize`,
     { supported: [...supported], ...(typeof requested === "string" ? { requested } : {}) }
   ))
 }
@@ -43,13 +48,20 @@ export const InitializeMethod = Effect.gen(function*() {
     eras: ["legacy"],
     scopes: [],
     prepare: (context) =>
-      Effect.map(negotiateLegacyVersion(context.params, versions.current()), (protocolVersion) =>
-        Effect.succeed<JsonObject>({
-          protocolVersion,
-          capabilities: LEGACY_CAPABILITIES,
-          serverInfo: { name: identity.serverInfo.name, version: identity.serverInfo.version, title: identity.serverInfo.title },
-          instructions: SERVER_INSTRUCTIONS
-        }))
+      Effect.map(
+        negotiateLegacyVersion(context.params, versions.current()),
+        (protocolVersion) =>
+          Effect.succeed<JsonObject>({
+            protocolVersion,
+            capabilities: LEGACY_CAPABILITIES,
+            serverInfo: {
+              name: identity.serverInfo.name,
+              version: identity.serverInfo.version,
+              title: identity.serverInfo.title
+            },
+            instructions: SERVER_INSTRUCTIONS
+          })
+      )
   } satisfies McpMethod
 })
 
@@ -58,5 +70,7 @@ export const legacyClientInfo = (params: JsonObject) => {
   const info = params["clientInfo"]
   if (!isJsonObject(info) || typeof info["name"] !== "string") return undefined
   const version = typeof info["version"] === "string" ? info["version"] : ""
-  return typeof info["title"] === "string" ? { name: info["name"], version, title: info["title"] } : { name: info["name"], version }
+  return typeof info["title"] === "string"
+    ? { name: info["name"], version, title: info["title"] }
+    : { name: info["name"], version }
 }

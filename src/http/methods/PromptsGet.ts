@@ -23,7 +23,9 @@ export const PromptsGetMethod = Effect.gen(function*() {
       const args = context.params["arguments"]
       const hosted = typeof name === "string" ? host.prompt(name) : undefined
       if (hosted === undefined) return Effect.map(renderer.get(context.principal, name, args), Effect.succeed)
-      if (args !== undefined && !isJsonObject(args)) return Effect.fail(ProtocolError.invalidParams("params.arguments must be an object of strings"))
+      if (args !== undefined && !isJsonObject(args)) {
+        return Effect.fail(ProtocolError.invalidParams("params.arguments must be an object of strings"))
+      }
       return Effect.map(hosted.get(args ?? {}, context), Effect.succeed)
     }
   } satisfies McpMethod

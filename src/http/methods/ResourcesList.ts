@@ -28,7 +28,10 @@ export const ResourcesListMethod = Effect.gen(function*() {
     prepare: (context) =>
       Effect.gen(function*() {
         const cursor = yield* cursorParam(context.params)
-        const listings: ReadonlyArray<JsonObject> = [...(yield* reader.list(context.principal)).map((item) => ({ ...item })), ...host.resources.map((resource) => resource.listing)]
+        const listings: ReadonlyArray<JsonObject> = [
+          ...(yield* reader.list(context.principal)).map((item) => ({ ...item })),
+          ...host.resources.map((resource) => resource.listing)
+        ]
         const page = yield* paginate("resources/list", listings, cursor)
         return Effect.succeed<JsonObject>({
           resources: [...page.items],

@@ -30,7 +30,9 @@ export const ResourcesReadMethod = Effect.gen(function*() {
     prepare: (context) =>
       Effect.gen(function*() {
         const uri = context.params["uri"]
-        if (typeof uri !== "string") return yield* ProtocolError.invalidParams("params.uri must be a resource URI from resources/list")
+        if (typeof uri !== "string") {
+          return yield* ProtocolError.invalidParams("params.uri must be a resource URI from resources/list")
+        }
         const resource = host.resource(uri)
         const templated = resource === undefined ? host.template(uri) : undefined
         const result = resource !== undefined

@@ -12,7 +12,9 @@ const encode = (frame: SubscriptionFrame) => (frame.kind === "keepalive" ? KEEPA
 
 const flag = (filter: JsonObject, name: string) => {
   const value = filter[name]
-  return value === undefined || typeof value === "boolean" ? Effect.succeed(value === true) : Effect.fail(ProtocolError.invalidParams(`notifications.${name} must be a boolean`))
+  return value === undefined || typeof value === "boolean"
+    ? Effect.succeed(value === true)
+    : Effect.fail(ProtocolError.invalidParams(`notifications.${name} must be a boolean`))
 }
 
 /**
@@ -29,15 +31,24 @@ export const SubscriptionsListenMethod = Effect.gen(function*() {
     prepare: (context) =>
       Effect.gen(function*() {
         const filter = context.params["notifications"]
-        if (!isJsonObject(filter)) return yield* ProtocolError.invalidParams("subscriptions/listen needs params.notifications, an object such as {\"resourcesListChanged\": true}")
+        if (!isJsonObject(filter)) {
+          return yield* ProtocolError.invalidParams(
+            "subscriptions/listen needs params.notifications, an object such as {\"resourcesListChanged\": true}"
+          )
+        }
         yield* flag(filter, "toolsListChanged")
         yield* flag(filter, "promptsListChanged")
         const resourcesListChanged = yield* flag(filter, "resourcesListChanged")
         const uris = filter["resourceSubscriptions"] ?? []
         if (!Array.isArray(uris) || !uris.every((uri): uri is string => typeof uri === "string" && uri !== "")) {
-          return yield* ProtocolError.invalidParams("notifications.resourceSubscriptions must be an array of resource URIs")
+          return yield* ProtocolError.invalidParams(
+            "notifications.resourceSubscriptions must be an array of resource URIs"
+          )
         }
-        const frames = yield* subscriptions.subscribe(context.principal, context.id, { resourcesListChanged, resourceSubscriptions: uris })
+        const frames = yield* subscriptions.subscribe(context.principal, context.id, {
+          resourcesListChanged,
+          resourceSubscriptions: uris
+        })
         return new StreamingExecution(Stream.map(frames, encode))
       })
   } satisfies McpMethod

@@ -28,19 +28,33 @@ export const ToolsCallMethod = Effect.gen(function*() {
     prepare: (context) =>
       Effect.gen(function*() {
         const name = context.params["name"]
-        if (typeof name !== "string") return yield* ProtocolError.invalidParams("params.name must be the name of a tool from tools/list")
+        if (typeof name !== "string") {
+          return yield* ProtocolError.invalidParams("params.name must be the name of a tool from tools/list")
+        }
         const builtIn = registry.get(name)
-        const tool = builtIn ?? (curated._tag === "Some" ? curated.value.now().tools.find((own) => own.name === name) : undefined)
-        if (tool === undefined) return yield* ProtocolError.invalidParams(`Unknown tool ${JSON.stringify(name)}; call tools/list for the tools you can use`, { tool: name })
-        const refusal = outsideToolset(name, context.principal, builtIn === undefined) ?? toolScopeRefusal(name, tool.scopes, context.principal.scopes)
+        const tool = builtIn ??
+          (curated._tag === "Some" ? curated.value.now().tools.find((own) => own.name === name) : undefined)
+        if (tool === undefined) {
+          return yield* ProtocolError.invalidParams(
+            `Unknown tool ${JSON.stringify(name)}; call tools/list for the tools you can use`,
+            { tool: name }
+          )
+        }
+        const refusal = outsideToolset(name, context.principal, builtIn === undefined) ??
+          toolScopeRefusal(name, tool.scopes, context.principal.scopes)
         if (refusal !== undefined) return yield* refusal
         const args = context.params["arguments"]
-        if (args !== undefined && !isJsonObject(args)) return yield* ProtocolError.invalidParams("params.arguments must be an object")
+        if (args !== undefined && !isJsonObject(args)) {
+          return yield* ProtocolError.invalidParams("params.arguments must be an object")
+        }
         const run = yield* tool.prepare(args ?? {}, context)
         return run.pipe(
-          Effect.catchIf((error): error is ToolFailure => error instanceof ToolFailure, (failure) => Effect.succeed(toolErrorResult(failure))),
+          Effect.catchIf((error): error is ToolFailure => error instanceof ToolFailure, (failure) =>
+            Effect.succeed(toolErrorResult(failure))),
           Effect.flatMap(capped)
         )
-      }).pipe(Effect.catchIf((error): error is ToolFailure => error instanceof ToolFailure, (failure) => Effect.succeed(Effect.succeed(toolErrorResult(failure)))))
+      }).pipe(Effect.catchIf((error): error is ToolFailure =>
+        error instanceof ToolFailure, (failure) =>
+        Effect.succeed(Effect.succeed(toolErrorResult(failure)))))
   } satisfies McpMethod
 })

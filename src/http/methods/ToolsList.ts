@@ -23,14 +23,20 @@ export const ToolsListMethod = Effect.gen(function*() {
     // and on the version of the curated set in force.
     answerKey: (context) =>
       context.params["cursor"] === undefined
-        ? `${[...context.principal.scopes].sort().join(" ")}|${context.principal.tools === undefined ? "*" : JSON.stringify(context.principal.tools)}|${curatedNow()?.version ?? 0}`
+        ? `${[...context.principal.scopes].sort().join(" ")}|${
+          context.principal.tools === undefined ? "*" : JSON.stringify(context.principal.tools)
+        }|${curatedNow()?.version ?? 0}`
         : undefined,
     prepare: (context) =>
       Effect.gen(function*() {
         const cursor = context.params["cursor"]
-        if (cursor !== undefined && typeof cursor !== "string") return yield* ProtocolError.invalidParams("cursor must be a string from nextCursor")
+        if (cursor !== undefined && typeof cursor !== "string") {
+          return yield* ProtocolError.invalidParams("cursor must be a string from nextCursor")
+        }
         const offered = offeredTools(registry.tools, curatedNow()?.tools ?? [], context.principal)
-        const callable = offered.filter((tool) => tool.scopes.every((scope) => context.principal.scopes.includes(scope)))
+        const callable = offered.filter((tool) =>
+          tool.scopes.every((scope) => context.principal.scopes.includes(scope))
+        )
         const page = yield* paginate("tools/list", callable, cursor)
         return Effect.succeed<JsonObject>({
           tools: page.items.map((tool) => tool.listing),

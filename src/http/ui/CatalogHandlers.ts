@@ -15,10 +15,12 @@ export const CatalogHandlers = HttpApiBuilder.group(UiApi, "catalog", (handlers)
         forUi(Effect.flatMap(sessions.connection(path.id), (connection) =>
           connection.type === "search"
             ? Effect.succeed(searchOverview)
-            : Effect.flatMap(sessions.sql(connection), (driver) => catalogOverview(connection, driver, databaseOf(urlParams))))))
+            : Effect.flatMap(sessions.sql(connection), (driver) =>
+              catalogOverview(connection, driver, databaseOf(urlParams))))))
       .handle("objects", ({ path, urlParams }) =>
         forUi(Effect.flatMap(sessions.connection(path.id), (connection) =>
           connection.type === "search"
             ? Effect.flatMap(sessions.search(connection), searchObjects)
-            : Effect.flatMap(sessions.sql(connection), (driver) => catalogObjects(driver, urlParams.schema, databaseOf(urlParams))))))
+            : Effect.flatMap(sessions.sql(connection), (driver) =>
+              catalogObjects(driver, urlParams.schema, databaseOf(urlParams))))))
   }))

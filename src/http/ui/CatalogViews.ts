@@ -20,11 +20,19 @@ const ROUTINES_SQL = {
      SELECT p.proname, CASE p.prokind WHEN 'p' THEN 'procedure' ELSE 'function' END, pg_get_function_identity_arguments(p.oid)
        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.prokind IN ('f', 'p')
      ORDER BY 1, 3`,
-  mysql: `SELECT ROUTINE_NAME AS name, CASE ROUTINE_TYPE WHEN 'PROCEDURE' THEN 'procedure' ELSE 'function' END AS kind, NULL AS signature
+  mysql:
+    `SELECT ROUTINE_NAME AS name, CASE ROUTINE_TYPE WHEN 'PROCEDURE' THEN 'procedure' ELSE 'function' END AS kind, NULL AS signature
        FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() ORDER BY 1`
 } as const
 
-const order: Record<UiObjectKind, number> = { table: 0, collection: 0, view: 1, materializedView: 2, function: 3, procedure: 4 }
+const order: Record<UiObjectKind, number> = {
+  table: 0,
+  collection: 0,
+  view: 1,
+  materializedView: 2,
+  function: 3,
+  procedure: 4
+}
 
 const sorted = (objects: ReadonlyArray<UiCatalogObject>) =>
   [...objects].sort((a, b) => order[a.kind] - order[b.kind] || a.label.localeCompare(b.label))
@@ -33,8 +41,11 @@ const sorted = (objects: ReadonlyArray<UiCatalogObject>) =>
 export const catalogOverview = (connection: Connection, driver: DatabaseDriver, namespace?: Namespace) =>
   Effect.gen(function*() {
     const databases = yield* driver.listDatabases()
-    const schemas = driver.dialect === "postgresql" && driver.listSchemas !== undefined ? yield* driver.listSchemas(namespace) : []
-    const database = namespace?.database ?? (connection.type === "postgresql" || connection.type === "mysql" ? connection.database ?? null : null)
+    const schemas = driver.dialect === "postgresql" && driver.listSchemas !== undefined
+      ? yield* driver.listSchemas(namespace)
+      : []
+    const database = namespace?.database ??
+      (connection.type === "postgresql" || connection.type === "mysql" ? connection.database ?? null : null)
     const overview: UiCatalog = {
       databases,
       database,
@@ -53,7 +64,11 @@ export const searchOverview: UiCatalog = { databases: [], database: null, schema
  */
 export const catalogObjects = (driver: DatabaseDriver, schema: string | undefined, namespace?: Namespace) =>
   Effect.gen(function*() {
-    const tables = yield* driver.listTables({ includeRowCounts: true, ...namespace, ...(schema === undefined ? {} : { schema }) })
+    const tables = yield* driver.listTables({
+      includeRowCounts: true,
+      ...namespace,
+      ...(schema === undefined ? {} : { schema })
+    })
     const dialect = driver.dialect
     const extra = dialect === "postgresql" && schema === undefined
       ? []
@@ -64,9 +79,15 @@ export const catalogObjects = (driver: DatabaseDriver, schema: string | undefine
         access: "readonly",
         ...namespace,
         ...(dialect === "postgresql" ? { params: [schema] } : {})
-      })).rows.map((row) => ({ name: String(row[0]), kind: String(row[1]) as UiObjectKind, signature: row[2] === null || row[2] === undefined ? null : String(row[2]) }))
+      })).rows.map((row) => ({
+        name: String(row[0]),
+        kind: String(row[1]) as UiObjectKind,
+        signature: row[2] === null || row[2] === undefined ? null : String(row[2])
+      }))
       : []
-    const materialized = new Set(extra.filter((object) => object.kind === "materializedView").map((object) => object.name))
+    const materialized = new Set(
+      extra.filter((object) => object.kind === "materializedView").map((object) => object.name)
+    )
     const qualify = (name: string) => (dialect === "postgresql" && schema !== undefined ? pathName(schema, name) : name)
     const objects: Array<UiCatalogObject> = [
       ...tables.map((table): UiCatalogObject => ({
@@ -88,13 +109,22 @@ export const catalogObjects = (driver: DatabaseDriver, schema: string | undefine
     ]
     const result: UiCatalogObjects = {
       objects: sorted(objects).slice(0, MAX_OBJECTS),
-      note: objects.length === 0 ? (schema === undefined ? "This database has no tables yet." : "This schema is empty.") : null
+      note: objects.length === 0
+        ? (schema === undefined ? "This database has no tables yet." : "This schema is empty.")
+        : null
     }
     return result
   })
 
 export const searchObjects = (client: SearchClient) =>
   Effect.map(searchTables(client), (list): UiCatalogObjects => ({
-    objects: list.tables.map((table) => ({ name: table.name, label: table.name, schema: null, kind: "collection", rowCount: table.rowCount, signature: null })),
+    objects: list.tables.map((table) => ({
+      name: table.name,
+      label: table.name,
+      schema: null,
+      kind: "collection",
+      rowCount: table.rowCount,
+      signature: null
+    })),
     note: list.note
   }))

@@ -38,7 +38,9 @@ const DISCOVER = {
   jsonrpc: "2.0",
   id: 1,
   method: "server/discover",
-  params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } }
+  params: {
+    _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
+  }
 }
 
 /**
@@ -50,7 +52,10 @@ export const testBridge = (supportDirectory: string): Effect.Effect<UiBridgeTest
   Effect.async<UiBridgeTest>((resume) => {
     const launch = launchFor(supportDirectory)
     const started = Date.now()
-    const child = spawn(launch.command, [...launch.args], { env: { ...process.env, ...launch.env }, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(launch.command, [...launch.args], {
+      env: { ...process.env, ...launch.env },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     let settled = false
@@ -61,8 +66,21 @@ export const testBridge = (supportDirectory: string): Effect.Effect<UiBridgeTest
       child.kill("SIGTERM")
       resume(Effect.succeed({ ...result, timeMs: Date.now() - started }))
     }
-    const timer = setTimeout(() => finish({ ok: false, message: `The bridge did not answer within ${TEST_MS / 1000} s.${stderr === "" ? "" : ` It said: ${stderr.trim().slice(0, 500)}`}`, answer: null }), TEST_MS)
-    child.on("error", (error) => finish({ ok: false, message: `The bridge could not start: ${error.message}`, answer: null }))
+    const timer = setTimeout(
+      () =>
+        finish({
+          ok: false,
+          message: `The bridge did not answer within ${TEST_MS / 1000} s.${
+            stderr === "" ? "" : ` It said: ${stderr.trim().slice(0, 500)}`
+          }`,
+          answer: null
+        }),
+      TEST_MS
+    )
+    child.on(
+      "error",
+      (error) => finish({ ok: false, message: `The bridge could not start: ${error.message}`, answer: null })
+    )
     child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-2000)))
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString("utf8")
@@ -70,16 +88,39 @@ export const testBridge = (supportDirectory: string): Effect.Effect<UiBridgeTest
       if (end < 0) return
       const line = stdout.slice(0, end)
       try {
-        const answer = JSON.parse(line) as { result?: { supportedVersions?: ReadonlyArray<string> }; error?: { message?: string } }
+        const answer = JSON.parse(line) as {
+          result?: { supportedVersions?: ReadonlyArray<string> }
+          error?: { message?: string }
+        }
         const versions = answer.result?.supportedVersions
-        finish(versions !== undefined
-          ? { ok: true, message: `The bridge answered server/discover: dbdesk supports ${versions.join(", ")}.`, answer: JSON.stringify(answer, null, 2) }
-          : { ok: false, message: `The bridge refused: ${answer.error?.message ?? line}`, answer: line })
+        finish(
+          versions !== undefined
+            ? {
+              ok: true,
+              message: `The bridge answered server/discover: dbdesk supports ${versions.join(", ")}.`,
+              answer: JSON.stringify(answer, null, 2)
+            }
+            : { ok: false, message: `The bridge refused: ${answer.error?.message ?? line}`, answer: line }
+        )
       } catch {
-        finish({ ok: false, message: `The bridge wrote something that is not JSON: ${line.slice(0, 300)}`, answer: null })
+        finish({
+          ok: false,
+          message: `The bridge wrote something that is not JSON: ${line.slice(0, 300)}`,
+          answer: null
+        })
       }
     })
-    child.on("close", (code) => finish({ ok: false, message: `The bridge exited (code ${code}) before answering.${stderr === "" ? "" : ` It said: ${stderr.trim().slice(0, 500)}`}`, answer: null }))
+    child.on(
+      "close",
+      (code) =>
+        finish({
+          ok: false,
+          message: `The bridge exited (code ${code}) before answering.${
+            stderr === "" ? "" : ` It said: ${stderr.trim().slice(0, 500)}`
+          }`,
+          answer: null
+        })
+    )
     child.stdin.write(`${JSON.stringify(DISCOVER)}\n`)
     return Effect.sync(() => finish({ ok: false, message: "Stopped.", answer: null }))
   })

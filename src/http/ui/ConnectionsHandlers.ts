@@ -88,7 +88,11 @@ const tlsInput = (input: UiConnectionInput) => {
     sslCa: file(input.sslCa),
     sslCert: file(input.sslCert),
     sslKey,
-    ...(sslKey === undefined ? { sslKeyPassphrase: undefined } : input.sslKeyPassphrase === undefined || input.sslKeyPassphrase === "" ? {} : { sslKeyPassphrase: input.sslKeyPassphrase })
+    ...(sslKey === undefined
+      ? { sslKeyPassphrase: undefined }
+      : input.sslKeyPassphrase === undefined || input.sslKeyPassphrase === ""
+      ? {}
+      : { sslKeyPassphrase: input.sslKeyPassphrase })
   }
 }
 
@@ -108,12 +112,18 @@ const costInput = (input: UiConnectionInput) => ({
 
 /** D-59: a search connection's cluster settings as the form shows them (nodes as URLs). */
 const uiCluster = (connection: SearchConnection) => ({
-  ...(connection.nodes === undefined || connection.nodes.length === 0 ? {} : { nodes: connection.nodes.map(nodeOrigin).join(", ") }),
+  ...(connection.nodes === undefined || connection.nodes.length === 0
+    ? {}
+    : { nodes: connection.nodes.map(nodeOrigin).join(", ") }),
   ...(connection.nearestNode === undefined ? {} : { nearestNode: nodeOrigin(connection.nearestNode) }),
-  ...(connection.healthcheckIntervalSeconds === undefined ? {} : { healthcheckIntervalSeconds: connection.healthcheckIntervalSeconds }),
+  ...(connection.healthcheckIntervalSeconds === undefined
+    ? {}
+    : { healthcheckIntervalSeconds: connection.healthcheckIntervalSeconds }),
   ...(connection.numRetries === undefined ? {} : { numRetries: connection.numRetries }),
   ...(connection.retryIntervalSeconds === undefined ? {} : { retryIntervalSeconds: connection.retryIntervalSeconds }),
-  ...(connection.connectionTimeoutSeconds === undefined ? {} : { connectionTimeoutSeconds: connection.connectionTimeoutSeconds }),
+  ...(connection.connectionTimeoutSeconds === undefined
+    ? {}
+    : { connectionTimeoutSeconds: connection.connectionTimeoutSeconds }),
   ...(connection.randomizeNodes === undefined ? {} : { randomizeNodes: connection.randomizeNodes })
 })
 
@@ -141,7 +151,9 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
       aiPolicy: input.aiPolicy,
       confirmQueries: input.confirmQueries,
       ...(input.secretCatalogs === undefined ? {} : { secretCatalogs: input.secretCatalogs }),
-      ...(input.maskingRules === undefined ? {} : { maskingRules: input.maskingRules.map((rule) => ({ pattern: rule.pattern.trim(), action: rule.action })) }),
+      ...(input.maskingRules === undefined
+        ? {}
+        : { maskingRules: input.maskingRules.map((rule) => ({ pattern: rule.pattern.trim(), action: rule.action })) }),
       // an empty colour is undefined, so an edit removes it (Connections drops undefined keys)
       ...(input.color === undefined ? {} : { color: input.color.trim() === "" ? undefined : input.color.trim() }),
       ...(input.production === undefined ? {} : { production: input.production }),
@@ -150,7 +162,11 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
     }
     switch (input.type) {
       case "sqlite":
-        return { ...common, type: "sqlite" as const, path: yield* required(input.path, "Enter the path of the SQLite database file.") }
+        return {
+          ...common,
+          type: "sqlite" as const,
+          path: yield* required(input.path, "Enter the path of the SQLite database file.")
+        }
       case "postgresql":
         return {
           ...common,
@@ -181,7 +197,9 @@ const connectionFields = (input: UiConnectionInput, editing: boolean) =>
         }
       case "search": {
         const apiKey = input.apiKey === undefined || input.apiKey === ""
-          ? (editing ? undefined : yield* required(undefined, "Enter the API key; it is the only credential Typesense has."))
+          ? (editing
+            ? undefined
+            : yield* required(undefined, "Enter the API key; it is the only credential Typesense has."))
           : input.apiKey
         return {
           ...common,
@@ -215,7 +233,11 @@ export const ConnectionsHandlers = HttpApiBuilder.group(UiApi, "connections", (h
         forUi(Effect.gen(function*() {
           const existing = yield* connections.get(path.id)
           if (existing === undefined) return yield* notFound("This connection")
-          if (existing.type !== payload.type) return yield* new UiError({ message: "The type of a saved connection cannot change; add a new connection instead." })
+          if (existing.type !== payload.type) {
+            return yield* new UiError({
+              message: "The type of a saved connection cannot change; add a new connection instead."
+            })
+          }
           const fields = yield* connectionFields(payload, true)
           // An SSH password or passphrase left empty keeps the stored one.
           const stored = existing.type === "postgresql" || existing.type === "mysql" ? existing.ssh : undefined
@@ -248,7 +270,9 @@ export const ConnectionsHandlers = HttpApiBuilder.group(UiApi, "connections", (h
       .handle("drivers", () => registry.list)
       .handle("enableDriver", ({ path }) =>
         forUi(Effect.gen(function*() {
-          if (path.type !== "search") return yield* new UiError({ message: `${path.type} is built in; nothing to install.` })
+          if (path.type !== "search") {
+            return yield* new UiError({ message: `${path.type} is built in; nothing to install.` })
+          }
           yield* registry.enable("search")
           return yield* registry.list
         })))

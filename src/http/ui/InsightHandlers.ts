@@ -26,9 +26,13 @@ export const InsightHandlers = HttpApiBuilder.group(UiApi, "insight", (handlers)
     return handlers.handle("explain", ({ payload }) =>
       forUi(Effect.gen(function*() {
         const token = (yield* tokens.list()).find((candidate) => candidate.id === payload.tokenId)
-        if (token === undefined) return yield* new UiNotFound({ message: "That token no longer exists; choose another in the list." })
+        if (token === undefined) {
+          return yield* new UiNotFound({ message: "That token no longer exists; choose another in the list." })
+        }
         const connection = yield* connections.get(payload.connectionId)
-        if (connection === undefined) return yield* new UiNotFound({ message: "That connection no longer exists; choose another in the list." })
+        if (connection === undefined) {
+          return yield* new UiNotFound({ message: "That connection no longer exists; choose another in the list." })
+        }
         const { grant, mode } = yield* grants.snapshot(tokenPrincipal(token), connection)
         return explainStatement(token, connection, {
           tool: payload.tool ?? "execute_query",
@@ -39,27 +43,39 @@ export const InsightHandlers = HttpApiBuilder.group(UiApi, "insight", (handlers)
           now: yield* Clock.currentTimeMillis
         })
       }))).handle("consoleRequest", ({ path, payload, urlParams }) =>
-      forUi(Effect.gen(function*() {
-        const connection = yield* sessions.connection(path.id)
-        const namespace = databaseOf(urlParams)
-        if (connection.type === "search" && namespace !== undefined) return yield* new UiError({ message: "A search connection has no other databases to open." })
-        const text = connection.type === "search"
-          ? yield* Effect.flatMap(sessions.search(connection), (client) => searchPageText(client, path.table, payload))
-          : yield* Effect.flatMap(sessions.sql(connection), (driver) => sqlPageText(driver, path.table, payload, namespace))
-        return { text }
-      }))).handle("nodes", ({ path }) =>
-      forUi(Effect.gen(function*() {
-        const connection = yield* sessions.connection(path.id)
-        if (connection.type !== "search") return yield* new UiError({ message: `'${connection.name}' is not a search connection: only those have nodes.` })
-        const client = yield* sessions.search(connection)
-        const nodes = yield* client.probeNodes()
-        return nodes.map((node): UiNodeHealth => ({
-          label: node.label,
-          url: node.origin,
-          healthy: node.healthy,
-          checkedAt: node.lastAccess === 0 ? null : new Date(node.lastAccess).toISOString(),
-          lastError: node.healthy ? null : node.lastError ?? null,
-          probe: node.probe
-        }))
-      })))
+        forUi(Effect.gen(function*() {
+          const connection = yield* sessions.connection(path.id)
+          const namespace = databaseOf(urlParams)
+          if (connection.type === "search" && namespace !== undefined) {
+            return yield* new UiError({ message: "A search connection has no other databases to open." })
+          }
+          const text = connection.type === "search"
+            ? yield* Effect.flatMap(
+              sessions.search(connection),
+              (client) => searchPageText(client, path.table, payload)
+            )
+            : yield* Effect.flatMap(
+              sessions.sql(connection),
+              (driver) => sqlPageText(driver, path.table, payload, namespace)
+            )
+          return { text }
+        }))).handle("nodes", ({ path }) =>
+        forUi(Effect.gen(function*() {
+          const connection = yield* sessions.connection(path.id)
+          if (connection.type !== "search") {
+            return yield* new UiError({
+              message: `'${connection.name}' is not a search connection: only those have nodes.`
+            })
+          }
+          const client = yield* sessions.search(connection)
+          const nodes = yield* client.probeNodes()
+          return nodes.map((node): UiNodeHealth => ({
+            label: node.label,
+            url: node.origin,
+            healthy: node.healthy,
+            checkedAt: node.lastAccess === 0 ? null : new Date(node.lastAccess).toISOString(),
+            lastError: node.healthy ? null : node.lastError ?? null,
+            probe: node.probe
+          }))
+        })))
   }))

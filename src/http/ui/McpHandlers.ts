@@ -35,7 +35,8 @@ export const toUiToken = (token: TokenSummary, now: number): UiToken => ({
   ...(token.tools === undefined ? {} : { tools: token.tools })
 })
 
-const isCategory = (value: string): value is ActivityCategory => (ActivityCategory.literals as ReadonlyArray<string>).includes(value)
+const isCategory = (value: string): value is ActivityCategory =>
+  (ActivityCategory.literals as ReadonlyArray<string>).includes(value)
 
 /** The UI's activity filters (D-51: time, category, token, client). */
 export const activityQuery = (params: {
@@ -70,12 +71,19 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
         forUi(Effect.gen(function*() {
           const open = yield* continuations.list()
           if (open.length === 0) return []
-          const names = new Map((yield* connections.list).map((connection) => [connection.id as string, connection.name]))
+          const names = new Map(
+            (yield* connections.list).map((connection) => [connection.id as string, connection.name])
+          )
           const tokenNames = new Map((yield* tokens.list()).map((token) => [`token:${token.id}`, token.name]))
           return open.map((entry) => ({
             id: entry.id,
-            connection: `${names.get(entry.connectionId) ?? entry.connectionId}${entry.database === undefined ? "" : ` (${entry.database})`}`,
-            caller: entry.caller === "bridge" ? "the stdio bridge" : tokenNames.get(entry.caller) ?? (entry.caller.startsWith("anonymous:") ? "a client without a token" : entry.caller),
+            connection: `${names.get(entry.connectionId) ?? entry.connectionId}${
+              entry.database === undefined ? "" : ` (${entry.database})`
+            }`,
+            caller: entry.caller === "bridge"
+              ? "the stdio bridge"
+              : tokenNames.get(entry.caller) ??
+                (entry.caller.startsWith("anonymous:") ? "a client without a token" : entry.caller),
             statement: entry.statement,
             rows: entry.rows,
             openedAt: new Date(entry.opened).toISOString(),
@@ -92,7 +100,9 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
       .handle("createToken", ({ payload }) =>
         forUi(Effect.gen(function*() {
           const name = payload.name.trim()
-          if (name === "") return yield* new UiError({ message: "Give the token a name, such as the client that will use it." })
+          if (name === "") {
+            return yield* new UiError({ message: "Give the token a name, such as the client that will use it." })
+          }
           if (payload.connections !== "all" && payload.connections.length === 0) {
             return yield* new UiError({ message: "Choose at least one connection, or all connections." })
           }
@@ -113,9 +123,17 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
         forUi(Effect.gen(function*() {
           yield* activity.flush
           const entries = yield* activity.list(activityQuery(urlParams))
-          const names = new Map((yield* connections.list).map((connection) => [connection.id as string, connection.name]))
+          const names = new Map(
+            (yield* connections.list).map((connection) => [connection.id as string, connection.name])
+          )
           // a row keeps its statement as a digest; the query history of its connection may still hold the text
-          const wanted = [...new Set(entries.filter((entry) => entry.digest !== null && entry.connectionId !== null).map((entry) => entry.connectionId!))]
+          const wanted = [
+            ...new Set(
+              entries.filter((entry) => entry.digest !== null && entry.connectionId !== null).map((entry) =>
+                entry.connectionId!
+              )
+            )
+          ]
           const texts = new Map<string, string>()
           for (const connectionId of wanted.slice(0, STATEMENT_LOOKUP_CONNECTIONS)) {
             const recent = yield* Effect.orElseSucceed(history.recent(connectionId, HISTORY_LIMIT.max), () => [])
@@ -124,11 +142,18 @@ export const McpHandlers = HttpApiBuilder.group(UiApi, "mcp", (handlers) =>
           return entries.map((entry): UiActivityRow => {
             const connectionName = entry.connectionId === null ? undefined : names.get(entry.connectionId)
             const statement = entry.digest === null ? undefined : texts.get(entry.digest)
-            return { ...entry, ...(connectionName === undefined ? {} : { connectionName }), ...(statement === undefined ? {} : { statement }) }
+            return {
+              ...entry,
+              ...(connectionName === undefined ? {} : { connectionName }),
+              ...(statement === undefined ? {} : { statement })
+            }
           })
         })))
       .handle("approvals", () => approvals.list)
-      .handle("answer", ({ path, payload }) => Effect.map(approvals.answer(path.id, payload.decision), (answered) => ({ answered })))
+      .handle(
+        "answer",
+        ({ path, payload }) => Effect.map(approvals.answer(path.id, payload.decision), (answered) => ({ answered }))
+      )
       .handle("curatedTools", () => forUi(curated.list))
       .handle("setCuratedToolDisabled", ({ path, payload }) => forUi(curated.setDisabled(path.name, payload.disabled)))
       .handle("saveCuratedTool", ({ payload }) => forUi(curated.save(payload.tool, payload.replacing)))

@@ -4,14 +4,20 @@
  * that only tells a client how to page is dropped, since the grid has its own paging.
  */
 const part = (text: string): string | undefined => {
-  if (/^showing the first \d+ rows; (read the next rows with offset|narrow the query with WHERE)/.test(text)) return undefined
+  if (/^showing the first \d+ rows; (read the next rows with offset|narrow the query with WHERE)/.test(text)) {
+    return undefined
+  }
   const rows = /^showing the first (\d+) rows/.exec(text)
   if (text.includes("maxAnswerBytes") || text.includes("× limits")) {
     return rows === null
       ? "Not even one row fits in one answer: choose fewer columns in the Console."
-      : `Only ${Number(rows[1]).toLocaleString("en-US")} rows fit in one answer here: choose a smaller page size, add filters, or select fewer columns in the Console.`
+      : `Only ${
+        Number(rows[1]).toLocaleString("en-US")
+      } rows fit in one answer here: choose a smaller page size, add filters, or select fewer columns in the Console.`
   }
-  if (text.includes("maxCellBytes")) return "Some long values are shortened here: read one whole in the Console with substr()."
+  if (text.includes("maxCellBytes")) {
+    return "Some long values are shortened here: read one whole in the Console with substr()."
+  }
   if (/limits\.|max_rows|offset|browse_table|execute_query/.test(text)) return undefined
   return text
 }
@@ -30,8 +36,12 @@ export const plainNotes = (message: string | undefined): Array<string> => {
 export const plainConsoleNote = (message: string | undefined, rowCount: number, truncated: boolean): string | null => {
   if (message === undefined) return truncated ? `Showing the first ${rowCount.toLocaleString("en-US")} rows.` : null
   if (/^showing the first \d+ rows/.test(message) && !/maxAnswerBytes|maxCellBytes/.test(message)) {
-    return `Showing the first ${rowCount.toLocaleString("en-US")} rows: add a WHERE or a LIMIT to the query to see the others.`
+    return `Showing the first ${
+      rowCount.toLocaleString("en-US")
+    } rows: add a WHERE or a LIMIT to the query to see the others.`
   }
   const notes = plainNotes(message)
-  return notes.length === 0 ? (truncated ? `Showing the first ${rowCount.toLocaleString("en-US")} rows.` : null) : notes.join(" ")
+  return notes.length === 0
+    ? (truncated ? `Showing the first ${rowCount.toLocaleString("en-US")} rows.` : null)
+    : notes.join(" ")
 }

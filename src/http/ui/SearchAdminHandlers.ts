@@ -14,14 +14,19 @@ export const SearchAdminHandlers = HttpApiBuilder.group(UiApi, "search", (handle
     const withClient = <A, E>(id: string, f: (client: SearchClient) => Effect.Effect<A, E>) =>
       forUi(Effect.gen(function*() {
         const connection = yield* sessions.connection(id)
-        if (connection.type !== "search") return yield* new UiError({ message: `'${connection.name}' is not a search connection.` })
+        if (connection.type !== "search") {
+          return yield* new UiError({ message: `'${connection.name}' is not a search connection.` })
+        }
         return yield* f(yield* sessions.search(connection))
       }))
     return handlers
       .handle("keys", ({ path }) => withClient(path.id, (client) => listKeys(client)))
       .handle("createKey", ({ path, payload }) =>
         withClient(path.id, (client) =>
-          Effect.map(createKey(client, payload), (created) => ({ key: created.key, value: Redacted.value(created.value) }))))
+          Effect.map(
+            createKey(client, payload),
+            (created) => ({ key: created.key, value: Redacted.value(created.value) })
+          )))
       .handle("deleteKey", ({ path }) => withClient(path.id, (client) => deleteKey(client, path.keyId)))
       .handle("dashboard", ({ path }) => withClient(path.id, (client) => readDashboard(client)))
   }))

@@ -3,7 +3,17 @@ import { AnswerBudget, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SEARCH_HINTS } 
 import { capJsonResponse } from "../../search/SearchTools.ts"
 import type { SearchColumn } from "../../domain/SearchGrid.ts"
 import { caseControlLabel, type FilterOperator } from "../../domain/SearchFilter.ts"
-import type { CellMap, UiBrowseRequest, UiColumn, UiConsoleResult, UiEditRequest, UiEditResult, UiPage, UiStructure, UiTableList } from "../../domain/UiSchemas.ts"
+import type {
+  CellMap,
+  UiBrowseRequest,
+  UiColumn,
+  UiConsoleResult,
+  UiEditRequest,
+  UiEditResult,
+  UiPage,
+  UiStructure,
+  UiTableList
+} from "../../domain/UiSchemas.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
 import { describeCollection, pageConsoleText, readPage, type ReadPageRequest } from "../../search/SearchBrowse.ts"
 import type { SearchClient } from "../../search/SearchClient.ts"
@@ -36,7 +46,8 @@ export const searchTables = (client: SearchClient) =>
     tables: [...listing.collections]
       .sort((a, b) => a.name.localeCompare(b.name))
       .map((collection) => ({ name: collection.name, kind: "collection", rowCount: collection.num_documents })),
-    note: listing.unavailableReason ?? (listing.collections.length === 0 ? "This cluster has no collections yet." : null)
+    note: listing.unavailableReason ??
+      (listing.collections.length === 0 ? "This cluster has no collections yet." : null)
   }))
 
 export const searchStructure = (client: SearchClient, collection: string) =>
@@ -74,7 +85,12 @@ const readRequest = (collection: string, request: UiBrowseRequest): Effect.Effec
 export const searchPageText = (client: SearchClient, collection: string, request: UiBrowseRequest) =>
   Effect.flatMap(readRequest(collection, request), (read) => pageConsoleText(client, read))
 
-export const searchPage = (client: SearchClient, collection: string, request: UiBrowseRequest, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS) =>
+export const searchPage = (
+  client: SearchClient,
+  collection: string,
+  request: UiBrowseRequest,
+  limits: AnswerLimits = DEFAULT_ANSWER_LIMITS
+) =>
   Effect.gen(function*() {
     const page = yield* readPage(client, yield* readRequest(collection, request))
     // D-71: the grid's page holds fields cut at limits.maxCellBytes and stops at limits.maxAnswerBytes
@@ -111,18 +127,29 @@ export const searchSave = (client: SearchClient, collection: string, edits: UiEd
         onFailure: (error) => failures.push({ row, message: uiMessage(error) }),
         onSuccess: () => applied++
       })
-    for (const cells of edits.inserts) yield* attempt(`new row ${String(cells.id ?? "")}`.trim(), insertDocument(client, collection, cells, columns))
+    for (const cells of edits.inserts) {
+      yield* attempt(`new row ${String(cells.id ?? "")}`.trim(), insertDocument(client, collection, cells, columns))
+    }
     for (const update of edits.updates) {
       const changes: CellMap = changedCells(update.original, update.changes) as CellMap
-      if (Object.keys(changes).length > 0) yield* attempt(update.id, updateDocument(client, collection, update.id, changes, columns))
+      if (Object.keys(changes).length > 0) {
+        yield* attempt(update.id, updateDocument(client, collection, update.id, changes, columns))
+      }
     }
-    for (const id of edits.deletes) yield* attempt(id, deleteDocument(client, collection, id))
+    for (const id of edits.deletes) {
+      yield* attempt(id, deleteDocument(client, collection, id))
+    }
     const result: UiEditResult = { applied, failures }
     return result
   })
 
 /** The request console (doc 2 §4.3); a write or a DELETE waits for the user's confirmation first. */
-export const searchConsole = (client: SearchClient, text: string, confirmed: boolean, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS) =>
+export const searchConsole = (
+  client: SearchClient,
+  text: string,
+  confirmed: boolean,
+  limits: AnswerLimits = DEFAULT_ANSWER_LIMITS
+) =>
   Effect.gen(function*() {
     const parsed = parseConsoleInput(text)
     if (Either.isLeft(parsed)) return yield* new UiError({ message: parsed.left.message })
@@ -132,7 +159,9 @@ export const searchConsole = (client: SearchClient, text: string, confirmed: boo
       const result: UiConsoleResult = {
         _tag: "NeedsConfirmation",
         tier,
-        reason: tier === "destructive" ? `${request.method} ${request.path} deletes data on the engine.` : `${request.method} ${request.path} changes data on the engine.`
+        reason: tier === "destructive"
+          ? `${request.method} ${request.path} deletes data on the engine.`
+          : `${request.method} ${request.path} changes data on the engine.`
       }
       return result
     }
@@ -146,6 +175,13 @@ export const searchConsole = (client: SearchClient, text: string, confirmed: boo
     const budget = new AnswerBudget(Number.MAX_SAFE_INTEGER, limits, SEARCH_HINTS)
     const columns = budget.header(output.columns)
     for (const row of output.rows) if (!budget.add(row)) break
-    const result: UiConsoleResult = { _tag: "Grid", columns, rows: budget.rows, rowsAffected: 0, timeMs, message: budget.note() ?? null }
+    const result: UiConsoleResult = {
+      _tag: "Grid",
+      columns,
+      rows: budget.rows,
+      rowsAffected: 0,
+      timeMs,
+      message: budget.note() ?? null
+    }
     return result
   })

@@ -7,7 +7,14 @@ import { rawWhereRefusal } from "../../domain/RawWhere.ts"
 import { readOnlyReason } from "../../domain/SqlEdits.ts"
 import type { SqlDialect } from "../../domain/SqlLexer.ts"
 import { classifyStatement } from "../../domain/StatementClassifier.ts"
-import type { UiBrowseRequest, UiColumn, UiConsoleResult, UiPage, UiStructure, UiTableList } from "../../domain/UiSchemas.ts"
+import type {
+  UiBrowseRequest,
+  UiColumn,
+  UiConsoleResult,
+  UiPage,
+  UiStructure,
+  UiTableList
+} from "../../domain/UiSchemas.ts"
 import { UiError } from "../../domain/UiSchemas.ts"
 import type { DatabaseDriver, Namespace } from "../../services/drivers/Driver.ts"
 import { plainConsoleNote, plainNotes } from "./PlainNotes.ts"
@@ -52,7 +59,11 @@ export const sqlStructure = (driver: DatabaseDriver, table: string, namespace?: 
         sortable: column.is_sortable,
         sortNote: column.is_sortable ? null : "This column's type cannot be sorted."
       })),
-      indexes: description.indexes.map((index) => ({ name: index.name, columns: index.columns, unique: index.is_unique })),
+      indexes: description.indexes.map((index) => ({
+        name: index.name,
+        columns: index.columns,
+        unique: index.is_unique
+      })),
       foreignKeys: description.foreign_keys.map((key) => ({
         columns: key.columns,
         references: `${key.referenced_table}(${key.referenced_columns.join(", ")})`,
@@ -61,7 +72,11 @@ export const sqlStructure = (driver: DatabaseDriver, table: string, namespace?: 
         onUpdate: key.on_update ?? null,
         onDelete: key.on_delete ?? null
       })),
-      columnDetails: description.columns.map((column) => ({ name: column.name, defaultValue: column.default_value ?? null, comment: column.comment ?? null })),
+      columnDetails: description.columns.map((column) => ({
+        name: column.name,
+        defaultValue: column.default_value ?? null,
+        comment: column.comment ?? null
+      })),
       definition: ddl,
       readOnly: true
     }
@@ -79,14 +94,22 @@ export const sqlStructureView = (driver: DatabaseDriver, table: string, namespac
     const details = yield* Effect.either(driver.structureDetails(table, namespace))
     if (details._tag === "Left") {
       if (details.left._tag === "TableNotFound") return yield* details.left
-      const reason = "message" in details.left && typeof details.left.message === "string" ? details.left.message : details.left._tag
-      return { ...structure, notes: [`Checks, triggers and references could not be read: ${reason}`] } satisfies UiStructure
+      const reason = "message" in details.left && typeof details.left.message === "string"
+        ? details.left.message
+        : details.left._tag
+      return {
+        ...structure,
+        notes: [`Checks, triggers and references could not be read: ${reason}`]
+      } satisfies UiStructure
     }
     const additions = details.right.ddl_additions.filter((statement) => !structure.definition.includes(statement))
     const view: UiStructure = {
       ...structure,
       // SHOW CREATE TABLE ends without a semicolon; the statements after it need one
-      definition: [additions.length > 0 ? structure.definition.replace(/(?<=[^;\s])\s*$/, ";") : structure.definition, ...additions]
+      definition: [
+        additions.length > 0 ? structure.definition.replace(/(?<=[^;\s])\s*$/, ";") : structure.definition,
+        ...additions
+      ]
         .filter((text) => text !== "").join("\n"),
       checks: details.right.checks,
       triggers: details.right.triggers,
@@ -106,10 +129,20 @@ const splitList = (value: string) => value.split(",").map((item) => item.trim())
 const sqlFilters = (request: UiBrowseRequest) =>
   Effect.forEach(request.filters, (row): Effect.Effect<GridFilter, UiError> => {
     if (patternOperators.has(row.operator)) {
-      return Effect.succeed({ column: row.column, operator: row.operator as "ends_with" | "like" | "ilike", value: row.value ?? "" })
+      return Effect.succeed({
+        column: row.column,
+        operator: row.operator as "ends_with" | "like" | "ilike",
+        value: row.value ?? ""
+      })
     }
     if (!sqlOperators.has(row.operator)) {
-      return Effect.fail(new UiError({ message: `The operator '${row.operator.replaceAll("_", " ")}' is not available for SQL tables yet; use contains or a console query.` }))
+      return Effect.fail(
+        new UiError({
+          message: `The operator '${
+            row.operator.replaceAll("_", " ")
+          }' is not available for SQL tables yet; use contains or a console query.`
+        })
+      )
     }
     const operator = row.operator as FilterOperator
     const filter: BrowseFilter = operator === "is_null" || operator === "is_not_null"
@@ -133,11 +166,16 @@ const sqlFilters = (request: UiBrowseRequest) =>
 export const pageOrder = (request: UiBrowseRequest, columns: ReadonlyArray<UiColumn>) => {
   const keys = columns.filter((column) => column.isPrimaryKey && column.sortable).map((column) => column.name)
   const sorted = new Set(request.sort.map((s) => s.column))
-  const sort = [...request.sort, ...keys.filter((key) => !sorted.has(key)).map((column) => ({ column, direction: "asc" as const }))]
+  const sort = [
+    ...request.sort,
+    ...keys.filter((key) => !sorted.has(key)).map((column) => ({ column, direction: "asc" as const }))
+  ]
   const names = (list: ReadonlyArray<string>) => list.join(", ")
   const order = request.sort.length > 0
     ? keys.length === 0
-      ? `Sorted by ${names(request.sort.map((s) => s.column))}; rows that are equal there have no fixed order (the table has no primary key).`
+      ? `Sorted by ${
+        names(request.sort.map((s) => s.column))
+      }; rows that are equal there have no fixed order (the table has no primary key).`
       : `Sorted by ${names(request.sort.map((s) => s.column))}, then by the primary key.`
     : keys.length === 0
     ? "Unordered: this table has no primary key, so the database returns rows in no fixed order and a row can move between pages. Click a column header to sort."
@@ -157,14 +195,31 @@ const browseQuery = (request: UiBrowseRequest, columns: ReadonlyArray<UiColumn>,
     const rows = yield* sqlFilters(request)
     const search = request.search ?? ""
     const extra: Array<GridFilter> = [
-      ...(search === "" ? [] : [{ column: "", operator: "any_column", columns: columns.filter(searchable).map((c) => c.name), value: search } as const]),
+      ...(search === ""
+        ? []
+        : [
+          {
+            column: "",
+            operator: "any_column",
+            columns: columns.filter(searchable).map((c) => c.name),
+            value: search
+          } as const
+        ]),
       ...(raw === "" ? [] : [{ column: "", operator: "raw_where", value: raw } as const])
     ]
     // Match Any applies to the rows among themselves; the search box and the WHERE condition narrow that further
     const anyOf = extra.length > 0 && request.logic === "or" && rows.length > 1
     const logic = extra.length === 0 ? request.logic : "and"
-    const filters: ReadonlyArray<GridFilter> = anyOf ? [{ column: "", operator: "any_of", filters: rows }, ...extra] : [...rows, ...extra]
-    const query: GridQuery = { filters, logic, sort: pageOrder(request, columns).sort, limit: request.limit, offset: request.offset }
+    const filters: ReadonlyArray<GridFilter> = anyOf
+      ? [{ column: "", operator: "any_of", filters: rows }, ...extra]
+      : [...rows, ...extra]
+    const query: GridQuery = {
+      filters,
+      logic,
+      sort: pageOrder(request, columns).sort,
+      limit: request.limit,
+      offset: request.offset
+    }
     return query
   })
 
@@ -180,17 +235,28 @@ export const sqlPageText = (driver: DatabaseDriver, table: string, request: UiBr
 export const sqlGridQuery = (driver: DatabaseDriver, table: string, request: UiBrowseRequest) =>
   Effect.flatMap(sqlStructure(driver, table), (structure) => browseQuery(request, structure.columns, driver.dialect))
 
-export const sqlPage = (driver: DatabaseDriver, table: string, request: UiBrowseRequest, limits?: AnswerLimits, namespace?: Namespace) =>
+export const sqlPage = (
+  driver: DatabaseDriver,
+  table: string,
+  request: UiBrowseRequest,
+  limits?: AnswerLimits,
+  namespace?: Namespace
+) =>
   Effect.gen(function*() {
     const structure = yield* sqlStructure(driver, table, namespace)
     const query = yield* browseQuery(request, structure.columns, driver.dialect)
     const [result, count] = yield* Effect.all([
       driver.browse(table, query, namespace, limits),
-      request.count === false ? Effect.succeed(undefined) : driver.count(table, query.filters ?? [], query.logic ?? "and", namespace)
+      request.count === false
+        ? Effect.succeed(undefined)
+        : driver.count(table, query.filters ?? [], query.logic ?? "and", namespace)
     ], { concurrency: 2 })
     const byName = new Map(structure.columns.map((column) => [column.name, column]))
     const page: UiPage = {
-      columns: result.columns.map((name) => byName.get(name) ?? { name, type: "", isPrimaryKey: false, isReadOnly: true, nullable: true, sortable: true, sortNote: null }),
+      columns: result.columns.map((name) =>
+        byName.get(name) ??
+          { name, type: "", isPrimaryKey: false, isReadOnly: true, nullable: true, sortable: true, sortNote: null }
+      ),
       rows: result.rows,
       total: count?.row_count ?? null,
       notes: [
@@ -219,7 +285,12 @@ export const sqlConsole = (
   driver: DatabaseDriver,
   text: string,
   confirmed: boolean,
-  limits: { readonly maxRows: number; readonly timeoutSeconds: number; readonly answer?: AnswerLimits; readonly namespace?: Namespace },
+  limits: {
+    readonly maxRows: number
+    readonly timeoutSeconds: number
+    readonly answer?: AnswerLimits
+    readonly namespace?: Namespace
+  },
   preflight?: ConsolePreflight
 ) =>
   Effect.gen(function*() {
@@ -227,10 +298,14 @@ export const sqlConsole = (
     const verdict = classifyStatement(text, driver.dialect)
     if (verdict.tier !== "safe" && !confirmed) {
       const preview = preflight === undefined ? undefined : yield* Effect.zipRight(
-        Effect.mapError(preflight.check, (error) => new UiError({ message: `${uiMessage(error).replace(CHECK_SUFFIX, "")} (checked by the database; nothing ran)` })),
+        Effect.mapError(preflight.check, (error) =>
+          new UiError({
+            message: `${uiMessage(error).replace(CHECK_SUFFIX, "")} (checked by the database; nothing ran)`
+          })),
         preflight.preview
       )
-      const reason = verdict.approvalHint ?? verdict.reason ?? (verdict.tier === "destructive" ? "This statement drops or deletes data" : "This statement changes data")
+      const reason = verdict.approvalHint ?? verdict.reason ??
+        (verdict.tier === "destructive" ? "This statement drops or deletes data" : "This statement changes data")
       const result: UiConsoleResult = {
         _tag: "NeedsConfirmation",
         tier: verdict.tier,
@@ -251,7 +326,9 @@ export const sqlConsole = (
     const result: UiConsoleResult = {
       _tag: "Grid",
       columns: set.columns,
-      ...(set.columnTypes === undefined || set.columnTypes.length !== set.columns.length ? {} : { columnTypes: set.columnTypes }),
+      ...(set.columnTypes === undefined || set.columnTypes.length !== set.columns.length
+        ? {}
+        : { columnTypes: set.columnTypes }),
       rows: set.rows,
       rowsAffected: set.rows_affected,
       timeMs: set.execution_time_ms || Date.now() - started,

@@ -5,13 +5,22 @@ import { type SshTunnel, SshTunnel as SshTunnelSchema, type UiSsh, type UiSshInp
 export const toUiSsh = (ssh: SshTunnel | undefined): { readonly ssh?: UiSsh } => {
   if (ssh === undefined) return {}
   const { password, passphrase, ...rest } = ssh
-  return { ssh: { ...rest, ...(rest.jumps === undefined ? {} : { jumps: [...rest.jumps] }), hasPassword: password !== undefined, hasPassphrase: passphrase !== undefined } }
+  return {
+    ssh: {
+      ...rest,
+      ...(rest.jumps === undefined ? {} : { jumps: [...rest.jumps] }),
+      hasPassword: password !== undefined,
+      hasPassphrase: passphrase !== undefined
+    }
+  }
 }
 
 /** The tunnel as connections.json stores it (what Connections.add/update decode). */
 export type SshTunnelStored = typeof SshTunnelSchema.Encoded
 
-const reveal = (secret: Redacted.Redacted<string> | undefined) => (secret === undefined ? undefined : Redacted.value(secret))
+const reveal = (
+  secret: Redacted.Redacted<string> | undefined
+) => (secret === undefined ? undefined : Redacted.value(secret))
 
 const trimmed = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value.trim())
 
@@ -19,7 +28,10 @@ const trimmed = (value: string | undefined) => (value === undefined || value.tri
  * The form's SSH section as stored: absent, the connection keeps its tunnel (null removes it); an empty host means
  * none; an empty password or passphrase keeps the stored one.
  */
-export const sshFromUi = (input: UiSshInput | null | undefined, stored: SshTunnel | undefined): { readonly ssh?: SshTunnelStored | undefined } => {
+export const sshFromUi = (
+  input: UiSshInput | null | undefined,
+  stored: SshTunnel | undefined
+): { readonly ssh?: SshTunnelStored | undefined } => {
   if (input === undefined) return {}
   const host = trimmed(input?.host)
   if (input === null || host === undefined) return { ssh: undefined }

@@ -6,7 +6,9 @@ type UiServices = Exclude<Effect.Effect.Context<typeof makeUiHandler>, Scope.Sco
 
 const send500 = (res: Parameters<NodeHandler>[1], message: string) => {
   const body = JSON.stringify({ _tag: "UiError", message })
-  if (!res.headersSent) res.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  if (!res.headersSent) {
+    res.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  }
   res.end(body)
 }
 
@@ -20,18 +22,18 @@ export const UiAppOnDemand = Layer.scopedDiscard(Effect.gen(function*() {
   const context = yield* Effect.context<UiServices>()
   const scope = yield* Effect.scope
   let handler: Promise<NodeHandler> | undefined
-  const load = () =>
-    (handler ??= Effect.runPromise(
-      Effect.promise(() => import("./UiApp.ts")).pipe(
-        Effect.flatMap((module) => module.makeUiHandler),
-        Scope.extend(scope),
-        Effect.provide(context)
-      )
-    ))
+  const load = () => (handler ??= Effect.runPromise(
+    Effect.promise(() => import("./UiApp.ts")).pipe(
+      Effect.flatMap((module) => module.makeUiHandler),
+      Scope.extend(scope),
+      Effect.provide(context)
+    )
+  ))
   const handle: NodeHandler = (req, res) => {
     load().then(
       (api) => api(req, res),
-      (error: unknown) => send500(res, `The UI API could not start: ${error instanceof Error ? error.message : String(error)}`)
+      (error: unknown) =>
+        send500(res, `The UI API could not start: ${error instanceof Error ? error.message : String(error)}`)
     )
   }
   yield* address.attach(handle)

@@ -23,7 +23,10 @@ export class UiSessions extends Effect.Service<UiSessions>()("dbdesk/http/ui/UiS
     const registry = yield* DriverRegistry
 
     const connection = (id: string) =>
-      Effect.flatMap(connections.get(id), (found) => (found === undefined ? Effect.fail(notFound("This connection")) : Effect.succeed(found)))
+      Effect.flatMap(
+        connections.get(id),
+        (found) => (found === undefined ? Effect.fail(notFound("This connection")) : Effect.succeed(found))
+      )
 
     const sql = (found: Connection): Effect.Effect<DatabaseDriver, UiError | ToolFailure> =>
       found.type === "search"
@@ -36,12 +39,17 @@ export class UiSessions extends Effect.Service<UiSessions>()("dbdesk/http/ui/UiS
     const status = (found: Connection): Effect.Effect<{ readonly ok: boolean; readonly message: string }> =>
       (found.type === "search"
         ? Effect.flatMap(search(found), (client) => connect(client)).pipe(
-          Effect.map((info) => ({ ok: true, message: `Connected to Typesense ${info.version ?? "(version unknown)"}. ${info.warnings.join(" ")}`.trim() }))
+          Effect.map((info) => ({
+            ok: true,
+            message: `Connected to Typesense ${info.version ?? "(version unknown)"}. ${info.warnings.join(" ")}`.trim()
+          }))
         )
         : Effect.flatMap(sql(found), (driver) => driver.status()).pipe(
           Effect.map((status) => ({
             ok: status.status === "connected",
-            message: status.status === "connected" ? `Connected${status.server_version === undefined ? "" : ` (${status.server_version})`}.` : status.error ?? status.status
+            message: status.status === "connected"
+              ? `Connected${status.server_version === undefined ? "" : ` (${status.server_version})`}.`
+              : status.error ?? status.status
           }))
         )).pipe(Effect.catchAll((error) => Effect.succeed({ ok: false, message: uiMessage(error) })))
 

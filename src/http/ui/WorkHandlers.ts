@@ -31,29 +31,48 @@ export const WorkHandlers = HttpApiBuilder.group(UiApi, "work", (handlers) =>
         forUi(Effect.gen(function*() {
           const name = payload.name.trim()
           if (name === "") return yield* new UiError({ message: "Give the query a name." })
-          if (payload.text.trim() === "") return yield* new UiError({ message: "There is no statement to save; type one first." })
+          if (payload.text.trim() === "") {
+            return yield* new UiError({ message: "There is no statement to save; type one first." })
+          }
           return yield* saved.save({ ...payload, name })
         })))
       .handle("deleteQuery", ({ path }) => forUi(saved.remove(path.id)))
       .handle("consoleTabs", ({ path }) => consoleTabs.get(path.id))
       .handle("saveConsoleTabs", ({ path, payload }) =>
         forUi(Effect.gen(function*() {
-          if ((yield* connections.get(path.id)) === undefined) return yield* new UiError({ message: "This connection no longer exists. Reload the page." })
+          if ((yield* connections.get(path.id)) === undefined) {
+            return yield* new UiError({ message: "This connection no longer exists. Reload the page." })
+          }
           yield* consoleTabs.put(path.id, payload).pipe(
             Effect.catchTag("ConsoleTextTooLarge", () =>
-              Effect.fail(new UiError({ message: `The console tabs of this connection hold more than ${CONSOLE_TEXT_MAX_CHARS / 1024} KB of text, too much to keep; close a tab or save a long script as a file.` })))
+              Effect.fail(
+                new UiError({
+                  message: `The console tabs of this connection hold more than ${
+                    CONSOLE_TEXT_MAX_CHARS / 1024
+                  } KB of text, too much to keep; close a tab or save a long script as a file.`
+                })
+              ))
           )
         })))
       .handle("clientSetup", () => Effect.sync(() => clientSetup(paths.directory, address.url)))
       .handle("testBridge", () => testBridge(paths.directory))
-      .handle("approvePairing", ({ payload }) => Effect.mapError(pairing.approve(payload), (message) => new UiError({ message })))
+      .handle("approvePairing", ({ payload }) =>
+        Effect.mapError(pairing.approve(payload), (message) => new UiError({ message })))
       .handle("disableDriver", ({ path }) =>
         forUi(Effect.gen(function*() {
-          if (path.type !== "search") return yield* new UiError({ message: `${path.type} is built in and cannot be turned off.` })
-          const using = (yield* connections.list).filter((connection) => connection.type === "search")
+          if (path.type !== "search") {
+            return yield* new UiError({ message: `${path.type} is built in and cannot be turned off.` })
+          }
+          const using = (yield* connections.list).filter((connection) =>
+            connection.type === "search"
+          )
           if (using.length > 0) {
             return yield* new UiError({
-              message: `${using.length} saved connection${using.length === 1 ? " uses" : "s use"} the Typesense driver (${using.map((c) => c.name).join(", ")}); remove ${using.length === 1 ? "it" : "them"} first, since opening one turns the driver back on.`
+              message: `${using.length} saved connection${
+                using.length === 1 ? " uses" : "s use"
+              } the Typesense driver (${using.map((c) => c.name).join(", ")}); remove ${
+                using.length === 1 ? "it" : "them"
+              } first, since opening one turns the driver back on.`
             })
           }
           yield* registry.disable("search")
@@ -62,6 +81,10 @@ export const WorkHandlers = HttpApiBuilder.group(UiApi, "work", (handlers) =>
       .handle("verifyChain", () =>
         Effect.map(activity.verify, (verdict) =>
           verdict.ok
-            ? { ok: true, rows: verdict.rows, message: `The activity log is intact: ${verdict.rows.toLocaleString("en-US")} rows, every link checked.` }
+            ? {
+              ok: true,
+              rows: verdict.rows,
+              message: `The activity log is intact: ${verdict.rows.toLocaleString("en-US")} rows, every link checked.`
+            }
             : { ok: false, rows: null, message: `The activity log was altered: ${verdict.message}.` }))
   }))

@@ -21,7 +21,10 @@ export const hashEntry = (entry: Omit<ActivityEntry, "hash">): string =>
 export const sha256Hex = (text: string): string => createHash("sha256").update(text).digest("hex")
 
 /** Links a batch onto `prev` (each row's `prevHash` is the row before's `hash`, `seq` counts on). */
-export const chainBatch = (prev: ChainHead, batch: ReadonlyArray<Omit<ActivityEntry, "seq" | "prevHash" | "hash">>): ReadonlyArray<ActivityEntry> => {
+export const chainBatch = (
+  prev: ChainHead,
+  batch: ReadonlyArray<Omit<ActivityEntry, "seq" | "prevHash" | "hash">>
+): ReadonlyArray<ActivityEntry> => {
   const chained: Array<ActivityEntry> = []
   let link = prev
   for (const event of batch) {

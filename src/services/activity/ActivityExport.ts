@@ -15,11 +15,16 @@ const csvCell = (value: string | number | null): string => {
 }
 
 export const toCsv = (entries: ReadonlyArray<ActivityEntry>): string =>
-  [ACTIVITY_FIELDS.join(","), ...entries.map((entry) => ACTIVITY_FIELDS.map((field) => csvCell(entry[field])).join(","))].join("\r\n") + "\r\n"
+  [
+    ACTIVITY_FIELDS.join(","),
+    ...entries.map((entry) => ACTIVITY_FIELDS.map((field) => csvCell(entry[field])).join(","))
+  ].join("\r\n") + "\r\n"
 
 /** One JSON object per line, keys in the export order; an empty log is an empty file. */
 export const toJsonl = (entries: ReadonlyArray<ActivityEntry>): string =>
-  entries.map((entry) => JSON.stringify(Object.fromEntries(ACTIVITY_FIELDS.map((field) => [field, entry[field]])))).map((line) => `${line}\n`).join("")
+  entries.map((entry) => JSON.stringify(Object.fromEntries(ACTIVITY_FIELDS.map((field) => [field, entry[field]])))).map(
+    (line) => `${line}\n`
+  ).join("")
 
 export const formatActivity = (entries: ReadonlyArray<ActivityEntry>, format: ActivityExportFormat): string =>
   format === "csv" ? toCsv(entries) : toJsonl(entries)

@@ -15,15 +15,21 @@ export const TokenActivity = Layer.scopedDiscard(Effect.gen(function*() {
   const log = yield* ActivityLog
   const tokens = yield* Tokens
   const changes = yield* tokens.subscribeChanges
-  yield* Effect.forkScoped(Stream.runForEach(Stream.filter(changes, (change) => !change.token.bridge), (change) =>
-    log.record({
-      category: "token",
-      action: change.kind === "created" ? "token.created" : "token.revoked",
-      outcome: "success",
-      tokenId: change.token.id,
-      tokenName: change.token.name,
-      details: change.kind === "created" ? `access=${change.token.access}` : change.kind === "removed" ? "removed" : null
-    })))
+  yield* Effect.forkScoped(
+    Stream.runForEach(Stream.filter(changes, (change) => !change.token.bridge), (change) =>
+      log.record({
+        category: "token",
+        action: change.kind === "created" ? "token.created" : "token.revoked",
+        outcome: "success",
+        tokenId: change.token.id,
+        tokenName: change.token.name,
+        details: change.kind === "created"
+          ? `access=${change.token.access}`
+          : change.kind === "removed"
+          ? "removed"
+          : null
+      }))
+  )
 }))
 
 /**
@@ -63,7 +69,9 @@ export const recordServerLifecycle = (port: number) =>
   Effect.gen(function*() {
     const log = yield* ActivityLog
     yield* log.record({ category: "server", action: "server.started", outcome: "success", details: `port=${port}` })
-    yield* Effect.addFinalizer(() => log.record({ category: "server", action: "server.stopped", outcome: "success", details: `port=${port}` }))
+    yield* Effect.addFinalizer(() =>
+      log.record({ category: "server", action: "server.stopped", outcome: "success", details: `port=${port}` })
+    )
   })
 
 /**
@@ -75,6 +83,18 @@ export const SettingsActivity = Layer.scopedDiscard(Effect.gen(function*() {
   const events = yield* Effect.flatMap(SettingsStore, (store) => store.subscribeEvents)
   yield* Effect.forkScoped(Stream.runForEach(events, (event) =>
     event.kind === "applied"
-      ? log.record({ category: "server", action: "settings.applied", outcome: "success", subject: "settings.json", details: `changed=${event.changed.join(",")}` })
-      : log.record({ category: "server", action: "settings.rejected", outcome: "error", subject: "settings.json", details: `kept the previous settings: ${event.reason}` })))
+      ? log.record({
+        category: "server",
+        action: "settings.applied",
+        outcome: "success",
+        subject: "settings.json",
+        details: `changed=${event.changed.join(",")}`
+      })
+      : log.record({
+        category: "server",
+        action: "settings.rejected",
+        outcome: "error",
+        subject: "settings.json",
+        details: `kept the previous settings: ${event.reason}`
+      })))
 }))

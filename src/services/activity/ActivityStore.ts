@@ -26,7 +26,9 @@ const selectActivity = (db: Database.Database, filter: ActivityQuery): ReadonlyA
   if (filter.category !== undefined) add("category = ?", filter.category)
   if (filter.tokenId !== undefined) add("token_id = ?", filter.tokenId)
   if (filter.client !== undefined) add("(client_name = ? OR client_title = ?)", filter.client, filter.client)
-  const sql = `SELECT * FROM activity ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`} ORDER BY seq DESC LIMIT ?`
+  const sql = `SELECT * FROM activity ${
+    where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`
+  } ORDER BY seq DESC LIMIT ?`
   return (db.prepare(sql).all(...args, filter.limit) as Array<Row>).map(toEntry)
 }
 
@@ -47,8 +49,12 @@ export const openActivityStore = (path: string) => {
     CREATE INDEX IF NOT EXISTS activity_at ON activity (at);
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, seq INTEGER NOT NULL, hash TEXT NOT NULL);
   `)
-  const insert = db.prepare(`INSERT INTO activity (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`)
-  const setMeta = db.prepare("INSERT INTO meta (key, seq, hash) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
+  const insert = db.prepare(
+    `INSERT INTO activity (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`
+  )
+  const setMeta = db.prepare(
+    "INSERT INTO meta (key, seq, hash) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET seq = excluded.seq, hash = excluded.hash"
+  )
   const getMeta = db.prepare("SELECT seq, hash FROM meta WHERE key = ?")
 
   const meta = (key: "anchor" | "head"): ChainAnchor | undefined => getMeta.get(key) as ChainAnchor | undefined
@@ -60,13 +66,15 @@ export const openActivityStore = (path: string) => {
   let tail = meta("head") ?? last()
 
   // Plain function types: the published .d.ts (tsconfig.build.json) cannot name better-sqlite3's Transaction.
-  const writeBatch: (batch: ReadonlyArray<Unchained>) => ReadonlyArray<ActivityEntry> = db.transaction((batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
-    const written = chainBatch(tail, batch)
-    for (const entry of written) insert.run(...ACTIVITY_FIELDS.map((field) => entry[field]))
-    const last = written.at(-1)
-    if (last !== undefined) setMeta.run("head", last.seq, last.hash)
-    return written
-  })
+  const writeBatch: (batch: ReadonlyArray<Unchained>) => ReadonlyArray<ActivityEntry> = db.transaction(
+    (batch: ReadonlyArray<Unchained>): ReadonlyArray<ActivityEntry> => {
+      const written = chainBatch(tail, batch)
+      for (const entry of written) insert.run(...ACTIVITY_FIELDS.map((field) => entry[field]))
+      const last = written.at(-1)
+      if (last !== undefined) setMeta.run("head", last.seq, last.hash)
+      return written
+    }
+  )
 
   /**
    * Chains and writes one batch in a single transaction; returns the rows as stored. The chain's tail moves only once
@@ -81,14 +89,17 @@ export const openActivityStore = (path: string) => {
 
   /** D-51: drops the oldest rows and anchors the chain at the last one dropped. */
   const prune: (cutoffIso: string) => number = db.transaction((cutoffIso: string): number => {
-    const edge = db.prepare("SELECT seq, hash FROM activity WHERE at < ? ORDER BY seq DESC LIMIT 1").get(cutoffIso) as ChainAnchor | undefined
+    const edge = db.prepare("SELECT seq, hash FROM activity WHERE at < ? ORDER BY seq DESC LIMIT 1").get(cutoffIso) as
+      | ChainAnchor
+      | undefined
     if (edge === undefined) return 0
     const removed = db.prepare("DELETE FROM activity WHERE seq <= ?").run(edge.seq).changes
     setMeta.run("anchor", edge.seq, edge.hash)
     return removed
   })
 
-  const all = (): ReadonlyArray<ActivityEntry> => (db.prepare("SELECT * FROM activity ORDER BY seq").all() as Array<Row>).map(toEntry)
+  const all = (): ReadonlyArray<ActivityEntry> =>
+    (db.prepare("SELECT * FROM activity ORDER BY seq").all() as Array<Row>).map(toEntry)
 
   const query = (filter: ActivityQuery): ReadonlyArray<ActivityEntry> => selectActivity(db, filter)
 
@@ -122,7 +133,8 @@ export const readActivityLog = (path: string) => {
   const db = new Database(path, { readonly: true, fileMustExist: true })
   try {
     const rows = (db.prepare("SELECT * FROM activity ORDER BY seq").all() as Array<Row>).map(toEntry)
-    const meta = (key: string) => db.prepare("SELECT seq, hash FROM meta WHERE key = ?").get(key) as ChainAnchor | undefined
+    const meta = (key: string) =>
+      db.prepare("SELECT seq, hash FROM meta WHERE key = ?").get(key) as ChainAnchor | undefined
     return { rows, anchor: meta("anchor") ?? GENESIS, head: meta("head") }
   } finally {
     db.close()

@@ -34,7 +34,13 @@ const statementOf = (args: JsonObject): string | undefined => {
 }
 
 const outcomeOfCode = (code: number): ToolOutcome =>
-  code === -33007 || code === -33008 || code === -33009 ? "denied" : code === -33002 ? "cancelled" : code === -33003 ? "timeout" : "error"
+  code === -33007 || code === -33008 || code === -33009
+    ? "denied"
+    : code === -33002
+    ? "cancelled"
+    : code === -33003
+    ? "timeout"
+    : "error"
 
 /** Wire contract §7.2: a tool error's text starts with its code; `denied`, `timeout`, `user_cancelled` have outcomes of their own. */
 const outcomeOfResult = (result: JsonObject): { outcome: ToolOutcome; details: string | null } => {
@@ -46,9 +52,22 @@ const outcomeOfResult = (result: JsonObject): { outcome: ToolOutcome; details: s
   const structured = result["structuredContent"]
   const error = isJsonObject(structured) ? structured["error"] : undefined
   const code = isJsonObject(error) && typeof error["code"] === "string" ? error["code"] : "internal_failure"
-  const outcome: ToolOutcome = code === "denied" ? "denied" : code === "timeout" ? "timeout" : code === "user_cancelled" ? "cancelled" : "error"
+  const outcome: ToolOutcome = code === "denied"
+    ? "denied"
+    : code === "timeout"
+    ? "timeout"
+    : code === "user_cancelled"
+    ? "cancelled"
+    : "error"
   const policy = isJsonObject(error) && isJsonObject(error["policy"]) ? error["policy"] : undefined
-  return { outcome, details: policy === undefined ? `code=${code}` : `code=${code}; gate=${String(policy["gate"])}; rule=${String(policy["rule"])}; setting=${String(policy["setting"])}` }
+  return {
+    outcome,
+    details: policy === undefined
+      ? `code=${code}`
+      : `code=${code}; gate=${String(policy["gate"])}; rule=${String(policy["rule"])}; setting=${
+        String(policy["setting"])
+      }`
+  }
 }
 
 /** A protocol error's code, and for an AI-settings refusal (D-65) its gate and rule. */
@@ -74,7 +93,10 @@ export class RequestActivity extends Effect.Service<RequestActivity>()("dbdesk/s
     const clients = yield* ConnectedClients
     const lastAuthLogged = new Map<string, number>()
 
-    const who = (context: MethodContext, clientInfo: ClientInfo | undefined): Omit<ActivityEvent, "category" | "action"> => ({
+    const who = (
+      context: MethodContext,
+      clientInfo: ClientInfo | undefined
+    ): Omit<ActivityEvent, "category" | "action"> => ({
       tokenId: context.principal.tokenId ?? null,
       tokenName: context.principal.tokenName ?? null,
       clientName: clientInfo?.name ?? null,
@@ -118,11 +140,20 @@ export class RequestActivity extends Effect.Service<RequestActivity>()("dbdesk/s
           ...base
         }
         : context.method === "resources/read" && typeof context.params["uri"] === "string"
-        ? { category: "resource", action: "resource.read", subject: context.params["uri"], connectionId: connectionOfUri(context.params["uri"]), ...base }
+        ? {
+          category: "resource",
+          action: "resource.read",
+          subject: context.params["uri"],
+          connectionId: connectionOfUri(context.params["uri"]),
+          ...base
+        }
         : undefined
       if (row === undefined) return silent
       const finish = (outcome: ToolOutcome, details: string | null) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => log.record({ ...row, outcome, details, durationMs: now - started }))
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (now) => log.record({ ...row, outcome, details, durationMs: now - started })
+        )
       return {
         refused: (error) => finish(outcomeOfCode(error.code), protocolDetails(error)),
         settle: (work) =>

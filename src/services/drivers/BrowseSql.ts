@@ -6,7 +6,10 @@ export interface BoundSql {
   readonly params: ReadonlyArray<unknown>
 }
 
-export type BuildResult = { readonly ok: true; readonly value: BoundSql } | { readonly ok: false; readonly message: string }
+export type BuildResult = { readonly ok: true; readonly value: BoundSql } | {
+  readonly ok: false
+  readonly message: string
+}
 
 /** `?` for SQLite, `$n` for PostgreSQL. */
 export type Placeholder = (position: number) => string
@@ -41,7 +44,9 @@ const likePattern = (value: string, where: "anywhere" | "start" | "end"): string
 
 /** `column ILIKE pattern`, emulated with LOWER where the dialect has no ILIKE. */
 const ilike = (column: string, pattern: string, flavor: SqlFlavor): string =>
-  flavor.nativeIlike === true ? `${column} ILIKE ${pattern}${flavor.likeEscape}` : `LOWER(${column}) LIKE LOWER(${pattern})${flavor.likeEscape}`
+  flavor.nativeIlike === true
+    ? `${column} ILIKE ${pattern}${flavor.likeEscape}`
+    : `LOWER(${column}) LIKE LOWER(${pattern})${flavor.likeEscape}`
 
 const bindable = (value: ScalarValue): unknown => (typeof value === "boolean" ? (value ? 1 : 0) : value)
 
@@ -90,7 +95,9 @@ const conditionsOf = (
     if (filter.operator === "any_column") {
       // one pattern, bound once per column: every column read as text, case ignored
       const pattern = likePattern(filter.value, "anywhere")
-      const each = filter.columns.map((name) => ilike(`CAST(${checkColumn(known, name, flavor)} AS ${flavor.textType ?? "TEXT"})`, bind(pattern), flavor))
+      const each = filter.columns.map((name) =>
+        ilike(`CAST(${checkColumn(known, name, flavor)} AS ${flavor.textType ?? "TEXT"})`, bind(pattern), flavor)
+      )
       return each.length === 0 ? "1 = 0" : each.join(" OR ")
     }
     const column = checkColumn(known, filter.column, flavor)
@@ -118,7 +125,10 @@ const conditionsOf = (
       case "contains":
       case "not_contains":
       case "starts_with": {
-        const pattern = likePattern(String(scalar(filter, filter.value)), filter.operator === "starts_with" ? "start" : "anywhere")
+        const pattern = likePattern(
+          String(scalar(filter, filter.value)),
+          filter.operator === "starts_with" ? "start" : "anywhere"
+        )
         const not = filter.operator === "not_contains" ? "NOT " : ""
         return `${column} ${not}LIKE ${bind(pattern)}${flavor.likeEscape}`
       }
@@ -129,7 +139,7 @@ const conditionsOf = (
       case "ilike":
         return ilike(column, bind(filter.value), flavor)
       default:
-        return `${column} ${filter.operator} ${bind(bindable(scalar(filter as BrowseFilter, filter.value)))}`
+        return `${column} ${filter.operator} ${bind(bindable(scalar(filter, filter.value)))}`
     }
   })
   return conditions.map((c) => `(${c})`).join(logic === "or" ? " OR " : " AND ")
@@ -156,14 +166,26 @@ export const sqlLiteral = (value: unknown, flavor: SqlFlavor): string => {
   return `'${(flavor.backslashEscapes === true ? text.replace(/\\/g, "\\\\") : text).replace(/'/g, "''")}'`
 }
 
-const select = (table: string, known: ReadonlyArray<string>, query: GridQuery, bind: Bind, limit: number, flavor: SqlFlavor, paging: Bind): string => {
+const select = (
+  table: string,
+  known: ReadonlyArray<string>,
+  query: GridQuery,
+  bind: Bind,
+  limit: number,
+  flavor: SqlFlavor,
+  paging: Bind
+): string => {
   const columns = query.columns === undefined || query.columns.length === 0
     ? "*"
     : query.columns.map((c) => checkColumn(known, c, flavor)).join(", ")
   const where = whereClause(known, query.filters ?? [], query.logic ?? "and", bind, flavor)
-  const order = (query.sort ?? []).map((s) => `${checkColumn(known, s.column, flavor)} ${s.direction === "desc" ? "DESC" : "ASC"}`)
+  const order = (query.sort ?? []).map((s) =>
+    `${checkColumn(known, s.column, flavor)} ${s.direction === "desc" ? "DESC" : "ASC"}`
+  )
   const orderBy = order.length === 0 ? "" : ` ORDER BY ${order.join(", ")}`
-  return `SELECT ${columns} FROM ${flavor.quote(table)}${where}${orderBy} LIMIT ${paging(limit)} OFFSET ${paging(query.offset ?? 0)}`
+  return `SELECT ${columns} FROM ${flavor.quote(table)}${where}${orderBy} LIMIT ${paging(limit)} OFFSET ${
+    paging(query.offset ?? 0)
+  }`
 }
 
 /** Fetches `limit + 1` rows so the caller can tell whether the page is truncated. */
@@ -193,7 +215,18 @@ export const buildBrowseText = (
 ): BuildResult =>
   attempt(() => {
     const literal: Bind = (value) => sqlLiteral(value, flavor)
-    return { sql: select(table, known, query, literal, query.limit ?? 500, flavor, (value) => String(Math.trunc(value as number))), params: [] }
+    return {
+      sql: select(
+        table,
+        known,
+        query,
+        literal,
+        query.limit ?? 500,
+        flavor,
+        (value) => String(Math.trunc(value as number))
+      ),
+      params: []
+    }
   })
 
 export const buildCount = (

@@ -1,7 +1,13 @@
 // The pages of a held cursor (fetch_more): rows are pulled from the database's open cursor one page (plus one row)
 // at a time and answered under the same caps as execute_query; a row the answer could not take waits for the next
 // page, so nothing is skipped and nothing is read twice.
-import { AnswerBudget, type AnswerHints, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SQL_HINTS } from "../../domain/AnswerBudget.ts"
+import {
+  AnswerBudget,
+  type AnswerHints,
+  type AnswerLimits,
+  DEFAULT_ANSWER_LIMITS,
+  SQL_HINTS
+} from "../../domain/AnswerBudget.ts"
 import type { AppliedRule } from "../../domain/AnswerGate.ts"
 import type { GuardedResultSet } from "./Driver.ts"
 
@@ -9,7 +15,8 @@ import type { GuardedResultSet } from "./Driver.ts"
 export const continueHints = (base: AnswerHints): AnswerHints => ({
   ...base,
   rows: "the statement is still open: call fetch_more with continuation.handle for the next rows",
-  bytes: "the statement is still open: call fetch_more with continuation.handle for the next rows, or select fewer columns"
+  bytes:
+    "the statement is still open: call fetch_more with continuation.handle for the next rows, or select fewer columns"
 })
 export const CONTINUE_HINTS = continueHints(SQL_HINTS)
 
@@ -37,10 +44,18 @@ export class CursorPages {
   constructor(private readonly source: RowSource, private readonly hints: AnswerHints = SQL_HINTS) {}
 
   /** The next page: at most `maxRows` rows within the caps; `more` while rows remain (one row is always read ahead). */
-  async page(maxRows: number, limits: AnswerLimits | undefined): Promise<{ readonly resultSet: GuardedResultSet; readonly more: boolean }> {
+  async page(
+    maxRows: number,
+    limits: AnswerLimits | undefined
+  ): Promise<{ readonly resultSet: GuardedResultSet; readonly more: boolean }> {
     const started = performance.now()
     const wanted = this.wanted(maxRows)
-    return this.assemble(maxRows, limits, wanted > 0 ? await this.source.pull(wanted, limits ?? DEFAULT_ANSWER_LIMITS) : undefined, started)
+    return this.assemble(
+      maxRows,
+      limits,
+      wanted > 0 ? await this.source.pull(wanted, limits ?? DEFAULT_ANSWER_LIMITS) : undefined,
+      started
+    )
   }
 
   /** Rows to pull for a page of `maxRows` (0: the rows read ahead suffice, or the statement has no more). */
@@ -49,14 +64,23 @@ export class CursorPages {
   }
 
   /** The page from the rows read ahead and `pulled` (for a source read synchronously, as in the SQLite child). */
-  assemble(maxRows: number, limits: AnswerLimits | undefined, pulled: PulledRows | undefined, started = performance.now()): { readonly resultSet: GuardedResultSet; readonly more: boolean } {
+  assemble(
+    maxRows: number,
+    limits: AnswerLimits | undefined,
+    pulled: PulledRows | undefined,
+    started = performance.now()
+  ): { readonly resultSet: GuardedResultSet; readonly more: boolean } {
     let stopped: string | undefined
     if (pulled !== undefined) {
       this.pending.push(...pulled.rows)
       this.done = pulled.done || pulled.stopped !== undefined
       stopped = pulled.stopped
     }
-    const budget = new AnswerBudget(maxRows, limits ?? DEFAULT_ANSWER_LIMITS, stopped === undefined ? continueHints(this.hints) : this.hints)
+    const budget = new AnswerBudget(
+      maxRows,
+      limits ?? DEFAULT_ANSWER_LIMITS,
+      stopped === undefined ? continueHints(this.hints) : this.hints
+    )
     const columns = budget.header(this.source.columns())
     let kept = 0
     while (kept < this.pending.length && budget.add(this.pending[kept]!)) kept++

@@ -45,7 +45,13 @@ export class NamespaceNotFound extends Data.TaggedError("NamespaceNotFound")<{ r
  * What any call may fail with besides its own errors: the database, the connection, a missing database or schema, a
  * lock another session or process holds past the database's own timeout, the AI settings of an MCP caller's guard.
  */
-export type ReachFailure = DriverError | NotConnected | NamespaceNotFound | InvalidArgument | LockTimeout | PolicyRefusal
+export type ReachFailure =
+  | DriverError
+  | NotConnected
+  | NamespaceNotFound
+  | InvalidArgument
+  | LockTimeout
+  | PolicyRefusal
 
 /**
  * Where a call reaches (D-72): `database` is another database of the connection's server, reached with the
@@ -147,7 +153,10 @@ export interface RowCount {
  * `page` answers at most `maxRows` rows under the caps and says whether rows remain; `close` gives the session back.
  */
 export interface HeldCursor {
-  readonly page: (maxRows: number, limits: AnswerLimits | undefined) => Effect.Effect<{ readonly resultSet: GuardedResultSet; readonly more: boolean }, ReachFailure | StatementTimeout>
+  readonly page: (
+    maxRows: number,
+    limits: AnswerLimits | undefined
+  ) => Effect.Effect<{ readonly resultSet: GuardedResultSet; readonly more: boolean }, ReachFailure | StatementTimeout>
   readonly close: () => Effect.Effect<void>
 }
 
@@ -184,11 +193,20 @@ export interface DatabaseDriver {
    * (MySQL: database; SQLite: main) and stored name. The table gate decides on it; the call then passes it back with
    * `exact`.
    */
-  readonly resolveTable: (table: string, namespace?: Namespace) => Effect.Effect<ResolvedRelation, ReachFailure | TableNotFound>
-  readonly describeTable: (table: string, namespace?: Namespace) => Effect.Effect<TableDescription, ReachFailure | TableNotFound>
+  readonly resolveTable: (
+    table: string,
+    namespace?: Namespace
+  ) => Effect.Effect<ResolvedRelation, ReachFailure | TableNotFound>
+  readonly describeTable: (
+    table: string,
+    namespace?: Namespace
+  ) => Effect.Effect<TableDescription, ReachFailure | TableNotFound>
   readonly tableDdl: (table: string, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
   /** CHECK constraints, triggers and incoming foreign keys, for the UI's structure view (never an MCP answer). */
-  readonly structureDetails: (table: string, namespace?: Namespace) => Effect.Effect<StructureDetails, ReachFailure | TableNotFound>
+  readonly structureDetails: (
+    table: string,
+    namespace?: Namespace
+  ) => Effect.Effect<StructureDetails, ReachFailure | TableNotFound>
   readonly searchSchema: (
     term: string,
     limit: number,
@@ -203,7 +221,11 @@ export interface DatabaseDriver {
     guard?: AnswerGuard
   ) => Effect.Effect<GuardedResultSet, ReachFailure | TableNotFound | StatementTimeout | PolicyRefusal>
   /** D-87: the `browse` page as console SQL (same builder, values as literals, exactly `limit` rows). */
-  readonly browseText: (table: string, query: GridQuery, namespace?: Namespace) => Effect.Effect<string, ReachFailure | TableNotFound>
+  readonly browseText: (
+    table: string,
+    query: GridQuery,
+    namespace?: Namespace
+  ) => Effect.Effect<string, ReachFailure | TableNotFound>
   /**
    * `guard`: the count is decided like an answer (a filter on a view over a secret catalog would otherwise tell its
    * values apart one count at a time); absent for the UI.
@@ -219,7 +241,11 @@ export interface DatabaseDriver {
     sql: string,
     options: ExecuteOptions
   ) => Effect.Effect<GuardedResultSet, ReachFailure | StatementTimeout | LockTimeout | Unsupported | PolicyRefusal>
-  readonly explain: (sql: string, analyze: boolean, limits?: AnswerLimits) => Effect.Effect<ResultSet, ReachFailure | Unsupported>
+  readonly explain: (
+    sql: string,
+    analyze: boolean,
+    limits?: AnswerLimits
+  ) => Effect.Effect<ResultSet, ReachFailure | Unsupported>
   readonly insertRows: (
     table: string,
     columns: ReadonlyArray<string>,
@@ -237,7 +263,10 @@ export interface DatabaseDriver {
    * D-68: the database compiles the statement without running it (SQLite prepare, PostgreSQL Parse inside a
    * read-only transaction, MySQL PREPARE), so one that does not parse or names a missing table fails with its message.
    */
-  readonly check: (sql: string, options: { readonly access: StatementAccess } & Namespace) => Effect.Effect<void, ReachFailure | StatementTimeout>
+  readonly check: (
+    sql: string,
+    options: { readonly access: StatementAccess } & Namespace
+  ) => Effect.Effect<void, ReachFailure | StatementTimeout>
   /**
    * D-69: the write run inside a transaction that is always rolled back, within `seconds`. `params`: the values of the
    * plan's parameter markers (a curated tool's arguments), bound by the driver exactly as `execute` binds them.
@@ -250,7 +279,10 @@ export interface DatabaseDriver {
    * Opens a safe statement as a held cursor (fetch_more): it runs once, read-only. Unsupported (before anything ran)
    * for a statement the driver cannot hold open; drivers without held cursors leave it out.
    */
-  readonly openCursor?: (sql: string, options: CursorOptions) => Effect.Effect<OpenedCursor, ReachFailure | StatementTimeout | Unsupported>
+  readonly openCursor?: (
+    sql: string,
+    options: CursorOptions
+  ) => Effect.Effect<OpenedCursor, ReachFailure | StatementTimeout | Unsupported>
   /** browse_table's rows of `table` as a held cursor, from `query.offset` on, in pages of `query.limit` rows. */
   readonly openBrowseCursor?: (
     table: string,
@@ -262,7 +294,10 @@ export interface DatabaseDriver {
    * namespace the statement would run in; nothing runs. `reading.ok` false: a plan dbdesk could not read. Only the
    * drivers whose planner gives one (PostgreSQL, MySQL/MariaDB) implement it.
    */
-  readonly estimate?: (sql: string, options: { readonly seconds: number } & Namespace) => Effect.Effect<PlanReading, ReachFailure | StatementTimeout>
+  readonly estimate?: (
+    sql: string,
+    options: { readonly seconds: number } & Namespace
+  ) => Effect.Effect<PlanReading, ReachFailure | StatementTimeout>
   /** Schemas of a database of the connection; only drivers that have schemas (PostgreSQL) implement it. */
   readonly listSchemas?: (namespace?: Namespace) => Effect.Effect<ReadonlyArray<string>, ReachFailure>
   readonly close: () => Effect.Effect<void>

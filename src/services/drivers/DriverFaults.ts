@@ -23,7 +23,9 @@ const describe = (error: unknown): string => (error instanceof Error ? error.sta
  * Installs the process-level handlers. A failure raised inside a driver scope is logged and handed to its
  * connection; any other one ends the process with exit code 1, as Node does without handlers. Returns the removal.
  */
-export const installDriverSafetyNet = (log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`)) => {
+export const installDriverSafetyNet = (
+  log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`)
+) => {
   const onException = (error: unknown) => {
     const scope = scopes.getStore()
     if (scope === undefined) {
@@ -31,7 +33,13 @@ export const installDriverSafetyNet = (log: (line: string) => void = (line) => v
       process.exit(1)
     }
     const fault = error instanceof Error ? error : new Error(String(error))
-    log(scope.redact(`dbdesk: unexpected failure in the driver of '${scope.connection}'; its running requests failed and its sessions were closed: ${describe(fault)}`))
+    log(
+      scope.redact(
+        `dbdesk: unexpected failure in the driver of '${scope.connection}'; its running requests failed and its sessions were closed: ${
+          describe(fault)
+        }`
+      )
+    )
     try {
       scope.onFault(fault)
     } catch (inner) {

@@ -3,7 +3,14 @@ import { type AnswerHints, type AnswerLimits, BROWSE_HINTS } from "../../domain/
 import { withheldRows } from "../../domain/AnswerGate.ts"
 import { readPostgresPlan } from "../../domain/CostGuard.ts"
 import type { ResultSet } from "../../domain/ResultSet.ts"
-import { type BuildResult, buildBrowse, buildBrowseText, buildCount, POSTGRES_FLAVOR, quoteIdentifier } from "./BrowseSql.ts"
+import {
+  type BuildResult,
+  buildBrowse,
+  buildBrowseText,
+  buildCount,
+  POSTGRES_FLAVOR,
+  quoteIdentifier
+} from "./BrowseSql.ts"
 import {
   type ConnectionStatus,
   type DatabaseDriver,
@@ -36,7 +43,13 @@ import { ResultCollector } from "./postgres/PgResults.ts"
 import { pgTypeName } from "./postgres/PgTypeNames.ts"
 import { structureDetails } from "./postgres/PgStructure.ts"
 import { rowRejection } from "./postgres/PostgresErrors.ts"
-import { type Db, makeRunner, type PostgresSettings, type RunFailure, searchPathStep } from "./postgres/PostgresRunner.ts"
+import {
+  type Db,
+  makeRunner,
+  type PostgresSettings,
+  type RunFailure,
+  searchPathStep
+} from "./postgres/PostgresRunner.ts"
 import { makeRedactor } from "./Redactor.ts"
 
 export type { PostgresSettings } from "./postgres/PostgresRunner.ts"
@@ -68,7 +81,10 @@ const asExecuteFailure = (error: RunFailure): ReachFailure | StatementTimeout | 
 
 const built = (result: BuildResult, found: Catalog.ResolvedTable) => {
   if (!result.ok) throw new InvalidArgument({ message: result.message })
-  return { sql: result.value.sql.replace(quoteIdentifier(TABLE_SLOT), Catalog.qualifiedName(found)), values: result.value.params.map(parameterText) }
+  return {
+    sql: result.value.sql.replace(quoteIdentifier(TABLE_SLOT), Catalog.qualifiedName(found)),
+    values: result.value.params.map(parameterText)
+  }
 }
 
 /** What a statement left open that a call cannot keep: its transaction is rolled back when the call ends. */
@@ -90,7 +106,9 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
 
     /** A read that names no table: a TableNotFound cannot come from it. */
     const list = <A>(body: (db: Db) => Promise<A>, namespace?: Namespace) =>
-      Effect.mapError(read(body, namespace), (error): ReachFailure => (error._tag === "TableNotFound" ? new DriverError({ message: `no table named ${error.table}` }) : error))
+      Effect.mapError(read(body, namespace), (error): ReachFailure => (error._tag === "TableNotFound"
+        ? new DriverError({ message: `no table named ${error.table}` })
+        : error))
 
     /**
      * Runs a statement and collects its answer; reads fetch at most max_rows + 1 rows and stop at the caps. Under a
@@ -102,12 +120,28 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
       access: StatementAccess,
       sql: string,
       values: ReadonlyArray<string | null>,
-      options: { readonly maxRows: number; readonly limits?: AnswerLimits | undefined; readonly hints?: AnswerHints; readonly guard?: AnswerGuard | undefined; readonly columnTypes?: boolean | undefined }
+      options: {
+        readonly maxRows: number
+        readonly limits?: AnswerLimits | undefined
+        readonly hints?: AnswerHints
+        readonly guard?: AnswerGuard | undefined
+        readonly columnTypes?: boolean | undefined
+      }
     ): Promise<GuardedResultSet> => {
       const started = performance.now()
       const lookup = options.guard === undefined ? undefined : new PgGuardLookup(options.guard)
-      const collector = new ResultCollector(options.maxRows, options.limits, access === "readonly", options.hints, lookup)
-      const steps = [...(lookup?.steps ?? []), { text: sql, values, rows: { limit: collector.portalRows, sink: collector } }]
+      const collector = new ResultCollector(
+        options.maxRows,
+        options.limits,
+        access === "readonly",
+        options.hints,
+        lookup
+      )
+      const steps = [...(lookup?.steps ?? []), {
+        text: sql,
+        values,
+        rows: { limit: collector.portalRows, sink: collector }
+      }]
       let result: PipelineResult
       try {
         result = access === "readonly" ? await db.read(steps) : await db.plain(steps)
@@ -125,23 +159,44 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
         if (access === "readonly") throw new PolicyRefusal({ refusal: verdict.refusal })
         return withheldRows(resultSet, verdict.refusal)
       }
-      if (verdict === undefined && options.columnTypes === true) return { ...resultSet, columnTypes: collector.columns.map((field) => pgTypeName(field.typeOid)) }
-      return verdict === undefined || verdict.applied.length === 0 ? resultSet : { ...resultSet, applied: verdict.applied }
+      if (verdict === undefined && options.columnTypes === true) {
+        return {
+          ...resultSet,
+          columnTypes: collector.columns.map((field) => pgTypeName(field.typeOid))
+        }
+      }
+      return verdict === undefined || verdict.applied.length === 0
+        ? resultSet
+        : { ...resultSet, applied: verdict.applied }
     }
 
     const status = (): Effect.Effect<ConnectionStatus> =>
       list((db) => db.rows<{ version: string }>("SELECT current_setting('server_version') AS version")).pipe(
-        Effect.map((rows): ConnectionStatus => ({ status: "connected", server_version: `PostgreSQL ${rows[0]?.version ?? ""}`.trim() })),
+        Effect.map((rows): ConnectionStatus => ({
+          status: "connected",
+          server_version: `PostgreSQL ${rows[0]?.version ?? ""}`.trim()
+        })),
         Effect.catchAll((error) => Effect.succeed<ConnectionStatus>({ status: "error", error: error.message })),
         Effect.withSpan("PostgresDriver.status")
       )
 
-    const insertInto = async (db: Db, table: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>): Promise<InsertResult> => {
+    const insertInto = async (
+      db: Db,
+      table: string,
+      columns: ReadonlyArray<string>,
+      rows: ReadonlyArray<ReadonlyArray<unknown>>
+    ): Promise<InsertResult> => {
       const found = await Catalog.findTable(db, table)
       const known = await Catalog.columnNames(db, found.oid)
       const unknown = columns.find((column) => !known.includes(column))
-      if (unknown !== undefined) throw new InvalidArgument({ message: `unknown column "${unknown}"; the table has: ${known.join(", ")}` })
-      const sql = `INSERT INTO ${Catalog.qualifiedName(found)} (${columns.map(quoteIdentifier).join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`
+      if (unknown !== undefined) {
+        throw new InvalidArgument({
+          message: `unknown column "${unknown}"; the table has: ${known.join(", ")}`
+        })
+      }
+      const sql = `INSERT INTO ${Catalog.qualifiedName(found)} (${columns.map(quoteIdentifier).join(", ")}) VALUES (${
+        columns.map((_, i) => `$${i + 1}`).join(", ")
+      })`
       const failed: Array<{ index: number; error: string }> = []
       let affected = 0
       await db.plain([{ text: "BEGIN" }])
@@ -152,7 +207,10 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
         }
         try {
           // One round trip per row; a failing row is undone to its savepoint and reported, the others kept.
-          const result = await db.plain([{ text: "SAVEPOINT dbdesk_row" }, { text: sql, values: row.map(parameterText) }, { text: "RELEASE SAVEPOINT dbdesk_row" }])
+          const result = await db.plain([{ text: "SAVEPOINT dbdesk_row" }, {
+            text: sql,
+            values: row.map(parameterText)
+          }, { text: "RELEASE SAVEPOINT dbdesk_row" }])
           affected += result.outcomes[1]?.count ?? 0
         } catch (error) {
           const rejected = rowRejection(error)
@@ -175,7 +233,10 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           const changes = result.outcomes[1]?.count ?? 0
           const mismatch = statement.expectRows !== undefined && changes !== statement.expectRows
           await db.plain([{ text: mismatch ? "ROLLBACK TO SAVEPOINT dbdesk_edit" : "RELEASE SAVEPOINT dbdesk_edit" }])
-          results.push({ rowsAffected: changes, error: mismatch ? rowCountMismatch(statement.expectRows!, changes) : null })
+          results.push({
+            rowsAffected: changes,
+            error: mismatch ? rowCountMismatch(statement.expectRows, changes) : null
+          })
         } catch (error) {
           const rejected = rowRejection(error)
           if (rejected === undefined) throw error
@@ -191,51 +252,81 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
     const driver: DatabaseDriver = {
       dialect: "postgresql",
       status,
-      listDatabases: () => list((db) => db.rows<{ name: string }>(Catalog.DATABASES_SQL)).pipe(
-        Effect.map((rows) => rows.map((row) => row.name)),
-        Effect.withSpan("PostgresDriver.listDatabases")
-      ),
-      listSchemas: (namespace) => list(Catalog.listSchemas, namespace).pipe(Effect.withSpan("PostgresDriver.listSchemas")),
+      listDatabases: () =>
+        list((db) => db.rows<{ name: string }>(Catalog.DATABASES_SQL)).pipe(
+          Effect.map((rows) => rows.map((row) => row.name)),
+          Effect.withSpan("PostgresDriver.listDatabases")
+        ),
+      listSchemas: (namespace) =>
+        list(Catalog.listSchemas, namespace).pipe(Effect.withSpan("PostgresDriver.listSchemas")),
       listTables: (options) =>
-        list((db) => Catalog.listTables(db, options.includeRowCounts, options.schema), options).pipe(Effect.withSpan("PostgresDriver.listTables")),
+        list((db) => Catalog.listTables(db, options.includeRowCounts, options.schema), options).pipe(
+          Effect.withSpan("PostgresDriver.listTables")
+        ),
       resolveTable: (table, namespace) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
           return { schema: found.schema, name: found.name }
         }, namespace).pipe(Effect.withSpan("PostgresDriver.resolveTable")),
       describeTable: (table, namespace) =>
-        read(async (db) => Catalog.describeTable(db, await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)), namespace).pipe(
+        read(
+          async (db) =>
+            Catalog.describeTable(db, await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)),
+          namespace
+        ).pipe(
           Effect.withSpan("PostgresDriver.describeTable")
         ),
       structureDetails: (table, namespace) =>
-        read(async (db) => structureDetails(db, await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)), namespace).pipe(
+        read(
+          async (db) => structureDetails(db, await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)),
+          namespace
+        ).pipe(
           Effect.withSpan("PostgresDriver.structureDetails")
         ),
       tableDdl: (table, namespace) =>
-        read(async (db) => Catalog.tableDdl(db, await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)), namespace).pipe(
+        read(
+          async (db) => Catalog.tableDdl(db, await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)),
+          namespace
+        ).pipe(
           Effect.withSpan("PostgresDriver.tableDdl")
         ),
       searchSchema: (term, limit, namespace) =>
-        list((db) => Catalog.searchSchema(db, term, limit, namespace?.schema), namespace).pipe(Effect.withSpan("PostgresDriver.searchSchema")),
+        list((db) => Catalog.searchSchema(db, term, limit, namespace?.schema), namespace).pipe(
+          Effect.withSpan("PostgresDriver.searchSchema")
+        ),
       browse: (table, query, namespace, limits, guard) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
           const known = await Catalog.columnNames(db, found.oid)
           const { sql, values } = built(buildBrowse(TABLE_SLOT, known, query, PLACEHOLDER, POSTGRES_FLAVOR), found)
-          return statement(db, "readonly", sql, values, { maxRows: query.limit ?? 500, limits, hints: BROWSE_HINTS, guard: guard === undefined ? undefined : { ...guard, facts: { ...guard.facts, names: [found.name] } } })
+          return statement(db, "readonly", sql, values, {
+            maxRows: query.limit ?? 500,
+            limits,
+            hints: BROWSE_HINTS,
+            guard: guard === undefined ? undefined : { ...guard, facts: { ...guard.facts, names: [found.name] } }
+          })
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browse")),
       browseText: (table, query, namespace) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
-          return built(buildBrowseText(TABLE_SLOT, await Catalog.columnNames(db, found.oid), query, POSTGRES_FLAVOR), found).sql
+          return built(
+            buildBrowseText(TABLE_SLOT, await Catalog.columnNames(db, found.oid), query, POSTGRES_FLAVOR),
+            found
+          ).sql
         }, namespace).pipe(Effect.withSpan("PostgresDriver.browseText")),
       count: (table, filters, logic, namespace, guard) =>
         read(async (db) => {
           const found = await Catalog.findTable(db, table, namespace?.schema, namespace?.exact)
           const known = await Catalog.columnNames(db, found.oid)
-          const { sql, values } = built(buildCount(TABLE_SLOT, known, filters, logic, PLACEHOLDER, POSTGRES_FLAVOR), found)
+          const { sql, values } = built(
+            buildCount(TABLE_SLOT, known, filters, logic, PLACEHOLDER, POSTGRES_FLAVOR),
+            found
+          )
           if (guard !== undefined) {
-            const counted = await statement(db, "readonly", sql, values, { maxRows: 1, guard: { ...guard, facts: { ...guard.facts, names: [found.name] } } })
+            const counted = await statement(db, "readonly", sql, values, {
+              maxRows: 1,
+              guard: { ...guard, facts: { ...guard.facts, names: [found.name] } }
+            })
             return { row_count: Number(counted.rows[0]?.[0] ?? 0), is_approximate: false }
           }
           const [row] = await db.rows<Record<string, unknown>>(sql, values)
@@ -249,8 +340,16 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           namespace: options,
           searchPath: true,
           body: async (db): Promise<ResultSet> => {
-            const resultSet = await statement(db, options.access, sql, (options.params ?? []).map(parameterText), options)
-            if (options.access === "readwrite" && db.transactionStatus() !== "I") throw new Unsupported({ message: SPANNING_TRANSACTION })
+            const resultSet = await statement(
+              db,
+              options.access,
+              sql,
+              (options.params ?? []).map(parameterText),
+              options
+            )
+            if (options.access === "readwrite" && db.transactionStatus() !== "I") {
+              throw new Unsupported({ message: SPANNING_TRANSACTION })
+            }
             return resultSet
           }
         }).pipe(Effect.mapError(asExecuteFailure)),
@@ -265,17 +364,24 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           read(async (db) => {
             const found = await Catalog.findTable(db, table, options.schema)
             const known = await Catalog.columnNames(db, found.oid)
-            return { found, ...built(buildBrowse(TABLE_SLOT, known, { ...query, limit: UNBOUNDED_ROWS }, PLACEHOLDER), found) }
+            return {
+              found,
+              ...built(buildBrowse(TABLE_SLOT, known, { ...query, limit: UNBOUNDED_ROWS }, PLACEHOLDER), found)
+            }
           }, options),
           ({ found, sql, values }) =>
             openPgCursor(runner, sql, values, [], {
               ...options,
-              guard: options.guard === undefined ? undefined : { ...options.guard, facts: { ...options.guard.facts, names: [found.name] } }
+              guard: options.guard === undefined
+                ? undefined
+                : { ...options.guard, facts: { ...options.guard.facts, names: [found.name] } }
             }, BROWSE_HINTS)
         ),
       // D-21: the tools allow analyze only for a safe inner statement; it still runs read-only.
       explain: (sql, analyze, limits) =>
-        list((db) => statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })).pipe(
+        list((db) =>
+          statement(db, "readonly", `EXPLAIN ${analyze ? "(ANALYZE) " : ""}${sql}`, [], { maxRows: 10_000, limits })
+        ).pipe(
           Effect.withSpan("PostgresDriver.explain")
         ),
       // D-96: EXPLAIN (FORMAT JSON) in the read-only transaction the statement would run in; nothing runs.
@@ -285,11 +391,28 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           seconds: options.seconds,
           namespace: options,
           searchPath: true,
-          body: async (db) => readPostgresPlan(Object.values((await db.rows<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${sql}`))[0] ?? {})[0])
-        }).pipe(Effect.mapError(asExecuteFailure), Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))), Effect.withSpan("PostgresDriver.estimate")),
+          body: async (db) =>
+            readPostgresPlan(
+              Object.values((await db.rows<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${sql}`))[0] ?? {})[0]
+            )
+        }).pipe(
+          Effect.mapError(asExecuteFailure),
+          Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))),
+          Effect.withSpan("PostgresDriver.estimate")
+        ),
       check: (sql, options) =>
-        runner.run({ access: "readonly", seconds: CHECK_SECONDS, namespace: options, searchPath: true, body: (db) => checkStatement(db, sql) })
-          .pipe(Effect.mapError(asExecuteFailure), Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))), Effect.withSpan("PostgresDriver.check")),
+        runner.run({
+          access: "readonly",
+          seconds: CHECK_SECONDS,
+          namespace: options,
+          searchPath: true,
+          body: (db) => checkStatement(db, sql)
+        })
+          .pipe(
+            Effect.mapError(asExecuteFailure),
+            Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))),
+            Effect.withSpan("PostgresDriver.check")
+          ),
       // The same session rules as the approved write: a read-write session, its statement_timeout the time box.
       dryRun: (plan, options) =>
         runner.run({
@@ -297,19 +420,38 @@ export const makePostgresDriver = (settings: PostgresSettings): Effect.Effect<Da
           seconds: options.seconds,
           namespace: options,
           searchPath: true,
-          body: (db) => dryRunStatement(db, plan, options.seconds, (options.params ?? []).map(parameterText)).catch((error: unknown) => (error instanceof PreviewRefused ? error : Promise.reject(error)))
+          body: (db) =>
+            dryRunStatement(db, plan, options.seconds, (options.params ?? []).map(parameterText)).catch((
+              error: unknown
+            ) => (error instanceof PreviewRefused ? error : Promise.reject(error)))
         }).pipe(
           Effect.mapError(asExecuteFailure),
           Effect.catchTag("Unsupported", (error) => Effect.fail(new DriverError({ message: error.message }))),
-          Effect.flatMap((outcome): Effect.Effect<DryRun, PreviewRefused> => (outcome instanceof PreviewRefused ? Effect.fail(outcome) : Effect.succeed(outcome))),
+          Effect.flatMap((
+            outcome
+          ): Effect.Effect<
+            DryRun,
+            PreviewRefused
+          > => (outcome instanceof PreviewRefused ? Effect.fail(outcome) : Effect.succeed(outcome))),
           Effect.withSpan("PostgresDriver.dryRun")
         ),
       insertRows: (table, columns, rows) =>
-        read((db) => insertInto(db, table, columns, rows), undefined, "readwrite").pipe(Effect.withSpan("PostgresDriver.insertRows")),
+        read((db) => insertInto(db, table, columns, rows), undefined, "readwrite").pipe(
+          Effect.withSpan("PostgresDriver.insertRows")
+        ),
       transaction: (statements, options) =>
-        runner.run({ access: "readwrite", seconds: options.timeoutSeconds, namespace: options, body: (db) => transact(db, statements) }).pipe(
+        runner.run({
+          access: "readwrite",
+          seconds: options.timeoutSeconds,
+          namespace: options,
+          body: (db) => transact(db, statements)
+        }).pipe(
           Effect.mapError((error) =>
-            error._tag === "StatementTimeout" ? error : error._tag === "Unsupported" || error._tag === "TableNotFound" ? new DriverError({ message: redact(String(error)) }) : error
+            error._tag === "StatementTimeout"
+              ? error
+              : error._tag === "Unsupported" || error._tag === "TableNotFound"
+              ? new DriverError({ message: redact(String(error)) })
+              : error
           ),
           Effect.withSpan("PostgresDriver.transaction")
         ),

@@ -36,7 +36,12 @@ export const makeRedactor = (secrets: ReadonlyArray<string>): Redactor => {
 }
 
 /** A transaction's per-statement errors, redacted like every other driver text. */
-export const redactOutcome = <O extends { readonly results: ReadonlyArray<{ readonly error: string | null }> }>(outcome: O, redact: Redactor): O => ({
+export const redactOutcome = <O extends { readonly results: ReadonlyArray<{ readonly error: string | null }> }>(
+  outcome: O,
+  redact: Redactor
+): O => ({
   ...outcome,
-  results: outcome.results.map((result) => (result.error === null ? result : { ...result, error: redact(result.error) }))
+  results: outcome.results.map((
+    result
+  ) => (result.error === null ? result : { ...result, error: redact(result.error) }))
 })

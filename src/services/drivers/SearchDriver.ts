@@ -26,19 +26,37 @@ const makeSearchSession = (client: SearchClient) => ({
   client,
   status: (options?: CallOptions) =>
     connect(client, options).pipe(
-      Effect.map((info): ConnectionStatus => ({ status: "connected", ...(info.version === undefined ? {} : { server_version: info.version }) })),
+      Effect.map((info): ConnectionStatus => ({
+        status: "connected",
+        ...(info.version === undefined ? {} : { server_version: info.version })
+      })),
       Effect.catchAll((error) => Effect.succeed<ConnectionStatus>({ status: "error", error: error.message }))
     ),
   listTables: (includeRowCounts: boolean, options?: CallOptions) => searchListTables(client, includeRowCounts, options),
   describeTable: (table: string, options?: CallOptions) => searchDescribeTable(client, table, options),
-  browse: (table: string, query: BrowseQuery, defaultRows: number, options?: CallOptions, limits?: AnswerLimits, rules?: ReadonlyArray<MaskingRuleSpec>) =>
-    searchBrowseTable(client, table, query, defaultRows, options, limits, rules),
+  browse: (
+    table: string,
+    query: BrowseQuery,
+    defaultRows: number,
+    options?: CallOptions,
+    limits?: AnswerLimits,
+    rules?: ReadonlyArray<MaskingRuleSpec>
+  ) => searchBrowseTable(client, table, query, defaultRows, options, limits, rules),
   count: (table: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic, options?: CallOptions) =>
     searchCountRows(client, table, filters, logic, options),
-  execute: (text: string, maxRows: number, options?: CallOptions, limits?: AnswerLimits, rules?: ReadonlyArray<MaskingRuleSpec>) =>
-    searchExecute(client, text, maxRows, options, limits, rules),
-  search: (request: SearchDocumentsRequest, options?: CallOptions, limits?: AnswerLimits, rules?: ReadonlyArray<MaskingRuleSpec>) =>
-    searchDocuments(client, request, options, limits, rules),
+  execute: (
+    text: string,
+    maxRows: number,
+    options?: CallOptions,
+    limits?: AnswerLimits,
+    rules?: ReadonlyArray<MaskingRuleSpec>
+  ) => searchExecute(client, text, maxRows, options, limits, rules),
+  search: (
+    request: SearchDocumentsRequest,
+    options?: CallOptions,
+    limits?: AnswerLimits,
+    rules?: ReadonlyArray<MaskingRuleSpec>
+  ) => searchDocuments(client, request, options, limits, rules),
   insertRows: (
     collection: string,
     columns: ReadonlyArray<string>,
@@ -59,7 +77,10 @@ export const searchDriver: DriverPlugin<SearchSession> = {
       connect: (connection: Connection) =>
         connection.type !== "search"
           ? Effect.fail(toolFailure("unsupported", `'${connection.name}' is not a search-engine connection`))
-          : clients.clientFor(connection.id, connection).pipe(Effect.mapError(toToolFailure), Effect.map(makeSearchSession)),
+          : clients.clientFor(connection.id, connection).pipe(
+            Effect.mapError(toToolFailure),
+            Effect.map(makeSearchSession)
+          ),
       classify: (statement: string) => Either.mapLeft(classifySearchConsoleText(statement), toToolFailure),
       disconnect: clients.close
     }

@@ -54,7 +54,9 @@ export interface SqliteDriver extends DatabaseDriver {
  * installed package has no tsx.
  */
 const childCommand = (): { readonly script: string; readonly execArgv: Array<string> } => {
-  if (!import.meta.url.endsWith(".ts")) return { script: fileURLToPath(new URL("./sqlite-child.js", import.meta.url)), execArgv: [] }
+  if (!import.meta.url.endsWith(".ts")) {
+    return { script: fileURLToPath(new URL("./sqlite-child.js", import.meta.url)), execArgv: [] }
+  }
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
   return { script: fileURLToPath(new URL("./sqlite/child.ts", import.meta.url)), execArgv: ["--import", tsx] }
 }
@@ -151,10 +153,16 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         case "Sql":
           // SQLITE_BUSY past the busy timeout, and a file SQLite cannot open, are the connection's, not the statement's.
           if (failure.message.startsWith("database is locked")) {
-            return new LockTimeout({ message: redact(`${named}: database is locked: another process holds a lock on ${settings.path}; try again when it ends`) })
+            return new LockTimeout({
+              message: redact(
+                `${named}: database is locked: another process holds a lock on ${settings.path}; try again when it ends`
+              )
+            })
           }
           if (failure.message.startsWith("unable to open database file")) {
-            return new NotConnected({ message: redact(`cannot open the database file of ${named} (${settings.path}): ${failure.message}`) })
+            return new NotConnected({
+              message: redact(`cannot open the database file of ${named} (${settings.path}): ${failure.message}`)
+            })
           }
           return new DriverError({ message: redact(failure.message) })
       }
@@ -174,11 +182,21 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
      * One request to the child; interrupting it kills the child that is running it. With `seconds`, the deadline is a
      * timer inside the exchange that ends it the same way (Effect.timeoutFail raced two fibers per statement).
      */
-    const exchange = <A>(request: ChildRequest, seconds?: number, onRows?: (rows: number) => void): Effect.Effect<A, Failure | StatementTimeout> =>
+    const exchange = <A>(
+      request: ChildRequest,
+      seconds?: number,
+      onRows?: (rows: number) => void
+    ): Effect.Effect<A, Failure | StatementTimeout> =>
       Effect.flatMap(currentInode, (inode) => {
         // A deleted file is reported, never served from the handle a child still holds; a replaced one gets a new child.
         if (inode === undefined) {
-          return Effect.fail(new NotConnected({ message: redact(`the database file of ${named} is missing: ${settings.path}; restore it or edit the connection`) }))
+          return Effect.fail(
+            new NotConnected({
+              message: redact(
+                `the database file of ${named} is missing: ${settings.path}; restore it or edit the connection`
+              )
+            })
+          )
         }
         if (link !== undefined && link.inode !== inode) kill(link)
         return Effect.async<A, Failure | StatementTimeout>((resume) => {
@@ -194,7 +212,9 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
             resume(
               response.ok
                 ? Effect.succeed(response.value as A)
-                : Effect.fail(target.ended === undefined ? failureOf(response) : new NotConnected({ message: redact(target.ended) }))
+                : Effect.fail(
+                  target.ended === undefined ? failureOf(response) : new NotConnected({ message: redact(target.ended) })
+                )
             )
           })
           void target.ready.then(() => {
@@ -216,42 +236,66 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       })
 
     /** Sends one request after the ones before it on this connection. */
-    const send = <A>(request: ChildRequest): Effect.Effect<A, Failure> => lock.withPermits(1)(exchange<A>(request) as Effect.Effect<A, Failure>)
+    const send = <A>(request: ChildRequest): Effect.Effect<A, Failure> =>
+      lock.withPermits(1)(exchange<A>(request) as Effect.Effect<A, Failure>)
 
     /** Sends one request that must end within `seconds`, the wait behind another statement included. */
-    const sendWithin = <A>(request: ChildRequest, seconds: number, onRows?: (rows: number) => void): Effect.Effect<A, Failure | StatementTimeout> =>
+    const sendWithin = <A>(
+      request: ChildRequest,
+      seconds: number,
+      onRows?: (rows: number) => void
+    ): Effect.Effect<A, Failure | StatementTimeout> =>
       Effect.flatMap(
         lock.withPermitsIfAvailable(1)(exchange<A>(request, seconds, onRows)),
         Option.match({
           onSome: (value) => Effect.succeed(value),
           // Another statement holds the connection: the deadline has to cover the wait for it too.
-          onNone: () => Effect.timeoutFail(lock.withPermits(1)(exchange<A>(request, undefined, onRows)), { duration: Duration.seconds(seconds), onTimeout: () => new StatementTimeout({ seconds }) })
+          onNone: () =>
+            Effect.timeoutFail(lock.withPermits(1)(exchange<A>(request, undefined, onRows)), {
+              duration: Duration.seconds(seconds),
+              onTimeout: () => new StatementTimeout({ seconds })
+            })
         })
       )
 
     /** Opens a held cursor in the child and answers its first page (undefined: the statement returns no rows). */
     const openHeld = (
-      request: (cursor: number) => Extract<ChildRequest, { readonly op: "cursorOpen" | "cursorBrowse" }> extends infer R ? R extends unknown ? Omit<R, "maxRows" | "limits" | "guard"> : never : never,
+      request: (
+        cursor: number
+      ) => Extract<ChildRequest, { readonly op: "cursorOpen" | "cursorBrowse" }> extends infer R
+        ? R extends unknown ? Omit<R, "maxRows" | "limits" | "guard"> : never
+        : never,
       options: CursorOptions
     ) =>
       Effect.gen(function*() {
         const cursor = nextCursor++
-        const opened = yield* sendWithin<{ readonly unsupported: true } | { readonly page: OpenedCursor["first"] }>({
-          ...request(cursor),
-          maxRows: options.maxRows,
-          ...(options.limits === undefined ? {} : { limits: options.limits }),
-          ...(options.guard === undefined ? {} : { guard: options.guard }),
-          ...(options.onRows === undefined ? {} : { tellRows: true })
-        } as ChildRequest, options.timeoutSeconds, options.onRows)
+        const opened = yield* sendWithin<{ readonly unsupported: true } | { readonly page: OpenedCursor["first"] }>(
+          {
+            ...request(cursor),
+            maxRows: options.maxRows,
+            ...(options.limits === undefined ? {} : { limits: options.limits }),
+            ...(options.guard === undefined ? {} : { guard: options.guard }),
+            ...(options.onRows === undefined ? {} : { tellRows: true })
+          },
+          options.timeoutSeconds,
+          options.onRows
+        )
         if ("unsupported" in opened) return undefined
         // The child that holds the iterator: after it ended (killed, replaced) there is nothing to close.
         const owner = link
         const held: HeldCursor = {
           page: (maxRows, limits) =>
-            sendWithin<OpenedCursor["first"]>({ op: "cursorPage", cursor, maxRows, ...(limits === undefined ? {} : { limits }) }, options.timeoutSeconds).pipe(
+            sendWithin<OpenedCursor["first"]>({
+              op: "cursorPage",
+              cursor,
+              maxRows,
+              ...(limits === undefined ? {} : { limits })
+            }, options.timeoutSeconds).pipe(
               Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
             ),
-          close: () => (link === owner && owner !== undefined ? Effect.ignore(send<null>({ op: "cursorClose", cursor })) : Effect.void)
+          close: () => (link === owner && owner !== undefined
+            ? Effect.ignore(send<null>({ op: "cursorClose", cursor }))
+            : Effect.void)
         }
         return { cursor: held, first: opened.page }
       })
@@ -292,19 +336,27 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       }),
       resolveTable: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)
-        return yield* send<ResolvedRelation>({ op: "resolveTable", table: exactly(table, namespace) }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
+        return yield* send<ResolvedRelation>({ op: "resolveTable", table: exactly(table, namespace) }).pipe(
+          Effect.catchTag("InvalidArgument", toDriverError)
+        )
       }),
       describeTable: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)
-        return yield* send<TableDescription>({ op: "describeTable", table: exactly(table, namespace) }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
+        return yield* send<TableDescription>({ op: "describeTable", table: exactly(table, namespace) }).pipe(
+          Effect.catchTag("InvalidArgument", toDriverError)
+        )
       }),
       structureDetails: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)
-        return yield* send<StructureDetails>({ op: "structureDetails", table: exactly(table, namespace) }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
+        return yield* send<StructureDetails>({ op: "structureDetails", table: exactly(table, namespace) }).pipe(
+          Effect.catchTag("InvalidArgument", toDriverError)
+        )
       }),
       tableDdl: Effect.fnUntraced(function*(table: string, namespace?: Namespace) {
         yield* mainOnly(namespace)
-        return yield* send<string>({ op: "tableDdl", table: exactly(table, namespace) }).pipe(Effect.catchTag("InvalidArgument", toDriverError))
+        return yield* send<string>({ op: "tableDdl", table: exactly(table, namespace) }).pipe(
+          Effect.catchTag("InvalidArgument", toDriverError)
+        )
       }),
       searchSchema: Effect.fnUntraced(function*(term: string, limit: number, namespace?: Namespace) {
         yield* mainOnly(namespace)
@@ -314,7 +366,13 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       }),
       browse: Effect.fnUntraced(function*(table, query, namespace, limits, guard) {
         yield* mainOnly(namespace)
-        return yield* send<GuardedResultSet>({ op: "browse", table: exactly(table, namespace), query, ...(limits === undefined ? {} : { limits }), ...(guard === undefined ? {} : { guard }) })
+        return yield* send<GuardedResultSet>({
+          op: "browse",
+          table: exactly(table, namespace),
+          query,
+          ...(limits === undefined ? {} : { limits }),
+          ...(guard === undefined ? {} : { guard })
+        })
       }),
       browseText: Effect.fn("SqliteDriver.browseText")(function*(table, query, namespace) {
         yield* mainOnly(namespace)
@@ -339,17 +397,27 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
       }),
       explain: Effect.fnUntraced(function*(sql: string, analyze: boolean, limits?: AnswerLimits) {
         if (analyze) {
-          return yield* new Unsupported({ message: "SQLite has no EXPLAIN ANALYZE; use analyze: false for the query plan" })
+          return yield* new Unsupported({
+            message: "SQLite has no EXPLAIN ANALYZE; use analyze: false for the query plan"
+          })
         }
-        return yield* send<ResultSet>({ op: "explain", sql, ...(limits === undefined ? {} : { limits }) }).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
+        return yield* send<ResultSet>({ op: "explain", sql, ...(limits === undefined ? {} : { limits }) }).pipe(
+          Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
+        )
       }),
       check: Effect.fn("SqliteDriver.check")(function*(sql, options) {
         yield* mainOnly(options)
-        return yield* sendWithin<null>({ op: "check", sql, access: options.access }, CHECK_SECONDS).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
+        return yield* sendWithin<null>({ op: "check", sql, access: options.access }, CHECK_SECONDS).pipe(
+          Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
+        )
       }),
       dryRun: Effect.fn("SqliteDriver.dryRun")(function*(plan, options) {
         yield* mainOnly(options)
-        return yield* sendWithin<DryRun>({ op: "dryRun", plan, ...(options.params === undefined ? {} : { params: options.params }) }, options.seconds).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
+        return yield* sendWithin<DryRun>({
+          op: "dryRun",
+          plan,
+          ...(options.params === undefined ? {} : { params: options.params })
+        }, options.seconds).pipe(Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError))
       }),
       insertRows: Effect.fnUntraced(function*(table, columns, rows) {
         return yield* send<InsertResult>({ op: "insertRows", table, columns, rows })
@@ -367,7 +435,9 @@ export const makeSqliteDriver = (settings: SqliteSettings): Effect.Effect<Sqlite
         const opened = yield* openHeld((cursor) => ({ op: "cursorOpen", cursor, sql, params: [] }), options).pipe(
           Effect.catchTag("TableNotFound", "InvalidArgument", toDriverError)
         )
-        if (opened === undefined) return yield* new Unsupported({ message: "this statement returns no rows to continue" })
+        if (opened === undefined) {
+          return yield* new Unsupported({ message: "this statement returns no rows to continue" })
+        }
         return opened
       }),
       openBrowseCursor: Effect.fnUntraced(function*(table, query, options) {
@@ -390,7 +460,11 @@ const mainOnly = (namespace: Namespace | undefined): Effect.Effect<void, Invalid
   const other = [namespace?.database, namespace?.schema].find((name) => name !== undefined && name !== "main")
   return other === undefined
     ? Effect.void
-    : Effect.fail(new InvalidArgument({ message: `a SQLite connection has one database and schema, main; got ${JSON.stringify(other)}` }))
+    : Effect.fail(
+      new InvalidArgument({
+        message: `a SQLite connection has one database and schema, main; got ${JSON.stringify(other)}`
+      })
+    )
 }
 
 const toDriverError = (error: TableNotFound | InvalidArgument): Effect.Effect<never, DriverError> =>

@@ -30,18 +30,26 @@ const readPem = (path: string, what: string): Buffer => {
     content = readFileSync(path)
   } catch (error) {
     const code = (error as { code?: string }).code
-    throw new TlsFileProblem(`the ${what} file ${path} cannot be read (${code === "ENOENT" ? "it does not exist" : code === "EACCES" ? "permission denied" : code ?? "unreadable"})`)
+    throw new TlsFileProblem(
+      `the ${what} file ${path} cannot be read (${
+        code === "ENOENT" ? "it does not exist" : code === "EACCES" ? "permission denied" : code ?? "unreadable"
+      })`
+    )
   }
-  if (!content.includes("-----BEGIN")) throw new TlsFileProblem(`the ${what} file ${path} is not in PEM format (it has no -----BEGIN line)`)
+  if (!content.includes("-----BEGIN")) {
+    throw new TlsFileProblem(`the ${what} file ${path} is not in PEM format (it has no -----BEGIN line)`)
+  }
   return content
 }
 
 /** Reads the files (fails with a TlsFileProblem); a client certificate needs its key and a key its certificate. */
 export const readTlsFiles = (files: TlsFiles): TlsMaterial => {
   if ((files.cert === undefined) !== (files.key === undefined)) {
-    throw new TlsFileProblem(files.cert === undefined
-      ? `a client key (${files.key}) was given without its client certificate`
-      : `a client certificate (${files.cert}) was given without its key`)
+    throw new TlsFileProblem(
+      files.cert === undefined
+        ? `a client key (${files.key}) was given without its client certificate`
+        : `a client certificate (${files.cert}) was given without its key`
+    )
   }
   return {
     ...(files.ca === undefined ? {} : { ca: readPem(files.ca, "CA certificate") }),
@@ -86,7 +94,8 @@ interface PeerCertificate {
 
 /** The names a certificate is for: its subjectAltName entries (DNS and IP), else its common name. */
 const namesOf = (cert: PeerCertificate | undefined): string => {
-  const alt = (cert?.subjectaltname ?? "").split(",").map((entry) => entry.trim().replace(/^(DNS|IP Address):/, "")).filter((entry) => entry !== "")
+  const alt = (cert?.subjectaltname ?? "").split(",").map((entry) => entry.trim().replace(/^(DNS|IP Address):/, ""))
+    .filter((entry) => entry !== "")
   const cn = cert?.subject?.CN
   const names = alt.length > 0 ? alt : cn === undefined ? [] : typeof cn === "string" ? [cn] : [...cn]
   return names.length === 0 ? "no name" : names.join(", ")
@@ -99,11 +108,22 @@ export interface TlsContext {
 }
 
 /** A client key or certificate OpenSSL refused (wrong passphrase, key not matching the certificate). */
-const clientFileProblem = (error: { readonly code?: string; readonly message?: string }, files: TlsFiles): string | undefined => {
+const clientFileProblem = (
+  error: { readonly code?: string; readonly message?: string },
+  files: TlsFiles
+): string | undefined => {
   const text = `${error.code ?? ""} ${error.message ?? ""}`
-  if (/BAD_DECRYPT|bad decrypt|bad password/i.test(text)) return `the client key ${files.key ?? ""} cannot be decrypted: its passphrase is missing or wrong`
-  if (/key values mismatch|KEY_VALUES_MISMATCH/i.test(text)) return `the client key ${files.key ?? ""} does not belong to the client certificate ${files.cert ?? ""}`
-  if (/PEM routines|NO_START_LINE|ERR_OSSL_PEM/i.test(text)) return `a TLS file cannot be read as PEM (${[files.ca, files.cert, files.key].filter((file) => file !== undefined).join(", ")})`
+  if (/BAD_DECRYPT|bad decrypt|bad password/i.test(text)) {
+    return `the client key ${files.key ?? ""} cannot be decrypted: its passphrase is missing or wrong`
+  }
+  if (/key values mismatch|KEY_VALUES_MISMATCH/i.test(text)) {
+    return `the client key ${files.key ?? ""} does not belong to the client certificate ${files.cert ?? ""}`
+  }
+  if (/PEM routines|NO_START_LINE|ERR_OSSL_PEM/i.test(text)) {
+    return `a TLS file cannot be read as PEM (${
+      [files.ca, files.cert, files.key].filter((file) => file !== undefined).join(", ")
+    })`
+  }
   return undefined
 }
 
@@ -111,13 +131,23 @@ const clientFileProblem = (error: { readonly code?: string; readonly message?: s
  * The plain-words reading of a TLS failure, or undefined when the error is not one: which check failed and
  * which name or file it concerns. The result keeps the original code so callers still see a connection failure.
  */
-export const describeTlsFailure = (error: unknown, context: TlsContext & { readonly files?: TlsFiles }): Error | undefined => {
+export const describeTlsFailure = (
+  error: unknown,
+  context: TlsContext & { readonly files?: TlsFiles }
+): Error | undefined => {
   if (typeof error !== "object" || error === null) return undefined
-  const failure = error as { readonly code?: string; readonly message?: string; readonly cert?: PeerCertificate; readonly host?: string }
+  const failure = error as {
+    readonly code?: string
+    readonly message?: string
+    readonly cert?: PeerCertificate
+    readonly host?: string
+  }
   const code = codeOf(failure)
   let message: string | undefined
   if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
-    message = `the server's certificate is for ${namesOf(failure.cert)} but the connection uses ${context.host} (verify-full checks the name; connect by one of those names, or use verify-ca to check only the CA)`
+    message = `the server's certificate is for ${
+      namesOf(failure.cert)
+    } but the connection uses ${context.host} (verify-full checks the name; connect by one of those names, or use verify-ca to check only the CA)`
   } else if (NOT_SIGNED.has(code)) {
     message = context.ca === undefined
       ? `the server's certificate is not signed by a CA this system trusts (${code}); give the CA certificate file that signed it`

@@ -30,7 +30,9 @@ export const rankCompletions = (candidates: ReadonlyArray<string>, typed: string
   const unique = [...new Set(candidates)]
   const sort = (items: Array<string>) => (ordered ? items : items.sort(natural))
   const prefix = sort(unique.filter((value) => value.toLowerCase().startsWith(needle)))
-  const inside = sort(unique.filter((value) => !value.toLowerCase().startsWith(needle) && value.toLowerCase().includes(needle)))
+  const inside = sort(
+    unique.filter((value) => !value.toLowerCase().startsWith(needle) && value.toLowerCase().includes(needle))
+  )
   const all = [...prefix, ...inside]
   return { values: all.slice(0, MAX_COMPLETIONS), total: all.length, hasMore: all.length > MAX_COMPLETIONS }
 }
@@ -57,15 +59,21 @@ export class Completions extends Effect.Service<Completions>()("dbdesk/services/
     const tablesOf = (principal: Principal, connection: string | undefined, byName: boolean) =>
       Effect.gen(function*() {
         if (connection === undefined) return []
-        const resolved = yield* (byName ? schema.resolveByIdOrName(principal, connection) : schema.resolve(principal, connection))
+        const resolved =
+          yield* (byName ? schema.resolveByIdOrName(principal, connection) : schema.resolve(principal, connection))
         return (yield* schema.tables(resolved)).map((entry) => entry.name)
       })
 
     const complete = Effect.fn("Completions.complete")(function*(principal: Principal, params: JsonObject) {
       const ref = params["ref"]
       const argument = params["argument"]
-      if (!isJsonObject(ref) || !isJsonObject(argument) || typeof argument["name"] !== "string" || typeof argument["value"] !== "string") {
-        return yield* ProtocolError.invalidParams("completion/complete needs ref {type, name|uri} and argument {name, value}")
+      if (
+        !isJsonObject(ref) || !isJsonObject(argument) || typeof argument["name"] !== "string" ||
+        typeof argument["value"] !== "string"
+      ) {
+        return yield* ProtocolError.invalidParams(
+          "completion/complete needs ref {type, name|uri} and argument {name, value}"
+        )
       }
       const context = params["context"]
       const args: JsonObject = isJsonObject(context) && isJsonObject(context["arguments"]) ? context["arguments"] : {}
@@ -76,20 +84,30 @@ export class Completions extends Effect.Service<Completions>()("dbdesk/services/
       let ordered = false
       const hosted = ref["type"] === "ref/prompt"
         ? (typeof ref["name"] === "string" ? host.prompt(ref["name"]) : undefined)
-        : (ref["type"] === "ref/resource" && typeof ref["uri"] === "string" ? host.templateNamed(ref["uri"]) : undefined)
+        : (ref["type"] === "ref/resource" && typeof ref["uri"] === "string"
+          ? host.templateNamed(ref["uri"])
+          : undefined)
       if (hosted !== undefined) return rankCompletions(hosted.complete?.(name, typed, args) ?? [], typed)
       if (ref["type"] === "ref/prompt") {
         const prompt = typeof ref["name"] === "string" ? promptNamed(ref["name"]) : undefined
-        if (prompt === undefined) return yield* ProtocolError.invalidParams(`Unknown prompt ${JSON.stringify(ref["name"])}; call prompts/list`)
+        if (prompt === undefined) {
+          return yield* ProtocolError.invalidParams(`Unknown prompt ${JSON.stringify(ref["name"])}; call prompts/list`)
+        }
         if (!prompt.arguments.some((declared) => declared.name === name)) return rankCompletions([], typed)
         const connection = stringArg(args, "connection")
         if (name === "connection") candidates = visible.flatMap((item) => [item.name, item.id])
         else if (name === "table" || name === "collection") candidates = yield* tablesOf(principal, connection, true)
       } else if (ref["type"] === "ref/resource") {
         const template = RESOURCE_TEMPLATES.find((item) => item.uriTemplate === ref["uri"])
-        if (template === undefined) return yield* ProtocolError.invalidParams(`Unknown resource template ${JSON.stringify(ref["uri"])}; call resources/templates/list`)
+        if (template === undefined) {
+          return yield* ProtocolError.invalidParams(
+            `Unknown resource template ${JSON.stringify(ref["uri"])}; call resources/templates/list`
+          )
+        }
         const connection = stringArg(args, "connection_id")
-        if (!template.uriTemplate.includes(`{${name}}`) && !template.uriTemplate.includes(`{?${name}}`)) return rankCompletions([], typed)
+        if (!template.uriTemplate.includes(`{${name}}`) && !template.uriTemplate.includes(`{?${name}}`)) {
+          return rankCompletions([], typed)
+        }
         if (name === "connection_id") candidates = visible.map((item) => item.id)
         else if (name === "table") candidates = yield* tablesOf(principal, connection, false)
         else if (name === "limit") [candidates, ordered] = [LIMIT_VALUES, true]

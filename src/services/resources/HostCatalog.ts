@@ -31,7 +31,11 @@ export interface HostResourceTemplate {
   /** As `resources/templates/list` shows it: `uriTemplate`, `name`, and optionally `title`, `description`, `mimeType`. */
   readonly listing: JsonObject & { readonly uriTemplate: string; readonly name: string }
   /** `resources/read` of a URI this template matches, with the template's variables. */
-  readonly read: (uri: string, variables: Readonly<Record<string, string>>, context: MethodContext) => Effect.Effect<JsonObject, ProtocolError>
+  readonly read: (
+    uri: string,
+    variables: Readonly<Record<string, string>>,
+    context: MethodContext
+  ) => Effect.Effect<JsonObject, ProtocolError>
   readonly complete?: (argument: string, typed: string, args: JsonObject) => ReadonlyArray<string>
   readonly ttlMs?: number
 }
@@ -61,39 +65,55 @@ export const matchUriTemplate = (template: string, uri: string): Readonly<Record
   return Object.fromEntries(names.map((name, index) => [name, decodeURIComponent(found[index + 1]!)]))
 }
 
-export class HostCatalog extends Context.Tag("dbdesk/services/resources/HostCatalog")<HostCatalog, HostCatalogShape & {
-  readonly prompt: (name: string) => HostPrompt | undefined
-  readonly resource: (uri: string) => HostResource | undefined
-  /** The template a URI falls under, with its variables. */
-  readonly template: (uri: string) => { readonly template: HostResourceTemplate; readonly variables: Readonly<Record<string, string>> } | undefined
-  readonly templateNamed: (uriTemplate: string) => HostResourceTemplate | undefined
-}>() {
+export class HostCatalog extends Context.Tag("dbdesk/services/resources/HostCatalog")<
+  HostCatalog,
+  HostCatalogShape & {
+    readonly prompt: (name: string) => HostPrompt | undefined
+    readonly resource: (uri: string) => HostResource | undefined
+    /** The template a URI falls under, with its variables. */
+    readonly template: (
+      uri: string
+    ) => { readonly template: HostResourceTemplate; readonly variables: Readonly<Record<string, string>> } | undefined
+    readonly templateNamed: (uriTemplate: string) => HostResourceTemplate | undefined
+  }
+>() {
   /** Names must not clash with dbdesk's own prompts and URIs: a host adds, it never replaces. */
-  static readonly layer = (catalog: Partial<HostCatalogShape>, reserved: { readonly prompts: ReadonlyArray<string>; readonly uriPrefix: string }) =>
-    Layer.effect(HostCatalog, Effect.sync(() => {
-      const prompts = catalog.prompts ?? []
-      const resources = catalog.resources ?? []
-      const templates = catalog.templates ?? []
-      const clash = prompts.find((prompt) => reserved.prompts.includes(prompt.listing.name))
-      if (clash !== undefined) throw new Error(`A host prompt may not replace the built-in prompt ${clash.listing.name}`)
-      const taken = [...resources.map((resource) => resource.listing.uri), ...templates.map((template) => template.listing.uriTemplate)].find((uri) => uri.startsWith(reserved.uriPrefix))
-      if (taken !== undefined) throw new Error(`A host resource may not use dbdesk's own scheme: ${taken}`)
-      return {
-        prompts,
-        resources,
-        templates,
-        prompt: (name) => prompts.find((prompt) => prompt.listing.name === name),
-        resource: (uri) => resources.find((resource) => resource.listing.uri === uri),
-        template: (uri) => {
-          for (const template of templates) {
-            const variables = matchUriTemplate(template.listing.uriTemplate, uri)
-            if (variables !== undefined) return { template, variables }
-          }
-          return undefined
-        },
-        templateNamed: (uriTemplate) => templates.find((template) => template.listing.uriTemplate === uriTemplate)
-      }
-    }))
+  static readonly layer = (
+    catalog: Partial<HostCatalogShape>,
+    reserved: { readonly prompts: ReadonlyArray<string>; readonly uriPrefix: string }
+  ) =>
+    Layer.effect(
+      HostCatalog,
+      Effect.sync(() => {
+        const prompts = catalog.prompts ?? []
+        const resources = catalog.resources ?? []
+        const templates = catalog.templates ?? []
+        const clash = prompts.find((prompt) => reserved.prompts.includes(prompt.listing.name))
+        if (clash !== undefined) {
+          throw new Error(`A host prompt may not replace the built-in prompt ${clash.listing.name}`)
+        }
+        const taken = [
+          ...resources.map((resource) => resource.listing.uri),
+          ...templates.map((template) => template.listing.uriTemplate)
+        ].find((uri) => uri.startsWith(reserved.uriPrefix))
+        if (taken !== undefined) throw new Error(`A host resource may not use dbdesk's own scheme: ${taken}`)
+        return {
+          prompts,
+          resources,
+          templates,
+          prompt: (name) => prompts.find((prompt) => prompt.listing.name === name),
+          resource: (uri) => resources.find((resource) => resource.listing.uri === uri),
+          template: (uri) => {
+            for (const template of templates) {
+              const variables = matchUriTemplate(template.listing.uriTemplate, uri)
+              if (variables !== undefined) return { template, variables }
+            }
+            return undefined
+          },
+          templateNamed: (uriTemplate) => templates.find((template) => template.listing.uriTemplate === uriTemplate)
+        }
+      })
+    )
 
   static readonly empty = HostCatalog.layer({}, { prompts: [], uriPrefix: "dbdesk://" })
 }

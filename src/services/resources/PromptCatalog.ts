@@ -17,14 +17,19 @@ const connection: PromptArgument = {
   description: "The connection: its id or its name (case-insensitive), from list_connections",
   required: true
 }
-const table: PromptArgument = { name: "table", description: "Name of a table of that connection, from list_tables", required: true }
+const table: PromptArgument = {
+  name: "table",
+  description: "Name of a table of that connection, from list_tables",
+  required: true
+}
 
 /** The five prompts of D-49, sorted by name; identical for every caller. */
 export const PROMPTS: ReadonlyArray<PromptDefinition> = [
   {
     name: "data_quality_audit",
     title: "Data quality audit",
-    description: "A checklist of runnable read-only queries that look for data-quality problems in one table, cheapest first.",
+    description:
+      "A checklist of runnable read-only queries that look for data-quality problems in one table, cheapest first.",
     arguments: [connection, table]
   },
   {
@@ -51,13 +56,18 @@ export const PROMPTS: ReadonlyArray<PromptDefinition> = [
     description: "Plans a search over a collection of a search-engine connection to reach a goal.",
     arguments: [
       connection,
-      { name: "collection", description: "Name of a collection of that search connection, from list_tables", required: true },
+      {
+        name: "collection",
+        description: "Name of a collection of that search connection, from list_tables",
+        required: true
+      },
       { name: "goal", description: "What you want to find", required: true }
     ]
   }
 ]
 
-export const promptNamed = (name: string): PromptDefinition | undefined => PROMPTS.find((prompt) => prompt.name === name)
+export const promptNamed = (name: string): PromptDefinition | undefined =>
+  PROMPTS.find((prompt) => prompt.name === name)
 
 /** How `prompts/list` shows a prompt. */
 export const promptListing = (prompt: PromptDefinition) => ({

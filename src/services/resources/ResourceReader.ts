@@ -15,7 +15,8 @@ const MIME = "application/json"
 
 /** What a resource cut at limits.maxAnswerBytes / maxCellBytes tells its reader (D-71). */
 const RESOURCE_HINTS = {
-  items: "read a narrower resource: dbdesk://connections/{connection_id}/tables/{table} for one table, or history with a smaller ?limit=",
+  items:
+    "read a narrower resource: dbdesk://connections/{connection_id}/tables/{table} for one table, or history with a smaller ?limit=",
   texts: "raise limits.maxCellBytes to see long texts whole, or read them with execute_query and substr()",
   readPart: "raise limits.maxCellBytes to see more"
 }
@@ -57,11 +58,32 @@ export class ResourceReader extends Effect.Service<ResourceReader>()("dbdesk/ser
         description: "The database connections you may use, as list_connections returns them.",
         mimeType: MIME
       }
-      return [root, ...visible.flatMap((connection): Array<ResourceListing> => [
-        { uri: schemaUri(connection.id), name: `${connection.name} schema`, title: `Schema of ${connection.name}`, description: `Tables and columns of '${connection.name}' (subscribable).`, mimeType: MIME },
-        { uri: tablesUri(connection.id), name: `${connection.name} tables`, title: `Tables of ${connection.name}`, description: `Tables and views of '${connection.name}'.`, mimeType: MIME },
-        { uri: historyUri(connection.id), name: `${connection.name} history`, title: `Query history of ${connection.name}`, description: `The last queries run on '${connection.name}'.`, mimeType: MIME }
-      ])]
+      return [
+        root,
+        ...visible.flatMap((connection): Array<ResourceListing> => [
+          {
+            uri: schemaUri(connection.id),
+            name: `${connection.name} schema`,
+            title: `Schema of ${connection.name}`,
+            description: `Tables and columns of '${connection.name}' (subscribable).`,
+            mimeType: MIME
+          },
+          {
+            uri: tablesUri(connection.id),
+            name: `${connection.name} tables`,
+            title: `Tables of ${connection.name}`,
+            description: `Tables and views of '${connection.name}'.`,
+            mimeType: MIME
+          },
+          {
+            uri: historyUri(connection.id),
+            name: `${connection.name} history`,
+            title: `Query history of ${connection.name}`,
+            description: `The last queries run on '${connection.name}'.`,
+            mimeType: MIME
+          }
+        ])
+      ]
     })
 
     const payload = (principal: Principal, ref: ResourceRef, uri: string) =>
@@ -76,7 +98,11 @@ export class ResourceReader extends Effect.Service<ResourceReader>()("dbdesk/ser
             const snapshot = yield* schema.snapshot(connection, { uri })
             return {
               connection_id: connection.id,
-              tables: snapshot.tables.map((table) => ({ name: table.name, type: table.type, columns: table.columns.map((column) => ({ ...column })) })),
+              tables: snapshot.tables.map((table) => ({
+                name: table.name,
+                type: table.type,
+                columns: table.columns.map((column) => ({ ...column }))
+              })),
               total_tables: snapshot.totalTables,
               ...(snapshot.truncated ? { truncated: true } : {})
             }

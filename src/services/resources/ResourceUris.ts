@@ -28,7 +28,8 @@ const segment = (value: string) => encodeURIComponent(value)
 export const connectionsUri = ROOT
 export const schemaUri = (connectionId: string) => `${ROOT}/${segment(connectionId)}/schema`
 export const tablesUri = (connectionId: string) => `${ROOT}/${segment(connectionId)}/tables`
-export const tableUri = (connectionId: string, table: string) => `${ROOT}/${segment(connectionId)}/tables/${segment(table)}`
+export const tableUri = (connectionId: string, table: string) =>
+  `${ROOT}/${segment(connectionId)}/tables/${segment(table)}`
 export const ddlUri = (connectionId: string, table: string) => `${tableUri(connectionId, table)}/ddl`
 export const historyUri = (connectionId: string, limit?: number) =>
   `${ROOT}/${segment(connectionId)}/history${limit === undefined ? "" : `?limit=${limit}`}`
@@ -39,7 +40,8 @@ export const RESOURCE_TEMPLATES = [
     uriTemplate: `${ROOT}/{connection_id}/schema`,
     name: "connection_schema",
     title: "Connection schema",
-    description: "Tables of a connection with their columns (at most 100 tables, then truncated: true). Subscribable through subscriptions/listen."
+    description:
+      "Tables of a connection with their columns (at most 100 tables, then truncated: true). Subscribable through subscriptions/listen."
   },
   {
     uriTemplate: `${ROOT}/{connection_id}/tables`,
@@ -63,7 +65,8 @@ export const RESOURCE_TEMPLATES = [
     uriTemplate: `${ROOT}/{connection_id}/history{?limit}`,
     name: "connection_history",
     title: "Query history",
-    description: `The last queries run on a connection, newest first: text, duration, rows, outcome and source (limit 1–${HISTORY_LIMIT.max}, default ${HISTORY_LIMIT.default}).`
+    description:
+      `The last queries run on a connection, newest first: text, duration, rows, outcome and source (limit 1–${HISTORY_LIMIT.max}, default ${HISTORY_LIMIT.default}).`
   }
 ] as const
 
@@ -90,7 +93,9 @@ const parseLimit = (query: string | undefined): Either.Either<number, string> =>
  * invalid params). Segments are percent-decoded, so table names may hold any character.
  */
 export const parseResourceUri = (uri: string): Either.Either<ResourceRef, string> => {
-  const unknown = Either.left(`unknown resource ${JSON.stringify(uri)}; call resources/list or resources/templates/list`)
+  const unknown = Either.left(
+    `unknown resource ${JSON.stringify(uri)}; call resources/list or resources/templates/list`
+  )
   if (!uri.startsWith(ROOT)) return unknown
   const [path = "", query, ...more] = uri.slice(ROOT.length).split("?")
   if (more.length > 0) return unknown
@@ -100,7 +105,9 @@ export const parseResourceUri = (uri: string): Either.Either<ResourceRef, string
   const connectionId = decodeSegment(rawId)
   const table = rawTable === undefined ? undefined : decodeSegment(rawTable)
   if (connectionId === undefined || (rawTable !== undefined && table === undefined)) return unknown
-  if (kind === "history" && rawTable === undefined) return Either.map(parseLimit(query), (limit) => ({ kind: "history", connectionId, limit }))
+  if (kind === "history" && rawTable === undefined) {
+    return Either.map(parseLimit(query), (limit) => ({ kind: "history", connectionId, limit }))
+  }
   if (query !== undefined) return unknown
   if (kind === "schema" && rawTable === undefined) return Either.right({ kind: "schema", connectionId })
   if (kind !== "tables") return unknown

@@ -2,7 +2,13 @@ import { type Context, Effect, Option, Redacted } from "effect"
 import type { MysqlConnection, PostgresConnection } from "../../domain/Connection.ts"
 import type { Approvals } from "../Approvals.ts"
 import type { SupportFiles } from "../SupportDirectory.ts"
-import { type HostKeyAnswer, type HostKeyQuestion, type HostKeyQuestions, makeHostKeyPolicy, ownKnownHosts } from "./HostKeys.ts"
+import {
+  type HostKeyAnswer,
+  type HostKeyQuestion,
+  type HostKeyQuestions,
+  makeHostKeyPolicy,
+  ownKnownHosts
+} from "./HostKeys.ts"
 import { resolveHops, sshFiles } from "./SshHops.ts"
 import { makeTunnel, type Tunnel } from "./Tunnel.ts"
 
@@ -27,20 +33,30 @@ export const tunnelEnvironment = ({ paths, questions, approvals }: TunnelService
     ? (question) => Effect.runPromise(questions.value.ask(question))
     : Option.isSome(approvals)
     ? (question) =>
-      Effect.runPromise(approvals.value.ask({
-        kind: "host_key",
-        message: question.message,
-        connectionId: question.connectionId,
-        connectionName: question.connectionName,
-        principal: "dbdesk"
-      }).pipe(Effect.timeoutTo({ duration: `${QUESTION_SECONDS} seconds`, onTimeout: (): HostKeyAnswer => "nobody", onSuccess: (decision): HostKeyAnswer => decision })))
+      Effect.runPromise(
+        approvals.value.ask({
+          kind: "host_key",
+          message: question.message,
+          connectionId: question.connectionId,
+          connectionName: question.connectionName,
+          principal: "dbdesk"
+        }).pipe(Effect.timeoutTo({
+          duration: `${QUESTION_SECONDS} seconds`,
+          onTimeout: (): HostKeyAnswer => "nobody",
+          onSuccess: (decision): HostKeyAnswer => decision
+        }))
+      )
     : undefined
   return { ownFile: Option.isSome(paths) ? ownKnownHosts(paths.value.directory) : undefined, files: sshFiles(), ask }
 }
 export type TunnelEnvironment = ReturnType<typeof tunnelEnvironment>
 
 /** The tunnel of a connection that has SSH fields; the database's host and port are dialled from the last SSH host. */
-export const tunnelOf = (connection: TunnelledConnection, environment: TunnelEnvironment, keepaliveMs?: number): Tunnel | undefined => {
+export const tunnelOf = (
+  connection: TunnelledConnection,
+  environment: TunnelEnvironment,
+  keepaliveMs?: number
+): Tunnel | undefined => {
   const ssh = connection.ssh
   if (ssh === undefined) return undefined
   const secrets = {
@@ -51,7 +67,13 @@ export const tunnelOf = (connection: TunnelledConnection, environment: TunnelEnv
     connection: connection.name,
     hops: resolveHops(ssh, secrets, environment.files),
     target: { host: connection.host, port: connection.port },
-    hostKeys: makeHostKeyPolicy({ connectionId: connection.id, connectionName: connection.name, ownFile: environment.ownFile, files: environment.files, ask: environment.ask }),
+    hostKeys: makeHostKeyPolicy({
+      connectionId: connection.id,
+      connectionName: connection.name,
+      ownFile: environment.ownFile,
+      files: environment.files,
+      ask: environment.ask
+    }),
     agent: environment.files.agent,
     ...(keepaliveMs === undefined ? {} : { keepaliveMs })
   })

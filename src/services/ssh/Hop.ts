@@ -13,4 +13,6 @@ export interface Hop {
   readonly password?: string
 }
 
-export const hopName = (hop: Hop): string => (hop.label === hop.host ? `${hop.host}:${hop.port}` : `${hop.label} (${hop.host}:${hop.port})`)
+export const hopName = (
+  hop: Hop
+): string => (hop.label === hop.host ? `${hop.host}:${hop.port}` : `${hop.label} (${hop.host}:${hop.port})`)

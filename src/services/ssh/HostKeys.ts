@@ -45,7 +45,10 @@ export const questionText = (connectionName: string, host: string, fingerprint: 
   `Trust the SSH host ${host} for '${connectionName}'? dbdesk has not seen its key before. Its fingerprint is ${fingerprint}: compare it with the one the host's administrator gives you (ssh-keygen -lf on the host's key) before you accept.`
 
 /** OpenSSH asks and records the key in ~/.ssh/known_hosts, which dbdesk reads. */
-export const sshCommandFor = (host: string, port: number): string => (port === 22 ? `ssh ${host}` : `ssh -p ${port} ${host}`)
+export const sshCommandFor = (
+  host: string,
+  port: number
+): string => (port === 22 ? `ssh ${host}` : `ssh -p ${port} ${host}`)
 
 const howToAccept = (connectionName: string, fingerprint: string, command: string): string =>
   `check the fingerprint with the host's administrator, then accept it in dbdesk's window when it asks about '${connectionName}', or connect once with OpenSSH (${command}), which asks about ${fingerprint} and records it in ~/.ssh/known_hosts`
@@ -66,8 +69,18 @@ export const makeHostKeyPolicy = (options: {
     },
     ask: async (unknown: UnknownHostKey) => {
       const host = hopName(unknown.hop)
-      const refused = (why: string) => ({ trusted: false as const, reason: `the SSH host ${host} of '${options.connectionName}' presented a key dbdesk does not know yet (${unknown.fingerprint}); ${why}` })
-      if (options.ownFile === undefined || options.ask === undefined) return refused(`nothing is open to ask you about it: ${howToAccept(options.connectionName, unknown.fingerprint, sshCommandFor(unknown.hop.host, unknown.hop.port))}`)
+      const refused = (why: string) => ({
+        trusted: false as const,
+        reason:
+          `the SSH host ${host} of '${options.connectionName}' presented a key dbdesk does not know yet (${unknown.fingerprint}); ${why}`
+      })
+      if (options.ownFile === undefined || options.ask === undefined) {
+        return refused(
+          `nothing is open to ask you about it: ${
+            howToAccept(options.connectionName, unknown.fingerprint, sshCommandFor(unknown.hop.host, unknown.hop.port))
+          }`
+        )
+      }
       const answer = await options.ask({
         connectionId: options.connectionId,
         connectionName: options.connectionName,
@@ -76,14 +89,27 @@ export const makeHostKeyPolicy = (options: {
         message: questionText(options.connectionName, host, unknown.fingerprint)
       }).catch((): HostKeyAnswer => "nobody")
       if (answer === "approved") return { trusted: true as const }
-      if (answer === "denied") return refused(`you did not accept it, so dbdesk did not connect. If the key is right, ${howToAccept(options.connectionName, unknown.fingerprint, sshCommandFor(unknown.hop.host, unknown.hop.port))}`)
-      return refused(`nobody answered the question about it: ${howToAccept(options.connectionName, unknown.fingerprint, sshCommandFor(unknown.hop.host, unknown.hop.port))}`)
+      if (answer === "denied") {
+        return refused(
+          `you did not accept it, so dbdesk did not connect. If the key is right, ${
+            howToAccept(options.connectionName, unknown.fingerprint, sshCommandFor(unknown.hop.host, unknown.hop.port))
+          }`
+        )
+      }
+      return refused(
+        `nobody answered the question about it: ${
+          howToAccept(options.connectionName, unknown.fingerprint, sshCommandFor(unknown.hop.host, unknown.hop.port))
+        }`
+      )
     }
   }
 }
 
 /** `connection test` on a terminal: the question on stderr, anything but y/yes refuses. */
-export const terminalHostKeyQuestions = (input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stderr) =>
+export const terminalHostKeyQuestions = (
+  input: NodeJS.ReadableStream = process.stdin,
+  output: NodeJS.WritableStream = process.stderr
+) =>
   Layer.succeed(HostKeyQuestions, {
     ask: (question) =>
       Effect.async<HostKeyAnswer>((resume) => {

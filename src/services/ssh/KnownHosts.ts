@@ -11,7 +11,8 @@ export type HostKeyState =
   | { readonly kind: "revoked"; readonly file: string }
 
 /** OpenSSH's fingerprint of a key blob: `SHA256:` and the unpadded base64 of its SHA-256. */
-export const fingerprintOf = (key: Buffer): string => `SHA256:${createHash("sha256").update(key).digest("base64").replace(/=+$/, "")}`
+export const fingerprintOf = (key: Buffer): string =>
+  `SHA256:${createHash("sha256").update(key).digest("base64").replace(/=+$/, "")}`
 
 /** The key type a blob names (its first SSH string), e.g. `ssh-ed25519`. */
 export const keyTypeOf = (key: Buffer): string => {
@@ -86,7 +87,13 @@ export const hostKeyState = (files: ReadonlyArray<string>, host: string, port: n
     const entries = entriesFor(file, name).filter((entry) => entry.marker === undefined)
     if (entries.some((entry) => entry.key.equals(key))) return { kind: "known", file }
     const others = entries.filter((entry) => keyTypeOf(entry.key) === type)
-    if (others.length > 0 && changed === undefined) changed = { kind: "changed", file, known: others.map((entry) => fingerprintOf(entry.key)) }
+    if (others.length > 0 && changed === undefined) {
+      changed = {
+        kind: "changed",
+        file,
+        known: others.map((entry) => fingerprintOf(entry.key))
+      }
+    }
   }
   return changed ?? { kind: "unknown" }
 }

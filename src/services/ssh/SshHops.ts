@@ -36,10 +36,12 @@ const readConfig = (file: string): SSHConfig | undefined => {
 
 const expandHome = (path: string): string => (path.startsWith("~/") ? join(homedir(), path.slice(2)) : path)
 
-const first = (value: string | Array<string> | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)
+const first = (
+  value: string | Array<string> | undefined
+): string | undefined => (Array.isArray(value) ? value[0] : value)
 
 const compute = (config: SSHConfig | undefined, host: string): Computed =>
-  config === undefined ? {} : (config.compute(host, { ignoreCase: true, matchExec: false }) as Computed)
+  config === undefined ? {} : (config.compute(host, { ignoreCase: true, matchExec: false }))
 
 interface Secrets {
   readonly auth: SshAuth | undefined
@@ -48,11 +50,16 @@ interface Secrets {
   readonly password: string | undefined
 }
 
-const hopOf = (config: SSHConfig | undefined, explicit: { host: string; port?: number; user?: string }, secrets: Secrets): Hop => {
+const hopOf = (
+  config: SSHConfig | undefined,
+  explicit: { host: string; port?: number; user?: string },
+  secrets: Secrets
+): Hop => {
   const found = compute(config, explicit.host)
   const identity = first(found["identityfile"])
   const keyFile = secrets.keyFile ?? (identity === undefined ? undefined : expandHome(identity))
-  const auth: SshAuth = secrets.auth ?? (keyFile !== undefined ? "key" : secrets.password !== undefined ? "password" : "agent")
+  const auth: SshAuth = secrets.auth ??
+    (keyFile !== undefined ? "key" : secrets.password !== undefined ? "password" : "agent")
   const port = explicit.port ?? Number(first(found["port"]) ?? 22)
   return {
     label: explicit.host,
@@ -73,19 +80,34 @@ export const resolveHops = (
   files: SshFiles
 ): ReadonlyArray<Hop> => {
   const config = readConfig(files.config)
-  const own: Secrets = { auth: tunnel.auth, keyFile: tunnel.keyFile, passphrase: secrets.passphrase, password: secrets.password }
+  const own: Secrets = {
+    auth: tunnel.auth,
+    keyFile: tunnel.keyFile,
+    passphrase: secrets.passphrase,
+    password: secrets.password
+  }
   const bastion = hopOf(config, {
     host: tunnel.host,
     ...(tunnel.port === undefined ? {} : { port: tunnel.port }),
     ...(tunnel.user === undefined ? {} : { user: tunnel.user })
   }, own)
   const configured = first(compute(config, tunnel.host)["proxyjump"])
-  const jumps = tunnel.jumps ?? (configured === undefined || configured.toLowerCase() === "none" ? [] : configured.split(","))
+  const jumps = tunnel.jumps ??
+    (configured === undefined || configured.toLowerCase() === "none" ? [] : configured.split(","))
   const hops = jumps.map((written) => {
     const address = parseSshAddress(written.trim())
     const alias = compute(config, address.host)["identityfile"] !== undefined
-    const likeBastion: Secrets = { auth: bastion.auth, keyFile: bastion.keyFile, passphrase: bastion.passphrase, password: bastion.password }
-    return hopOf(config, address, alias ? { ...own, auth: undefined, keyFile: undefined, passphrase: undefined } : likeBastion)
+    const likeBastion: Secrets = {
+      auth: bastion.auth,
+      keyFile: bastion.keyFile,
+      passphrase: bastion.passphrase,
+      password: bastion.password
+    }
+    return hopOf(
+      config,
+      address,
+      alias ? { ...own, auth: undefined, keyFile: undefined, passphrase: undefined } : likeBastion
+    )
   })
   return [...hops, bastion]
 }

@@ -28,7 +28,9 @@ export interface UnknownHostKey {
 export interface HostKeyPolicy {
   readonly check: (hop: Hop, key: Buffer) => HostKeyState
   /** Asks the user about an unknown key; the text explains how to accept it when nothing can ask. */
-  readonly ask: (question: UnknownHostKey) => Promise<{ readonly trusted: true } | { readonly trusted: false; readonly reason: string }>
+  readonly ask: (
+    question: UnknownHostKey
+  ) => Promise<{ readonly trusted: true } | { readonly trusted: false; readonly reason: string }>
   readonly trust: (hop: Hop, key: Buffer) => void
 }
 
@@ -67,12 +69,23 @@ const halfClosedEnds = (channel: ClientChannel): ClientChannel => {
   return channel
 }
 
-const changedText = (connection: string, hop: Hop, presented: string, state: Extract<HostKeyState, { kind: "changed" | "revoked" }>): string =>
+const changedText = (
+  connection: string,
+  hop: Hop,
+  presented: string,
+  state: Extract<HostKeyState, { kind: "changed" | "revoked" }>
+): string =>
   state.kind === "revoked"
-    ? `the SSH host ${hopName(hop)} of '${connection}' presented a key marked revoked in ${state.file} (${presented}); dbdesk refuses it`
-    : `WARNING: the key of the SSH host ${hopName(hop)} of '${connection}' has changed: it was ${state.known.join(", ")} (in ${state.file}) and is now ${presented}. ` +
+    ? `the SSH host ${
+      hopName(hop)
+    } of '${connection}' presented a key marked revoked in ${state.file} (${presented}); dbdesk refuses it`
+    : `WARNING: the key of the SSH host ${hopName(hop)} of '${connection}' has changed: it was ${
+      state.known.join(", ")
+    } (in ${state.file}) and is now ${presented}. ` +
       `Someone could be intercepting the connection, or the host was reinstalled. dbdesk refuses it. If the change is expected, check the new fingerprint with the host's administrator, ` +
-      `then remove the old key with: ssh-keygen -R '${hostEntryName(hop.host, hop.port)}' -f ${state.file}, and accept the new one when dbdesk asks`
+      `then remove the old key with: ssh-keygen -R '${
+        hostEntryName(hop.host, hop.port)
+      }' -f ${state.file}, and accept the new one when dbdesk asks`
 
 export const makeTunnel = (options: TunnelOptions): Tunnel => {
   const { hops, connection } = options
@@ -84,18 +97,38 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
   const authOf = (hop: Hop): Partial<ConnectConfig> => {
     switch (hop.auth) {
       case "agent":
-        if (options.agent === undefined) throw new TunnelFailure("auth", hopName(hop), `no SSH agent is running for dbdesk (SSH_AUTH_SOCK is not set), so it cannot sign in to ${hopName(hop)} of '${connection}'`)
+        if (options.agent === undefined) {
+          throw new TunnelFailure(
+            "auth",
+            hopName(hop),
+            `no SSH agent is running for dbdesk (SSH_AUTH_SOCK is not set), so it cannot sign in to ${
+              hopName(hop)
+            } of '${connection}'`
+          )
+        }
         return { agent: options.agent }
       case "password":
-        if (hop.password === undefined) throw new TunnelFailure("auth", hopName(hop), `'${connection}' has no SSH password stored for ${hopName(hop)}`)
+        if (hop.password === undefined) {
+          throw new TunnelFailure(
+            "auth",
+            hopName(hop),
+            `'${connection}' has no SSH password stored for ${hopName(hop)}`
+          )
+        }
         return { password: hop.password }
       case "key": {
-        if (hop.keyFile === undefined) throw new TunnelFailure("auth", hopName(hop), `'${connection}' names no SSH key file for ${hopName(hop)}`)
+        if (hop.keyFile === undefined) {
+          throw new TunnelFailure("auth", hopName(hop), `'${connection}' names no SSH key file for ${hopName(hop)}`)
+        }
         let privateKey: Buffer
         try {
           privateKey = readFileSync(hop.keyFile)
         } catch (error) {
-          throw new TunnelFailure("auth", hopName(hop), `cannot read the SSH key file ${hop.keyFile} of '${connection}': ${(error as Error).message}`)
+          throw new TunnelFailure(
+            "auth",
+            hopName(hop),
+            `cannot read the SSH key file ${hop.keyFile} of '${connection}': ${(error as Error).message}`
+          )
         }
         return { privateKey, ...(hop.passphrase === undefined ? {} : { passphrase: hop.passphrase }) }
       }
@@ -122,15 +155,44 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
           if (unknown !== undefined) return resolve(unknown)
           if (refusal !== undefined) return reject(refusal)
           if (error.level === "client-authentication") {
-            return reject(new TunnelFailure("auth", name, `the SSH host ${name} of '${connection}' refused the sign-in of ${hop.user} (${hop.auth === "key" ? `key ${hop.keyFile}` : hop.auth})`))
+            return reject(
+              new TunnelFailure(
+                "auth",
+                name,
+                `the SSH host ${name} of '${connection}' refused the sign-in of ${hop.user} (${
+                  hop.auth === "key" ? `key ${hop.keyFile}` : hop.auth
+                })`
+              )
+            )
           }
           if (/passphrase|encrypted|Cannot parse privateKey/i.test(error.message)) {
-            return reject(new TunnelFailure("auth", name, `the SSH key file ${hop.keyFile ?? ""} of '${connection}' cannot be used: ${error.message}`))
+            return reject(
+              new TunnelFailure(
+                "auth",
+                name,
+                `the SSH key file ${hop.keyFile ?? ""} of '${connection}' cannot be used: ${error.message}`
+              )
+            )
           }
-          reject(new TunnelFailure("reach", name, `cannot reach the SSH host ${name} of '${connection}': ${error.message}`))
+          reject(
+            new TunnelFailure("reach", name, `cannot reach the SSH host ${name} of '${connection}': ${error.message}`)
+          )
         })
       })
-      client.on("close", () => settle(() => reject(refusal ?? new TunnelFailure("reach", name, `the SSH host ${name} of '${connection}' closed the connection during the handshake`))))
+      client.on(
+        "close",
+        () =>
+          settle(() =>
+            reject(
+              refusal ??
+                new TunnelFailure(
+                  "reach",
+                  name,
+                  `the SSH host ${name} of '${connection}' closed the connection during the handshake`
+                )
+            )
+          )
+      )
       try {
         client.connect({
           ...(sock === undefined ? { host: hop.host, port: hop.port } : { sock }),
@@ -153,24 +215,49 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
         const text = (error as Error).message
         settle(() =>
           reject(
-            error instanceof TunnelFailure ? error : new TunnelFailure("auth", name, /passphrase/i.test(text)
-              ? `the SSH key file ${hop.keyFile ?? ""} of '${connection}' is encrypted and no passphrase is stored for it: store it with the connection`
-              : `the SSH key file ${hop.keyFile ?? ""} of '${connection}' cannot be used: ${text}`)
-          ))
+            error instanceof TunnelFailure ? error : new TunnelFailure(
+              "auth",
+              name,
+              /passphrase/i.test(text)
+                ? `the SSH key file ${
+                  hop.keyFile ?? ""
+                } of '${connection}' is encrypted and no passphrase is stored for it: store it with the connection`
+                : `the SSH key file ${hop.keyFile ?? ""} of '${connection}' cannot be used: ${text}`
+            )
+          )
+        )
       }
     })
 
   /** A channel from `from` to the next hop (`to`) or, without one, to the database. */
-  const forward = (client: Client, host: string, port: number, stage: TunnelStage, from: Hop, to?: Hop): Promise<ClientChannel> =>
+  const forward = (
+    client: Client,
+    host: string,
+    port: number,
+    stage: TunnelStage,
+    from: Hop,
+    to?: Hop
+  ): Promise<ClientChannel> =>
     new Promise((resolve, reject) =>
       client.forwardOut("127.0.0.1", 0, host, port, (error, channel) =>
         error === undefined || error === null
           ? resolve(channel)
           : reject(
             to === undefined
-              ? new TunnelFailure(stage, hopName(from), `the SSH host ${hopName(from)} of '${connection}' could not open a connection to the database at ${host}:${port}: ${error.message}`)
-              : new TunnelFailure(stage, hopName(to), `cannot reach the SSH host ${hopName(to)} of '${connection}' through ${hopName(from)}: ${error.message}`)
-          )))
+              ? new TunnelFailure(
+                stage,
+                hopName(from),
+                `the SSH host ${
+                  hopName(from)
+                } of '${connection}' could not open a connection to the database at ${host}:${port}: ${error.message}`
+              )
+              : new TunnelFailure(
+                stage,
+                hopName(to),
+                `cannot reach the SSH host ${hopName(to)} of '${connection}' through ${hopName(from)}: ${error.message}`
+              )
+          ))
+    )
 
   const openChain = async (): Promise<ReadonlyArray<Client>> => {
     const clients: Array<Client> = []
@@ -183,9 +270,19 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
           if (!answer.trusted) throw new TunnelFailure("hostKey", hopName(hop), answer.reason)
           options.hostKeys.trust(hop, client.key)
           // A new handshake: the trusted key is checked again like any other.
-          sock = index === 0 ? undefined : halfClosedEnds(await forward(clients[index - 1]!, hop.host, hop.port, "reach", hops[index - 1]!, hop))
+          sock = index === 0
+            ? undefined
+            : halfClosedEnds(await forward(clients[index - 1]!, hop.host, hop.port, "reach", hops[index - 1]!, hop))
           client = await connectHop(hop, sock)
-          if (!(client instanceof Client)) throw new TunnelFailure("hostKey", hopName(hop), `the SSH host ${hopName(hop)} of '${connection}' presented another unknown key after the first was accepted; dbdesk refuses it`)
+          if (!(client instanceof Client)) {
+            throw new TunnelFailure(
+              "hostKey",
+              hopName(hop),
+              `the SSH host ${
+                hopName(hop)
+              } of '${connection}' presented another unknown key after the first was accepted; dbdesk refuses it`
+            )
+          }
         }
         clients.push(client)
         const next = hops[index + 1]
@@ -206,7 +303,11 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
   }
 
   const ensure = (): Promise<ReadonlyArray<Client>> => {
-    if (closed) return Promise.reject(new TunnelFailure("closed", hopName(hops[hops.length - 1]!), `the connection '${connection}' was closed`))
+    if (closed) {
+      return Promise.reject(
+        new TunnelFailure("closed", hopName(hops[hops.length - 1]!), `the connection '${connection}' was closed`)
+      )
+    }
     if (session === undefined) {
       const opening = openChain()
       session = opening
@@ -214,7 +315,18 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
       opening.then((clients) => {
         for (const client of clients) {
           client.on("error", () => undefined)
-          client.on("close", () => lost(opening, new TunnelFailure("closed", hopName(last), `the SSH tunnel of '${connection}' through ${hopName(last)} closed`)))
+          client.on(
+            "close",
+            () =>
+              lost(
+                opening,
+                new TunnelFailure(
+                  "closed",
+                  hopName(last),
+                  `the SSH tunnel of '${connection}' through ${hopName(last)} closed`
+                )
+              )
+          )
         }
       }, () => {
         if (session === opening) session = undefined
@@ -224,7 +336,15 @@ export const makeTunnel = (options: TunnelOptions): Tunnel => {
   }
 
   const socket = (): TunnelSocket => {
-    const channel = ensure().then((clients) => forward(clients[clients.length - 1]!, options.target.host, options.target.port, "database", hops[hops.length - 1]!))
+    const channel = ensure().then((clients) =>
+      forward(
+        clients[clients.length - 1]!,
+        options.target.host,
+        options.target.port,
+        "database",
+        hops[hops.length - 1]!
+      )
+    )
     const made = new TunnelSocket(channel, hopName(hops[hops.length - 1]!))
     open.add(made)
     made.once("close", () => open.delete(made))

@@ -26,7 +26,13 @@ export class TunnelSocket extends Duplex {
     })
     channel.on("end", () => this.push(null))
     channel.on("close", () => {
-      if (!this.destroyed) this.destroy(this.readableEnded ? undefined : new Error(`the connection to the database through the SSH host ${this.through} closed`))
+      if (!this.destroyed) {
+        this.destroy(
+          this.readableEnded
+            ? undefined
+            : new Error(`the connection to the database through the SSH host ${this.through} closed`)
+        )
+      }
     })
     channel.on("error", (error: Error) => this.destroy(error))
     for (const { chunk, callback } of this.waiting.splice(0)) channel.write(chunk, callback)
@@ -50,7 +56,9 @@ export class TunnelSocket extends Duplex {
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    for (const { callback: waiting } of this.waiting.splice(0)) waiting(error ?? new Error("the tunnel socket was closed"))
+    for (const { callback: waiting } of this.waiting.splice(0)) {
+      waiting(error ?? new Error("the tunnel socket was closed"))
+    }
     this.channel?.close()
     callback(error)
   }

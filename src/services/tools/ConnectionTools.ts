@@ -15,9 +15,15 @@ export const summarize = (connection: Connection, isConnected: boolean): JsonObj
   name: connection.name,
   type: connection.type,
   ...(connection.type === "sqlite" ? { database: connection.path } : {}),
-  ...(connection.type === "postgresql" ? { host: connection.host, port: connection.port, database: connection.database } : {}),
+  ...(connection.type === "postgresql"
+    ? { host: connection.host, port: connection.port, database: connection.database }
+    : {}),
   ...(connection.type === "mysql"
-    ? { host: connection.host, port: connection.port, ...(connection.database === undefined ? {} : { database: connection.database }) }
+    ? {
+      host: connection.host,
+      port: connection.port,
+      ...(connection.database === undefined ? {} : { database: connection.database })
+    }
     : {}),
   ...(connection.type === "search" ? { host: connection.host, port: connection.port } : {}),
   is_connected: isConnected,
@@ -38,8 +44,12 @@ export const ConnectionTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (_args, context) =>
-      Effect.succeed(Effect.map(access.visible(context.principal), (connections) =>
-        toolResult({ connections: connections.map((connection) => summarize(connection, connection.type === "sqlite")) }, false)))
+      Effect.succeed(
+        Effect.map(access.visible(context.principal), (connections) =>
+          toolResult({
+            connections: connections.map((connection) => summarize(connection, connection.type === "sqlite"))
+          }, false))
+      )
   })
 
   const getConnectionStatus = defineTool({
@@ -49,12 +59,15 @@ export const ConnectionTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
-      Effect.map(access.resolve(context.principal, args.connection_id, context.clientInfo?.name), (connection) =>
-        connection.type === "search" ? search.status(connection, context) : Effect.gen(function*() {
-          const driver = yield* drivers.forConnection(connection)
-          const status = yield* driver.status()
-          return toolResult({ ...status })
-        }))
+      Effect.map(
+        access.resolve(context.principal, args.connection_id, context.clientInfo?.name),
+        (connection) =>
+          connection.type === "search" ? search.status(connection, context) : Effect.gen(function*() {
+            const driver = yield* drivers.forConnection(connection)
+            const status = yield* driver.status()
+            return toolResult({ ...status })
+          })
+      )
   })
 
   const listDatabases = defineTool({
@@ -66,7 +79,12 @@ export const ConnectionTools = Effect.gen(function*() {
     prepare: (args, context) =>
       Effect.map(access.resolve(context.principal, args.connection_id, context.clientInfo?.name), (connection) => {
         if (connection.type === "search") {
-          return Effect.fail(toolFailure("unsupported", "a search-engine connection reaches one cluster and has no databases; call list_tables to see its collections"))
+          return Effect.fail(
+            toolFailure(
+              "unsupported",
+              "a search-engine connection reaches one cluster and has no databases; call list_tables to see its collections"
+            )
+          )
         }
         return mapDriverFailure(Effect.gen(function*() {
           const driver = yield* drivers.forConnection(connection)
@@ -82,16 +100,31 @@ export const ConnectionTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
-      Effect.map(access.resolve(context.principal, args.connection_id, context.clientInfo?.name), (connection) =>
-        connection.type === "mysql"
-          ? Effect.fail(toolFailure("unsupported", `'${connection.name}' is a MySQL/MariaDB connection: a MySQL schema is a database, so call list_databases and pass one as database`))
-          : connection.type !== "postgresql"
-          ? Effect.fail(toolFailure("unsupported", `'${connection.name}' is a ${connection.type} connection, which has no schemas; call list_tables`))
-          : mapDriverFailure(Effect.gen(function*() {
-            const driver = yield* drivers.forConnection(connection)
-            if (driver.listSchemas === undefined) return yield* toolFailure("unsupported", `'${connection.name}' cannot list schemas`)
-            return toolResult({ schemas: [...(yield* driver.listSchemas(yield* namespaceOf(args)))] })
-          })))
+      Effect.map(
+        access.resolve(context.principal, args.connection_id, context.clientInfo?.name),
+        (connection) =>
+          connection.type === "mysql"
+            ? Effect.fail(
+              toolFailure(
+                "unsupported",
+                `'${connection.name}' is a MySQL/MariaDB connection: a MySQL schema is a database, so call list_databases and pass one as database`
+              )
+            )
+            : connection.type !== "postgresql"
+            ? Effect.fail(
+              toolFailure(
+                "unsupported",
+                `'${connection.name}' is a ${connection.type} connection, which has no schemas; call list_tables`
+              )
+            )
+            : mapDriverFailure(Effect.gen(function*() {
+              const driver = yield* drivers.forConnection(connection)
+              if (driver.listSchemas === undefined) {
+                return yield* toolFailure("unsupported", `'${connection.name}' cannot list schemas`)
+              }
+              return toolResult({ schemas: [...(yield* driver.listSchemas(yield* namespaceOf(args)))] })
+            }))
+      )
   })
 
   return [listConnections, getConnectionStatus, listDatabases, listSchemas] as const

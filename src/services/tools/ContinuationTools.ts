@@ -29,33 +29,68 @@ export interface ContinuedRead extends Namespace {
  * for fetch_more, which reads on without running the statement again). `undefined`: the driver cannot hold this
  * statement open (nothing ran); the caller runs it as before.
  */
-export const readContinued = (continuations: Continuations, driver: DatabaseDriver, sql: string, read: ContinuedRead, idleSeconds: number, lifeSeconds?: number) =>
+export const readContinued = (
+  continuations: Continuations,
+  driver: DatabaseDriver,
+  sql: string,
+  read: ContinuedRead,
+  idleSeconds: number,
+  lifeSeconds?: number
+) =>
   Effect.gen(function*() {
     if (driver.openCursor === undefined) return undefined
     const { caller, connectionId, maxRows, timeoutSeconds, limits, guard, onRows, ...namespace } = read
-    const opened = yield* driver.openCursor(sql, { ...namespace, timeoutSeconds, idleSeconds, lifeSeconds, guard, onRows, maxRows, limits }).pipe(
+    const opened = yield* driver.openCursor(sql, {
+      ...namespace,
+      timeoutSeconds,
+      idleSeconds,
+      lifeSeconds,
+      guard,
+      onRows,
+      maxRows,
+      limits
+    }).pipe(
       Effect.catchTag("Unsupported", () => Effect.succeed(undefined))
     )
     if (opened === undefined) return undefined
-    return yield* keepOpened(continuations, opened, { caller, connectionId, database: namespace.database, maxRows, statement: sql })
+    return yield* keepOpened(continuations, opened, {
+      caller,
+      connectionId,
+      database: namespace.database,
+      maxRows,
+      statement: sql
+    })
   })
 
 /** The first page of an opened cursor; while rows remain the cursor is kept under a new handle of the caller's. */
 export const keepOpened = (
   continuations: Continuations,
   { cursor, first }: OpenedCursor,
-  owner: { readonly caller: string; readonly connectionId: string; readonly database: string | undefined; readonly maxRows: number; readonly statement: string }
+  owner: {
+    readonly caller: string
+    readonly connectionId: string
+    readonly database: string | undefined
+    readonly maxRows: number
+    readonly statement: string
+  }
 ): Effect.Effect<{ readonly resultSet: GuardedResultSet; readonly handle: string | undefined }> =>
   first.more
     ? Effect.map(
-      continuations.register(owner.caller, owner.connectionId, owner.database, cursor, owner.maxRows, { statement: owner.statement, rows: first.resultSet.rows.length }),
+      continuations.register(owner.caller, owner.connectionId, owner.database, cursor, owner.maxRows, {
+        statement: owner.statement,
+        rows: first.resultSet.rows.length
+      }),
       (handle) => ({ resultSet: first.resultSet, handle })
     )
     : Effect.succeed({ resultSet: first.resultSet, handle: undefined })
 
 /** The answer of a first page: while rows remain, `continuation.handle` reads on with fetch_more. */
-export const withContinuation = (answer: { readonly resultSet: GuardedResultSet; readonly handle: string | undefined }): GuardedResultSet =>
-  answer.handle === undefined ? answer.resultSet : { ...answer.resultSet, continuation: { handle: answer.handle } } as GuardedResultSet
+export const withContinuation = (
+  answer: { readonly resultSet: GuardedResultSet; readonly handle: string | undefined }
+): GuardedResultSet =>
+  answer.handle === undefined
+    ? answer.resultSet
+    : { ...answer.resultSet, continuation: { handle: answer.handle } } as GuardedResultSet
 
 export const ContinuationTools = Effect.gen(function*() {
   const continuations = yield* Continuations
@@ -74,7 +109,10 @@ export const ContinuationTools = Effect.gen(function*() {
     prepare: (args, context) =>
       Effect.gen(function*() {
         const { limits } = yield* settings.current
-        if (args.max_rows !== undefined && (!Number.isInteger(args.max_rows) || args.max_rows < 1 || args.max_rows > limits.maxRows)) {
+        if (
+          args.max_rows !== undefined &&
+          (!Number.isInteger(args.max_rows) || args.max_rows < 1 || args.max_rows > limits.maxRows)
+        ) {
           return yield* toolFailure("invalid_argument", `max_rows must be a whole number from 1 to ${limits.maxRows}`)
         }
         return mapDriverFailure(Effect.gen(function*() {

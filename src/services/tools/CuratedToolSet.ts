@@ -67,11 +67,18 @@ export class CuratedToolSet extends Effect.Service<CuratedToolSet>()("dbdesk/ser
       const parsed = parseCuratedToolsFile(text, reserved)
       if (Either.isLeft(parsed)) {
         snapshot = { ...snapshot, problem: parsed.left }
-        Runtime.runFork(runtime)(Effect.logWarning(`tools.json was not loaded, the previous curated tools stay in force: ${parsed.left}`))
+        Runtime.runFork(runtime)(
+          Effect.logWarning(`tools.json was not loaded, the previous curated tools stay in force: ${parsed.left}`)
+        )
         return
       }
       const definitions = parsed.right.tools.filter((tool) => tool.disabled !== true)
-      snapshot = { version: snapshot.version + 1, tools: definitions.map(factory.make), definitions, problem: undefined }
+      snapshot = {
+        version: snapshot.version + 1,
+        tools: definitions.map(factory.make),
+        definitions,
+        problem: undefined
+      }
     }
 
     /** The set in force, re-read first when the last look is older than CURATED_RECHECK_MS. */

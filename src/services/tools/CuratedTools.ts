@@ -46,10 +46,22 @@ export const searchQuery = (spec: CuratedSearch, values: Readonly<Record<string,
   for (const filter of spec.filters ?? []) {
     const value = filter.value === undefined ? undefined : resolve(filter.value)
     const second = filter.second_value === undefined ? undefined : resolve(filter.second_value)
-    if ((filter.value !== undefined && value === undefined) || (filter.second_value !== undefined && second === undefined)) continue
-    filters.push({ column: filter.column, operator: filter.operator, ...(value === undefined ? {} : { value: value.value }), ...(second === undefined ? {} : { second_value: second.value }) })
+    if (
+      (filter.value !== undefined && value === undefined) || (filter.second_value !== undefined && second === undefined)
+    ) continue
+    filters.push({
+      column: filter.column,
+      operator: filter.operator,
+      ...(value === undefined ? {} : { value: value.value }),
+      ...(second === undefined ? {} : { second_value: second.value })
+    })
   }
-  return { filters, ...(spec.logic === undefined ? {} : { logic: spec.logic }), ...(spec.sort === undefined ? {} : { sort: spec.sort }), ...(spec.limit === undefined ? {} : { limit: spec.limit }) }
+  return {
+    filters,
+    ...(spec.logic === undefined ? {} : { logic: spec.logic }),
+    ...(spec.sort === undefined ? {} : { sort: spec.sort }),
+    ...(spec.limit === undefined ? {} : { limit: spec.limit })
+  }
 }
 
 /** Whether the tool only reads under every SQL dialect (its connection's is known at call time only); a search reads. */
@@ -78,7 +90,10 @@ export const secretSafe = (definition: CuratedToolDefinition, preflight: Preflig
         preview._tag === "Changes"
           ? { ...preview, columns: [], rows: [], note: "rows are not shown: an argument of this tool is secret" }
           : preview._tag === "Unavailable" && preview.reason !== TOOK_TOO_LONG
-          ? { _tag: "Unavailable", reason: "the dry run failed (its message is not shown: an argument of this tool is secret)" }
+          ? {
+            _tag: "Unavailable",
+            reason: "the dry run failed (its message is not shown: an argument of this tool is secret)"
+          }
           : preview)
     }
     : preflight
@@ -88,14 +103,20 @@ export const findConnection = (all: ReadonlyArray<Connection>, idOrName: string)
   all.find((connection) => connection.id === idOrName) ?? all.find((connection) => connection.name === idOrName)
 
 /** The statement with the arguments bound for the connection's driver, or why it cannot be. */
-export const bindCurated = (definition: CuratedToolDefinition, connection: Connection, values: Readonly<Record<string, unknown>>) => {
+export const bindCurated = (
+  definition: CuratedToolDefinition,
+  connection: Connection,
+  values: Readonly<Record<string, unknown>>
+) => {
   const dialect = dialectOf(connection)
   if (definition.sql === undefined) return Either.left("it has no SQL statement")
   const placeholders = scanPlaceholders(definition.sql, dialect)
   if (Either.isLeft(placeholders)) return Either.left(placeholders.left)
   const declared = new Set((definition.parameters ?? []).map((parameter) => parameter.name))
   const undeclared = placeholders.right.find((placeholder) => !declared.has(placeholder.name))
-  if (undeclared !== undefined) return Either.left(`the statement uses :${undeclared.name}, which is not a declared parameter`)
+  if (undeclared !== undefined) {
+    return Either.left(`the statement uses :${undeclared.name}, which is not a declared parameter`)
+  }
   const unused = [...declared].find((name) => !placeholders.right.some((placeholder) => placeholder.name === name))
   if (unused !== undefined) return Either.left(`the parameter ${unused} does not appear in the statement as :${unused}`)
   return Either.right(bindPlaceholders(definition.sql, dialect, placeholders.right, values))
@@ -118,7 +139,14 @@ export const CuratedToolFactory = Effect.gen(function*() {
   const search = yield* SearchToolRoutes
 
   /** The activity row of a run: the tool, its arguments (secret ones redacted), the tier, an advance approval. */
-  const recordRun = (definition: CuratedToolDefinition, connectionId: string, context: MethodContext, values: Readonly<Record<string, Json>>, tier: string, approvedInAdvance: boolean) =>
+  const recordRun = (
+    definition: CuratedToolDefinition,
+    connectionId: string,
+    context: MethodContext,
+    values: Readonly<Record<string, Json>>,
+    tier: string,
+    approvedInAdvance: boolean
+  ) =>
     activity.record({
       category: "tool",
       action: "tool.curated",
@@ -126,33 +154,63 @@ export const CuratedToolFactory = Effect.gen(function*() {
       connectionId,
       tokenId: context.principal.tokenId ?? null,
       tokenName: context.principal.tokenName ?? null,
-      details: JSON.stringify({ arguments: auditedArguments(definition, values), tier, ...(approvedInAdvance ? { approvedInAdvance: true } : {}) })
+      details: JSON.stringify({
+        arguments: auditedArguments(definition, values),
+        tier,
+        ...(approvedInAdvance ? { approvedInAdvance: true } : {})
+      })
     })
 
   const prepare = (definition: CuratedToolDefinition, rawArguments: unknown, context: MethodContext) =>
     Effect.gen(function*() {
-      const raw = (typeof rawArguments === "object" && rawArguments !== null ? rawArguments : {}) as Record<string, unknown>
+      const raw = (typeof rawArguments === "object" && rawArguments !== null ? rawArguments : {}) as Record<
+        string,
+        unknown
+      >
       const decoded = decodeCuratedArguments(definition, raw)
       if (Either.isLeft(decoded)) return yield* toolFailure("invalid_argument", decoded.left)
       const named = findConnection(yield* connections.list, definition.connection)
-      if (named === undefined) return yield* toolFailure("not_found", `the connection ${JSON.stringify(definition.connection)} of ${definition.name} no longer exists`)
+      if (named === undefined) {
+        return yield* toolFailure(
+          "not_found",
+          `the connection ${JSON.stringify(definition.connection)} of ${definition.name} no longer exists`
+        )
+      }
       if (named.type === "search" || definition.search !== undefined) {
         if (named.type !== "search" || definition.search === undefined) {
-          return yield* toolFailure("invalid_argument", `${definition.name} cannot run: ${named.type === "search" ? "a search-engine connection takes a search, not sql" : "a search runs on a search-engine connection"}`)
+          return yield* toolFailure(
+            "invalid_argument",
+            `${definition.name} cannot run: ${
+              named.type === "search"
+                ? "a search-engine connection takes a search, not sql"
+                : "a search runs on a search-engine connection"
+            }`
+          )
         }
         const connection = yield* access.resolve(context.principal, named.id, context.clientInfo?.name)
-        if (connection.type !== "search") return yield* toolFailure("invalid_argument", `${definition.name} cannot run on ${connection.name}`)
+        if (connection.type !== "search") {
+          return yield* toolFailure("invalid_argument", `${definition.name} cannot run on ${connection.name}`)
+        }
         yield* recordRun(definition, connection.id, context, decoded.right, "safe", false)
         const { limits } = yield* settings.current
-        return search.browse(connection, definition.search.collection, searchQuery(definition.search, decoded.right), limits.defaultRows, context)
+        return search.browse(
+          connection,
+          definition.search.collection,
+          searchQuery(definition.search, decoded.right),
+          limits.defaultRows,
+          context
+        )
       }
       const sql = definition.sql ?? ""
       const bound = bindCurated(definition, named, decoded.right)
-      if (Either.isLeft(bound)) return yield* toolFailure("invalid_argument", `${definition.name} cannot run: ${bound.left}`)
+      if (Either.isLeft(bound)) {
+        return yield* toolFailure("invalid_argument", `${definition.name} cannot run: ${bound.left}`)
+      }
       const { limits } = yield* settings.current
       // Classified again at each call, with the arguments as bound parameters: the same gates as execute_query.
       const { connection, decision } = yield* access.statement(context, named.id, "execute_query", bound.right.sql)
-      const classification: Classification = decision.facts.classification ?? { tier: "write", reachesFilesOrCode: false, statementCount: 1 }
+      const classification: Classification = decision.facts.classification ??
+        { tier: "write", reachesFilesOrCode: false, statementCount: 1 }
       const handle = classification.tier === "safe" ? "readonly" : "readwrite"
       const asks = decision.outcome.kind === "runs" && decision.outcome.asks.includes("approval")
       const approvedInAdvance = asks && definition.approvedInAdvance === true

@@ -14,9 +14,15 @@ export type CuratedTrial = { readonly kind: "rows"; readonly result: ResultSet }
  * classified, and a tool that reads run once with them bound, on a read-only handle (the user's own view: no AI
  * guard). A tool that changes data is not run. A problem is a sentence for the user.
  */
-export const trialRun = (definition: CuratedToolDefinition, connection: Connection, raw: Readonly<Record<string, unknown>>) =>
+export const trialRun = (
+  definition: CuratedToolDefinition,
+  connection: Connection,
+  raw: Readonly<Record<string, unknown>>
+) =>
   Effect.gen(function*() {
-    if (definition.sql === undefined || connection.type === "search") return yield* Effect.fail(`${definition.name} searches a search-engine collection; only SQL tools are tried here`)
+    if (definition.sql === undefined || connection.type === "search") {
+      return yield* Effect.fail(`${definition.name} searches a search-engine collection; only SQL tools are tried here`)
+    }
     const values = decodeCuratedArguments(definition, raw)
     if (Either.isLeft(values)) return yield* Effect.fail(values.left.replace(" The input schema is in tools/list.", ""))
     const bound = bindCurated(definition, connection, values.right)
@@ -24,11 +30,18 @@ export const trialRun = (definition: CuratedToolDefinition, connection: Connecti
     const facts: PolicyFacts = {}
     const verdict = sqlVerdict(bound.right.sql, dialectOf(connection), facts)
     if (verdict.kind === "refuse") return yield* Effect.fail(verdict.error.message)
-    if ((facts.tier ?? facts.classification?.tier) !== "safe") return { kind: "changes_data" } satisfies CuratedTrial as CuratedTrial
+    if ((facts.tier ?? facts.classification?.tier) !== "safe") {
+      return { kind: "changes_data" } satisfies CuratedTrial
+    }
     const drivers = yield* Drivers
     const driver = yield* drivers.forConnection(connection)
-    const result = yield* driver.execute(bound.right.sql, { maxRows: 20, timeoutSeconds: 30, access: "readonly", params: bound.right.params })
-    return { kind: "rows", result } satisfies CuratedTrial as CuratedTrial
+    const result = yield* driver.execute(bound.right.sql, {
+      maxRows: 20,
+      timeoutSeconds: 30,
+      access: "readonly",
+      params: bound.right.params
+    })
+    return { kind: "rows", result } satisfies CuratedTrial
   })
 
 /**
@@ -36,11 +49,18 @@ export const trialRun = (definition: CuratedToolDefinition, connection: Connecti
  * again at each call): "safe" for a read, "write" for a change, or why it cannot be saved. A curated tool runs under
  * execute_query's policy, which sends DROP and TRUNCATE to the confirmation tool, so those are refused here.
  */
-export const savedTier = (definition: CuratedToolDefinition, connection: Connection): Either.Either<"safe" | "write", string> => {
+export const savedTier = (
+  definition: CuratedToolDefinition,
+  connection: Connection
+): Either.Either<"safe" | "write", string> => {
   if (connection.type === "search") {
-    return definition.search === undefined ? Either.left(`${connection.name} is a search connection; a curated tool on it searches a collection`) : Either.right("safe")
+    return definition.search === undefined
+      ? Either.left(`${connection.name} is a search connection; a curated tool on it searches a collection`)
+      : Either.right("safe")
   }
-  if (definition.sql === undefined) return Either.left(`${connection.name} is a SQL connection; a curated tool on it runs a statement`)
+  if (definition.sql === undefined) {
+    return Either.left(`${connection.name} is a SQL connection; a curated tool on it runs a statement`)
+  }
   const bound = bindCurated(definition, connection, {})
   if (Either.isLeft(bound)) return Either.left(bound.left)
   const facts: PolicyFacts = {}

@@ -17,11 +17,22 @@ import { connectionId, countFilters, database, filters, integer, logic, schemaNa
 const BROWSE_SECONDS = 30
 
 const SortArgument = Schema.Struct({ column: Schema.String, direction: Schema.String })
-const sort = Schema.Array(SortArgument).annotations({ jsonSchema: { type: "array", description: "[{column, direction: asc|desc}]" } })
+const sort = Schema.Array(SortArgument).annotations({
+  jsonSchema: { type: "array", description: "[{column, direction: asc|desc}]" }
+})
 
 const semantic = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: string) =>
   Schema.decodeUnknown(schema)(value).pipe(
-    Effect.mapError((error) => toolFailure("invalid_argument", `${what}: ${ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => `${issue.path.join(".") || "value"} ${issue.message}`).join("; ")}`))
+    Effect.mapError((error) =>
+      toolFailure(
+        "invalid_argument",
+        `${what}: ${
+          ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) =>
+            `${issue.path.join(".") || "value"} ${issue.message}`
+          ).join("; ")
+        }`
+      )
+    )
   )
 
 export const DataTools = Effect.gen(function*() {
@@ -57,26 +68,58 @@ export const DataTools = Effect.gen(function*() {
           return yield* toolFailure("invalid_argument", `limit must be a whole number from 1 to ${limits.maxRows}`)
         }
         const namespace = yield* namespaceOf(args)
-        const query = yield* semantic(BrowseQuery, { ...args, limit, connection_id: undefined, table: undefined, database: undefined, schema: undefined }, "browse_table arguments")
+        const query = yield* semantic(BrowseQuery, {
+          ...args,
+          limit,
+          connection_id: undefined,
+          table: undefined,
+          database: undefined,
+          schema: undefined
+        }, "browse_table arguments")
         return yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
           Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => {
             const guard = tableGuard(connection, target)
             return driver.openBrowseCursor === undefined
               ? Effect.map(driver.browse(target.table, query, target.namespace, limits, guard), guardedResult)
               // A cut page keeps the table's rows open for fetch_more, from the row after it.
-              : driver.openBrowseCursor(target.table, query, { ...target.namespace, timeoutSeconds: BROWSE_SECONDS, idleSeconds: limits.continuationIdleSeconds, lifeSeconds: limits.continuationMaxSeconds, guard, maxRows: limit, limits }).pipe(
-                Effect.flatMap((opened) => keepOpened(continuations, opened, { caller: context.principal.key, connectionId: connection.id, database: target.namespace?.database, maxRows: limit, statement: `browse_table ${target.table}` })),
-                Effect.map((answer) => guardedResult(withContinuation(answer)))
+              : driver.openBrowseCursor(target.table, query, {
+                ...target.namespace,
+                timeoutSeconds: BROWSE_SECONDS,
+                idleSeconds: limits.continuationIdleSeconds,
+                lifeSeconds: limits.continuationMaxSeconds,
+                guard,
+                maxRows: limit,
+                limits
+              }).pipe(
+                Effect.flatMap((opened) =>
+                  keepOpened(continuations, opened, {
+                    caller: context.principal.key,
+                    connectionId: connection.id,
+                    database: target.namespace?.database,
+                    maxRows: limit,
+                    statement: `browse_table ${target.table}`
+                  })
+                ),
+                Effect.map((answer) =>
+                  guardedResult(withContinuation(answer))
+                )
               )
-          }),
-          (connection) => search.browse(connection, args.table, query, limits.defaultRows, context))
+          }), (connection) =>
+          search.browse(connection, args.table, query, limits.defaultRows, context))
       })
   })
 
   const countRows = defineTool({
     name: "count_rows",
     description: "Returns a table's row_count, optionally filtered.",
-    arguments: Schema.Struct({ connection_id: connectionId, table, filters: countFilters, logic, database, schema: schemaName }),
+    arguments: Schema.Struct({
+      connection_id: connectionId,
+      table,
+      filters: countFilters,
+      logic,
+      database,
+      schema: schemaName
+    }),
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
@@ -88,9 +131,26 @@ export const DataTools = Effect.gen(function*() {
         // D-94: 0 when the call starts, 0.3 once the database is reached, the seconds while it counts, 1 when done.
         const run = yield* withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
           Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) =>
-            counting(context.progress, Effect.map(driver.count(target.table, parsedFilters, parsedLogic, target.namespace, countGuard(connection, target)), (count) => toolResult({ ...count })))),
-          (connection) => search.count(connection, args.table, parsedFilters, parsedLogic, context))
-        return Effect.zipRight(context.progress(0, "Resolving connection"), Effect.tap(run, () => context.progress(1, "Done")))
+            counting(
+              context.progress,
+              Effect.map(
+                driver.count(
+                  target.table,
+                  parsedFilters,
+                  parsedLogic,
+                  target.namespace,
+                  countGuard(connection, target)
+                ),
+                (count) =>
+                  toolResult({ ...count })
+              )
+            )), (connection) =>
+          search.count(connection, args.table, parsedFilters, parsedLogic, context))
+        return Effect.zipRight(
+          context.progress(0, "Resolving connection"),
+          Effect.tap(run, () =>
+            context.progress(1, "Done"))
+        )
       })
   })
 

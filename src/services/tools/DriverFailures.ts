@@ -1,7 +1,14 @@
 import { Effect } from "effect"
 import { ProtocolError } from "../../domain/ProtocolErrors.ts"
 import { policyFailure, toolFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
-import type { LockTimeout, PolicyRefusal, ReachFailure, StatementTimeout, TableNotFound, Unsupported } from "../drivers/Driver.ts"
+import type {
+  LockTimeout,
+  PolicyRefusal,
+  ReachFailure,
+  StatementTimeout,
+  TableNotFound,
+  Unsupported
+} from "../drivers/Driver.ts"
 
 export type DriverFailure = ReachFailure | TableNotFound | Unsupported | StatementTimeout | LockTimeout | PolicyRefusal
 
@@ -15,7 +22,12 @@ export const mapDriverFailure = <A, R>(effect: Effect.Effect<A, DriverFailure | 
       case "DriverError":
         return Effect.fail(toolFailure("query_failed", error.message))
       case "TableNotFound":
-        return Effect.fail(toolFailure("not_found", `the table ${JSON.stringify(error.table)} does not exist; call list_tables for the names`))
+        return Effect.fail(
+          toolFailure(
+            "not_found",
+            `the table ${JSON.stringify(error.table)} does not exist; call list_tables for the names`
+          )
+        )
       case "NotConnected":
         return Effect.fail(toolFailure("not_connected", error.message))
       case "NamespaceNotFound":
@@ -29,7 +41,12 @@ export const mapDriverFailure = <A, R>(effect: Effect.Effect<A, DriverFailure | 
       case "PolicyRefusal":
         return Effect.fail(policyFailure(error.refusal))
       case "StatementTimeout":
-        return Effect.fail(ProtocolError.of(-33003, `The statement ran past its ${error.seconds} s deadline and was stopped`, { deadline: "statement", seconds: error.seconds }))
+        return Effect.fail(
+          ProtocolError.of(-33003, `The statement ran past its ${error.seconds} s deadline and was stopped`, {
+            deadline: "statement",
+            seconds: error.seconds
+          })
+        )
       default:
         return Effect.fail(error)
     }

@@ -7,7 +7,14 @@ import type { JsonObject } from "../../domain/Json.ts"
 import { statementGate } from "../../domain/StatementGate.ts"
 import { type ResolvedRelation, secretCatalogOf } from "../../domain/TableReference.ts"
 import { policyFailure, type ToolFailure } from "../../domain/ToolErrors.ts"
-import type { AnswerGuard, DatabaseDriver, GuardedResultSet, Namespace, ReachFailure, TableNotFound } from "../drivers/Driver.ts"
+import type {
+  AnswerGuard,
+  DatabaseDriver,
+  GuardedResultSet,
+  Namespace,
+  ReachFailure,
+  TableNotFound
+} from "../drivers/Driver.ts"
 import { toolResultOfJson } from "./Tool.ts"
 import { guardPolicyOf } from "../policy/StatementPolicy.ts"
 import { dialectOf } from "./StatementGates.ts"
@@ -25,11 +32,17 @@ const currentDatabase = (connection: Connection, namespace: Namespace | undefine
   namespace?.database ?? (connection.type === "mysql" ? connection.database : undefined)
 
 /** The statement gate: refused with the rule and setting, or the guard the driver decides the answer with. */
-export const gateStatement = (sql: string, connection: Connection, namespace?: Namespace): Effect.Effect<AnswerGuard | undefined, ToolFailure> => {
+export const gateStatement = (
+  sql: string,
+  connection: Connection,
+  namespace?: Namespace
+): Effect.Effect<AnswerGuard | undefined, ToolFailure> => {
   const policy = guardPolicyOf(connection)
   if (!guardsAnything(policy)) return Effect.succeed(undefined)
   const verdict = statementGate(sql, dialectOf(connection), policy, currentDatabase(connection, namespace))
-  return verdict.kind === "refuse" ? Effect.fail(policyFailure(verdict.refusal)) : Effect.succeed({ policy, facts: verdict.facts })
+  return verdict.kind === "refuse"
+    ? Effect.fail(policyFailure(verdict.refusal))
+    : Effect.succeed({ policy, facts: verdict.facts })
 }
 
 /**
@@ -42,9 +55,17 @@ export interface TableTarget {
 }
 
 /** The arguments that name exactly a resolved object (its stored name, in its schema or database). */
-const exactTarget = (connection: Connection, relation: ResolvedRelation, namespace: Namespace | undefined): TableTarget => {
-  if (connection.type === "mysql") return { table: relation.name, namespace: { database: relation.schema, exact: true } }
-  if (connection.type === "postgresql") return { table: relation.name, namespace: { database: namespace?.database, schema: relation.schema, exact: true } }
+const exactTarget = (
+  connection: Connection,
+  relation: ResolvedRelation,
+  namespace: Namespace | undefined
+): TableTarget => {
+  if (connection.type === "mysql") {
+    return { table: relation.name, namespace: { database: relation.schema, exact: true } }
+  }
+  if (connection.type === "postgresql") {
+    return { table: relation.name, namespace: { database: namespace?.database, schema: relation.schema, exact: true } }
+  }
   return { table: relation.name, namespace: { ...namespace, exact: true } }
 }
 
@@ -59,10 +80,16 @@ export const resolveTarget = (
   table: string,
   namespace?: Namespace
 ): Effect.Effect<TableTarget, ToolFailure | ReachFailure | TableNotFound> => {
-  if (connection.type === "search" || !guardsAnything(guardPolicyOf(connection))) return Effect.succeed({ table, namespace })
+  if (connection.type === "search" || !guardsAnything(guardPolicyOf(connection))) {
+    return Effect.succeed({ table, namespace })
+  }
   return Effect.flatMap(driver.resolveTable(table, namespace), (relation) => {
-    const catalog = connection.secretCatalogs === "closed" ? secretCatalogOf(dialectOf(connection), relation) : undefined
-    return catalog === undefined ? Effect.succeed(exactTarget(connection, relation, namespace)) : Effect.fail(policyFailure(secretRefusal(catalog)))
+    const catalog = connection.secretCatalogs === "closed"
+      ? secretCatalogOf(dialectOf(connection), relation)
+      : undefined
+    return catalog === undefined
+      ? Effect.succeed(exactTarget(connection, relation, namespace))
+      : Effect.fail(policyFailure(secretRefusal(catalog)))
   })
 }
 
@@ -85,7 +112,9 @@ export const listable = (connection: Connection, namespace?: Namespace) => (tabl
 
 /** The guard of browse_table: the one object it reads, resolved by the table gate. */
 export const tableGuard = (connection: Connection, target: TableTarget): AnswerGuard | undefined =>
-  guardsAnything(guardPolicyOf(connection)) ? { policy: guardPolicyOf(connection), facts: { names: [target.table], compound: false, local: [] } } : undefined
+  guardsAnything(guardPolicyOf(connection))
+    ? { policy: guardPolicyOf(connection), facts: { names: [target.table], compound: false, local: [] } }
+    : undefined
 
 /**
  * The guard of count_rows: secret catalogs only (a count is computed, so masking rules would refuse every count of a
@@ -100,10 +129,16 @@ export const countGuard = (connection: Connection, target: TableTarget): AnswerG
 }
 
 /** A guarded answer's tool result; the masking rules applied are noted for the activity log, never sent. */
-export const guardedResult = (guarded: GuardedResultSet | { readonly applied?: GuardedResultSet["applied"] }): JsonObject => {
+export const guardedResult = (
+  guarded: GuardedResultSet | { readonly applied?: GuardedResultSet["applied"] }
+): JsonObject => {
   const { applied, ...answer } = guarded
   const json = JSON.stringify(answer)
   const result = toolResultOfJson(json, JSON.parse(json) as JsonObject)
   if (applied === undefined || applied.length === 0) return result
-  return Object.assign(result, { [POLICY_NOTE]: applied.map((entry) => `${entry.action === "mask" ? "masked" : "hidden"} ${entry.column} (rule ${entry.rule})`).join("; ") })
+  return Object.assign(result, {
+    [POLICY_NOTE]: applied.map((entry) =>
+      `${entry.action === "mask" ? "masked" : "hidden"} ${entry.column} (rule ${entry.rule})`
+    ).join("; ")
+  })
 }

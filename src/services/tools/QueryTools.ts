@@ -37,7 +37,8 @@ export const QueryTools = Effect.gen(function*() {
 
   const executeQuery = defineTool({
     name: "execute_query",
-    description: "Runs one statement (search: METHOD /path JSON). Writes ask the user; DROP/TRUNCATE: confirm_destructive_operation. Returns a result set.",
+    description:
+      "Runs one statement (search: METHOD /path JSON). Writes ask the user; DROP/TRUNCATE: confirm_destructive_operation. Returns a result set.",
     arguments: Schema.Struct({
       connection_id: connectionId,
       query: text(),
@@ -61,11 +62,26 @@ export const QueryTools = Effect.gen(function*() {
         }
         const namespace = yield* namespaceOf(args)
         // D-70: the statement policy decides (gates in order, the access dialog asked where it says).
-        const { connection, decision } = yield* access.statement(context, args.connection_id, "execute_query", args.query, namespace.database)
+        const { connection, decision } = yield* access.statement(
+          context,
+          args.connection_id,
+          "execute_query",
+          args.query,
+          namespace.database
+        )
         // D-26: approval for every non-safe statement, and for every statement on a confirm-all connection.
         const needsApproval = decision.outcome.kind === "runs" && decision.outcome.asks.includes("approval")
-        if (connection.type === "search") return yield* search.execute(connection, { query: args.query, maxRows, timeoutSeconds, tier: decision.facts.tier ?? "write", needsApproval }, context)
-        const classification: Classification = decision.facts.classification ?? { tier: "write", reachesFilesOrCode: false, statementCount: 1 }
+        if (connection.type === "search") {
+          return yield* search.execute(connection, {
+            query: args.query,
+            maxRows,
+            timeoutSeconds,
+            tier: decision.facts.tier ?? "write",
+            needsApproval
+          }, context)
+        }
+        const classification: Classification = decision.facts.classification ??
+          { tier: "write", reachesFilesOrCode: false, statementCount: 1 }
         const handle = classification.tier === "safe" ? "readonly" : "readwrite"
         // D-64: the policy's AI-settings gate refused what they forbid; what it found guards the answer.
         const guard = decision.facts.guard
@@ -74,8 +90,14 @@ export const QueryTools = Effect.gen(function*() {
           what: statementVerb(args.query),
           statement: args.query,
           // D-95: the estimate is the question's preview; the planner compiled the statement already.
-          preflight: over === undefined ? preflight.sql(connection, args.query, handle, namespace) : { check: Effect.void, preview: Effect.succeed(over.preview) },
-          ...(over !== undefined ? { warning: "reads more than this connection's cost budget allows" } : classification.approvalHint === undefined ? {} : { warning: classification.approvalHint })
+          preflight: over === undefined
+            ? preflight.sql(connection, args.query, handle, namespace)
+            : { check: Effect.void, preview: Effect.succeed(over.preview) },
+          ...(over !== undefined
+            ? { warning: "reads more than this connection's cost budget allows" }
+            : classification.approvalHint === undefined
+            ? {}
+            : { warning: classification.approvalHint })
         })
         const runWith = (gate: ApprovalGate | undefined) => {
           const run = mapDriverFailure(Effect.gen(function*() {
@@ -86,25 +108,58 @@ export const QueryTools = Effect.gen(function*() {
             // A safe read is opened as a held cursor where the driver can: a capped answer then continues with fetch_more.
             const continued = handle === "readonly"
               ? yield* withRowProgress(context.progress, maxRows, (onRows) =>
-                readContinued(continuations, driver, args.query, { caller: context.principal.key, connectionId: connection.id, maxRows, timeoutSeconds, limits, guard, onRows, ...namespace }, limits.continuationIdleSeconds, limits.continuationMaxSeconds))
+                readContinued(
+                  continuations,
+                  driver,
+                  args.query,
+                  {
+                    caller: context.principal.key,
+                    connectionId: connection.id,
+                    maxRows,
+                    timeoutSeconds,
+                    limits,
+                    guard,
+                    onRows,
+                    ...namespace
+                  },
+                  limits.continuationIdleSeconds,
+                  limits.continuationMaxSeconds
+                ))
               : undefined
-            const resultSet = continued?.resultSet ?? (yield* driver.execute(args.query, { maxRows, timeoutSeconds, access: handle, ...namespace, limits, guard }))
+            const resultSet = continued?.resultSet ??
+              (yield* driver.execute(args.query, {
+                maxRows,
+                timeoutSeconds,
+                access: handle,
+                ...namespace,
+                limits,
+                guard
+              }))
             yield* context.progress(1, "Done")
-            return continued?.handle === undefined ? resultSet : { ...resultSet, continuation: { handle: continued.handle } }
+            return continued?.handle === undefined
+              ? resultSet
+              : { ...resultSet, continuation: { handle: continued.handle } }
           }))
           return Effect.map(recorder.observe(connection.id, args.query, run), guardedResult)
         }
         const budget = handle === "readonly" ? costBudgetOf(connection) : undefined
         if (budget === undefined) {
           const gate = needsApproval ? yield* approval.gate(context, subject()) : undefined
-          if (gate?.kind === "input_required") return Effect.succeed(gate.result)
+          if (gate?.kind === "input_required") {
+            return Effect.succeed(gate.result)
+          }
           return runWith(gate)
         }
         // D-95: the estimate runs inside the response, under the call's deadline and cancel; above the budget the
         // call asks (the same dialog or form as a write, the estimate shown) or is refused with advice.
         return Effect.gen(function*() {
-          const over = yield* checkCost(drivers, connection, args.query, budget, { seconds: timeoutSeconds, ...namespace })
-          if (over !== undefined && budget.mode === "refuse") return yield* over.refusal
+          const over = yield* checkCost(drivers, connection, args.query, budget, {
+            seconds: timeoutSeconds,
+            ...namespace
+          })
+          if (over !== undefined && budget.mode === "refuse") {
+            return yield* over.refusal
+          }
           const gate = needsApproval || over !== undefined ? yield* approval.gate(context, subject(over)) : undefined
           if (gate?.kind === "input_required") return gate.result
           return yield* runWith(gate)
@@ -128,27 +183,52 @@ export const QueryTools = Effect.gen(function*() {
         const classification = yield* classifyForExecution(args.query, connection)
         const guard = yield* gateStatement(args.query, connection)
         if (args.analyze === true && classification.tier !== "safe") {
-          return yield* toolFailure("denied", "analyze runs the statement, so it is only allowed for a statement that reads")
+          return yield* toolFailure(
+            "denied",
+            "analyze runs the statement, so it is only allowed for a statement that reads"
+          )
         }
         const { limits } = yield* settings.current
         const explained: ToolRun = mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) =>
-          Effect.map(driver.explain(args.query, args.analyze ?? false, limits), (resultSet) => toolResult(resultSet as unknown as JsonObject))))
+          Effect.map(driver.explain(args.query, args.analyze ?? false, limits), (resultSet) =>
+            toolResult(resultSet as unknown as JsonObject))))
         // D-95: analyze runs the statement, so on a guarded connection it is estimated first, like execute_query's read.
         const budget = args.analyze === true ? costBudgetOf(connection) : undefined
         const run: ToolRun = budget === undefined ? explained : Effect.gen(function*() {
-          const over = yield* checkCost(drivers, connection, args.query, budget, { seconds: limits.queryTimeoutSeconds })
-          if (over === undefined) return yield* explained
-          if (budget.mode === "refuse") return yield* over.refusal
-          const gate = yield* approval.gate(context, { connection, what: `EXPLAIN ANALYZE of ${statementVerb(args.query)}`, statement: args.query, warning: "reads more than this connection's cost budget allows", preflight: { check: Effect.void, preview: Effect.succeed(over.preview) } })
-          if (gate.kind === "input_required") return gate.result
+          const over = yield* checkCost(drivers, connection, args.query, budget, {
+            seconds: limits.queryTimeoutSeconds
+          })
+          if (over === undefined) {
+            return yield* explained
+          }
+          if (budget.mode === "refuse") {
+            return yield* over.refusal
+          }
+          const gate = yield* approval.gate(context, {
+            connection,
+            what: `EXPLAIN ANALYZE of ${statementVerb(args.query)}`,
+            statement: args.query,
+            warning: "reads more than this connection's cost budget allows",
+            preflight: { check: Effect.void, preview: Effect.succeed(over.preview) }
+          })
+          if (gate.kind === "input_required") {
+            return gate.result
+          }
           yield* gate.askApp
           return yield* explained
         })
         // D-64: analyze runs the statement, and an error while it reads rows may quote a guarded value.
-        return guard === undefined || args.analyze !== true ? run : Effect.mapError(run, (error) =>
-          error instanceof ToolFailure && error.code === "query_failed"
-            ? toolFailure("query_failed", `${withheldError(undefined)}; without analyze the statement does not run, and the planner's own message is shown`)
-            : error)
+        return guard === undefined || args.analyze !== true ?
+          run :
+          Effect.mapError(run, (error) =>
+            error instanceof ToolFailure && error.code === "query_failed"
+              ? toolFailure(
+                "query_failed",
+                `${
+                  withheldError(undefined)
+                }; without analyze the statement does not run, and the planner's own message is shown`
+              )
+              : error)
       })
   })
 

@@ -21,7 +21,10 @@ export const withRowProgress = <A, E, R>(
       if (rows === told) return Effect.void
       told = rows
       const seconds = ((now - started) / 1000).toFixed(1)
-      return progress(0.3 + 0.7 * Math.min(rows, maxRows) / (maxRows + 1), `${rows} row${rows === 1 ? "" : "s"} read, ${seconds} s`)
+      return progress(
+        0.3 + 0.7 * Math.min(rows, maxRows) / (maxRows + 1),
+        `${rows} row${rows === 1 ? "" : "s"} read, ${seconds} s`
+      )
     })
     const ticker = yield* Effect.fork(Effect.repeat(Effect.delay(tick, EVERY), Schedule.forever))
     return yield* body((count) => {
@@ -52,5 +55,7 @@ export const withElapsedProgress = <A, E, R>(
   })
 
 /** D-94: a count between "Counting" (0.3) and the caller's "Done", telling its seconds while it runs. */
-export const counting = <A, E, R>(progress: (value: number, message: string) => Effect.Effect<void>, body: Effect.Effect<A, E, R>) =>
-  Effect.zipRight(progress(0.3, "Counting"), withElapsedProgress(progress, "counting", body))
+export const counting = <A, E, R>(
+  progress: (value: number, message: string) => Effect.Effect<void>,
+  body: Effect.Effect<A, E, R>
+) => Effect.zipRight(progress(0.3, "Counting"), withElapsedProgress(progress, "counting", body))

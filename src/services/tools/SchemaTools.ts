@@ -17,7 +17,9 @@ export const requireName = (value: string, what: string) =>
   value.trim() === "" ? Effect.fail(toolFailure("invalid_argument", `${what} must not be empty`)) : Effect.void
 
 /** The `database` and `schema` arguments of a call (D-72): absent means the connection's defaults, empty is refused. */
-export const namespaceOf = (args: { readonly database?: string; readonly schema?: string }): Effect.Effect<Namespace, ToolFailure> =>
+export const namespaceOf = (
+  args: { readonly database?: string; readonly schema?: string }
+): Effect.Effect<Namespace, ToolFailure> =>
   Effect.as(
     Effect.all([
       args.database === undefined ? Effect.void : requireName(args.database, "database"),
@@ -35,13 +37,19 @@ export const withDriver = (
   drivers: Drivers,
   context: MethodContext,
   connectionId: string,
-  use: (driver: DatabaseDriver, connection: Connection) => Effect.Effect<JsonObject, DriverFailure | ToolFailure | ProtocolError>,
+  use: (
+    driver: DatabaseDriver,
+    connection: Connection
+  ) => Effect.Effect<JsonObject, DriverFailure | ToolFailure | ProtocolError>,
   onSearch?: (connection: SearchConnection) => ToolRun
 ) =>
-  Effect.map(access.resolve(context.principal, connectionId, context.clientInfo?.name), (connection): ToolRun =>
-    connection.type === "search" && onSearch !== undefined
-      ? onSearch(connection)
-      : mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) => use(driver, connection))))
+  Effect.map(
+    access.resolve(context.principal, connectionId, context.clientInfo?.name),
+    (connection): ToolRun =>
+      connection.type === "search" && onSearch !== undefined
+        ? onSearch(connection)
+        : mapDriverFailure(Effect.flatMap(drivers.forConnection(connection), (driver) => use(driver, connection)))
+  )
 
 export const SchemaTools = Effect.gen(function*() {
   const access = yield* ConnectionAccess
@@ -60,11 +68,20 @@ export const SchemaTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
-      Effect.flatMap(namespaceOf(args), (namespace) =>
-        withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.map(driver.listTables({ includeRowCounts: args.include_row_counts ?? false, ...namespace }), (tables) =>
-            toolResult({ tables: tables.filter((entry) => listable(connection, namespace)(entry.name)).map((entry) => ({ ...entry })) })),
-          (connection) => search.listTables(connection, args.include_row_counts ?? false, context)))
+      Effect.flatMap(
+        namespaceOf(args),
+        (namespace) =>
+          withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
+            Effect.map(
+              driver.listTables({ includeRowCounts: args.include_row_counts ?? false, ...namespace }),
+              (tables) =>
+                toolResult({
+                  tables: tables.filter((entry) => listable(connection, namespace)(entry.name)).map((entry) => ({
+                    ...entry
+                  }))
+                })
+            ), (connection) => search.listTables(connection, args.include_row_counts ?? false, context))
+      )
   })
 
   const describeTable = defineTool({
@@ -74,10 +91,15 @@ export const SchemaTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
-      Effect.zipRight(requireName(args.table, "table"), Effect.flatMap(namespaceOf(args), (namespace) =>
-        withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => Effect.map(driver.describeTable(target.table, target.namespace), (description) => toolResult(JSON.parse(JSON.stringify(description)) as JsonObject))),
-          (connection) => search.describeTable(connection, args.table, context))))
+      Effect.zipRight(
+        requireName(args.table, "table"),
+        Effect.flatMap(namespaceOf(args), (namespace) =>
+          withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
+            Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) =>
+              Effect.map(driver.describeTable(target.table, target.namespace), (description) =>
+                toolResult(JSON.parse(JSON.stringify(description)) as JsonObject))), (connection) =>
+            search.describeTable(connection, args.table, context)))
+      )
   })
 
   const getTableDdl = defineTool({
@@ -87,10 +109,15 @@ export const SchemaTools = Effect.gen(function*() {
     scopes: [],
     readOnly: true,
     prepare: (args, context) =>
-      Effect.zipRight(requireName(args.table, "table"), Effect.flatMap(namespaceOf(args), (namespace) =>
-        withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) => Effect.map(driver.tableDdl(target.table, target.namespace), (ddl) => toolResult({ ddl }))),
-          (connection) => search.tableDdl(connection, args.table, context))))
+      Effect.zipRight(
+        requireName(args.table, "table"),
+        Effect.flatMap(namespaceOf(args), (namespace) =>
+          withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
+            Effect.flatMap(resolveTarget(driver, connection, args.table, namespace), (target) =>
+              Effect.map(driver.tableDdl(target.table, target.namespace), (ddl) =>
+                toolResult({ ddl }))), (connection) =>
+            search.tableDdl(connection, args.table, context)))
+      )
   })
 
   const searchSchema = defineTool({
@@ -107,11 +134,29 @@ export const SchemaTools = Effect.gen(function*() {
     readOnly: true,
     prepare: (args, context) => {
       const limit = args.limit ?? 50
-      if (!Number.isInteger(limit) || limit < 1 || limit > 500) return Effect.fail(toolFailure("invalid_argument", "limit must be a whole number from 1 to 500"))
-      return Effect.zipRight(requireName(args.term, "term"), Effect.flatMap(namespaceOf(args), (namespace) =>
-        withDriver(access, drivers, context, args.connection_id, (driver, connection) =>
-          Effect.map(driver.searchSchema(args.term, limit, namespace), (matches) =>
-            toolResult({ matches: matches.filter((match) => listable(connection, namespace)(match.table)).map((match) => ({ ...match })) })))))
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
+        return Effect.fail(toolFailure("invalid_argument", "limit must be a whole number from 1 to 500"))
+      }
+      return Effect.zipRight(
+        requireName(args.term, "term"),
+        Effect.flatMap(
+          namespaceOf(args),
+          (namespace) =>
+            withDriver(
+              access,
+              drivers,
+              context,
+              args.connection_id,
+              (driver, connection) =>
+                Effect.map(driver.searchSchema(args.term, limit, namespace), (matches) =>
+                  toolResult({
+                    matches: matches.filter((match) => listable(connection, namespace)(match.table)).map((match) => ({
+                      ...match
+                    }))
+                  }))
+            )
+        )
+      )
     }
   })
 

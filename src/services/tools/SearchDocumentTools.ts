@@ -42,7 +42,10 @@ export const SearchDocumentTools = Effect.gen(function*() {
         yield* wholeNumberIn(args.page, "page", 1, 1_000_000)
         const connection = yield* access.resolve(context.principal, args.connection_id, context.clientInfo?.name)
         if (connection.type !== "search") {
-          return yield* toolFailure("unsupported", `'${connection.name}' is a ${connection.type} connection; search_documents works on search-engine connections (use browse_table or execute_query)`)
+          return yield* toolFailure(
+            "unsupported",
+            `'${connection.name}' is a ${connection.type} connection; search_documents works on search-engine connections (use browse_table or execute_query)`
+          )
         }
         const { connection_id: _id, ...request } = args
         return routes.search(connection, request, context)

@@ -17,7 +17,10 @@ import { guardedResult } from "./Guards.ts"
 import { counting, withElapsedProgress } from "./RowProgress.ts"
 import { toolResult, type ToolRun } from "./Tool.ts"
 
-type SessionCall = (session: SearchSession, options: CallOptions) => Effect.Effect<JsonObject, ToolFailure | ProtocolError>
+type SessionCall = (
+  session: SearchSession,
+  options: CallOptions
+) => Effect.Effect<JsonObject, ToolFailure | ProtocolError>
 
 /** The caller's trace context, forwarded as headers on every engine request of this call (C2.2-f). */
 const optionsOf = (context: MethodContext): CallOptions => ({ trace: context.envelope?.traceContext })
@@ -28,22 +31,40 @@ const json = (value: unknown): JsonObject => JSON.parse(JSON.stringify(value)) a
 const withDeadline = (seconds: number) => <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.timeoutFail(effect, {
     duration: Duration.seconds(seconds),
-    onTimeout: () => ProtocolError.of(-33003, `The request ran past its ${seconds} s deadline and was stopped`, { deadline: "statement", seconds })
+    onTimeout: () =>
+      ProtocolError.of(-33003, `The request ran past its ${seconds} s deadline and was stopped`, {
+        deadline: "statement",
+        seconds
+      })
   })
 
 /** A lost or unreachable engine names the connection, as every driver's connection failure does (D-73). */
-const namingConnection = (connection: SearchConnection) => <A, R>(effect: Effect.Effect<A, ToolFailure | ProtocolError, R>) =>
-  Effect.mapError(effect, (error) =>
-    error instanceof ToolFailure && error.code === "not_connected" ? toolFailure("not_connected", `'${connection.name}': ${error.detail}`) : error)
+const namingConnection =
+  (connection: SearchConnection) => <A, R>(effect: Effect.Effect<A, ToolFailure | ProtocolError, R>) =>
+    Effect.mapError(
+      effect,
+      (error) =>
+        error instanceof ToolFailure && error.code === "not_connected"
+          ? toolFailure("not_connected", `'${connection.name}': ${error.detail}`)
+          : error
+    )
 
 /** How many import lines the approval shows before "… and N more" (D-26). */
 const shownRows = 10
 
 /** D-26: for a search-engine request the statement shown is the method, path and body. */
-export const importApprovalText = (collection: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
-  const lines = rows.slice(0, shownRows).map((row) => JSON.stringify(Object.fromEntries(columns.map((name, index) => [name, row[index] ?? null]))))
+export const importApprovalText = (
+  collection: string,
+  columns: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<unknown>>
+) => {
+  const lines = rows.slice(0, shownRows).map((row) =>
+    JSON.stringify(Object.fromEntries(columns.map((name, index) => [name, row[index] ?? null])))
+  )
   const more = rows.length > shownRows ? [`… and ${rows.length - shownRows} more documents`] : []
-  return [`POST /collections/${encodeURIComponent(collection)}/documents/import?action=create`, ...lines, ...more].join("\n")
+  return [`POST /collections/${encodeURIComponent(collection)}/documents/import?action=create`, ...lines, ...more].join(
+    "\n"
+  )
 }
 
 /**
@@ -62,37 +83,95 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
 
     // A tool without timeout_seconds gets limits.queryTimeoutSeconds: a stalled engine socket cannot hold a call (D-73).
     const withSession = (connection: SearchConnection, context: MethodContext, use: SessionCall): ToolRun =>
-      Effect.flatMap(settings.current, (current) =>
-        Effect.flatMap(registry.openSearch(connection), ({ session }) => use(session, optionsOf(context))).pipe(
-          withDeadline(current.limits.queryTimeoutSeconds),
-          namingConnection(connection)
-        ))
+      Effect.flatMap(
+        settings.current,
+        (current) =>
+          Effect.flatMap(registry.openSearch(connection), ({ session }) => use(session, optionsOf(context))).pipe(
+            withDeadline(current.limits.queryTimeoutSeconds),
+            namingConnection(connection)
+          )
+      )
 
     const listTables = (connection: SearchConnection, includeRowCounts: boolean, context: MethodContext) =>
-      withSession(connection, context, (session, options) =>
-        Effect.map(session.listTables(includeRowCounts, options), (tables) => toolResult({ tables: json(tables) })))
+      withSession(
+        connection,
+        context,
+        (session, options) =>
+          Effect.map(session.listTables(includeRowCounts, options), (tables) => toolResult({ tables: json(tables) }))
+      )
 
     const describeTable = (connection: SearchConnection, table: string, context: MethodContext) =>
-      withSession(connection, context, (session, options) => Effect.map(session.describeTable(table, options), (description) => toolResult(json(description))))
+      withSession(
+        connection,
+        context,
+        (session, options) =>
+          Effect.map(session.describeTable(table, options), (description) => toolResult(json(description)))
+      )
 
     const tableDdl = (connection: SearchConnection, table: string, context: MethodContext) =>
-      withSession(connection, context, (session, options) =>
-        Effect.map(session.describeTable(table, options), (description) => toolResult({ ddl: description.ddl ?? "" })))
+      withSession(
+        connection,
+        context,
+        (session, options) =>
+          Effect.map(session.describeTable(table, options), (description) => toolResult({ ddl: description.ddl ?? "" }))
+      )
 
-    const browse = (connection: SearchConnection, table: string, query: BrowseQuery, defaultRows: number, context: MethodContext) =>
-      withSession(connection, context, (session, options) =>
-        Effect.flatMap(answerLimits, (limits) =>
-          Effect.map(session.browse(table, query, defaultRows, options, limits, connection.maskingRules), guardedResult)))
+    const browse = (
+      connection: SearchConnection,
+      table: string,
+      query: BrowseQuery,
+      defaultRows: number,
+      context: MethodContext
+    ) =>
+      withSession(
+        connection,
+        context,
+        (session, options) =>
+          Effect.flatMap(answerLimits, (limits) =>
+            Effect.map(
+              session.browse(table, query, defaultRows, options, limits, connection.maskingRules),
+              guardedResult
+            ))
+      )
 
-    const count = (connection: SearchConnection, table: string, filters: ReadonlyArray<BrowseFilter>, logic: FilterLogic, context: MethodContext) =>
-      withSession(connection, context, (session, options) => counting(context.progress, Effect.map(session.count(table, filters, logic, options), (result) => toolResult({ ...result }))))
+    const count = (
+      connection: SearchConnection,
+      table: string,
+      filters: ReadonlyArray<BrowseFilter>,
+      logic: FilterLogic,
+      context: MethodContext
+    ) =>
+      withSession(
+        connection,
+        context,
+        (session, options) =>
+          counting(
+            context.progress,
+            Effect.map(session.count(table, filters, logic, options), (result) => toolResult({ ...result }))
+          )
+      )
 
     const status = (connection: SearchConnection, context: MethodContext) =>
-      withSession(connection, context, (session, options) => Effect.map(session.status(options), (result) => toolResult({ ...result })))
+      withSession(
+        connection,
+        context,
+        (session, options) => Effect.map(session.status(options), (result) => toolResult({ ...result }))
+      )
 
-    const search = (connection: SearchConnection, request: Parameters<SearchSession["search"]>[0], context: MethodContext) =>
-      withSession(connection, context, (session, options) =>
-        Effect.flatMap(answerLimits, (limits) => Effect.map(session.search(request, options, limits, connection.maskingRules), guardedResult)))
+    const search = (
+      connection: SearchConnection,
+      request: Parameters<SearchSession["search"]>[0],
+      context: MethodContext
+    ) =>
+      withSession(
+        connection,
+        context,
+        (session, options) =>
+          Effect.flatMap(
+            answerLimits,
+            (limits) => Effect.map(session.search(request, options, limits, connection.maskingRules), guardedResult)
+          )
+      )
 
     /**
      * `execute_query` with console text (D-22), after the statement policy passed it (D-70 item
@@ -100,7 +179,13 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
      */
     const execute = Effect.fn("SearchToolRoutes.execute")(function*(
       connection: SearchConnection,
-      args: { readonly query: string; readonly maxRows: number; readonly timeoutSeconds: number; readonly tier: StatementTier; readonly needsApproval: boolean },
+      args: {
+        readonly query: string
+        readonly maxRows: number
+        readonly timeoutSeconds: number
+        readonly tier: StatementTier
+        readonly needsApproval: boolean
+      },
       context: MethodContext
     ) {
       const { needsApproval, tier } = args
@@ -120,7 +205,13 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
         yield* context.progress(0.3, "Executing")
         // D-94: the engine answers a request whole (one response, however many searches it holds): no rows so far to
         // tell, so the seconds it has been waiting.
-        const result = yield* session.execute(args.query, args.maxRows, optionsOf(context), yield* answerLimits, connection.maskingRules).pipe(
+        const result = yield* session.execute(
+          args.query,
+          args.maxRows,
+          optionsOf(context),
+          yield* answerLimits,
+          connection.maskingRules
+        ).pipe(
           withDeadline(args.timeoutSeconds),
           (reading) => withElapsedProgress(context.progress, "waiting for the engine", reading)
         )
@@ -148,7 +239,13 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       const run: ToolRun = Effect.gen(function*() {
         yield* gate.askApp
         const { session } = yield* registry.openSearch(connection)
-        const result = yield* session.execute(args.query, 1, optionsOf(context), yield* answerLimits, connection.maskingRules).pipe(withDeadline(args.timeoutSeconds))
+        const result = yield* session.execute(
+          args.query,
+          1,
+          optionsOf(context),
+          yield* answerLimits,
+          connection.maskingRules
+        ).pipe(withDeadline(args.timeoutSeconds))
         return guardedResult(result)
       }).pipe(namingConnection(connection))
       return run
@@ -157,7 +254,11 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
     /** `insert_rows` into a collection: one approved import call; failed rows are reported (D-21). */
     const insertRows = Effect.fn("SearchToolRoutes.insertRows")(function*(
       connection: SearchConnection,
-      args: { readonly table: string; readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<ReadonlyArray<unknown>> },
+      args: {
+        readonly table: string
+        readonly columns: ReadonlyArray<string>
+        readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+      },
       context: MethodContext
     ) {
       yield* checkWriteGates("write", connection, context)
@@ -177,6 +278,17 @@ export class SearchToolRoutes extends Effect.Service<SearchToolRoutes>()("dbdesk
       return run
     })
 
-    return { listTables, describeTable, tableDdl, browse, count, status, search, execute, confirmDestructive, insertRows } as const
+    return {
+      listTables,
+      describeTable,
+      tableDdl,
+      browse,
+      count,
+      status,
+      search,
+      execute,
+      confirmDestructive,
+      insertRows
+    } as const
   })
 }) {}

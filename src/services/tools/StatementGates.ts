@@ -14,7 +14,11 @@ export const classifyForExecution = (query: string, connection: Connection) =>
   Effect.suspend(() => {
     const facts: PolicyFacts = {}
     const verdict = sqlVerdict(query, dialectOf(connection), facts)
-    return verdict.kind === "refuse" ? Effect.fail(verdict.error) : Effect.succeed(facts.classification ?? { tier: facts.tier ?? "write", reachesFilesOrCode: false, statementCount: 1 })
+    return verdict.kind === "refuse"
+      ? Effect.fail(verdict.error)
+      : Effect.succeed(
+        facts.classification ?? { tier: facts.tier ?? "write", reachesFilesOrCode: false, statementCount: 1 }
+      )
   })
 
 /** Wire contract §5 point 8 / D-12: the policy's write gates (scope, external access) for a built statement. */

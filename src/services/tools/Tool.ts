@@ -27,7 +27,10 @@ export interface AnyTool {
   readonly name: string
   readonly scopes: ReadonlyArray<Scope>
   readonly listing: JsonObject
-  readonly prepare: (rawArguments: unknown, context: MethodContext) => Effect.Effect<ToolRun, ToolFailure | ProtocolError>
+  readonly prepare: (
+    rawArguments: unknown,
+    context: MethodContext
+  ) => Effect.Effect<ToolRun, ToolFailure | ProtocolError>
 }
 
 /**
@@ -35,21 +38,34 @@ export interface AnyTool {
  * arguments are refused by the decoder with the accepted names, so the listing leaves out `additionalProperties`.
  */
 const inputSchemaOf = <A, I>(schema: Schema.Schema<A, I>): JsonObject => {
-  const { $schema: _ignored, additionalProperties: _closed, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
+  const { $schema: _ignored, additionalProperties: _closed, ...rest } = JSONSchema.make(schema) as unknown as Record<
+    string,
+    unknown
+  >
   if (rest["type"] !== "object") return { type: "object", properties: {} }
   return rest as JsonObject
 }
 
 const pathText = (path: ReadonlyArray<PropertyKey>) =>
-  path.reduce<string>((text, key) => (typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`), "")
+  path.reduce<string>(
+    (text, key) => (typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`),
+    ""
+  )
 
 /**
  * Product-decisions §3 "Tools" (decided 2026-11-24): arguments that fail the input schema are a tool
  * error a model can act on — each argument named with what was expected — not the protocol error -32602.
  */
-export const describeArgumentErrors = (toolName: string, inputSchema: JsonObject, error: ParseResult.ParseError): string => {
+export const describeArgumentErrors = (
+  toolName: string,
+  inputSchema: JsonObject,
+  error: ParseResult.ParseError
+): string => {
   const properties = (inputSchema["properties"] ?? {}) as Record<string, { readonly type?: unknown }>
-  const expectedByPath = new Map<string, { expected: Array<string>; actual: string | undefined; other: Array<string> }>()
+  const expectedByPath = new Map<
+    string,
+    { expected: Array<string>; actual: string | undefined; other: Array<string> }
+  >()
   const sentences: Array<string> = []
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
     const path = pathText(issue.path)
@@ -58,7 +74,9 @@ export const describeArgumentErrors = (toolName: string, inputSchema: JsonObject
       sentences.push(`${path} is required${typeof type === "string" ? ` (a ${type})` : ""}`)
     } else if (issue._tag === "Unexpected") {
       const known = issue.path.length === 1 ? Object.keys(properties) : []
-      sentences.push(`${path} is not an argument of ${toolName}${known.length > 0 ? `; it takes ${known.join(", ")}` : ""}`)
+      sentences.push(
+        `${path} is not an argument of ${toolName}${known.length > 0 ? `; it takes ${known.join(", ")}` : ""}`
+      )
     } else {
       const entry = expectedByPath.get(path) ?? { expected: [], actual: undefined, other: [] }
       expectedByPath.set(path, entry)
@@ -72,8 +90,9 @@ export const describeArgumentErrors = (toolName: string, inputSchema: JsonObject
   }
   for (const [path, entry] of expectedByPath) {
     const name = path === "" ? "the arguments" : path
-    if (entry.expected.length > 0) sentences.push(`${name}: expected ${entry.expected.join(" or ")}, got ${entry.actual}`)
-    else sentences.push(...entry.other.map((message) => `${name}: ${message}`))
+    if (entry.expected.length > 0) {
+      sentences.push(`${name}: expected ${entry.expected.join(" or ")}, got ${entry.actual}`)
+    } else sentences.push(...entry.other.map((message) => `${name}: ${message}`))
   }
   const text = sentences.length > 0 ? sentences.join("; ") : ParseResult.TreeFormatter.formatErrorSync(error)
   return `${text}. The input schema is in tools/list.`
@@ -95,7 +114,9 @@ export const defineTool = <A, I>(tool: Tool<A, I>): AnyTool => {
     },
     prepare: (rawArguments, context) =>
       decode(rawArguments ?? {}).pipe(
-        Effect.mapError((error) => toolFailure("invalid_argument", describeArgumentErrors(tool.name, inputSchema, error))),
+        Effect.mapError((error) =>
+          toolFailure("invalid_argument", describeArgumentErrors(tool.name, inputSchema, error))
+        ),
         Effect.flatMap((args) => tool.prepare(args, context))
       )
   }
@@ -128,7 +149,8 @@ export const fenced = (json: string): string => {
 export const isFenced = (result: JsonObject): boolean => {
   const content = result["content"]
   const first = Array.isArray(content) ? content[0] : undefined
-  return typeof first === "object" && first !== null && !Array.isArray(first) && typeof first["text"] === "string" && first["text"].startsWith(FENCE_NOTE)
+  return typeof first === "object" && first !== null && !Array.isArray(first) && typeof first["text"] === "string" &&
+    first["text"].startsWith(FENCE_NOTE)
 }
 
 /**
@@ -147,7 +169,13 @@ export const toolResultOfJson = (json: string, structuredContent: JsonObject, fr
 
 export const toolErrorResult = (failure: ToolFailure): JsonObject => ({
   content: [{ type: "text", text: failure.message }],
-  structuredContent: { error: { code: failure.code, message: failure.detail, ...(failure.policy === undefined ? {} : { policy: { ...failure.policy } }) } },
+  structuredContent: {
+    error: {
+      code: failure.code,
+      message: failure.detail,
+      ...(failure.policy === undefined ? {} : { policy: { ...failure.policy } })
+    }
+  },
   isError: true
 })
 

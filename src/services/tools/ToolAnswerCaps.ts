@@ -6,7 +6,8 @@ import { isFenced, toolResult } from "./Tool.ts"
 
 /** How a non-result-set answer that was cut tells the model to ask for less. */
 const LISTING_HINTS = {
-  items: "ask for less: a narrower term or a smaller limit (search_schema), one table at a time (describe_table), or a resource for one table",
+  items:
+    "ask for less: a narrower term or a smaller limit (search_schema), one table at a time (describe_table), or a resource for one table",
   texts: "raise limits.maxCellBytes to see long texts whole",
   readPart: "raise limits.maxCellBytes to see more"
 }
@@ -28,7 +29,9 @@ export const capToolAnswer = (result: JsonObject, limits: AnswerLimits): JsonObj
     if (!isJsonObject(error) || typeof error["message"] !== "string") return result
     const message = capCell(error["message"], limits.maxCellBytes, LISTING_HINTS.readPart)
     if (message.cutNow !== true) return result
-    const text = Array.isArray(result["content"]) && isJsonObject(result["content"][0]) ? result["content"][0]["text"] : undefined
+    const text = Array.isArray(result["content"]) && isJsonObject(result["content"][0])
+      ? result["content"][0]["text"]
+      : undefined
     const cappedText = typeof text === "string" ? capCell(text, limits.maxCellBytes, LISTING_HINTS.readPart).cell : text
     return {
       ...result,

@@ -21,15 +21,28 @@ export class ToolRegistry extends Context.Tag("dbdesk/services/tools/ToolRegistr
   }
 
   /** The built-in tools, plus any an embedding host adds (names must not clash with the built-in ones). */
-  static readonly layerWith = (extra: ReadonlyArray<AnyTool>) => Layer.effect(
-    ToolRegistry,
-    Effect.map(Effect.all([ConnectionTools, SchemaTools, DataTools, QueryTools, WriteTools, SearchDocumentTools, ContinuationTools, ExportTools]), (families) => {
-      const builtIn = families.flat()
-      const clash = extra.find((tool) => builtIn.some((own) => own.name === tool.name))
-      if (clash !== undefined) throw new Error(`An extra tool may not replace the built-in tool ${clash.name}`)
-      return ToolRegistry.fromTools([...builtIn, ...extra])
-    })
-  )
+  static readonly layerWith = (extra: ReadonlyArray<AnyTool>) =>
+    Layer.effect(
+      ToolRegistry,
+      Effect.map(
+        Effect.all([
+          ConnectionTools,
+          SchemaTools,
+          DataTools,
+          QueryTools,
+          WriteTools,
+          SearchDocumentTools,
+          ContinuationTools,
+          ExportTools
+        ]),
+        (families) => {
+          const builtIn = families.flat()
+          const clash = extra.find((tool) => builtIn.some((own) => own.name === tool.name))
+          if (clash !== undefined) throw new Error(`An extra tool may not replace the built-in tool ${clash.name}`)
+          return ToolRegistry.fromTools([...builtIn, ...extra])
+        }
+      )
+    )
 
   static readonly layer = ToolRegistry.layerWith([])
 }

@@ -8,12 +8,17 @@ export const LEAN_TOOLS: ReadonlyArray<string> = ["list_connections", "describe_
 
 /** Whether a token's toolset (none: every tool) holds the tool. */
 export const toolsetAllows = (toolset: ReadonlyArray<string> | undefined, name: string, curated: boolean): boolean =>
-  toolset === undefined || toolset.includes(name) || (toolset.includes(LEAN_PRESET) && (curated || LEAN_TOOLS.includes(name)))
+  toolset === undefined || toolset.includes(name) ||
+  (toolset.includes(LEAN_PRESET) && (curated || LEAN_TOOLS.includes(name)))
 
 const byName = (a: AnyTool, b: AnyTool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
 /** The built-in and curated tools a caller is offered, sorted by name (its scopes are checked by the caller). */
-export const offeredTools = (builtIn: ReadonlyArray<AnyTool>, curated: ReadonlyArray<AnyTool>, principal: Pick<Principal, "tools">): ReadonlyArray<AnyTool> => {
+export const offeredTools = (
+  builtIn: ReadonlyArray<AnyTool>,
+  curated: ReadonlyArray<AnyTool>,
+  principal: Pick<Principal, "tools">
+): ReadonlyArray<AnyTool> => {
   const toolset = principal.tools
   if (toolset === undefined && curated.length === 0) return builtIn
   return [
@@ -23,7 +28,14 @@ export const offeredTools = (builtIn: ReadonlyArray<AnyTool>, curated: ReadonlyA
 }
 
 /** A call to a tool outside the token's toolset is refused like a missing scope (-33007). */
-export const outsideToolset = (name: string, principal: Pick<Principal, "tools">, curated: boolean): ProtocolError | undefined =>
+export const outsideToolset = (
+  name: string,
+  principal: Pick<Principal, "tools">,
+  curated: boolean
+): ProtocolError | undefined =>
   toolsetAllows(principal.tools, name, curated)
     ? undefined
-    : ProtocolError.of(-33007, `The tool ${name} is not in the toolset of this token`, { reason: "outside_toolset", tool: name })
+    : ProtocolError.of(-33007, `The tool ${name} is not in the toolset of this token`, {
+      reason: "outside_toolset",
+      tool: name
+    })

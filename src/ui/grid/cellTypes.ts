@@ -12,7 +12,8 @@ export interface GridColumn {
 /** How a column's values are shown and edited (D-85): by its declared type, else by what its values are. */
 export type CellKind = "number" | "boolean" | "date" | "json" | "binary" | "text"
 
-const NUMBER = /\b(int|integer|tinyint|smallint|mediumint|bigint|int2|int4|int8|int32|int64|real|float|float4|float8|double|numeric|decimal|number|serial|bigserial|smallserial|money|year)\b/i
+const NUMBER =
+  /\b(int|integer|tinyint|smallint|mediumint|bigint|int2|int4|int8|int32|int64|real|float|float4|float8|double|numeric|decimal|number|serial|bigserial|smallserial|money|year)\b/i
 const BOOLEAN = /\bbool(ean)?\b/i
 const DATE = /date|time/i
 const JSON_TYPE = /json|object/i
@@ -71,10 +72,16 @@ export const viewerText = (value: Cell): string => {
 export const parseInput = (input: string, kind: CellKind): { readonly value: Cell } | { readonly error: string } => {
   if (kind === "number") {
     const trimmed = input.trim()
-    if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(trimmed)) return { error: "Enter a number (or set NULL with Ctrl+Shift+N)." }
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(trimmed)) {
+      return { error: "Enter a number (or set NULL with Ctrl+Shift+N)." }
+    }
     const number = Number(trimmed)
     // beyond 2^53 a number would be rounded: send the digits as text, the database converts them exactly
-    return { value: Number.isSafeInteger(number) || (!/^[+-]?\d+$/.test(trimmed) && String(number) === trimmed) ? number : trimmed }
+    return {
+      value: Number.isSafeInteger(number) || (!/^[+-]?\d+$/.test(trimmed) && String(number) === trimmed)
+        ? number
+        : trimmed
+    }
   }
   if (kind === "boolean") {
     const lower = input.trim().toLowerCase()

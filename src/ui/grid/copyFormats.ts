@@ -27,7 +27,11 @@ export const formatRange = (
     case "csv":
       return [columns.map(csvCell), ...rows.map((row) => row.map(csvCell))].map((line) => line.join(",")).join("\r\n")
     case "json":
-      return JSON.stringify(rows.map((row) => Object.fromEntries(columns.map((column, i) => [column, row[i] ?? null]))), null, 2)
+      return JSON.stringify(
+        rows.map((row) => Object.fromEntries(columns.map((column, i) => [column, row[i] ?? null]))),
+        null,
+        2
+      )
     case "sql":
       return insertStatement(sql.dialect, sql.table, columns, rows)
   }

@@ -37,15 +37,23 @@ export const onGridKey = (event: KeyboardEvent<HTMLDivElement>, ctx: GridKeyCont
   }
   if (event.key === "ContextMenu" || (event.shiftKey && event.key === "F10")) return take(ctx.openMenu)
   if (event.key === " " && !mod && ctx.onOpenRow !== undefined) return take(() => ctx.onOpenRow?.(focus.r))
-  if ((event.key === "Delete" || (mod && event.key === "Backspace")) && ctx.onDeleteRows !== undefined) return take(() => ctx.onDeleteRows?.(ctx.selectedRows()))
-  if (mod && !event.shiftKey && key === "d" && ctx.onDuplicateRows !== undefined) return take(() => ctx.onDuplicateRows?.(ctx.selectedRows()))
+  if ((event.key === "Delete" || (mod && event.key === "Backspace")) && ctx.onDeleteRows !== undefined) {
+    return take(() => ctx.onDeleteRows?.(ctx.selectedRows()))
+  }
+  if (mod && !event.shiftKey && key === "d" && ctx.onDuplicateRows !== undefined) {
+    return take(() => ctx.onDuplicateRows?.(ctx.selectedRows()))
+  }
   // typing on a cell starts its editor with that character, as in a spreadsheet
-  if (!mod && !event.altKey && event.key.length === 1 && event.key !== " " && ctx.editable(focus)) return take(() => ctx.edit(focus, event.key))
+  if (!mod && !event.altKey && event.key.length === 1 && event.key !== " " && ctx.editable(focus)) {
+    return take(() => ctx.edit(focus, event.key))
+  }
   const next = step(event.key, { mod, shift: event.shiftKey }, focus, ctx.last, ctx.pageRows)
   if (next !== undefined) return take(() => ctx.moveTo(next, event.shiftKey && event.key !== "Tab"))
   if (mod && event.shiftKey && key === "n") return take(ctx.setNull)
   if (mod && key === "c") return take(() => ctx.copy("tsv"))
   if (mod && key === "a") return take(ctx.selectAll)
-  if (event.key === "Enter" || event.key === "F2") return take(() => (!event.shiftKey && ctx.editable(focus) ? ctx.edit(focus) : ctx.view(focus)))
+  if (event.key === "Enter" || event.key === "F2") {
+    return take(() => (!event.shiftKey && ctx.editable(focus) ? ctx.edit(focus) : ctx.view(focus)))
+  }
   if (event.key === "Escape") ctx.collapse()
 }

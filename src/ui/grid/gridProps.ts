@@ -37,7 +37,10 @@ export interface DataGridProps {
    * Ctrl/Cmd+V of a range, staged at once (D-100): cell edits (`row`, `column` as in `columns`) and the lines past the
    * last row as new rows; without it a paste edits cell by cell through `onEdit` and must fit the rows shown.
    */
-  readonly onPasteRows?: (edits: ReadonlyArray<readonly [number, number, Cell]>, newRows: ReadonlyArray<ReadonlyArray<readonly [number, Cell]>>) => void
+  readonly onPasteRows?: (
+    edits: ReadonlyArray<readonly [number, number, Cell]>,
+    newRows: ReadonlyArray<ReadonlyArray<readonly [number, Cell]>>
+  ) => void
   /** More in a cell after its text (e.g. a link to the row a foreign key references); `column` as in `columns`. */
   readonly cellAdornment?: (row: number, column: number, value: Cell) => ReactNode
   /** The menu's "Filter by this value" (`column` as in `columns`). */

@@ -4,7 +4,8 @@ import { type CellKind, parseInput } from "./cellTypes.ts"
 import type { Pos } from "./selection.ts"
 
 /** TSV as a spreadsheet copies it: rows by line break, cells by tab, a final line break ignored. */
-export const parseTsv = (text: string): Array<Array<string>> => text.replace(/\r?\n$/, "").split(/\r?\n/).map((line) => line.split("\t"))
+export const parseTsv = (text: string): Array<Array<string>> =>
+  text.replace(/\r?\n$/, "").split(/\r?\n/).map((line) => line.split("\t"))
 
 /** A pasted range: edits of existing cells (grid positions) and new rows (grid column → value) for the overflow. */
 export interface PastePlan {
@@ -26,7 +27,9 @@ export const pasteEdits = (text: string, at: Pos, size: { readonly rows: number;
   const range = parseTsv(text)
   const width = range.reduce((max, row) => Math.max(max, row.length), 0)
   const overflow = at.r + range.length > size.rows
-  if (at.c + width > size.columns || (overflow && !ctx.addRows)) return { error: `Nothing pasted: the ${range.length}×${width} range does not fit from this cell.` }
+  if (at.c + width > size.columns || (overflow && !ctx.addRows)) {
+    return { error: `Nothing pasted: the ${range.length}×${width} range does not fit from this cell.` }
+  }
   const edits: Array<readonly [Pos, Cell]> = []
   const newRows: Array<Array<readonly [number, Cell]>> = []
   for (const [i, row] of range.entries()) {
@@ -36,7 +39,9 @@ export const pasteEdits = (text: string, at: Pos, size: { readonly rows: number;
     const values: Array<readonly [number, Cell]> = []
     for (const [j, input] of row.entries()) {
       const pos = { r, c: at.c + j }
-      if (!fresh && !ctx.editable(pos)) return { error: `Nothing pasted: ${where}, ${ctx.nameAt(pos.c)} cannot be edited.` }
+      if (!fresh && !ctx.editable(pos)) {
+        return { error: `Nothing pasted: ${where}, ${ctx.nameAt(pos.c)} cannot be edited.` }
+      }
       const parsed = parseInput(input, ctx.kindAt(pos.c))
       if ("error" in parsed) return { error: `Nothing pasted: ${where}, ${ctx.nameAt(pos.c)}: ${parsed.error}` }
       if (fresh) values.push([pos.c, parsed.value])
@@ -51,7 +56,9 @@ export const pasteEdits = (text: string, at: Pos, size: { readonly rows: number;
 export const pastedText = (plan: PastePlan): string => {
   const cells = plan.edits.length + plan.newRows.reduce((n, row) => n + row.length, 0)
   const rows = plan.newRows.length
-  return `Pasted ${cells} cell${cells === 1 ? "" : "s"}${rows === 0 ? "" : ` (${rows} new row${rows === 1 ? "" : "s"})`}: Save shows the statements.`
+  return `Pasted ${cells} cell${cells === 1 ? "" : "s"}${
+    rows === 0 ? "" : ` (${rows} new row${rows === 1 ? "" : "s"})`
+  }: Save shows the statements.`
 }
 
 /**
@@ -66,13 +73,20 @@ export const pasteRange = (text: string, at: Pos, size: { readonly rows: number;
   readonly columnAt: (c: number) => number
   readonly editable: (pos: Pos) => boolean
   readonly onEdit: (row: number, column: number, value: Cell) => void
-  readonly onPasteRows: ((edits: ReadonlyArray<readonly [number, number, Cell]>, newRows: ReadonlyArray<ReadonlyArray<readonly [number, Cell]>>) => void) | undefined
+  readonly onPasteRows:
+    | ((
+      edits: ReadonlyArray<readonly [number, number, Cell]>,
+      newRows: ReadonlyArray<ReadonlyArray<readonly [number, Cell]>>
+    ) => void)
+    | undefined
 }): string => {
   const plan = pasteEdits(text, at, size, { ...ctx, addRows: ctx.onPasteRows !== undefined })
   if ("error" in plan) return plan.error
   const edits = plan.edits.map(([pos, value]) => [pos.r, ctx.columnAt(pos.c), value] as const)
   const { onPasteRows } = ctx
-  if (onPasteRows === undefined) for (const [r, c, value] of edits) ctx.onEdit(r, c, value)
-  else startTransition(() => onPasteRows(edits, plan.newRows.map((row) => row.map(([c, value]) => [ctx.columnAt(c), value] as const))))
+  if (onPasteRows === undefined) { for (const [r, c, value] of edits) ctx.onEdit(r, c, value) }
+  else {startTransition(() =>
+      onPasteRows(edits, plan.newRows.map((row) => row.map(([c, value]) => [ctx.columnAt(c), value] as const)))
+    )}
   return pastedText(plan)
 }

@@ -56,7 +56,11 @@ export const parseRoute = (hash: string): Route => {
     // a console link without its number is the first console (its tab is `console:1`, never a bare `console`)
     const name = rest.join("/") || (kind === "console" ? "1" : "")
     const database = onDatabase ? { database: tail[1]! } : {}
-    return { view: "connection", connectionId: id, tab: name === "" ? { kind: kind as TabKind, ...database } : { kind: kind as TabKind, name, ...database } }
+    return {
+      view: "connection",
+      connectionId: id,
+      tab: name === "" ? { kind: kind as TabKind, ...database } : { kind: kind as TabKind, name, ...database }
+    }
   }
   return { view: "connections" }
 }
@@ -66,5 +70,7 @@ export const formatRoute = (route: Route): string => {
   const base = `#/c/${encodeURIComponent(route.connectionId)}`
   if (route.tab === undefined) return base
   const database = route.tab.database === undefined ? "" : `/db/${encodeURIComponent(route.tab.database)}`
-  return `${base}${database}/${route.tab.kind}${route.tab.name === undefined ? "" : `/${encodeURIComponent(route.tab.name)}`}`
+  return `${base}${database}/${route.tab.kind}${
+    route.tab.name === undefined ? "" : `/${encodeURIComponent(route.tab.name)}`
+  }`
 }

@@ -13,12 +13,18 @@ export interface OpenConnection {
 export type OpenConnections = ReadonlyArray<OpenConnection>
 
 /** A table's Data and Structure share one tab; a console tab is `console:<n>`. */
-export const tabIdOf = (tab: TabRef): string => (tab.kind === "structure" ? tabId({ ...tab, kind: "table", name: tab.name ?? "" }) : tabId(tab))
+export const tabIdOf = (
+  tab: TabRef
+): string => (tab.kind === "structure" ? tabId({ ...tab, kind: "table", name: tab.name ?? "" }) : tabId(tab))
 
 export const routeOfTab = (connectionId: string, id: string, connection?: OpenConnection): Route => {
   const tab = tabOfId(id)
   const view = connection?.views?.[id]
-  return { view: "connection", connectionId, tab: tab.kind === "table" && view === "structure" ? { ...tab, kind: "structure", name: tab.name ?? "" } : tab }
+  return {
+    view: "connection",
+    connectionId,
+    tab: tab.kind === "table" && view === "structure" ? { ...tab, kind: "structure", name: tab.name ?? "" } : tab
+  }
 }
 
 const fresh = (id: string, search: boolean): OpenConnection => ({
@@ -51,7 +57,11 @@ export const applyRoute = (open: OpenConnections, route: Route, isSearch: (id: s
   return existing === undefined ? [...open, next] : open.map((c) => (c.id === next.id ? next : c))
 }
 
-export const closeTab = (open: OpenConnections, connectionId: string, id: string): { readonly open: OpenConnections; readonly active: string | undefined } => {
+export const closeTab = (
+  open: OpenConnections,
+  connectionId: string,
+  id: string
+): { readonly open: OpenConnections; readonly active: string | undefined } => {
   const connection = open.find((c) => c.id === connectionId)
   if (connection === undefined) return { open, active: undefined }
   const index = connection.tabs.indexOf(id)

@@ -1,7 +1,13 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Arbitrary, FastCheck, Schema } from "effect"
 import { BrowseFilter, FilterOperator, type GridFilter } from "../../../src/domain/SqlBrowse.ts"
-import { buildBrowse, buildCount, POSTGRES_FLAVOR, quoteIdentifier, type SqlFlavor } from "../../../src/services/drivers/BrowseSql.ts"
+import {
+  buildBrowse,
+  buildCount,
+  POSTGRES_FLAVOR,
+  quoteIdentifier,
+  type SqlFlavor
+} from "../../../src/services/drivers/BrowseSql.ts"
 
 const known = ["id", "name", "price", "weird \"col\""]
 const column = FastCheck.constantFrom(...known)
@@ -17,7 +23,10 @@ const placeholders = { sqlite: () => "?", postgresql: (n: number) => `$${n}` }
 describe("BrowseSql", () => {
   it.prop(
     "browse: filter values are always bound as parameters, never interpolated",
-    [FastCheck.array(filter, { maxLength: 4 }), FastCheck.constantFrom<"sqlite" | "postgresql">("sqlite", "postgresql")],
+    [
+      FastCheck.array(filter, { maxLength: 4 }),
+      FastCheck.constantFrom<"sqlite" | "postgresql">("sqlite", "postgresql")
+    ],
     ([filters, dialect]) => {
       const built = buildBrowse("t", known, { filters, limit: 10 }, placeholders[dialect])
       assert.isTrue(built.ok)
@@ -57,7 +66,13 @@ describe("BrowseSql", () => {
   })
 
   it("browse: LIKE patterns escape their wildcards and operators need their values", () => {
-    const built = buildCount("t", known, [{ column: "name", operator: "contains", value: "50%_off\\" }], "and", () => "?")
+    const built = buildCount(
+      "t",
+      known,
+      [{ column: "name", operator: "contains", value: "50%_off\\" }],
+      "and",
+      () => "?"
+    )
     expect(built).toEqual({
       ok: true,
       value: { sql: "SELECT count(*) FROM \"t\" WHERE (\"name\" LIKE ? ESCAPE '\\')", params: ["%50\\%\\_off\\\\%"] }
@@ -75,7 +90,13 @@ describe("BrowseSql", () => {
     }
   })
   it("the filter bar's conditions: the search box casts every column to text, ILIKE is emulated, the WHERE condition stays in parentheses", () => {
-    const mysql: SqlFlavor = { quote: (n) => `\`${n}\``, likeEscape: " ESCAPE '\\\\'", inlinePaging: true, backslashEscapes: true, textType: "CHAR" }
+    const mysql: SqlFlavor = {
+      quote: (n) => `\`${n}\``,
+      likeEscape: " ESCAPE '\\\\'",
+      inlinePaging: true,
+      backslashEscapes: true,
+      textType: "CHAR"
+    }
     const filters: ReadonlyArray<GridFilter> = [
       { column: "", operator: "any_column", columns: ["id", "name"], value: "50%_" },
       { column: "name", operator: "ilike", value: "a%" },
@@ -84,16 +105,34 @@ describe("BrowseSql", () => {
     const pg = buildCount("t", known, filters, "and", placeholders.postgresql, POSTGRES_FLAVOR)
     assert.isTrue(pg.ok)
     if (pg.ok) {
-      expect(pg.value.sql).toBe(`SELECT count(*) FROM "t" WHERE (CAST("id" AS TEXT) ILIKE $1 ESCAPE '\\' OR CAST("name" AS TEXT) ILIKE $2 ESCAPE '\\') AND ("name" ILIKE $3 ESCAPE '\\') AND (price > 1)`)
+      expect(pg.value.sql).toBe(
+        `SELECT count(*) FROM "t" WHERE (CAST("id" AS TEXT) ILIKE $1 ESCAPE '\\' OR CAST("name" AS TEXT) ILIKE $2 ESCAPE '\\') AND ("name" ILIKE $3 ESCAPE '\\') AND (price > 1)`
+      )
       expect(pg.value.params).toEqual(["%50\\%\\_%", "%50\\%\\_%", "a%"])
     }
     const my = buildCount("t", known, filters, "and", () => "?", mysql)
     assert.isTrue(my.ok)
-    if (my.ok) expect(my.value.sql).toContain("LOWER(CAST(`id` AS CHAR)) LIKE LOWER(?) ESCAPE '\\\\' OR LOWER(CAST(`name` AS CHAR))")
-    const lite = buildCount("t", known, [{ column: "", operator: "any_of", filters: [filters[1]!, { column: "name", operator: "ends_with", value: "_" }] }], "and", () => "?")
+    if (my.ok) {
+      expect(my.value.sql).toContain(
+        "LOWER(CAST(`id` AS CHAR)) LIKE LOWER(?) ESCAPE '\\\\' OR LOWER(CAST(`name` AS CHAR))"
+      )
+    }
+    const lite = buildCount(
+      "t",
+      known,
+      [{
+        column: "",
+        operator: "any_of",
+        filters: [filters[1]!, { column: "name", operator: "ends_with", value: "_" }]
+      }],
+      "and",
+      () => "?"
+    )
     assert.isTrue(lite.ok)
     if (lite.ok) {
-      expect(lite.value.sql).toBe(`SELECT count(*) FROM "t" WHERE ((LOWER("name") LIKE LOWER(?) ESCAPE '\\') OR ("name" LIKE ? ESCAPE '\\'))`)
+      expect(lite.value.sql).toBe(
+        `SELECT count(*) FROM "t" WHERE ((LOWER("name") LIKE LOWER(?) ESCAPE '\\') OR ("name" LIKE ? ESCAPE '\\'))`
+      )
       expect(lite.value.params).toEqual(["a%", "%\\_"])
     }
   })

@@ -80,9 +80,14 @@ describeMariadb("MySQL classifier verdicts against what MariaDB does in a read-o
   const reset = () => server.admin().query(FIXTURE)
   const state = async (): Promise<ServerState> => {
     const admin = server.admin()
-    const [rows] = await admin.query("SELECT COALESCE(GROUP_CONCAT(id, ':', v ORDER BY id), '') AS s FROM sentinel").catch(() => [[{ s: "missing" }]])
-    const [tables] = await admin.query("SELECT GROUP_CONCAT(TABLE_NAME ORDER BY TABLE_NAME) AS s FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()")
-    const [sequence] = await admin.query("SELECT next_not_cached_value AS s FROM seq_ids").catch(() => [[{ s: "missing" }]])
+    const [rows] = await admin.query("SELECT COALESCE(GROUP_CONCAT(id, ':', v ORDER BY id), '') AS s FROM sentinel")
+      .catch(() => [[{ s: "missing" }]])
+    const [tables] = await admin.query(
+      "SELECT GROUP_CONCAT(TABLE_NAME ORDER BY TABLE_NAME) AS s FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()"
+    )
+    const [sequence] = await admin.query("SELECT next_not_cached_value AS s FROM seq_ids").catch(
+      () => [[{ s: "missing" }]]
+    )
     const first = (result: unknown) => String((result as Array<{ s: unknown }>)[0]?.s)
     return { rows: first(rows), tables: first(tables), sequence: first(sequence) }
   }
@@ -93,14 +98,22 @@ describeMariadb("MySQL classifier verdicts against what MariaDB does in a read-o
   }, 120_000)
 
   afterAll(async () => {
-    console.info(`[classifier vs MariaDB] ${stats.cases} statements run: ${stats.changed} changed the server, ${stats.stoppedByTransaction} stopped by READ ONLY alone`)
+    console.info(
+      `[classifier vs MariaDB] ${stats.cases} statements run: ${stats.changed} changed the server, ${stats.stoppedByTransaction} stopped by READ ONLY alone`
+    )
     await server?.stop()
   }, 60_000)
 
   /** Runs one statement as dbdesk runs a safe one; reports whether anything outside the transaction changed. */
   const runReadOnly = async (sql: string): Promise<{ changed: boolean; errno: number | undefined }> => {
     const before = await state()
-    const session = await mysql.createConnection({ host: server.host, port: server.port, user: server.user, password: server.password, database: server.database })
+    const session = await mysql.createConnection({
+      host: server.host,
+      port: server.port,
+      user: server.user,
+      password: server.password,
+      database: server.database
+    })
     let errno: number | undefined
     let sessionChanged = false
     try {
@@ -109,7 +122,9 @@ describeMariadb("MySQL classifier verdicts against what MariaDB does in a read-o
         errno = error.errno ?? -1
       })
       await session.query("ROLLBACK").catch(() => undefined)
-      const [probe] = await session.query("SELECT @probe IS NOT NULL AS v, IS_USED_LOCK('dbdesk_probe') IS NOT NULL AS l")
+      const [probe] = await session.query(
+        "SELECT @probe IS NOT NULL AS v, IS_USED_LOCK('dbdesk_probe') IS NOT NULL AS l"
+      )
       const row = (probe as Array<{ v: number; l: number }>)[0]
       sessionChanged = row?.v === 1 || row?.l === 1
     } finally {
@@ -121,34 +136,49 @@ describeMariadb("MySQL classifier verdicts against what MariaDB does in a read-o
     return { changed, errno }
   }
 
-  it.live("D-23: whatever changes the server inside READ ONLY was never classified safe; READ ONLY stops the rest", () =>
-    Effect.promise(() =>
-      FastCheck.assert(
-        FastCheck.asyncProperty(FastCheck.constantFrom(...BASES), FastCheck.constantFrom(...wrappings), async (base, wrap) => {
-          const sql = wrap(base)
-          const verdict = classifyStatement(sql, "mysql")
-          const unwrapped = classifyStatement(base, "mysql")
-          const outcome = await runReadOnly(sql)
-          stats.cases++
-          if (outcome.changed) stats.changed++
-          if (verdict.tier === "safe" && outcome.errno === 1792) stats.stoppedByTransaction++
-          if (outcome.changed) expect(verdict.tier, sql).not.toBe("safe")
-          // a wrapping the server runs unchanged never lowers the verdict
-          expect(verdict.tier === "safe" ? 0 : verdict.tier === "write" ? 1 : 2, sql).toBeGreaterThanOrEqual(
-            unwrapped.tier === "safe" ? 0 : unwrapped.tier === "write" ? 1 : 2
-          )
-        }),
-        { numRuns: 100 }
-      )), 120_000)
+  it.live(
+    "D-23: whatever changes the server inside READ ONLY was never classified safe; READ ONLY stops the rest",
+    () =>
+      Effect.promise(() =>
+        FastCheck.assert(
+          FastCheck.asyncProperty(
+            FastCheck.constantFrom(...BASES),
+            FastCheck.constantFrom(...wrappings),
+            async (base, wrap) => {
+              const sql = wrap(base)
+              const verdict = classifyStatement(sql, "mysql")
+              const unwrapped = classifyStatement(base, "mysql")
+              const outcome = await runReadOnly(sql)
+              stats.cases++
+              if (outcome.changed) stats.changed++
+              if (verdict.tier === "safe" && outcome.errno === 1792) stats.stoppedByTransaction++
+              if (outcome.changed) expect(verdict.tier, sql).not.toBe("safe")
+              // a wrapping the server runs unchanged never lowers the verdict
+              expect(verdict.tier === "safe" ? 0 : verdict.tier === "write" ? 1 : 2, sql).toBeGreaterThanOrEqual(
+                unwrapped.tier === "safe" ? 0 : unwrapped.tier === "write" ? 1 : 2
+              )
+            }
+          ),
+          { numRuns: 100 }
+        )
+      ),
+    120_000
+  )
 
-  it.live("D-23: every base statement that changes the server unwrapped is non-safe (the oracle sees writes)", () =>
-    Effect.promise(async () => {
-      const changing: Array<string> = []
-      for (const base of BASES) {
-        if ((await runReadOnly(base)).changed) changing.push(base)
-      }
-      // the hidden writes a read-only transaction does not stop: the classifier is what holds them
-      expect(changing).toEqual(expect.arrayContaining(["SELECT GET_LOCK('dbdesk_probe', 0)", "SET @probe = 1", "TRUNCATE TABLE sentinel"]))
-      for (const sql of changing) expect(classifyStatement(sql, "mysql").tier, sql).not.toBe("safe")
-    }), 120_000)
+  it.live(
+    "D-23: every base statement that changes the server unwrapped is non-safe (the oracle sees writes)",
+    () =>
+      Effect.promise(async () => {
+        const changing: Array<string> = []
+        for (const base of BASES) {
+          if ((await runReadOnly(base)).changed) changing.push(base)
+        }
+        // the hidden writes a read-only transaction does not stop: the classifier is what holds them
+        expect(changing).toEqual(
+          expect.arrayContaining(["SELECT GET_LOCK('dbdesk_probe', 0)", "SET @probe = 1", "TRUNCATE TABLE sentinel"])
+        )
+        for (const sql of changing) expect(classifyStatement(sql, "mysql").tier, sql).not.toBe("safe")
+      }),
+    120_000
+  )
 })

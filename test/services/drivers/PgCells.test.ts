@@ -4,26 +4,54 @@ import { toCell } from "../../../src/domain/ResultSet.ts"
 import { cellOf, parameterText } from "../../../src/services/drivers/postgres/PgCells.ts"
 
 /** PostgreSQL's type OIDs, pinned here rather than read from the code under test. */
-const OID = { bool: 16, int8: 20, int2: 21, int4: 23, text: 25, float4: 700, float8: 701, numeric: 1700, json: 114, bytea: 17, timestamptz: 1184 }
+const OID = {
+  bool: 16,
+  int8: 20,
+  int2: 21,
+  int4: 23,
+  text: 25,
+  float4: 700,
+  float8: 701,
+  numeric: 1700,
+  json: 114,
+  bytea: 17,
+  timestamptz: 1184
+}
 
 describe("PostgreSQL text values to result-set cells", () => {
-  it.prop("result set: int8 text becomes the same cell as the 64-bit value (a number in the safe range, its exact text beyond)", [
-    FastCheck.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })
-  ], ([value]) => {
-    assert.strictEqual(cellOf(value.toString(), OID.int8), toCell(value))
-  })
+  it.prop(
+    "result set: int8 text becomes the same cell as the 64-bit value (a number in the safe range, its exact text beyond)",
+    [
+      FastCheck.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })
+    ],
+    ([value]) => {
+      assert.strictEqual(cellOf(value.toString(), OID.int8), toCell(value))
+    }
+  )
 
   it.prop("result set: float8 text becomes the same cell as the double (non-finite values as their names)", [
     FastCheck.double()
   ], ([value]) => {
-    const text = Number.isNaN(value) ? "NaN" : value === Infinity ? "Infinity" : value === -Infinity ? "-Infinity" : Object.is(value, -0) ? "-0" : String(value)
+    const text = Number.isNaN(value)
+      ? "NaN"
+      : value === Infinity
+      ? "Infinity"
+      : value === -Infinity
+      ? "-Infinity"
+      : Object.is(value, -0)
+      ? "-0"
+      : String(value)
     assert.deepStrictEqual(cellOf(text, OID.float8), toCell(value))
   })
 
-  it.prop("result set: int2/int4 text becomes the number", [FastCheck.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })], ([value]) => {
-    assert.strictEqual(cellOf(String(value), OID.int4), value)
-    if (Math.abs(value) < 32768) assert.strictEqual(cellOf(String(value), OID.int2), value)
-  })
+  it.prop(
+    "result set: int2/int4 text becomes the number",
+    [FastCheck.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })],
+    ([value]) => {
+      assert.strictEqual(cellOf(String(value), OID.int4), value)
+      if (Math.abs(value) < 32768) assert.strictEqual(cellOf(String(value), OID.int2), value)
+    }
+  )
 
   it.prop("a parameter's text reads back as the value for the scalar JSON types", [
     FastCheck.oneof(FastCheck.string(), FastCheck.integer(), FastCheck.boolean(), FastCheck.constant(null))

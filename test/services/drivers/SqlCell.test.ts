@@ -14,7 +14,9 @@ describe("toCell", () => {
     }
   })
 
-  it.prop("result set: every cell is a valid JSON cell value", [FastCheck.anything({ withBigInt: true, withDate: true, withTypedArray: true })], ([value]) => {
+  it.prop("result set: every cell is a valid JSON cell value", [
+    FastCheck.anything({ withBigInt: true, withDate: true, withTypedArray: true })
+  ], ([value]) => {
     const cell = toCell(value)
     assert.isTrue(Schema.is(CellValue)(cell))
     assert.doesNotThrow(() => JSON.stringify(cell))
@@ -23,7 +25,12 @@ describe("toCell", () => {
   it("result set: blobs read as hex literals while they fit limits.maxCellBytes, then as the literal of their first bytes with their length", () => {
     assert.strictEqual(toCell(new Uint8Array([0, 255, 16])), "X'00ff10'")
     assert.strictEqual(toCell(new Uint8Array(5000)), `X'${"00".repeat(5000)}'`)
-    assert.strictEqual(toCell(new Uint8Array(20_000)), `X'${"00".repeat(16_382)}' …[cut by dbdesk: blob of 20000 bytes, first 16382 bytes shown; read it in parts with substr()]`)
+    assert.strictEqual(
+      toCell(new Uint8Array(20_000)),
+      `X'${
+        "00".repeat(16_382)
+      }' …[cut by dbdesk: blob of 20000 bytes, first 16382 bytes shown; read it in parts with substr()]`
+    )
     assert.deepStrictEqual([new Uint8Array([1]), "text"].map(toCell), ["X'01'", "text"])
     assert.strictEqual(toCell(Number.POSITIVE_INFINITY), "Infinity")
   })

@@ -44,7 +44,7 @@ const startEndless = (driver: SqliteDriver) =>
     assert.isDefined(pid)
     const fiber = yield* Effect.fork(driver.execute(ENDLESS_CTE, read))
     yield* Effect.sleep("100 millis")
-    return { fiber, pid: pid! }
+    return { fiber, pid: pid }
   })
 
 describe("SqliteDriver cancellation", () => {
@@ -79,7 +79,11 @@ describe("SqliteDriver cancellation", () => {
       const driver = yield* driverFor()
       const completed: Array<string> = []
       const { fiber } = yield* startEndless(driver)
-      const watched = fiber.pipe(Fiber.join, Effect.ensuring(Effect.sync(() => completed.push("statement"))), Effect.fork)
+      const watched = fiber.pipe(
+        Fiber.join,
+        Effect.ensuring(Effect.sync(() => completed.push("statement"))),
+        Effect.fork
+      )
       const watcher = yield* watched
       yield* Effect.async<void>((resume) => {
         setImmediate(() => resume(Effect.void))

@@ -35,7 +35,11 @@ describe("SqliteDriver on the sample database", () => {
 
       const tables = yield* driver.listTables({ includeRowCounts: true })
       expect(tables.map((t) => t.name)).toEqual(["customers", "order_items", "orders", "products"])
-      expect(tables.find((t) => t.name === "orders")).toEqual({ name: "orders", type: "table", row_count: SAMPLE_SIZES.orders })
+      expect(tables.find((t) => t.name === "orders")).toEqual({
+        name: "orders",
+        type: "table",
+        row_count: SAMPLE_SIZES.orders
+      })
       expect((yield* driver.listTables({ includeRowCounts: false }))[0]).toEqual({ name: "customers", type: "table" })
 
       const orders = yield* driver.describeTable("orders")
@@ -44,9 +48,20 @@ describe("SqliteDriver on the sample database", () => {
       expect(orders.columns[0]).toMatchObject({ data_type: "INTEGER", is_primary_key: true, is_nullable: false })
       expect(orders.columns[4]).toMatchObject({ name: "total", default_value: "0", is_sortable: true })
       expect(orders.foreign_keys).toEqual([
-        { columns: ["customer_id"], referenced_table: "customers", referenced_columns: ["id"], on_update: "NO ACTION", on_delete: "CASCADE" }
+        {
+          columns: ["customer_id"],
+          referenced_table: "customers",
+          referenced_columns: ["id"],
+          on_update: "NO ACTION",
+          on_delete: "CASCADE"
+        }
       ])
-      expect(orders.indexes).toContainEqual({ name: "idx_orders_customer_id", columns: ["customer_id"], is_unique: false, is_primary: false })
+      expect(orders.indexes).toContainEqual({
+        name: "idx_orders_customer_id",
+        columns: ["customer_id"],
+        is_unique: false,
+        is_primary: false
+      })
       assert.include(orders.ddl ?? "", "CREATE TABLE orders")
 
       const ddl = yield* driver.tableDdl("ORDERS")
@@ -94,7 +109,10 @@ describe("SqliteDriver on the sample database", () => {
       expect(error).toMatchObject({ _tag: "DriverError" })
       assert.match(error.message, /readonly/i)
       const smuggled = yield* Effect.flip(
-        driver.execute("WITH x AS (SELECT 1) INSERT INTO products (sku, name, category, price) VALUES ('a', 'b', 'c', 1)", read)
+        driver.execute(
+          "WITH x AS (SELECT 1) INSERT INTO products (sku, name, category, price) VALUES ('a', 'b', 'c', 1)",
+          read
+        )
       )
       assert.strictEqual(smuggled._tag, "DriverError")
       yield* driver.close()
@@ -153,10 +171,14 @@ describe("SqliteDriver on the sample database", () => {
       const unknown = yield* Effect.flip(driver.browse("customers", { columns: ["id", "password"] }))
       expect(unknown).toMatchObject({ _tag: "InvalidArgument" })
       assert.include(unknown.message, "password")
-      const sortUnknown = yield* Effect.flip(driver.browse("customers", { sort: [{ column: "id; DROP TABLE x", direction: "asc" }] }))
+      const sortUnknown = yield* Effect.flip(
+        driver.browse("customers", { sort: [{ column: "id; DROP TABLE x", direction: "asc" }] })
+      )
       assert.strictEqual(sortUnknown._tag, "InvalidArgument")
       for (const operator of ["=", "contains", "starts_with"] as const) {
-        const result = yield* driver.browse("customers", { filters: [{ column: "first_name", operator, value: "x' OR 1=1 --" }] })
+        const result = yield* driver.browse("customers", {
+          filters: [{ column: "first_name", operator, value: "x' OR 1=1 --" }]
+        })
         assert.strictEqual(result.row_count, 0)
       }
       const notFound = yield* Effect.flip(driver.browse("customers\"; --", {}))
@@ -179,7 +201,13 @@ describe("SqliteDriver on the sample database", () => {
     Effect.gen(function*() {
       const driver = yield* driverFor({ path: freshCopy() })
       yield* driver.execute("CREATE TABLE codes (code TEXT PRIMARY KEY)", { ...read, access: "readwrite" })
-      yield* transactionContract(driver, { table: "codes", column: "code", first: "'a'", second: "'b'", duplicate: /UNIQUE constraint failed: codes.code/ })
+      yield* transactionContract(driver, {
+        table: "codes",
+        column: "code",
+        first: "'a'",
+        second: "'b'",
+        duplicate: /UNIQUE constraint failed: codes.code/
+      })
     }))
 
   it.scopedLive("insertRows inserts with bound values and reports the rows that failed", () =>

@@ -26,9 +26,16 @@ describe("SQLite CHECK constraints from CREATE TABLE", () => {
 
 describe("SQLite trigger timing and event", () => {
   it("reads BEFORE, AFTER, INSTEAD OF and SQLite's default (BEFORE), past TEMP, IF NOT EXISTS and quoted names", () => {
-    expect(triggerHeader(`CREATE TRIGGER "a ""b""" AFTER UPDATE OF x, y ON t BEGIN SELECT 1; END`)).toEqual({ timing: "AFTER", event: "UPDATE OF x, y" })
-    expect(triggerHeader("CREATE TEMP TRIGGER IF NOT EXISTS main.[on] INSTEAD OF delete ON v BEGIN SELECT 1; END")).toEqual({ timing: "INSTEAD OF", event: "DELETE" })
-    expect(triggerHeader("create trigger `before` insert on t begin select 1; end")).toEqual({ timing: "BEFORE", event: "INSERT" })
+    expect(triggerHeader(`CREATE TRIGGER "a ""b""" AFTER UPDATE OF x, y ON t BEGIN SELECT 1; END`)).toEqual({
+      timing: "AFTER",
+      event: "UPDATE OF x, y"
+    })
+    expect(triggerHeader("CREATE TEMP TRIGGER IF NOT EXISTS main.[on] INSTEAD OF delete ON v BEGIN SELECT 1; END"))
+      .toEqual({ timing: "INSTEAD OF", event: "DELETE" })
+    expect(triggerHeader("create trigger `before` insert on t begin select 1; end")).toEqual({
+      timing: "BEFORE",
+      event: "INSERT"
+    })
   })
 })
 
@@ -44,14 +51,24 @@ describe("PostgreSQL trigger type bits", () => {
 describe("the structure view when the engine refuses a part", () => {
   it("keeps the columns and the DDL and says what could not be read", async () => {
     const driver = {
-      describeTable: () => Effect.succeed({ table: "t", columns: [{ name: "a", data_type: "int", is_nullable: false, is_primary_key: true, is_sortable: true }], indexes: [], foreign_keys: [], ddl: "CREATE TABLE t (a int)" }),
+      describeTable: () =>
+        Effect.succeed({
+          table: "t",
+          columns: [{ name: "a", data_type: "int", is_nullable: false, is_primary_key: true, is_sortable: true }],
+          indexes: [],
+          foreign_keys: [],
+          ddl: "CREATE TABLE t (a int)"
+        }),
       tableDdl: () => Effect.succeed(""),
-      structureDetails: () => Effect.fail(new DriverError({ message: "Table 'information_schema.CHECK_CONSTRAINTS' doesn't exist" }))
+      structureDetails: () =>
+        Effect.fail(new DriverError({ message: "Table 'information_schema.CHECK_CONSTRAINTS' doesn't exist" }))
     } as unknown as DatabaseDriver
     const view = await Effect.runPromise(sqlStructureView(driver, "t"))
     expect(view.columns.map((c) => c.name)).toEqual(["a"])
     expect(view.definition).toBe("CREATE TABLE t (a int)")
     expect(view.checks).toBeUndefined()
-    expect(view.notes).toEqual(["Checks, triggers and references could not be read: Table 'information_schema.CHECK_CONSTRAINTS' doesn't exist"])
+    expect(view.notes).toEqual([
+      "Checks, triggers and references could not be read: Table 'information_schema.CHECK_CONSTRAINTS' doesn't exist"
+    ])
   })
 })

@@ -12,7 +12,14 @@ import { makeTunnel, type Tunnel, TunnelFailure } from "../../../src/services/ss
 import { type PostgresServer, startPostgres } from "../../support/PostgresHarness.ts"
 import { describePostgres } from "../../support/PostgresSuite.ts"
 import { describeWhenInstalled } from "../../support/InstalledSuite.ts"
-import { type KeyPair, makeKey, type SshServer, SSHD_MISSING, sshdAvailable, startSshd } from "../../support/SshHarness.ts"
+import {
+  type KeyPair,
+  makeKey,
+  type SshServer,
+  SSHD_MISSING,
+  sshdAvailable,
+  startSshd
+} from "../../support/SshHarness.ts"
 
 const describeSsh = sshdAvailable ? describePostgres : describeWhenInstalled(false, SSHD_MISSING)
 
@@ -26,9 +33,18 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "dbdesk-ssh-test-"))
-    keys = { ed25519: makeKey(dir, "ed25519"), ecdsa: makeKey(dir, "ecdsa"), rsa: makeKey(dir, "rsa"), locked: makeKey(dir, "ed25519", "open sesame") }
+    keys = {
+      ed25519: makeKey(dir, "ed25519"),
+      ecdsa: makeKey(dir, "ecdsa"),
+      rsa: makeKey(dir, "rsa"),
+      locked: makeKey(dir, "ed25519", "open sesame")
+    }
     const authorizedKeys = Object.values(keys).map((key) => key.publicLine)
-    ;[postgres, jump, bastion] = await Promise.all([startPostgres(), startSshd({ authorizedKeys }), startSshd({ authorizedKeys, hostKeyType: "ecdsa" })])
+    ;[postgres, jump, bastion] = await Promise.all([
+      startPostgres(),
+      startSshd({ authorizedKeys }),
+      startSshd({ authorizedKeys, hostKeyType: "ecdsa" })
+    ])
   }, 120_000)
 
   afterAll(async () => {
@@ -39,20 +55,23 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
   /** A config file with both hosts as aliases, and a user known_hosts listing `known` lines. */
   const files = (known: ReadonlyArray<string>): SshFiles => {
     const config = join(dir, `config-${Math.random()}`)
-    writeFileSync(config, [
-      "Host jump-host",
-      `  HostName 127.0.0.1`,
-      `  Port ${jump.port}`,
-      "  User root",
-      `  IdentityFile ${keys.ed25519.privateFile}`,
-      "Host db-bastion",
-      `  HostName 127.0.0.1`,
-      `  Port ${bastion.port}`,
-      "  User root",
-      `  IdentityFile ${keys.ed25519.privateFile}`,
-      "  ProxyJump jump-host",
-      ""
-    ].join("\n"))
+    writeFileSync(
+      config,
+      [
+        "Host jump-host",
+        `  HostName 127.0.0.1`,
+        `  Port ${jump.port}`,
+        "  User root",
+        `  IdentityFile ${keys.ed25519.privateFile}`,
+        "Host db-bastion",
+        `  HostName 127.0.0.1`,
+        `  Port ${bastion.port}`,
+        "  User root",
+        `  IdentityFile ${keys.ed25519.privateFile}`,
+        "  ProxyJump jump-host",
+        ""
+      ].join("\n")
+    )
     const knownHosts = join(dir, `known-${Math.random()}`)
     writeFileSync(knownHosts, known.map((line) => `${line}\n`).join(""))
     return { config, knownHosts, agent: undefined }
@@ -88,7 +107,14 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
   }
 
   const query = async (tunnel: Tunnel, during?: (peer: string) => void): Promise<string> => {
-    const client = new pg.Client({ host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, stream: tunnel.socket })
+    const client = new pg.Client({
+      host: postgres.host,
+      port: postgres.port,
+      database: postgres.database,
+      user: postgres.user,
+      password: postgres.password,
+      stream: tunnel.socket
+    })
     client.on("error", () => undefined)
     await client.connect()
     try {
@@ -101,7 +127,8 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
   }
 
   /** The process owning the local end of the database session's TCP connection. */
-  const ownerOfPort = (port: string): string => execFileSync("ss", ["-Htnp", "state", "established", `( sport = :${port} )`], { encoding: "utf8" })
+  const ownerOfPort = (port: string): string =>
+    execFileSync("ss", ["-Htnp", "state", "established", `( sport = :${port} )`], { encoding: "utf8" })
 
   it("an alias with ProxyJump reaches PostgreSQL through both hosts (known_hosts hashed and plain): the session's peer is sshd", async () => {
     const tunnel = tunnelWith({ files: files([jump.hashedKnownHostsLine(), bastion.knownHostsLine()]) })
@@ -125,7 +152,10 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
 
   for (const type of ["ecdsa", "rsa"] as const) {
     it(`explicit fields win over the alias: the ${type} key file`, async () => {
-      const tunnel = tunnelWith({ files: files([jump.knownHostsLine(), bastion.knownHostsLine()]), ssh: { host: "db-bastion", auth: "key", keyFile: keys[type].privateFile } })
+      const tunnel = tunnelWith({
+        files: files([jump.knownHostsLine(), bastion.knownHostsLine()]),
+        ssh: { host: "db-bastion", auth: "key", keyFile: keys[type].privateFile }
+      })
       expect(await query(tunnel)).toMatch(/^\d+$/)
     })
   }
@@ -135,11 +165,17 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
     const agent = spawn("ssh-agent", ["-D", "-a", socket], { stdio: "ignore" })
     try {
       await new Promise((resolve) => setTimeout(resolve, 300))
-      execFileSync("ssh-add", [keys.ecdsa.privateFile], { env: { ...process.env, SSH_AUTH_SOCK: socket }, stdio: "ignore" })
+      execFileSync("ssh-add", [keys.ecdsa.privateFile], {
+        env: { ...process.env, SSH_AUTH_SOCK: socket },
+        stdio: "ignore"
+      })
       const known = files([jump.knownHostsLine(), bastion.knownHostsLine()])
       const ssh = { host: "127.0.0.1", port: bastion.port, user: "root", auth: "agent" as const, jumps: [] }
       expect(await query(tunnelWith({ files: known, ssh, agent: socket }))).toMatch(/^\d+$/)
-      const failure = await tunnelWith({ files: known, ssh }).open().then(() => undefined, (error: unknown) => error) as TunnelFailure
+      const failure = await tunnelWith({ files: known, ssh }).open().then(
+        () => undefined,
+        (error: unknown) => error
+      ) as TunnelFailure
       expect(failure.stage).toBe("auth")
       expect(failure.message).toContain("no SSH agent is running for dbdesk (SSH_AUTH_SOCK is not set)")
     } finally {
@@ -149,7 +185,14 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
 
   it("an encrypted key signs in with its stored passphrase, and without it fails as an SSH sign-in problem", async () => {
     const known = files([jump.knownHostsLine(), bastion.knownHostsLine()])
-    const ssh = { host: "127.0.0.1", port: bastion.port, user: "root", auth: "key" as const, keyFile: keys.locked.privateFile, jumps: [] }
+    const ssh = {
+      host: "127.0.0.1",
+      port: bastion.port,
+      user: "root",
+      auth: "key" as const,
+      keyFile: keys.locked.privateFile,
+      jumps: []
+    }
     expect(await query(tunnelWith({ files: known, ssh, secrets: { passphrase: "open sesame" } }))).toMatch(/^\d+$/)
     const failure = await tunnelWith({ files: known, ssh }).open().then(() => undefined, (error: unknown) => error)
     expect(failure).toBeInstanceOf(TunnelFailure)
@@ -160,9 +203,14 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
   it("a key the host does not accept fails at the sign-in, naming the host and user", async () => {
     const other = makeKey(dir, "ed25519")
     const ssh = { host: "db-bastion", auth: "key" as const, keyFile: other.privateFile, jumps: [] as Array<string> }
-    const failure = await tunnelWith({ files: files([bastion.knownHostsLine()]), ssh }).open().then(() => undefined, (error: unknown) => error) as TunnelFailure
+    const failure = await tunnelWith({ files: files([bastion.knownHostsLine()]), ssh }).open().then(
+      () => undefined,
+      (error: unknown) => error
+    ) as TunnelFailure
     expect(failure.stage).toBe("auth")
-    expect(failure.message).toBe(`the SSH host db-bastion (127.0.0.1:${bastion.port}) of 'Prod' refused the sign-in of root (key ${other.privateFile})`)
+    expect(failure.message).toBe(
+      `the SSH host db-bastion (127.0.0.1:${bastion.port}) of 'Prod' refused the sign-in of root (key ${other.privateFile})`
+    )
   })
 
   it("an unknown key is asked about once, with its SHA256 fingerprint, then remembered in dbdesk's own file", async () => {
@@ -171,7 +219,10 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
     const known = files([jump.knownHostsLine()])
     const tunnel = tunnelWith({ files: known, ownFile, asked, answer: () => "approved" })
     await query(tunnel)
-    const fingerprint = execFileSync("ssh-keygen", ["-lf", "-", "-E", "sha256"], { input: bastion.hostKeyLine, encoding: "utf8" }).split(" ")[1]
+    const fingerprint =
+      execFileSync("ssh-keygen", ["-lf", "-", "-E", "sha256"], { input: bastion.hostKeyLine, encoding: "utf8" }).split(
+        " "
+      )[1]
     expect(asked.map((question) => question.fingerprint)).toEqual([fingerprint])
     expect(asked[0]!.message).toContain(fingerprint)
     expect(readFileSync(ownFile, "utf8")).toContain(bastion.knownHostsLine())
@@ -184,18 +235,35 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
     const known = files([jump.knownHostsLine()])
     const signIns = () => (bastion.log().match(/Accepted publickey/g) ?? []).length
     const before = signIns()
-    const denied = await tunnelWith({ files: known, answer: () => "denied" }).open().then(() => undefined, (error: unknown) => error) as TunnelFailure
+    const denied = await tunnelWith({ files: known, answer: () => "denied" }).open().then(
+      () => undefined,
+      (error: unknown) => error
+    ) as TunnelFailure
     expect(denied.stage).toBe("hostKey")
     expect(denied.message).toMatch(/you did not accept it/)
-    const nobody = await tunnelWith({ files: known }).open().then(() => undefined, (error: unknown) => error) as TunnelFailure
+    const nobody = await tunnelWith({ files: known }).open().then(
+      () => undefined,
+      (error: unknown) => error
+    ) as TunnelFailure
     expect(nobody.stage).toBe("hostKey")
-    expect(nobody.message).toMatch(new RegExp(`nothing is open to ask you about it: .*connect once with OpenSSH \\(ssh -p ${bastion.port} 127\\.0\\.0\\.1\\), which asks about SHA256:`))
+    expect(nobody.message).toMatch(
+      new RegExp(
+        `nothing is open to ask you about it: .*connect once with OpenSSH \\(ssh -p ${bastion.port} 127\\.0\\.0\\.1\\), which asks about SHA256:`
+      )
+    )
     expect(signIns()).toBe(before) // the refused key was never signed in to
   })
 
   it("the bastion killed under a running query fails it naming the SSH host; the next socket opens a new session", async () => {
     const tunnel = tunnelWith({ files: files([jump.knownHostsLine(), bastion.knownHostsLine()]) })
-    const client = new pg.Client({ host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, stream: tunnel.socket })
+    const client = new pg.Client({
+      host: postgres.host,
+      port: postgres.port,
+      database: postgres.database,
+      user: postgres.user,
+      password: postgres.password,
+      stream: tunnel.socket
+    })
     client.on("error", () => undefined)
     await client.connect()
     const running = client.query("SELECT pg_sleep(30)").then(() => "answered", (error: Error) => error.message)
@@ -209,11 +277,20 @@ describeSsh("SSH tunnel through a jump host and a bastion (Debian's sshd)", () =
   it("a changed key is refused with the old and new fingerprints and how to accept a legitimate change", async () => {
     const oldLine = bastion.knownHostsLine()
     const known = files([jump.knownHostsLine(), oldLine])
-    const oldFingerprint = execFileSync("ssh-keygen", ["-lf", "-", "-E", "sha256"], { input: bastion.hostKeyLine, encoding: "utf8" }).split(" ")[1]!
+    const oldFingerprint = execFileSync("ssh-keygen", ["-lf", "-", "-E", "sha256"], {
+      input: bastion.hostKeyLine,
+      encoding: "utf8"
+    }).split(" ")[1]!
     await bastion.restart({ newHostKey: true })
-    const newFingerprint = execFileSync("ssh-keygen", ["-lf", "-", "-E", "sha256"], { input: bastion.hostKeyLine, encoding: "utf8" }).split(" ")[1]!
+    const newFingerprint = execFileSync("ssh-keygen", ["-lf", "-", "-E", "sha256"], {
+      input: bastion.hostKeyLine,
+      encoding: "utf8"
+    }).split(" ")[1]!
     const asked: Array<HostKeyQuestion> = []
-    const failure = await tunnelWith({ files: known, asked, answer: () => "approved" }).open().then(() => undefined, (error: unknown) => error) as TunnelFailure
+    const failure = await tunnelWith({ files: known, asked, answer: () => "approved" }).open().then(
+      () => undefined,
+      (error: unknown) => error
+    ) as TunnelFailure
     expect(asked).toEqual([]) // a changed key is never asked about: it is refused
     expect(failure.stage).toBe("hostKey")
     expect(failure.message).toContain(oldFingerprint)

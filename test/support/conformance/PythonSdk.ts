@@ -25,12 +25,14 @@ export const ensurePythonSdk = async (): Promise<string> => {
   if (ready()) return python
   mkdirSync(CACHE, { recursive: true })
   const lock = `${dir}.lock`
-  for (let waited = 0; ; waited += 500) {
+  for (let waited = 0;; waited += 500) {
     try {
       mkdirSync(lock)
       break
     } catch {
-      if (waited > 600_000) throw new Error(`${lock} is held for 10 minutes: remove it if no test run is installing the Python SDK`)
+      if (waited > 600_000) {
+        throw new Error(`${lock} is held for 10 minutes: remove it if no test run is installing the Python SDK`)
+      }
       await sleep(500)
       if (ready()) return python
     }
@@ -38,11 +40,18 @@ export const ensurePythonSdk = async (): Promise<string> => {
   try {
     rmSync(dir, { recursive: true, force: true })
     await run("python3", ["-m", "venv", dir], { timeout: 120_000 }).catch((error: Error & { stderr?: string }) => {
-      throw new Error(`python3 -m venv ${dir} failed (python3 with its venv module is needed): ${error.stderr ?? error.message}`)
+      throw new Error(
+        `python3 -m venv ${dir} failed (python3 with its venv module is needed): ${error.stderr ?? error.message}`
+      )
     })
-    await run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", wanted], { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 })
+    await run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", wanted], {
+      timeout: 600_000,
+      maxBuffer: 16 * 1024 * 1024
+    })
       .catch((error: Error & { stderr?: string }) => {
-        throw new Error(`pip could not install ${wanted} into ${dir} (PyPI must be reachable): ${error.stderr ?? error.message}`)
+        throw new Error(
+          `pip could not install ${wanted} into ${dir} (PyPI must be reachable): ${error.stderr ?? error.message}`
+        )
       })
     writeFileSync(marker, wanted)
     return python

@@ -28,12 +28,14 @@ export const ensureInstalled = async (name: string, specs: ReadonlyArray<string>
   if (existsSync(marker) && readFileSync(marker, "utf8") === wanted) return dir
   mkdirSync(CACHE, { recursive: true })
   const lock = join(CACHE, `${name}.lock`)
-  for (let waited = 0; ; waited += 500) {
+  for (let waited = 0;; waited += 500) {
     try {
       mkdirSync(lock)
       break
     } catch {
-      if (waited > 600_000) throw new Error(`${lock} is held for 10 minutes: remove it if no test run is installing ${name}`)
+      if (waited > 600_000) {
+        throw new Error(`${lock} is held for 10 minutes: remove it if no test run is installing ${name}`)
+      }
       await sleep(500)
       if (existsSync(marker) && readFileSync(marker, "utf8") === wanted) return dir
     }
@@ -42,9 +44,16 @@ export const ensureInstalled = async (name: string, specs: ReadonlyArray<string>
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `dbdesk-test-tool-${name}`, private: true }))
-    await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, ...specs], { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 })
+    await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, ...specs], {
+      timeout: 600_000,
+      maxBuffer: 16 * 1024 * 1024
+    })
       .catch((error: Error & { stderr?: string }) => {
-        throw new Error(`npm could not install ${wanted} into ${dir} (the npm registry must be reachable): ${error.stderr ?? error.message}`)
+        throw new Error(
+          `npm could not install ${wanted} into ${dir} (the npm registry must be reachable): ${
+            error.stderr ?? error.message
+          }`
+        )
       })
     writeFileSync(marker, wanted)
     return dir
@@ -69,7 +78,12 @@ export interface ProcessResult {
 }
 
 /** Runs a program to its end, collecting its output; killed after `timeoutMs`. */
-export const runToEnd = (command: string, args: ReadonlyArray<string>, timeoutMs: number, env: NodeJS.ProcessEnv = process.env) =>
+export const runToEnd = (
+  command: string,
+  args: ReadonlyArray<string>,
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv = process.env
+) =>
   new Promise<ProcessResult>((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""

@@ -132,11 +132,16 @@ const update = (context: RequestContext): EngineResponse => {
     }
     const field = parseField(definition, collection.nested)
     if (fields.some((f) => f.name === field.name)) {
-      failure(400, `Field \`${field.name}\` is already part of the schema: To change this field, drop it first before adding it back to the schema.`)
+      failure(
+        400,
+        `Field \`${field.name}\` is already part of the schema: To change this field, drop it first before adding it back to the schema.`
+      )
     }
     fields.push(field)
   }
-  const candidate = Object.assign(Object.create(Object.getPrototypeOf(collection)), collection, { fields }) as Collection
+  const candidate = Object.assign(Object.create(Object.getPrototypeOf(collection)), collection, {
+    fields
+  }) as Collection
   for (const stored of collection.docs.values()) {
     const added = fields.filter((f) => !collection.fields.includes(f) && !isDynamicName(f.name))
     if (added.length > 0) validateDocument(candidate, stored.doc as JsonObject, false, "reject")

@@ -7,7 +7,10 @@ export type DirtyValues = "reject" | "coerce_or_reject" | "coerce_or_drop" | "dr
 
 export const dirtyValuesOf = (param: string | undefined, collection: Collection): DirtyValues => {
   const normalised = param?.toLowerCase()
-  if (normalised === "reject" || normalised === "coerce_or_reject" || normalised === "coerce_or_drop" || normalised === "drop") {
+  if (
+    normalised === "reject" || normalised === "coerce_or_reject" || normalised === "coerce_or_drop" ||
+    normalised === "drop"
+  ) {
     return normalised
   }
   return collection.hasDynamicFields ? "coerce_or_reject" : "reject"
@@ -44,7 +47,9 @@ const checkScalar = (type: string, value: unknown, coerce: boolean): Checked => 
     case "bool":
       if (typeof value === "boolean") return value
       if (coerce && typeof value === "string" && /^(true|false)$/i.test(value)) return value.toLowerCase() === "true"
-      if (coerce && isNumber(value) && (numberValue(value) === 0 || numberValue(value) === 1)) return numberValue(value) === 1
+      if (coerce && isNumber(value) && (numberValue(value) === 0 || numberValue(value) === 1)) {
+        return numberValue(value) === 1
+      }
       return NO_VALUE
     case "geopoint":
       return Array.isArray(value) && value.length === 2 && value.every(isNumber) ? plain(value) : NO_VALUE
@@ -134,12 +139,11 @@ export const lookup = (doc: Doc, name: string): unknown => {
 }
 
 const learnedField = (dynamic: Field, name: string, value: unknown, nested: boolean): Field | undefined => {
-  const type =
-    dynamic.type === "auto"
-      ? detectType(value, nested)
-      : dynamic.type === "string*"
-      ? (Array.isArray(value) ? "string[]" : "string")
-      : dynamic.type
+  const type = dynamic.type === "auto"
+    ? detectType(value, nested)
+    : dynamic.type === "string*"
+    ? (Array.isArray(value) ? "string[]" : "string")
+    : dynamic.type
   if (type === undefined) return undefined
   return makeField(name, type, { optional: true, facet: dynamic.facet, index: dynamic.index })
 }
@@ -166,7 +170,12 @@ export interface Validated {
  * Validates a document against the schema (§1.2.1). `partial` is an update: absent fields are fine and
  * `null` on an optional field removes it. Learned auto-schema fields are returned, not yet added.
  */
-export const validateDocument = (collection: Collection, input: JsonObject, partial: boolean, dirty: DirtyValues): Validated => {
+export const validateDocument = (
+  collection: Collection,
+  input: JsonObject,
+  partial: boolean,
+  dirty: DirtyValues
+): Validated => {
   const doc: Doc = {}
   const removed: Array<string> = []
   for (const [key, value] of Object.entries(input)) doc[key] = value
@@ -215,7 +224,9 @@ export const validateDocument = (collection: Collection, input: JsonObject, part
     for (const field of [...collection.fields, ...newFields]) {
       if (field.type !== "object" && field.type !== "object[]") continue
       const value = doc[field.name]
-      if (value !== undefined && value !== null) objectLeaves(field.name, value, field.type === "object[]", true, leaves)
+      if (value !== undefined && value !== null) {
+        objectLeaves(field.name, value, field.type === "object[]", true, leaves)
+      }
     }
     for (const [name, type] of leaves) {
       if (collection.field(name) === undefined && !newFields.some((f) => f.name === name)) {
@@ -225,4 +236,3 @@ export const validateDocument = (collection: Collection, input: JsonObject, part
   }
   return { doc: plain(doc as JsonObject) as Doc, removed, newFields }
 }
-

@@ -23,7 +23,12 @@ export const parseDocument = (text: string): JsonObject => {
   return parsed
 }
 
-const storeMerged = (collection: Collection, existingDoc: Doc, input: JsonObject, dirtyParam: string | undefined): Doc => {
+const storeMerged = (
+  collection: Collection,
+  existingDoc: Doc,
+  input: JsonObject,
+  dirtyParam: string | undefined
+): Doc => {
   const validated = validateDocument(collection, input, true, dirtyValuesOf(dirtyParam, collection))
   const merged: Doc = { ...existingDoc, ...validated.doc }
   for (const name of validated.removed) delete merged[name]
@@ -35,7 +40,12 @@ const storeMerged = (collection: Collection, existingDoc: Doc, input: JsonObject
  * One document write (POST single, import line, seeding) with the §1.2.1 checks in the server's order.
  * Returns the stored document (the full merged one for updates).
  */
-export const writeDocument = (collection: Collection, input: JsonObject, action: WriteAction, dirtyParam?: string): Doc => {
+export const writeDocument = (
+  collection: Collection,
+  input: JsonObject,
+  action: WriteAction,
+  dirtyParam?: string
+): Doc => {
   const id = input["id"]
   if (id !== undefined && typeof id !== "string") failure(400, "Document's `id` field should be a string.")
   if (id === "") failure(400, "The `id` should not be empty.")
@@ -61,7 +71,9 @@ export const writeDocument = (collection: Collection, input: JsonObject, action:
 
 /** `PATCH …/documents/:id` (§1.2): id mismatch refused, then 404, then the merge. */
 export const patchDocument = (collection: Collection, id: string, input: JsonObject, dirtyParam?: string): Doc => {
-  if ("id" in input && input["id"] !== id) failure(400, "The `id` of the resource does not match the `id` in the JSON body.")
+  if ("id" in input && input["id"] !== id) {
+    failure(400, "The `id` of the resource does not match the `id` in the JSON body.")
+  }
   const existing = collection.docs.get(id)
   if (existing === undefined) return failure(404, `Could not find a document with id: ${id}`)
   existing.doc = storeMerged(collection, existing.doc, input, dirtyParam)

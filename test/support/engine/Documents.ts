@@ -6,7 +6,8 @@ import { commaList, pruneDocument } from "./Prune.ts"
 import { route, type RequestContext, type Route } from "./Router.ts"
 import type { Collection } from "./State.ts"
 
-const withCollection = (handler: (context: RequestContext, collection: Collection) => EngineResponse) =>
+const withCollection =
+  (handler: (context: RequestContext, collection: Collection) => EngineResponse) =>
   (context: RequestContext): EngineResponse => {
     const collection = context.state.resolve(context.params["collection"]!)
     if (collection === undefined) return handlerError(404, context.state.collectionNotFound)
@@ -45,7 +46,12 @@ const get = withCollection((context, collection) => {
 })
 
 const patch = withCollection((context, collection) => {
-  const doc = patchDocument(collection, context.params["id"]!, parseDocument(context.body), context.query["dirty_values"])
+  const doc = patchDocument(
+    collection,
+    context.params["id"]!,
+    parseDocument(context.body),
+    context.query["dirty_values"]
+  )
   return json(200, doc)
 })
 
@@ -65,7 +71,9 @@ const removeByFilter = withCollection((context, collection) => {
   const truncate = state.version >= 28 && query["truncate"] === "true"
   if (!truncate && query["filter_by"] === undefined) failure(400, "Parameter `filter_by` must be provided.")
   positiveInteger(query["batch_size"], "batch_size")
-  const predicate = truncate ? () => true : compileFilter(state, collection, query["filter_by"], query["validate_field_names"] !== "false")
+  const predicate = truncate
+    ? () => true
+    : compileFilter(state, collection, query["filter_by"], query["validate_field_names"] !== "false")
   const deleted = collection.inSeqOrder().filter((stored) => predicate(stored.doc))
   for (const stored of deleted) collection.docs.delete(String(stored.doc["id"]))
   return json(200, {

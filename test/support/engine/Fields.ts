@@ -16,8 +16,24 @@ export interface Field {
 }
 
 export const FIELD_TYPES = [
-  "string", "string[]", "int32", "int32[]", "int64", "int64[]", "float", "float[]", "bool", "bool[]",
-  "geopoint", "geopoint[]", "geopolygon", "object", "object[]", "string*", "image", "auto"
+  "string",
+  "string[]",
+  "int32",
+  "int32[]",
+  "int64",
+  "int64[]",
+  "float",
+  "float[]",
+  "bool",
+  "bool[]",
+  "geopoint",
+  "geopoint[]",
+  "geopolygon",
+  "object",
+  "object[]",
+  "string*",
+  "image",
+  "auto"
 ]
 
 /** §1.6: sortable by default. */

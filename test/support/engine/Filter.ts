@@ -25,7 +25,9 @@ const exactMatch = (elements: ReadonlyArray<string>, value: StringValue): boolea
   if (wanted.length === 0) return false
   return elements.some((element) => {
     const tokens = tokenize(element)
-    return value.prefix ? startsWithTokens(tokens, wanted, true) : tokens.length === wanted.length && startsWithTokens(tokens, wanted, false)
+    return value.prefix
+      ? startsWithTokens(tokens, wanted, true)
+      : tokens.length === wanted.length && startsWithTokens(tokens, wanted, false)
   })
 }
 
@@ -93,7 +95,9 @@ const compile = (
   node: FilterNode,
   validateFieldNames: boolean
 ): DocumentPredicate => {
-  if (node.kind === "clause") return clausePredicate(parseClause(state, collection.fields, node.text, validateFieldNames))
+  if (node.kind === "clause") {
+    return clausePredicate(parseClause(state, collection.fields, node.text, validateFieldNames))
+  }
   const left = compile(state, collection, node.left, validateFieldNames)
   const right = compile(state, collection, node.right, validateFieldNames)
   return node.kind === "&&" ? (doc) => left(doc) && right(doc) : (doc) => left(doc) || right(doc)

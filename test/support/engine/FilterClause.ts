@@ -22,7 +22,12 @@ export type Clause =
     readonly negate: boolean
     readonly values: ReadonlyArray<StringValue>
   }
-  | { readonly kind: "number"; readonly field: string; readonly negate: boolean; readonly items: ReadonlyArray<NumberItem> }
+  | {
+    readonly kind: "number"
+    readonly field: string
+    readonly negate: boolean
+    readonly items: ReadonlyArray<NumberItem>
+  }
   | { readonly kind: "bool"; readonly field: string; readonly negate: boolean; readonly values: ReadonlyArray<boolean> }
 
 const isList = (value: string): boolean => value.startsWith("[") && value.endsWith("]")
@@ -55,14 +60,21 @@ const parseNumberItem = (field: Field, item: string): NumberItem => {
   const text = item.trim()
   const range = text.indexOf("..")
   if (range !== -1) {
-    return { op: "..", low: parseNumber(field, text.slice(0, range).trim()), high: parseNumber(field, text.slice(range + 2).trim()) }
+    return {
+      op: "..",
+      low: parseNumber(field, text.slice(0, range).trim()),
+      high: parseNumber(field, text.slice(range + 2).trim())
+    }
   }
   if (DECIMAL.test(text)) return { op: "=", value: parseNumber(field, text) }
   const comparator = /^(<=|>=|<|>|=)/.exec(text)?.[0]
   if (comparator === undefined) {
     return failure(400, `Error with filter field \`${field.name}\`: Numerical field has an invalid comparator.`)
   }
-  return { op: comparator as "=" | "<" | "<=" | ">" | ">=", value: parseNumber(field, text.slice(comparator.length).trim()) }
+  return {
+    op: comparator as "=" | "<" | "<=" | ">" | ">=",
+    value: parseNumber(field, text.slice(comparator.length).trim())
+  }
 }
 
 const parseNumeric = (field: Field, raw: string): Clause => {
@@ -74,7 +86,9 @@ const parseNumeric = (field: Field, raw: string): Clause => {
   } else if (value.startsWith("=")) {
     value = value.slice(1).trim()
   }
-  const items = isList(value) ? splitList(value.slice(1, -1)).map((item) => parseNumberItem(field, item)) : [parseNumberItem(field, value)]
+  const items = isList(value)
+    ? splitList(value.slice(1, -1)).map((item) => parseNumberItem(field, item))
+    : [parseNumberItem(field, value)]
   return { kind: "number", field: field.name, negate, items }
 }
 
@@ -89,12 +103,16 @@ const parseBool = (field: Field, raw: string): Clause => {
   }
   if (isList(value)) {
     const values = splitList(value.slice(1, -1)).map((item) => {
-      if (item !== "true" && item !== "false") failure(400, `Values of filter field \`${field.name}\`: must be \`true\` or \`false\`.`)
+      if (item !== "true" && item !== "false") {
+        failure(400, `Values of filter field \`${field.name}\`: must be \`true\` or \`false\`.`)
+      }
       return item === "true"
     })
     return { kind: "bool", field: field.name, negate, values }
   }
-  if (value !== "true" && value !== "false") failure(400, `Value of filter field \`${field.name}\` must be \`true\` or \`false\`.`)
+  if (value !== "true" && value !== "false") {
+    failure(400, `Value of filter field \`${field.name}\` must be \`true\` or \`false\`.`)
+  }
   return { kind: "bool", field: field.name, negate, values: [value === "true"] }
 }
 

@@ -27,7 +27,11 @@ export const reasonPhrase = (status: number): string =>
     503: "Service Unavailable"
   })[status] ?? "Unknown"
 
-export const json = (status: number, value: unknown): EngineResponse => ({ status, body: dump(value), contentType: JSON_TYPE })
+export const json = (status: number, value: unknown): EngineResponse => ({
+  status,
+  body: dump(value),
+  contentType: JSON_TYPE
+})
 
 export const raw = (status: number, body: string): EngineResponse => ({ status, body, contentType: JSON_TYPE })
 

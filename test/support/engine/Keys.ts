@@ -35,7 +35,12 @@ export const authenticatedKey = (state: EngineState, value: string): ApiKey | un
   return key
 }
 
-export const authorize = (state: EngineState, value: string, action: string, collections: ReadonlyArray<string>): boolean => {
+export const authorize = (
+  state: EngineState,
+  value: string,
+  action: string,
+  collections: ReadonlyArray<string>
+): boolean => {
   const key = authenticatedKey(state, value)
   if (key === false) return false
   if (key === undefined) return true
@@ -68,7 +73,9 @@ const validateKeyBody = (body: JsonObject): void => {
   if ("value" in body && typeof body["value"] !== "string") failure(400, "Key value must be a string.")
   if (typeof body["description"] !== "string") failure(400, "Key description must be a string.")
   if (!isStringArray(body["actions"])) failure(400, "Wrong format for `actions`. It should be an array of string.")
-  if (!isStringArray(body["collections"])) failure(400, "Wrong format for `collections`. It should be an array of string.")
+  if (!isStringArray(body["collections"])) {
+    failure(400, "Wrong format for `collections`. It should be an array of string.")
+  }
   if ("expires_at" in body && !(isInteger(body["expires_at"]) && body["expires_at"] >= 0)) {
     failure(400, "Wrong format for `expires_at`. It should be an unsigned integer.")
   }

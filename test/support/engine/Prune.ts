@@ -17,7 +17,10 @@ const pick = (value: unknown, path: ReadonlyArray<string>): unknown => {
 const merge = (target: Doc, addition: Doc): void => {
   for (const [key, value] of Object.entries(addition)) {
     const existing = target[key]
-    if (typeof existing === "object" && existing !== null && !Array.isArray(existing) && typeof value === "object" && value !== null) {
+    if (
+      typeof existing === "object" && existing !== null && !Array.isArray(existing) && typeof value === "object" &&
+      value !== null
+    ) {
       merge(existing as Doc, value as Doc)
     } else target[key] = value
   }

@@ -34,12 +34,16 @@ export const deriveAction = (method: string, segments: ReadonlyArray<string>): s
   const kept = segments.length > 2 && segments[0] === "collections" ? segments.slice(1) : segments
   const resource = kept.filter((s) => !s.startsWith(":")).join("/")
   const hasId = segments[segments.length - 1]?.startsWith(":") === true
-  const operation =
-    method === "GET" ? (hasId ? "get" : "list")
-    : method === "POST" ? "create"
-    : method === "PUT" ? "upsert"
-    : method === "DELETE" ? "delete"
-    : method === "PATCH" ? "update"
+  const operation = method === "GET" ?
+    (hasId ? "get" : "list")
+    : method === "POST" ?
+    "create"
+    : method === "PUT" ?
+    "upsert"
+    : method === "DELETE" ?
+    "delete"
+    : method === "PATCH" ?
+    "update"
     : "unknown"
   return `${resource}:${operation}`
 }

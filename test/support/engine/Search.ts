@@ -11,8 +11,18 @@ export type SearchParams = Readonly<Record<string, string>>
 
 /** Parameters validated as uint32 (§1.3.1), checked in key order like the server's std::map. */
 const UNSIGNED_PARAMS = [
-  "drop_tokens_threshold", "highlight_affix_num_tokens", "limit", "limit_hits", "max_candidates",
-  "max_facet_values", "num_typos", "offset", "page", "per_page", "search_cutoff_ms", "snippet_threshold",
+  "drop_tokens_threshold",
+  "highlight_affix_num_tokens",
+  "limit",
+  "limit_hits",
+  "max_candidates",
+  "max_facet_values",
+  "num_typos",
+  "offset",
+  "page",
+  "per_page",
+  "search_cutoff_ms",
+  "snippet_threshold",
   "typo_tokens_threshold"
 ]
 const UINT32_MAX = 4294967295
@@ -24,7 +34,11 @@ const unsigned = (params: SearchParams, name: string): number | undefined => {
 }
 
 /** Simple token matching for `q` over `query_by` (typo tolerance and token dropping are out of scope). */
-const textScore = (doc: Record<string, unknown>, queryTokens: ReadonlyArray<string>, queryBy: ReadonlyArray<string>): number => {
+const textScore = (
+  doc: Record<string, unknown>,
+  queryTokens: ReadonlyArray<string>,
+  queryBy: ReadonlyArray<string>
+): number => {
   let score = 0
   for (const [i, token] of queryTokens.entries()) {
     const isLast = i === queryTokens.length - 1
@@ -42,7 +56,11 @@ const textScore = (doc: Record<string, unknown>, queryTokens: ReadonlyArray<stri
 }
 
 /** One search (§1.3 precedence, §3, §4); throws an EngineFailure with the code and message of the first failing check. */
-export const runSearch = (state: EngineState, collectionName: string, params: SearchParams): Record<string, unknown> => {
+export const runSearch = (
+  state: EngineState,
+  collectionName: string,
+  params: SearchParams
+): Record<string, unknown> => {
   const collection = state.resolve(collectionName)
   if (collection === undefined) return failure(404, state.searchCollectionNotFound)
   const q = params["q"]

@@ -10,7 +10,9 @@ const search = (context: RequestContext): EngineResponse => {
   if (context.rawQuery.length > MAX_QUERY_LENGTH) {
     return raw(
       400,
-      dump({ message: "Query string exceeds max allowed length of 4000. Use the /multi_search end-point for larger payloads." })
+      dump({
+        message: "Query string exceeds max allowed length of 4000. Use the /multi_search end-point for larger payloads."
+      })
     )
   }
   return json(200, runSearch(context.state, context.params["collection"]!, context.query))

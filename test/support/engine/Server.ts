@@ -84,7 +84,8 @@ const respond = (state: EngineState, method: string, url: string, headers: Recor
   }
 }
 
-export const requestListener = (state: EngineState, recorded: Array<RecordedRequest>) =>
+export const requestListener =
+  (state: EngineState, recorded: Array<RecordedRequest>) =>
   (request: IncomingMessage, response: ServerResponse): void => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))

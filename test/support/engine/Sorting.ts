@@ -50,7 +50,11 @@ export const parseSortBy = (sortBy: string | undefined): Array<SortEntry> => {
 }
 
 /** Step 10: sortability (404), order (400), the 3-field limit after implicit additions (422); defaults of §3. */
-export const resolveSortKeys = (collection: Collection, entries: ReadonlyArray<SortEntry>, wildcard: boolean): Array<SortKey> => {
+export const resolveSortKeys = (
+  collection: Collection,
+  entries: ReadonlyArray<SortEntry>,
+  wildcard: boolean
+): Array<SortKey> => {
   const keys: Array<SortKey> = entries.map((entry) => {
     let kind: SortKey["kind"]
     if (entry.name === "_seq_id") kind = "seq"
@@ -63,7 +67,9 @@ export const resolveSortKeys = (collection: Collection, entries: ReadonlyArray<S
       kind = baseType(field.type) === "string" ? "string" : "number"
     }
     const order = entry.order.toLowerCase()
-    if (order !== "asc" && order !== "desc") failure(400, `Order for field\` ${entry.name}\` should be either ASC or DESC.`)
+    if (order !== "asc" && order !== "desc") {
+      failure(400, `Order for field\` ${entry.name}\` should be either ASC or DESC.`)
+    }
     return { name: entry.name, desc: order === "desc", missing: entry.missing, kind }
   })
   const descending = (name: string, kind: SortKey["kind"]): SortKey => ({ name, desc: true, missing: undefined, kind })

@@ -16,9 +16,22 @@ export const selfSignedCertificate = async (): Promise<Certificate> => {
     const keyPath = join(directory, "key.pem")
     const certPath = join(directory, "cert.pem")
     await promisify(execFile)("openssl", [
-      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "1",
-      "-keyout", keyPath, "-out", certPath,
-      "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-sha256",
+      "-days",
+      "1",
+      "-keyout",
+      keyPath,
+      "-out",
+      certPath,
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1"
     ])
     return { key: await readFile(keyPath, "utf8"), cert: await readFile(certPath, "utf8") }
   } finally {

@@ -1,6 +1,13 @@
 // Reads of information_schema for list_databases, list_tables, describe_table, get_table_ddl and search_schema on
 // MySQL and MariaDB (D-75). Every function runs inside `START TRANSACTION READ ONLY` in the selected database.
-import type { ColumnDescription, ForeignKeyDescription, IndexDescription, SchemaMatch, TableDescription, TableEntry } from "../../../domain/SqlTable.ts"
+import type {
+  ColumnDescription,
+  ForeignKeyDescription,
+  IndexDescription,
+  SchemaMatch,
+  TableDescription,
+  TableEntry
+} from "../../../domain/SqlTable.ts"
 import { tableReadings } from "../../../domain/TableReference.ts"
 import type { Session } from "./MysqlRunner.ts"
 
@@ -20,22 +27,30 @@ export const qualifiedName = (table: ResolvedTable): string => `${quoteName(tabl
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
 
 export const listDatabases = async (session: Session): Promise<Array<string>> => {
-  const outcome = await session.query(`SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN ${SYSTEM_DATABASES} ORDER BY 1`)
+  const outcome = await session.query(
+    `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN ${SYSTEM_DATABASES} ORDER BY 1`
+  )
   return outcome.rows.map((row) => String(row[0]))
 }
 
 /** MySQL 8 caches table statistics for a day by default; the estimates should be today's. */
 const freshStatistics = (session: Session) =>
-  session.flavor === "mysql" ? session.query("SET SESSION information_schema_stats_expiry = 0") : Promise.resolve(undefined)
+  session.flavor === "mysql"
+    ? session.query("SET SESSION information_schema_stats_expiry = 0")
+    : Promise.resolve(undefined)
 
 /** Tables and views of the selected database; row counts are the engine's estimates, never `COUNT(*)` per table. */
 export const listTables = async (session: Session, includeRowCounts: boolean): Promise<Array<TableEntry>> => {
   if (includeRowCounts) await freshStatistics(session)
-  const outcome = await session.query("SELECT TABLE_NAME, TABLE_TYPE, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME")
+  const outcome = await session.query(
+    "SELECT TABLE_NAME, TABLE_TYPE, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME"
+  )
   return outcome.rows.map((row) => {
     const type = /VIEW/.test(String(row[1])) ? "view" as const : "table" as const
     const rows = row[2] === null ? undefined : Number(row[2])
-    return includeRowCounts && type === "table" && rows !== undefined ? { name: String(row[0]), type, row_count: rows } : { name: String(row[0]), type }
+    return includeRowCounts && type === "table" && rows !== undefined
+      ? { name: String(row[0]), type, row_count: rows }
+      : { name: String(row[0]), type }
   })
 }
 
@@ -45,14 +60,26 @@ export const listTables = async (session: Session, includeRowCounts: boolean): P
  * name in `current`, as resolved before. The database is always a parameter: MariaDB keeps the value DATABASE() had
  * when a statement was prepared, so a cached lookup would search the database of an earlier call.
  */
-export const findTable = async (session: Session, table: string, current: string, exact?: boolean): Promise<ResolvedTable | undefined> => {
+export const findTable = async (
+  session: Session,
+  table: string,
+  current: string,
+  exact?: boolean
+): Promise<ResolvedTable | undefined> => {
   for (const reading of tableReadings("mysql", table, exact === true ? current : undefined, exact)) {
     const { rows } = await session.query(
       "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
       [reading.schema ?? current, reading.name]
     )
     const row = rows[0]
-    if (row !== undefined) return { database: String(row[0]), name: String(row[1]), type: String(row[2]), rows: row[3] === null ? null : Number(row[3]) }
+    if (row !== undefined) {
+      return {
+        database: String(row[0]),
+        name: String(row[1]),
+        type: String(row[2]),
+        rows: row[3] === null ? null : Number(row[3])
+      }
+    }
   }
   return undefined
 }
@@ -64,7 +91,8 @@ export const columnNames = async (session: Session, table: ResolvedTable): Promi
   )).rows.map((row) => String(row[0]))
 
 /** Types MySQL cannot order meaningfully (JSON documents, geometries). */
-const UNSORTABLE = /^(json|geometry|point|linestring|polygon|multipoint|multilinestring|multipolygon|geometrycollection)$/i
+const UNSORTABLE =
+  /^(json|geometry|point|linestring|polygon|multipoint|multilinestring|multipolygon|geometrycollection)$/i
 
 /** MariaDB writes a default as an SQL expression ('text', NULL); MySQL as the bare value. */
 const defaultOf = (value: unknown): string | undefined => {
@@ -102,7 +130,8 @@ const indexes = async (session: Session, table: ResolvedTable): Promise<Array<In
   const byName = new Map<string, { name: string; columns: Array<string>; is_unique: boolean; is_primary: boolean }>()
   for (const row of outcome.rows) {
     const name = String(row[0])
-    const entry = byName.get(name) ?? { name, columns: [], is_unique: Number(row[1]) === 0, is_primary: name === "PRIMARY" }
+    const entry = byName.get(name) ??
+      { name, columns: [], is_unique: Number(row[1]) === 0, is_primary: name === "PRIMARY" }
     entry.columns.push(String(row[2] ?? ""))
     byName.set(name, entry)
   }
@@ -120,13 +149,18 @@ const foreignKeys = async (session: Session, table: ResolvedTable): Promise<Arra
       ORDER BY k.CONSTRAINT_NAME, k.ORDINAL_POSITION`,
     [table.database, table.name]
   )
-  const byName = new Map<string, ForeignKeyDescription & { columns: Array<string>; referenced_columns: Array<string> }>()
+  const byName = new Map<
+    string,
+    ForeignKeyDescription & { columns: Array<string>; referenced_columns: Array<string> }
+  >()
   for (const row of outcome.rows) {
     const name = String(row[0])
     const referencedDatabase = String(row[2])
     const entry = byName.get(name) ?? {
       columns: [],
-      referenced_table: referencedDatabase === table.database ? String(row[3]) : `${referencedDatabase}.${String(row[3])}`,
+      referenced_table: referencedDatabase === table.database
+        ? String(row[3])
+        : `${referencedDatabase}.${String(row[3])}`,
       referenced_columns: [],
       on_update: String(row[5]),
       on_delete: String(row[6])
@@ -145,9 +179,16 @@ export const tableDdl = async (session: Session, table: ResolvedTable): Promise<
 }
 
 /** The name shown to the model: bare in the selected database, qualified elsewhere, so it resolves back the same way. */
-const displayName = (table: ResolvedTable, selected: string): string => (table.database === selected ? table.name : `${table.database}.${table.name}`)
+const displayName = (
+  table: ResolvedTable,
+  selected: string
+): string => (table.database === selected ? table.name : `${table.database}.${table.name}`)
 
-export const describeTable = async (session: Session, table: ResolvedTable, selected: string): Promise<TableDescription> => ({
+export const describeTable = async (
+  session: Session,
+  table: ResolvedTable,
+  selected: string
+): Promise<TableDescription> => ({
   table: displayName(table, selected),
   columns: await columns(session, table),
   indexes: await indexes(session, table),
@@ -157,7 +198,12 @@ export const describeTable = async (session: Session, table: ResolvedTable, sele
 })
 
 /** Tables and columns of `database` (the selected one, bound: a prepared DATABASE() may keep an earlier call's value). */
-export const searchSchema = async (session: Session, term: string, limit: number, database: string): Promise<Array<SchemaMatch>> => {
+export const searchSchema = async (
+  session: Session,
+  term: string,
+  limit: number,
+  database: string
+): Promise<Array<SchemaMatch>> => {
   const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
   const outcome = await session.query(
     `SELECT kind, tbl, name, data_type FROM (
@@ -177,4 +223,5 @@ export const searchSchema = async (session: Session, term: string, limit: number
   }))
 }
 
-export const currentDatabase = async (session: Session): Promise<string | null> => text((await session.query("SELECT DATABASE()")).rows[0]?.[0])
+export const currentDatabase = async (session: Session): Promise<string | null> =>
+  text((await session.query("SELECT DATABASE()")).rows[0]?.[0])

@@ -52,10 +52,15 @@ const tlsOptions = (mode: MysqlSslMode, files: TlsFiles, host: string): mysql.Ss
  * verify-full by IP address: the session's certificate must hold that address (mysql2 checks the name
  * "localhost" instead). Undefined when the session passes or the check is not dbdesk's to make.
  */
-export const identityProblem = (settings: MysqlSettings, connection: { readonly stream?: unknown }): Error | undefined => {
+export const identityProblem = (
+  settings: MysqlSettings,
+  connection: { readonly stream?: unknown }
+): Error | undefined => {
   if (settings.sslMode !== "verify-full" || isIP(settings.host) === 0) return undefined
   const stream = connection.stream as Partial<TLSSocket> | undefined
-  if (typeof stream?.getPeerCertificate !== "function") return new Error(`TLS: the session to ${settings.host} is not encrypted, so its certificate cannot be checked`)
+  if (typeof stream?.getPeerCertificate !== "function") {
+    return new Error(`TLS: the session to ${settings.host} is not encrypted, so its certificate cannot be checked`)
+  }
   return checkServerIdentity(settings.host, stream.getPeerCertificate())
 }
 
@@ -100,10 +105,18 @@ const connect = (settings: MysqlSettings, useTls: boolean): Promise<mysql.Connec
     const connection = mysql.createConnection(connectionOptions(settings, useTls))
     connection.on("error", () => undefined) // errors of a lost session reach the command that was running
     const fail = (error: unknown) =>
-      reject(describeTlsFailure(error, { host: settings.host, ...(settings.tls?.ca === undefined ? {} : { ca: settings.tls.ca }), files: settings.tls ?? {} }) ?? error)
+      reject(
+        describeTlsFailure(error, {
+          host: settings.host,
+          ...(settings.tls?.ca === undefined ? {} : { ca: settings.tls.ca }),
+          files: settings.tls ?? {}
+        }) ?? error
+      )
     connection.connect((error) => {
       if (error !== null) return fail(error)
-      const problem = useTls ? identityProblem(settings, connection as unknown as { readonly stream?: unknown }) : undefined
+      const problem = useTls
+        ? identityProblem(settings, connection as unknown as { readonly stream?: unknown })
+        : undefined
       if (problem === undefined) return resolve(connection)
       connection.destroy()
       fail(problem)
@@ -114,12 +127,16 @@ const connect = (settings: MysqlSettings, useTls: boolean): Promise<mysql.Connec
  * One session; for `preferred` TLS is tried first and dropped only when the server offers none (the client's
  * HANDSHAKE_NO_SSL_SUPPORT), like the MySQL client's PREFERRED mode.
  */
-export const openConnection = async (settings: MysqlSettings): Promise<{ connection: mysql.Connection; useTls: boolean }> => {
+export const openConnection = async (
+  settings: MysqlSettings
+): Promise<{ connection: mysql.Connection; useTls: boolean }> => {
   const wantsTls = settings.sslMode !== "disabled"
   try {
     return { connection: await connect(settings, wantsTls), useTls: wantsTls }
   } catch (error) {
-    if (settings.sslMode !== "preferred" || (error as { code?: string }).code !== "HANDSHAKE_NO_SSL_SUPPORT") throw error
+    if (settings.sslMode !== "preferred" || (error as { code?: string }).code !== "HANDSHAKE_NO_SSL_SUPPORT") {
+      throw error
+    }
     return { connection: await connect(settings, false), useTls: false }
   }
 }
@@ -130,4 +147,5 @@ export const flavorOf = (connection: mysql.Connection): Promise<Flavor> =>
       if (error !== null) return reject(error)
       const version = String((rows as Array<{ v: string }>)[0]?.v ?? "")
       resolve(/mariadb/i.test(version) ? "mariadb" : "mysql")
-    }))
+    })
+  )

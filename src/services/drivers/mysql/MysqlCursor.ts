@@ -8,7 +8,15 @@ import { type AnswerVerdict, keptNames, projectRow, withheldError } from "../../
 import type { AnswerHints, AnswerLimits } from "../../../domain/AnswerBudget.ts"
 import { maskedCell } from "../../../domain/ColumnGuard.ts"
 import { CursorPages, type PulledRows } from "../CursorPages.ts"
-import { type CursorOptions, DriverError, type HeldCursor, type OpenedCursor, PolicyRefusal, type ReachFailure, StatementTimeout } from "../Driver.ts"
+import {
+  type CursorOptions,
+  DriverError,
+  type HeldCursor,
+  type OpenedCursor,
+  PolicyRefusal,
+  type ReachFailure,
+  StatementTimeout
+} from "../Driver.ts"
 import { mysqlGuard, type MysqlGuardDecision } from "./MysqlGuard.ts"
 import type { HeldConnection, Runner, Session } from "./MysqlRunner.ts"
 import { type FieldOrigin, prepareOnly, queryWhole } from "./MysqlSession.ts"
@@ -25,7 +33,9 @@ const WRITE_MARGIN_SECONDS = 30
  */
 const sizeOf = (row: ReadonlyArray<unknown>, cellCap: number): number => {
   let size = 2
-  for (const cell of row) size += 1 + Math.min(cellCap, typeof cell === "string" ? cell.length : Buffer.isBuffer(cell) ? cell.length : 1)
+  for (const cell of row) {
+    size += 1 + Math.min(cellCap, typeof cell === "string" ? cell.length : Buffer.isBuffer(cell) ? cell.length : 1)
+  }
   return size
 }
 
@@ -52,7 +62,13 @@ class RowStream {
   ) {
     const conn = held.conn
     const lost = (error: unknown) =>
-      this.finish(error ?? Object.assign(new Error("the server closed the connection"), { fatal: true, code: "PROTOCOL_CONNECTION_LOST" }))
+      this.finish(
+        error ??
+          Object.assign(new Error("the server closed the connection"), {
+            fatal: true,
+            code: "PROTOCOL_CONNECTION_LOST"
+          })
+      )
     conn.once("error", lost)
     conn.once("end", lost)
     this.detach = () => {
@@ -61,11 +77,19 @@ class RowStream {
     }
     const options = { sql, rowsAsArray: true }
     const emitter = values === undefined ? conn.query(options) : conn.execute(options, [...values] as never)
-    emitter.on("fields", (fields: ReadonlyArray<{ name: string; db?: string; orgTable?: string; orgName?: string }> | undefined) => {
-      if (this.fields !== undefined || fields === undefined) return
-      this.fields = fields.map((field) => ({ name: field.name, db: field.db ?? "", orgTable: field.orgTable ?? "", orgName: field.orgName ?? "" }))
-      if (!onFields(this.fields)) void this.stop()
-    })
+    emitter.on(
+      "fields",
+      (fields: ReadonlyArray<{ name: string; db?: string; orgTable?: string; orgName?: string }> | undefined) => {
+        if (this.fields !== undefined || fields === undefined) return
+        this.fields = fields.map((field) => ({
+          name: field.name,
+          db: field.db ?? "",
+          orgTable: field.orgTable ?? "",
+          orgName: field.orgName ?? ""
+        }))
+        if (!onFields(this.fields)) void this.stop()
+      }
+    )
     emitter.on("result", (row: unknown, index: number | undefined) => {
       if ((index ?? 0) !== 0 || this.stopping || !Array.isArray(row)) return
       this.queue.push(row)
@@ -99,7 +123,11 @@ class RowStream {
   }
 
   /** At most `count` more rows (fewer once `maxBytes` were read); `done` when the statement has no more. */
-  async take(count: number, maxBytes: number, cellCap: number): Promise<{ rows: Array<ReadonlyArray<unknown>>; done: boolean }> {
+  async take(
+    count: number,
+    maxBytes: number,
+    cellCap: number
+  ): Promise<{ rows: Array<ReadonlyArray<unknown>>; done: boolean }> {
     this.want = count
     this.wantBytes = maxBytes
     this.cellCap = cellCap
@@ -146,7 +174,15 @@ class RowStream {
   }
 }
 
-const TAGS = new Set(["DriverError", "NotConnected", "NamespaceNotFound", "InvalidArgument", "LockTimeout", "PolicyRefusal", "StatementTimeout"])
+const TAGS = new Set([
+  "DriverError",
+  "NotConnected",
+  "NamespaceNotFound",
+  "InvalidArgument",
+  "LockTimeout",
+  "PolicyRefusal",
+  "StatementTimeout"
+])
 const isTagged = (error: unknown): error is ReachFailure | StatementTimeout =>
   typeof error === "object" && error !== null && TAGS.has((error as { _tag?: unknown })._tag as string)
 
@@ -175,17 +211,22 @@ export const openMysqlCursor = (
     let broken = false
     let closing: Promise<void> | undefined
 
-    const connect = () =>
-      (holding ??= runner.hold(database, options.idleSeconds + WRITE_MARGIN_SECONDS, (options.lifeSeconds ?? options.idleSeconds) + WRITE_MARGIN_SECONDS).then((got) => {
-        held = got
-        return got
-      }))
+    const connect = () => (holding ??= runner.hold(
+      database,
+      options.idleSeconds + WRITE_MARGIN_SECONDS,
+      (options.lifeSeconds ?? options.idleSeconds) + WRITE_MARGIN_SECONDS
+    ).then((got) => {
+      held = got
+      return got
+    }))
 
     const pull = async (count: number, limits: AnswerLimits): Promise<PulledRows> => {
       const session = await connect()
       if (closing !== undefined) throw new DriverError({ message: "the read was closed" })
       if (stream === undefined) {
-        decision = options.guard === undefined ? undefined : await mysqlGuard(sessionOf(session), options.guard, database)
+        decision = options.guard === undefined
+          ? undefined
+          : await mysqlGuard(sessionOf(session), options.guard, database)
         stream = new RowStream(session, sql, values, (fields) => {
           verdict = decision?.decide(fields)
           return verdict?.kind !== "refuse"
@@ -195,7 +236,10 @@ export const openMysqlCursor = (
         const { rows, done } = await stream.take(count, limits.maxAnswerBytes, limits.maxCellBytes)
         if (verdict?.kind === "refuse") throw new PolicyRefusal({ refusal: verdict.refusal })
         const answer = verdict
-        return { rows: answer === undefined ? rows : rows.map((row) => projectRow(row, answer.actions, maskedCell)), done }
+        return {
+          rows: answer === undefined ? rows : rows.map((row) => projectRow(row, answer.actions, maskedCell)),
+          done
+        }
       } catch (error) {
         if (verdict?.kind === "refuse") throw new PolicyRefusal({ refusal: verdict.refusal })
         const failure = error as { readonly errno?: unknown; readonly fatal?: unknown }
@@ -216,13 +260,12 @@ export const openMysqlCursor = (
       pull
     }, hints)
 
-    const close = (): Promise<void> =>
-      (closing ??= (async () => {
-        const session = await holding?.catch(() => undefined)
-        if (session === undefined) return
-        const clean = !broken && (stream === undefined || await stream.stop())
-        await session.release(!clean)
-      })())
+    const close = (): Promise<void> => (closing ??= (async () => {
+      const session = await holding?.catch(() => undefined)
+      if (session === undefined) return
+      const clean = !broken && (stream === undefined || await stream.stop())
+      await session.release(!clean)
+    })())
 
     /** A page within dbdesk's deadline; the deadline or an interruption kills the statement (the handle is then closed). */
     const page: HeldCursor["page"] = (maxRows, limits) =>
@@ -240,7 +283,11 @@ export const openMysqlCursor = (
             // Already the driver's own failure: the guard's, or the session's that could not be held (Runner.hold).
             if (isTagged(error)) return finish(Effect.fail(error))
             if ((error as { fatal?: unknown }).fatal === true) broken = true
-            finish(Effect.fail(held === undefined ? new DriverError({ message: "the read could not start" }) : held.failure(error, options.timeoutSeconds)))
+            finish(Effect.fail(
+              held === undefined
+                ? new DriverError({ message: "the read could not start" })
+                : held.failure(error, options.timeoutSeconds)
+            ))
           }
         )
         const deadline = setTimeout(() => {

@@ -30,11 +30,14 @@ const SEES_EVERY_TABLE =
  * for an account that cannot see every table: it may read what this account cannot see in information_schema, so the
  * lookup cannot follow it. Its definer, else NULL.
  */
-const OTHER_DEFINER = `IF(SECURITY_TYPE = 'DEFINER' AND DEFINER <> CURRENT_USER() AND NOT ${SEES_EVERY_TABLE}, DEFINER, NULL)`
+const OTHER_DEFINER =
+  `IF(SECURITY_TYPE = 'DEFINER' AND DEFINER <> CURRENT_USER() AND NOT ${SEES_EVERY_TABLE}, DEFINER, NULL)`
 
 const lookupSql = (count: number, schemas: number) => {
   const names = Array.from({ length: count }, () => "?").join(", ")
-  const where = `TABLE_NAME IN (${names}) AND TABLE_SCHEMA IN (${Array.from({ length: schemas }, () => "?").join(", ")})`
+  const where = `TABLE_NAME IN (${names}) AND TABLE_SCHEMA IN (${
+    Array.from({ length: schemas }, () => "?").join(", ")
+  })`
   return `SELECT 't' AS part, TABLE_SCHEMA AS db, TABLE_NAME AS name, TABLE_TYPE AS detail, NULL AS body FROM information_schema.TABLES WHERE ${where}
   UNION ALL SELECT 'v', TABLE_SCHEMA, TABLE_NAME, ${OTHER_DEFINER}, VIEW_DEFINITION FROM information_schema.VIEWS WHERE ${where}
   UNION ALL SELECT 'c', TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, NULL FROM information_schema.COLUMNS WHERE ${where}
@@ -65,11 +68,18 @@ interface Found {
 
 /** Why what a view or routine reads cannot be told, and what the user can change about it; undefined when it can be. */
 const opaqueReason = (part: string, what: string, definer: unknown, body: unknown): string | undefined => {
-  const open = "or open the connection's AI settings (secretCatalogs, masking rules) if AI clients may read everything it can"
-  if (part === "v" && String(body ?? "").trim() === "") return `the view ${what} has a definition this account may not read (the user can grant it SHOW VIEW, ${open})`
-  if (part === "f" && body === null) return `the routine ${what}() has a body this account may not read (the user can let it read routine bodies, ${open})`
+  const open =
+    "or open the connection's AI settings (secretCatalogs, masking rules) if AI clients may read everything it can"
+  if (part === "v" && String(body ?? "").trim() === "") {
+    return `the view ${what} has a definition this account may not read (the user can grant it SHOW VIEW, ${open})`
+  }
+  if (part === "f" && body === null) {
+    return `the routine ${what}() has a body this account may not read (the user can let it read routine bodies, ${open})`
+  }
   if (definer !== null && definer !== undefined) {
-    return `the ${part === "f" ? "routine" : "view"} ${what} runs with the rights of its definer ${String(definer)}, which may read what this account cannot see (the user can have it redefined with SQL SECURITY INVOKER, ${open})`
+    return `the ${part === "f" ? "routine" : "view"} ${what} runs with the rights of its definer ${
+      String(definer)
+    }, which may read what this account cannot see (the user can have it redefined with SQL SECURITY INVOKER, ${open})`
   }
   return undefined
 }
@@ -80,23 +90,38 @@ export interface MysqlGuardDecision {
 }
 
 /** Looks up the statement's names (and, round by round, those of the views and routines found), then decides. */
-export const mysqlGuard = async (session: Session, guard: AnswerGuard, database: string | undefined): Promise<MysqlGuardDecision> => {
+export const mysqlGuard = async (
+  session: Session,
+  guard: AnswerGuard,
+  database: string | undefined
+): Promise<MysqlGuardDecision> => {
   const found = new Map<string, Found>()
   const asked = new Set<string>()
   /** The current database and those of the views and routines found: their bodies' unqualified names live there. */
   const known = new Set<string>(database === undefined ? [] : [database])
-  const usesName = (uses: ReadonlySet<string>, name: string) => uses.has(name) || [...uses].some((used) => used.toLowerCase() === name.toLowerCase())
+  const usesName = (uses: ReadonlySet<string>, name: string) =>
+    uses.has(name) || [...uses].some((used) => used.toLowerCase() === name.toLowerCase())
   // Exact names for TABLES (MariaDB reads only the tables an equality names; LOWER() would open every table).
   let pending = [...new Set(guard.facts.names)]
   for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
     pending.forEach((name) => asked.add(name))
     const schemas = [...new Set([...pending, ...known])]
     const where = [...pending, ...schemas]
-    const { rows } = await session.query(lookupSql(pending.length, schemas.length), [...where, ...where, ...where, ...pending.map((name) => name.toLowerCase())])
+    const { rows } = await session.query(lookupSql(pending.length, schemas.length), [
+      ...where,
+      ...where,
+      ...where,
+      ...pending.map((name) => name.toLowerCase())
+    ])
     const next = new Set<string>()
     const parts = rows as ReadonlyArray<readonly [string, unknown, unknown, unknown, unknown]>
-    const keyOf = (part: string, db: unknown, name: unknown) => `${part === "f" ? "f:" : ""}${String(db)}.${String(name)}`
-    const views = new Map(parts.filter(([part]) => part === "v").map(([, db, name, definer, body]) => [keyOf("t", db, name), { definer, body }] as const))
+    const keyOf = (part: string, db: unknown, name: unknown) =>
+      `${part === "f" ? "f:" : ""}${String(db)}.${String(name)}`
+    const views = new Map(
+      parts.filter(([part]) => part === "v").map(([, db, name, definer, body]) =>
+        [keyOf("t", db, name), { definer, body }] as const
+      )
+    )
     for (const [part, db, name, detail, body] of parts) {
       if (part !== "t" && part !== "f") continue
       const key = keyOf(part, db, name)
@@ -109,10 +134,15 @@ export const mysqlGuard = async (session: Session, guard: AnswerGuard, database:
       found.set(key, {
         key,
         kind,
-        opaque: part === "f" ? opaqueReason("f", what, detail, body) : detail === "VIEW" ? opaqueReason("v", what, view?.definer, view?.body) : undefined,
+        opaque: part === "f"
+          ? opaqueReason("f", what, detail, body)
+          : detail === "VIEW"
+          ? opaqueReason("v", what, view?.definer, view?.body)
+          : undefined,
         schema: String(db),
         name: String(name),
-        columns: parts.filter(([other, otherDb, otherName]) => other === "c" && otherDb === db && otherName === name).map(([, , , column]) => String(column)),
+        columns: parts.filter(([other, otherDb, otherName]) => other === "c" && otherDb === db && otherName === name)
+          .map(([, , , column]) => String(column)),
         uses
       })
       known.add(String(db))
@@ -126,19 +156,30 @@ export const mysqlGuard = async (session: Session, guard: AnswerGuard, database:
     relation: { schema: entry.schema, name: entry.name },
     kind: entry.kind,
     columns: entry.columns,
-    reads: entries.filter((other) => other.key !== entry.key && usesName(entry.uses, other.name)).map((other) => ({ key: other.key })),
+    reads: entries.filter((other) => other.key !== entry.key && usesName(entry.uses, other.name)).map((other) => ({
+      key: other.key
+    })),
     secret: secretCatalogOf("mysql", entry),
     runsText: entry.opaque !== undefined,
     opaque: entry.opaque
   }))
   const named = new Set(guard.facts.names.map((name) => name.toLowerCase()))
-  const catalog = guardCatalog(objects, entries.filter((entry) => named.has(entry.name.toLowerCase())).map((entry) => entry.key), guard.policy, guard.facts.compound)
+  const catalog = guardCatalog(
+    objects,
+    entries.filter((entry) => named.has(entry.name.toLowerCase())).map((entry) => entry.key),
+    guard.policy,
+    guard.facts.compound
+  )
   const local = new Set(guard.facts.local)
 
   const sourceOf = (field: FieldOrigin): OutputSource => {
-    if (field.orgTable === "" || field.orgName === "" || local.has(field.orgTable.toLowerCase())) return { kind: "untraced" }
+    if (field.orgTable === "" || field.orgName === "" || local.has(field.orgTable.toLowerCase())) {
+      return { kind: "untraced" }
+    }
     const schema = field.db === "" ? database : field.db
-    const candidates = entries.filter((entry) => entry.kind !== "routine" && entry.name === field.orgTable && (schema === undefined || entry.schema === schema))
+    const candidates = entries.filter((entry) =>
+      entry.kind !== "routine" && entry.name === field.orgTable && (schema === undefined || entry.schema === schema)
+    )
     const entry = candidates.length === 1 ? candidates[0]! : undefined
     if (entry === undefined) return { kind: "untraced" }
     const reached = catalog.reached(entry.key)
@@ -148,7 +189,8 @@ export const mysqlGuard = async (session: Session, guard: AnswerGuard, database:
 
   const reads = catalog.reads
   return {
-    decide: (fields) => decideAnswer(fields.map((field) => ({ name: field.name, source: sourceOf(field) })), reads, guard.policy),
+    decide: (fields) =>
+      decideAnswer(fields.map((field) => ({ name: field.name, source: sourceOf(field) })), reads, guard.policy),
     readsGuarded: reads.ruled.length > 0 || (guard.policy.secretCatalogs === "closed" && reads.secret.length > 0)
   }
 }

@@ -3,10 +3,31 @@
 // `KILL QUERY` on a separate connection on interruption. A connection goes back to the pool clean or is destroyed.
 import { Duration, Effect } from "effect"
 import mysql from "mysql2"
-import { DriverError, LockTimeout, NamespaceNotFound, NotConnected, type StatementAccess, StatementTimeout } from "../Driver.ts"
+import {
+  DriverError,
+  LockTimeout,
+  NamespaceNotFound,
+  NotConnected,
+  type StatementAccess,
+  StatementTimeout
+} from "../Driver.ts"
 import type { Redactor } from "../Redactor.ts"
-import { type Flavor, flavorOf, identityProblem, openConnection, poolOptions, type MysqlSettings } from "./MysqlConnect.ts"
-import { type FieldOrigin, prepareOnly, type QueryOutcome, queryWhole, type StreamOutcome, streamRows } from "./MysqlSession.ts"
+import {
+  type Flavor,
+  flavorOf,
+  identityProblem,
+  openConnection,
+  poolOptions,
+  type MysqlSettings
+} from "./MysqlConnect.ts"
+import {
+  type FieldOrigin,
+  prepareOnly,
+  type QueryOutcome,
+  queryWhole,
+  type StreamOutcome,
+  streamRows
+} from "./MysqlSession.ts"
 
 export type { QueryOutcome, StreamOutcome } from "./MysqlSession.ts"
 
@@ -79,7 +100,9 @@ interface MysqlError {
 
 const READ_ONLY = ["START TRANSACTION READ ONLY"]
 
-const asError = (error: unknown): MysqlError => (typeof error === "object" && error !== null ? error as MysqlError : { message: String(error) })
+const asError = (
+  error: unknown
+): MysqlError => (typeof error === "object" && error !== null ? error : { message: String(error) })
 
 /** A failure of the socket or of the login, as opposed to an error the server reported for one statement. */
 const isConnectionFailure = (error: MysqlError): boolean =>
@@ -102,19 +125,31 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
   const errorText = (error: MysqlError): string => redact(error.sqlMessage ?? error.message ?? String(error))
   const unreachable = (error: MysqlError) =>
     new NotConnected({
-      message: redact(error.code === "PROTOCOL_CONNECTION_LOST"
-        ? `'${settings.name}' lost its connection to ${settings.host}:${settings.port} during the call: ${errorText(error)}; the next call reconnects`
-        : `cannot connect to '${settings.name}' at ${settings.host}:${settings.port}: ${errorText(error)}`)
+      message: redact(
+        error.code === "PROTOCOL_CONNECTION_LOST"
+          ? `'${settings.name}' lost its connection to ${settings.host}:${settings.port} during the call: ${
+            errorText(error)
+          }; the next call reconnects`
+          : `cannot connect to '${settings.name}' at ${settings.host}:${settings.port}: ${errorText(error)}`
+      )
     })
 
   const failureOf = (error: unknown, seconds: number): RunFailure => {
     if (error instanceof DatabaseMissing) {
-      return new NamespaceNotFound({ message: redact(`database '${error.database}' cannot be used on '${settings.name}': ${errorText(error.cause)}; call list_databases for the names`) })
+      return new NamespaceNotFound({
+        message: redact(
+          `database '${error.database}' cannot be used on '${settings.name}': ${
+            errorText(error.cause)
+          }; call list_databases for the names`
+        )
+      })
     }
     const failure = asError(error)
     if (failure.errno !== undefined && BACKSTOP_CODES.has(failure.errno)) return new StatementTimeout({ seconds })
     if (failure.errno === LOCK_WAIT_TIMEOUT) {
-      return new LockTimeout({ message: `${errorText(failure)} (the statement waited for a lock another session holds)` })
+      return new LockTimeout({
+        message: `${errorText(failure)} (the statement waited for a lock another session holds)`
+      })
     }
     if (isConnectionFailure(failure)) return unreachable(failure)
     return new DriverError({ message: errorText(failure) })
@@ -131,7 +166,9 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
       created.on("connection", (conn) => {
         conn.on("error", () => undefined)
         // verify-full by IP address: a pooled session whose certificate does not hold the address is closed unused.
-        if (useTls && identityProblem(settings, conn as unknown as { readonly stream?: unknown }) !== undefined) conn.destroy()
+        if (useTls && identityProblem(settings, conn as unknown as { readonly stream?: unknown }) !== undefined) {
+          conn.destroy()
+        }
       })
       pool = created
       flavor = found
@@ -161,7 +198,9 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
   const killQuery = (threadId: number): Promise<boolean> =>
     killerConnection().then(
       (connection) =>
-        new Promise<boolean>((done) => connection.query(`KILL QUERY ${threadId}`, (error) => done(error === null || asError(error).errno === 1094))),
+        new Promise<boolean>((done) =>
+          connection.query(`KILL QUERY ${threadId}`, (error) => done(error === null || asError(error).errno === 1094))
+        ),
       () => false
     )
 
@@ -169,16 +208,25 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
     new Promise((resolve, reject) => conn.query(sql, (error) => (error === null ? resolve() : reject(error))))
 
   const getConnection = (from: mysql.Pool): Promise<Conn> =>
-    new Promise((resolve, reject) => from.getConnection((error, conn) => (error === null ? resolve(conn) : reject(error))))
+    new Promise((resolve, reject) =>
+      from.getConnection((error, conn) => (error === null ? resolve(conn) : reject(error)))
+    )
 
   const backstopSql = (found: Flavor, seconds: number): string =>
-    found === "mariadb" ? `SET SESSION max_statement_time = ${seconds}` : `SET SESSION max_execution_time = ${seconds * 1000}`
+    found === "mariadb"
+      ? `SET SESSION max_statement_time = ${seconds}`
+      : `SET SESSION max_execution_time = ${seconds * 1000}`
 
   /** Selects the database and the backstop on a pooled session; a dead pooled socket is replaced once. */
-  const prepare = async (access: StatementAccess, backstop: number, database: string | undefined, begin: ReadonlyArray<string> = READ_ONLY): Promise<Conn> => {
+  const prepare = async (
+    access: StatementAccess,
+    backstop: number,
+    database: string | undefined,
+    begin: ReadonlyArray<string> = READ_ONLY
+  ): Promise<Conn> => {
     const { pool: from, flavor: found } = await open()
     const wanted = database ?? settings.database ?? null
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1;; attempt++) {
       const conn = await getConnection(from)
       const known = state.get(conn) ?? { database: settings.database ?? null, backstop: 0 }
       try {
@@ -188,7 +236,9 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
         }
         if (wanted !== null && known.database !== wanted) {
           await command(conn, `USE \`${wanted.replace(/`/g, "``")}\``).catch((error: unknown) => {
-            throw asError(error).errno !== undefined && DATABASE_CODES.has(asError(error).errno!) ? new DatabaseMissing(wanted, asError(error)) : error
+            throw asError(error).errno !== undefined && DATABASE_CODES.has(asError(error).errno!)
+              ? new DatabaseMissing(wanted, asError(error))
+              : error
           })
           known.database = wanted
         }
@@ -197,7 +247,7 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
           known.backstop = backstop
         }
         state.set(conn, known)
-        if (access === "readonly") for (const statement of begin) await command(conn, statement)
+        if (access === "readonly") { for (const statement of begin) await command(conn, statement) }
         else await new Promise<void>((resolve, reject) => conn.ping((error) => (error ? reject(error) : resolve())))
         return conn
       } catch (error) {
@@ -216,7 +266,12 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
    * `killsTaken` settles once every KILL QUERY sent for the session was acknowledged: a kill still on its way would
    * interrupt the next statement on the pooled session; it answers whether the session is still sound.
    */
-  const finish = async (conn: Conn, access: StatementAccess, broken: boolean, killsTaken: () => Promise<boolean>): Promise<void> => {
+  const finish = async (
+    conn: Conn,
+    access: StatementAccess,
+    broken: boolean,
+    killsTaken: () => Promise<boolean>
+  ): Promise<void> => {
     if (broken || access === "readwrite") return conn.destroy()
     try {
       await command(conn, "ROLLBACK")
@@ -227,7 +282,12 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
     }
   }
 
-  const run = <A>(access: StatementAccess, seconds: number, database: string | undefined, body: (session: Session) => Promise<A>) => {
+  const run = <A>(
+    access: StatementAccess,
+    seconds: number,
+    database: string | undefined,
+    body: (session: Session) => Promise<A>
+  ) => {
     const work = Effect.async<A, RunFailure>((resume) => {
       let conn: Conn | undefined
       let stopped = false
@@ -266,7 +326,8 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
         flavor: found,
         query: (sql, values) => track((db) => queryWhole(db, sql, values)),
         prepare: (sql) => track((db) => prepareOnly(db, sql)),
-        stream: (sql, values, onRow, onColumns) => track((db, kill) => streamRows(db, sql, values, onRow, onColumns, kill))
+        stream: (sql, values, onRow, onColumns) =>
+          track((db, kill) => streamRows(db, sql, values, onRow, onColumns, kill))
       })
 
       const backstop = seconds + 1 // D-18: the server's own timer is the deadline + 1 s
@@ -292,15 +353,24 @@ export const makeRunner = (settings: MysqlSettings, redact: Redactor): Runner =>
       return Effect.suspend(() => {
         stopped = true
         const killing = cancelCurrent?.() ?? Promise.resolve()
-        return Effect.promise(() => settledWithin(Promise.all([killing, settled]), SETTLE_CAP).then((ended) => {
-          if (!ended) conn?.destroy() // the server did not give the session back: closing it ends the statement
-        }))
+        return Effect.promise(() =>
+          settledWithin(Promise.all([killing, settled]), SETTLE_CAP).then((ended) => {
+            if (!ended) conn?.destroy() // the server did not give the session back: closing it ends the statement
+          })
+        )
       })
     })
-    return Effect.timeoutFail(work, { duration: Duration.seconds(seconds), onTimeout: () => new StatementTimeout({ seconds }) })
+    return Effect.timeoutFail(work, {
+      duration: Duration.seconds(seconds),
+      onTimeout: () => new StatementTimeout({ seconds })
+    })
   }
 
-  const hold = async (database: string | undefined, writeSeconds: number, lifeSeconds: number): Promise<HeldConnection> => {
+  const hold = async (
+    database: string | undefined,
+    writeSeconds: number,
+    lifeSeconds: number
+  ): Promise<HeldConnection> => {
     // D-93: one statement read from one snapshot; the server waits for the next page at most writeSeconds.
     // Its failures are the driver's own (a database that cannot be used, a server that cannot be reached).
     const conn = await prepare("readonly", lifeSeconds, database, [

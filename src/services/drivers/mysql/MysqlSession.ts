@@ -31,9 +31,17 @@ export interface StreamOutcome {
 }
 
 /** A small statement read whole (catalog reads); `values` are bound server-side (a prepared statement). */
-export const queryWhole = (db: mysql.PoolConnection, sql: string, values: ReadonlyArray<unknown> | undefined): Promise<QueryOutcome> =>
+export const queryWhole = (
+  db: mysql.PoolConnection,
+  sql: string,
+  values: ReadonlyArray<unknown> | undefined
+): Promise<QueryOutcome> =>
   new Promise<QueryOutcome>((resolve, reject) => {
-    const done = (error: mysql.QueryError | null, result: unknown, fields: ReadonlyArray<mysql.FieldPacket> | undefined) => {
+    const done = (
+      error: mysql.QueryError | null,
+      result: unknown,
+      fields: ReadonlyArray<mysql.FieldPacket> | undefined
+    ) => {
       if (error !== null) return reject(error)
       const isRows = Array.isArray(result)
       resolve({
@@ -68,7 +76,13 @@ export const streamRows = (
     const options = { sql, rowsAsArray: true }
     // mysql2 tells a lost socket to the session only, not to a statement read as events: listen there too.
     const lost = (error: unknown) =>
-      reject(error ?? Object.assign(new Error("the server closed the connection"), { fatal: true, code: "PROTOCOL_CONNECTION_LOST" }))
+      reject(
+        error ??
+          Object.assign(new Error("the server closed the connection"), {
+            fatal: true,
+            code: "PROTOCOL_CONNECTION_LOST"
+          })
+      )
     db.once("error", lost)
     db.once("end", lost)
     const settle = <T>(done: (value: T) => void) => (value: T) => {
@@ -84,7 +98,15 @@ export const streamRows = (
       if (!hasResultSet && fields !== undefined) {
         columns = fields.map((field) => field.name)
         hasResultSet = true
-        onColumns(fields.map((field) => ({ name: field.name, db: field.db ?? "", orgTable: field.orgTable ?? "", orgName: field.orgName ?? "", typeName: mysqlTypeName(field) })))
+        onColumns(
+          fields.map((field) => ({
+            name: field.name,
+            db: field.db ?? "",
+            orgTable: field.orgTable ?? "",
+            orgName: field.orgName ?? "",
+            typeName: mysqlTypeName(field)
+          }))
+        )
       }
     })
     emitter.on("result", (row: unknown, index: number | undefined) => {
@@ -99,8 +121,9 @@ export const streamRows = (
       }
     })
     emitter.on("error", (error: { readonly errno?: number }) => {
-      if (stoppedEarly && error.errno === QUERY_INTERRUPTED) resolve({ columns, affectedRows, hasResultSet, stopped: true })
-      else reject(error)
+      if (stoppedEarly && error.errno === QUERY_INTERRUPTED) {
+        resolve({ columns, affectedRows, hasResultSet, stopped: true })
+      } else reject(error)
     })
     emitter.on("end", () => resolve({ columns, affectedRows, hasResultSet, stopped: stoppedEarly }))
   })

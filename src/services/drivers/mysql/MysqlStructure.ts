@@ -35,7 +35,9 @@ const triggers = async (session: Session, table: ResolvedTable) => {
       name: name!,
       timing: timing!,
       event: event!,
-      definition: `CREATE TRIGGER ${quoteName(name!)} ${timing} ${event} ON ${quoteName(table.name)} FOR EACH ${orientation || "ROW"}\n${statement}`
+      definition: `CREATE TRIGGER ${quoteName(name!)} ${timing} ${event} ON ${quoteName(table.name)} FOR EACH ${
+        orientation || "ROW"
+      }\n${statement}`
     }
   })
 }
@@ -47,11 +49,20 @@ const incoming = async (session: Session, table: ResolvedTable): Promise<Array<I
       ORDER BY TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION`,
     [table.database, table.name]
   )
-  const byKey = new Map<string, { name: string; table: string; columns: Array<string>; referenced_columns: Array<string> }>()
+  const byKey = new Map<
+    string,
+    { name: string; table: string; columns: Array<string>; referenced_columns: Array<string> }
+  >()
   for (const row of outcome.rows) {
     const [name, database, from, column, referenced] = row.map((value) => String(value ?? ""))
     const key = JSON.stringify([database, from, name])
-    const entry = byKey.get(key) ?? { name: name!, table: database === table.database ? from! : `${database}.${from}`, columns: [], referenced_columns: [] }
+    const entry = byKey.get(key) ??
+      {
+        name: name!,
+        table: database === table.database ? from! : `${database}.${from}`,
+        columns: [],
+        referenced_columns: []
+      }
     entry.columns.push(column!)
     entry.referenced_columns.push(referenced!)
     byKey.set(key, entry)

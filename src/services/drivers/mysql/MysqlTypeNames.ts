@@ -29,7 +29,14 @@ const BINARY = 63
  * A result field's type for the console's headers, from mysql2's field packet: MariaDB's extended type name when it
  * sends one (`uuid`, `inet6`, `json`), else the wire type's name; "" for a code dbdesk does not know.
  */
-export const mysqlTypeName = (field: { readonly columnType?: number | undefined; readonly type?: number | undefined; readonly characterSet?: number | undefined; readonly extendedTypeName?: string | undefined }): string => {
+export const mysqlTypeName = (
+  field: {
+    readonly columnType?: number | undefined
+    readonly type?: number | undefined
+    readonly characterSet?: number | undefined
+    readonly extendedTypeName?: string | undefined
+  }
+): string => {
   if (field.extendedTypeName !== undefined && field.extendedTypeName !== "") return field.extendedTypeName
   const code = field.columnType ?? field.type
   if (code === undefined) return ""

@@ -12,7 +12,13 @@ const CANCEL_REQUEST_CODE = 80877102
  * after `CANCEL_TIMEOUT_MS`; never rejects. Only after `true` may the session run another statement: a cancel still
  * on its way could otherwise end that one.
  */
-export const sendCancel = (host: string, port: number, processId: number, secretKey: number, open?: () => Duplex): Promise<boolean> =>
+export const sendCancel = (
+  host: string,
+  port: number,
+  processId: number,
+  secretKey: number,
+  open?: () => Duplex
+): Promise<boolean> =>
   new Promise((resolve) => {
     const message = Buffer.alloc(16)
     message.writeInt32BE(16, 0)
@@ -21,7 +27,11 @@ export const sendCancel = (host: string, port: number, processId: number, secret
     message.writeInt32BE(secretKey, 12)
     // A host that is a directory names the server's Unix socket, as libpq reads it.
     // Through an SSH tunnel the request goes on a channel of its own, like any session.
-    const socket = open !== undefined ? open() : host.startsWith("/") ? connect({ path: `${host}/.s.PGSQL.${port}` }) : connect({ host, port })
+    const socket = open !== undefined
+      ? open()
+      : host.startsWith("/")
+      ? connect({ path: `${host}/.s.PGSQL.${port}` })
+      : connect({ host, port })
     let answered = false
     const finish = (delivered: boolean) => {
       if (answered) return

@@ -22,7 +22,9 @@ const IDENTIFIERS = "'[A-Za-z_][A-Za-z0-9_$]*'"
  */
 const SQL_BODY = "coalesce(to_jsonb(s) ->> 'prosqlbody', '')"
 /** What a view or routine calls is followed into user routines, and into the built-in functions that are secret catalogs. */
-const FOLLOWED_ROUTINE = `(${USER_ROUTINE} OR p.proname IN (${SECRET_CATALOGS.postgresql.map((catalog) => `'${catalog.name}'`).join(", ")}))`
+const FOLLOWED_ROUTINE = `(${USER_ROUTINE} OR p.proname IN (${
+  SECRET_CATALOGS.postgresql.map((catalog) => `'${catalog.name}'`).join(", ")
+}))`
 
 /**
  * The relations and user routines named in the statement, then (for objects created after initdb) what each reads:
@@ -74,7 +76,8 @@ CROSS JOIN LATERAL (
  * statement's round trip: only when the statement names a view, materialized view or routine created after initdb (the
  * objects that could read a secret catalog under another name) does the full lookup follow, before the answer is given.
  */
-export const PROBE_SQL = `SELECT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = ANY($1::text[]) AND c.relkind IN ('v', 'm') AND c.oid >= ${FIRST_USER_OID})
+export const PROBE_SQL =
+  `SELECT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = ANY($1::text[]) AND c.relkind IN ('v', 'm') AND c.oid >= ${FIRST_USER_OID})
   OR EXISTS (SELECT 1 FROM pg_proc p WHERE p.proname = ANY($1::text[]) AND ${USER_ROUTINE}) AS involved`
 
 /** One row of the lookup, kept until the statement's RowDescription (edges name columns by number). */
@@ -112,7 +115,11 @@ export class PgGuardLookup implements RowSink {
    */
   get steps(): ReadonlyArray<Step> {
     if (this.mode === "probe") return [{ text: PROBE_SQL, values: [this.names], rows: { limit: 0, sink: this } }]
-    return [{ text: "SET LOCAL jit = off" }, { text: LOOKUP_SQL, values: [this.names], rows: { limit: 0, sink: this } }, { text: "SET LOCAL jit TO DEFAULT" }]
+    return [
+      { text: "SET LOCAL jit = off" },
+      { text: LOOKUP_SQL, values: [this.names], rows: { limit: 0, sink: this } },
+      { text: "SET LOCAL jit TO DEFAULT" }
+    ]
   }
 
   /** After a probe that found a view or routine: the full lookup to run before the answer is given (else undefined). */
@@ -139,7 +146,11 @@ export class PgGuardLookup implements RowSink {
       key,
       named: entry["named"] === true,
       relation: { schema: String(entry["schema"]), name: String(entry["name"]) },
-      kind: entry["kind"] === "f" ? "routine" : relkind === "r" || relkind === "p" || relkind === "f" ? "table" : "view",
+      kind: entry["kind"] === "f"
+        ? "routine"
+        : relkind === "r" || relkind === "p" || relkind === "f"
+        ? "table"
+        : "view",
       attributes: new Map((entry["columns"] ?? []) as ReadonlyArray<readonly [number, string]>),
       reads: (entry["reads"] ?? []) as LookupRow["reads"],
       runsText: entry["runs_text"] === true
@@ -166,7 +177,12 @@ export class PgGuardLookup implements RowSink {
       secret: secretCatalogOf("postgresql", row.relation),
       runsText: row.runsText
     }))
-    this.catalog = guardCatalog(objects, rows.filter((row) => row.named).map((row) => row.key), this.guard.policy, this.guard.facts.compound)
+    this.catalog = guardCatalog(
+      objects,
+      rows.filter((row) => row.named).map((row) => row.key),
+      this.guard.policy,
+      this.guard.facts.compound
+    )
     return this.catalog
   }
 
@@ -188,7 +204,11 @@ export class PgGuardLookup implements RowSink {
    */
   decide(fields: ReadonlyArray<FieldInfo>): AnswerVerdict | undefined {
     if (this.mode === "probe") return undefined
-    return decideAnswer(fields.map((field) => ({ name: field.name, source: this.sourceOf(field) })), this.guarded.reads, this.guard.policy)
+    return decideAnswer(
+      fields.map((field) => ({ name: field.name, source: this.sourceOf(field) })),
+      this.guarded.reads,
+      this.guard.policy
+    )
   }
 
   /** Whether the statement reads anything a guard covers (its later errors may quote guarded values). */
@@ -206,9 +226,16 @@ const SESSION_OR_CANCEL = /^(08|28|53300|57P0[1-4]|57014)/
  * What a failed guarded statement answers: the refusal when the answer was refused before the error; a statement
  * error raised while reading rows of guarded data with its message withheld; anything else as it was.
  */
-export const guardedFailure = (error: unknown, collector: ResultCollector, lookup: PgGuardLookup | undefined): unknown => {
+export const guardedFailure = (
+  error: unknown,
+  collector: ResultCollector,
+  lookup: PgGuardLookup | undefined
+): unknown => {
   if (lookup === undefined) return error
   if (collector.verdict?.kind === "refuse") return new PolicyRefusal({ refusal: collector.verdict.refusal })
-  if (!(error instanceof pg.DatabaseError) || SESSION_OR_CANCEL.test(error.code ?? "") || !collector.described || !lookup.readsGuarded) return error
+  if (
+    !(error instanceof pg.DatabaseError) || SESSION_OR_CANCEL.test(error.code ?? "") || !collector.described ||
+    !lookup.readsGuarded
+  ) return error
   return new DriverError({ message: withheldError(error.code) })
 }

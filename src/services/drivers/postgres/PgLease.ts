@@ -23,13 +23,16 @@ const outcomeWithin = (promise: Promise<unknown>, ms: number): Promise<"done" | 
   })
 
 /** True when `promise` settled (either way) within `ms`. */
-export const within = async (promise: Promise<unknown>, ms: number): Promise<boolean> => (await outcomeWithin(promise, ms)) !== "late"
+export const within = async (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+  (await outcomeWithin(promise, ms)) !== "late"
 
 /** True when `promise` resolved within `ms`. */
-const succeededWithin = async (promise: Promise<unknown>, ms: number): Promise<boolean> => (await outcomeWithin(promise, ms)) === "done"
+const succeededWithin = async (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+  (await outcomeWithin(promise, ms)) === "done"
 
 /** PostgreSQL's own words for a NUL byte in text (SQLSTATE 22021), and why the statement was not sent. */
-const NUL_IN_TEXT = "invalid byte sequence for encoding \"UTF8\": 0x00 (PostgreSQL cannot take the NUL character in a statement, so it was not sent)"
+const NUL_IN_TEXT =
+  "invalid byte sequence for encoding \"UTF8\": 0x00 (PostgreSQL cannot take the NUL character in a statement, so it was not sent)"
 
 /** The call was stopped (interrupted or past its deadline): no further round trip starts. */
 export class Stopped extends Error {}
@@ -50,12 +53,21 @@ export class Lease {
   tainted = false
   private submitted = 0
 
-  constructor(readonly client: PooledClient, private readonly server: { readonly host: string; readonly port: number; readonly tunnel?: { readonly socket: () => import("node:stream").Duplex } }) {}
+  constructor(
+    readonly client: PooledClient,
+    private readonly server: {
+      readonly host: string
+      readonly port: number
+      readonly tunnel?: { readonly socket: () => import("node:stream").Duplex }
+    }
+  ) {}
 
   submit(steps: ReadonlyArray<Step>): Promise<PipelineResult> {
     if (this.stopped) return Promise.reject(new Stopped())
     // The protocol sends statement text NUL-terminated: a NUL inside would garble the message and cost the session.
-    if (steps.some((step) => step.text.includes("\u0000"))) return Promise.reject(new DriverError({ message: NUL_IN_TEXT }))
+    if (steps.some((step) => step.text.includes("\u0000"))) {
+      return Promise.reject(new DriverError({ message: NUL_IN_TEXT }))
+    }
     const first = this.submitted++ === 0
     const pipeline = new Pipeline(steps, () => this.cancelRunning())
     this.inFlight = pipeline
@@ -70,7 +82,10 @@ export class Lease {
       // The socket died under a statement: the backend may still be running it (a reset between us and the
       // server), so it is cancelled too; the session itself is destroyed without waiting for that.
       if (this.client.lost !== undefined && pipeline.answered) this.cancelRunning()
-      if (first && !pipeline.answered && this.client.uses > 1 && isSessionLoss(error) && !(this.client.lost instanceof DriverFault)) {
+      if (
+        first && !pipeline.answered && this.client.uses > 1 && isSessionLoss(error) &&
+        !(this.client.lost instanceof DriverFault)
+      ) {
         throw new StaleSession()
       }
       throw error
@@ -79,7 +94,13 @@ export class Lease {
 
   /** Sends the protocol cancel request for the statement running now (once per call). */
   cancelRunning(): void {
-    this.cancel ??= sendCancel(this.server.host, this.server.port, this.client.processID, this.client.secretKey, this.server.tunnel?.socket)
+    this.cancel ??= sendCancel(
+      this.server.host,
+      this.server.port,
+      this.client.processID,
+      this.client.secretKey,
+      this.server.tunnel?.socket
+    )
   }
 
   /** Cancels the running statement; a session that does not answer within SETTLE_MS after the cancel is destroyed. */
@@ -111,15 +132,21 @@ export class Lease {
       client.release(true)
     }
     if (client.lost !== undefined || !client._queryable) return destroy("the session was lost")
-    if (this.inFlight !== undefined && !(await within(this.inFlight.done, SETTLE_MS))) return destroy("the stopped statement did not end")
+    if (this.inFlight !== undefined && !(await within(this.inFlight.done, SETTLE_MS))) {
+      return destroy("the stopped statement did not end")
+    }
     // A cancel still on its way could end the next call's statement on this session.
     if (this.cancel !== undefined && !(await this.cancel)) return destroy("the cancel request was not delivered")
     if (client.lost !== undefined || !client._queryable) return destroy("the session was lost")
     try {
       if (this.needsRollback || client.getTransactionStatus() !== "I") {
-        if (!(await succeededWithin(this.rollback(), CLEANUP_MS)) || client.getTransactionStatus() !== "I") return destroy("ROLLBACK failed")
+        if (!(await succeededWithin(this.rollback(), CLEANUP_MS)) || client.getTransactionStatus() !== "I") {
+          return destroy("ROLLBACK failed")
+        }
       }
-      if (this.tainted && !(await succeededWithin(client.query("DISCARD ALL"), CLEANUP_MS))) return destroy("DISCARD ALL failed")
+      if (this.tainted && !(await succeededWithin(client.query("DISCARD ALL"), CLEANUP_MS))) {
+        return destroy("DISCARD ALL failed")
+      }
       if (client.lost !== undefined || client.getTransactionStatus() !== "I") return destroy("the session was lost")
       client.release()
     } catch {

@@ -70,7 +70,13 @@ const sslOf = (settings: PoolSettings, startup: Startup): pg.ClientConfig["ssl"]
   const files = readTlsFiles(settings.tls ?? {})
   if (mode === "verify-full") return { ...files, rejectUnauthorized: true }
   // As libpq: with a CA file, require checks the certificate against it as verify-ca does.
-  if (mode === "verify-ca" || (mode === "require" && files.ca !== undefined)) return { ...files, rejectUnauthorized: true, checkServerIdentity: () => undefined }
+  if (mode === "verify-ca" || (mode === "require" && files.ca !== undefined)) {
+    return {
+      ...files,
+      rejectUnauthorized: true,
+      checkServerIdentity: () => undefined
+    }
+  }
   return { ...files, rejectUnauthorized: false }
 }
 
@@ -79,7 +85,11 @@ class DbdeskClient extends pg.Client {
   uses = 0
   constructor(config?: pg.ClientConfig) {
     // pg-pool hides the password as a non-enumerable property: inherit it rather than spread it away.
-    super(Object.assign(Object.create(config ?? null) as pg.ClientConfig, { connectionTimeoutMillis: config?.stream === undefined ? CONNECT_TIMEOUT_MS : TUNNEL_CONNECT_TIMEOUT_MS }))
+    super(
+      Object.assign(Object.create(config ?? null) as pg.ClientConfig, {
+        connectionTimeoutMillis: config?.stream === undefined ? CONNECT_TIMEOUT_MS : TUNNEL_CONNECT_TIMEOUT_MS
+      })
+    )
     this.on("error", (error) => {
       this.lost ??= error
     })
@@ -89,13 +99,16 @@ class DbdeskClient extends pg.Client {
 /** Destroys a session's socket at once: pg fails its running query and the pool drops it on release. */
 export const destroyClient = (session: PooledClient, reason: Error): void => {
   session.lost ??= reason
-  ;(session as unknown as { readonly connection: { readonly stream: { destroy: () => void } } }).connection.stream.destroy()
+  ;(session as unknown as { readonly connection: { readonly stream: { destroy: () => void } } }).connection.stream
+    .destroy()
 }
 
 /** Every other database's pool is busy: the connection keeps at most OTHER_DATABASES open besides its own. */
 export class TooManyDatabases extends Error {
   constructor() {
-    super(`at most ${OTHER_DATABASES} other databases are open at once on one connection and all are busy; try again when their calls end`)
+    super(
+      `at most ${OTHER_DATABASES} other databases are open at once on one connection and all are busy; try again when their calls end`
+    )
   }
 }
 
@@ -168,7 +181,9 @@ export const makePools = (settings: PoolSettings): Pools => {
 
   /** After a refused startup, sessions start with less from then on (every pool reopens); false when nothing is left to relax. */
   const relax = (error: unknown): boolean => {
-    if (settings.sslMode === "prefer" && !startup.sslOff && /does not support SSL/.test(String((error as Error).message))) {
+    if (
+      settings.sslMode === "prefer" && !startup.sslOff && /does not support SSL/.test(String((error as Error).message))
+    ) {
       startup.sslOff = true
     } else if (startup.checkInterval && startupRefused(error, "client_connection_check_interval")) {
       startup.checkInterval = false
@@ -203,7 +218,11 @@ export const makePools = (settings: PoolSettings): Pools => {
         return session
       } catch (error) {
         if (!relax(error)) {
-          throw describeTlsFailure(error, { host: settings.host, ...(settings.tls?.ca === undefined ? {} : { ca: settings.tls.ca }), files: settings.tls ?? {} }) ?? error
+          throw describeTlsFailure(error, {
+            host: settings.host,
+            ...(settings.tls?.ca === undefined ? {} : { ca: settings.tls.ca }),
+            files: settings.tls ?? {}
+          }) ?? error
         }
       }
     }

@@ -38,18 +38,29 @@ const findTarget = async (db: Db, plan: RunPlan): Promise<Target> => {
     [quotedTable(plan.table, "postgresql")]
   )
   if (row === undefined) throw new PreviewRefused({ reason: `dbdesk could not find the table ${plan.display}` })
-  return { oid: row.oid, kind: row.kind, rules: row.rules, qualified: `${quoteIdentifier(row.schema)}.${quoteIdentifier(row.name)}` }
+  return {
+    oid: row.oid,
+    kind: row.kind,
+    rules: row.rules,
+    qualified: `${quoteIdentifier(row.schema)}.${quoteIdentifier(row.name)}`
+  }
 }
 
 /** The reason a rollback could not undo this statement's effects, if the catalog shows one. */
 const sideEffect = async (db: Db, plan: RunPlan, target: Target): Promise<string | undefined> => {
-  if (target.kind !== "r" && target.kind !== "p") return `${plan.display} is not a plain table (a view or foreign table may act beyond this database)`
+  if (target.kind !== "r" && target.kind !== "p") {
+    return `${plan.display} is not a plain table (a view or foreign table may act beyond this database)`
+  }
   if (target.rules) return `${plan.display} has rules, which may run other statements`
   const triggers = await db.rows<{ name: string }>(
     "SELECT tgname AS name FROM pg_trigger WHERE tgrelid = $1 AND NOT tgisinternal AND tgenabled <> 'D' ORDER BY tgname",
     [target.oid]
   )
-  if (triggers.length > 0) return `${plan.display} has triggers (${triggers.map((t) => t.name).join(", ")}), which run code a rollback may not undo`
+  if (triggers.length > 0) {
+    return `${plan.display} has triggers (${
+      triggers.map((t) => t.name).join(", ")
+    }), which run code a rollback may not undo`
+  }
   const called = new Set(plan.functions)
   if (plan.action === "insert" || plan.setsDefault) {
     const defaults = await db.rows<ColumnDefault>(
@@ -60,7 +71,9 @@ const sideEffect = async (db: Db, plan: RunPlan, target: Target): Promise<string
     )
     for (const column of defaults) {
       if (plan.insertColumns?.includes(column.name) === true) continue
-      if (column.identity !== "") return `inserting into ${plan.display} takes a value from the identity sequence of ${column.name}, which a rollback does not give back`
+      if (column.identity !== "") {
+        return `inserting into ${plan.display} takes a value from the identity sequence of ${column.name}, which a rollback does not give back`
+      }
       for (const match of (column.expression ?? "").matchAll(NAMES_CALLED)) called.add(match[1]!.toLowerCase())
       if (/\bnextval\s*\(/i.test(column.expression ?? "")) {
         return `inserting into ${plan.display} takes a value from the sequence behind ${column.name}, which a rollback does not give back`
@@ -73,7 +86,9 @@ const sideEffect = async (db: Db, plan: RunPlan, target: Target): Promise<string
     [`{${[...called].map((name) => `"${name.replace(/["\\]/g, "\\$&")}"`).join(",")}}`]
   )
   if (volatile.length > 0) {
-    return `it calls ${volatile.map((f) => `${f.name}()`).join(", ")}, which is not marked immutable or stable: its effects (a sequence, a notification, a file) may outlast a rollback`
+    return `it calls ${
+      volatile.map((f) => `${f.name}()`).join(", ")
+    }, which is not marked immutable or stable: its effects (a sequence, a notification, a file) may outlast a rollback`
   }
   return undefined
 }
@@ -111,7 +126,12 @@ const primaryKey = async (db: Db, oid: number): Promise<ReadonlyArray<string>> =
  * read-only transaction, and a side effect a rollback cannot undo refuses the dry run. `values`: the statement's `$n`
  * parameters (a curated tool's arguments), bound in Bind as the run binds them.
  */
-export const dryRunStatement = async (db: Db, plan: RunPlan, seconds: number, values: ReadonlyArray<string | null> = []): Promise<DryRun> => {
+export const dryRunStatement = async (
+  db: Db,
+  plan: RunPlan,
+  seconds: number,
+  values: ReadonlyArray<string | null> = []
+): Promise<DryRun> => {
   const target = await findTarget(db, plan)
   const reason = await sideEffect(db, plan, target)
   if (reason !== undefined) throw new PreviewRefused({ reason })
@@ -119,18 +139,35 @@ export const dryRunStatement = async (db: Db, plan: RunPlan, seconds: number, va
   const changed = new Keeper()
   const earlier = new Keeper()
   try {
-    await db.plain([{ text: "BEGIN" }, { text: `SET LOCAL statement_timeout = ${seconds * 1000}` }, { text: "SAVEPOINT dbdesk_preview" }])
-    const run = await db.plain([{ text: plan.returning ? plan.body : `${plan.body}\nRETURNING *`, values, rows: { limit: 0, sink: changed } }])
+    await db.plain([{ text: "BEGIN" }, { text: `SET LOCAL statement_timeout = ${seconds * 1000}` }, {
+      text: "SAVEPOINT dbdesk_preview"
+    }])
+    const run = await db.plain([{
+      text: plan.returning ? plan.body : `${plan.body}\nRETURNING *`,
+      values,
+      rows: { limit: 0, sink: changed }
+    }])
     await db.plain([{ text: "ROLLBACK TO SAVEPOINT dbdesk_preview" }])
-    if (plan.returning) return { count: run.outcomes[0]?.count ?? changed.count, columns: [], rows: [], note: "rows are not shown: the statement has its own RETURNING" }
+    if (plan.returning) {
+      return {
+        count: run.outcomes[0]?.count ?? changed.count,
+        columns: [],
+        rows: [],
+        note: "rows are not shown: the statement has its own RETURNING"
+      }
+    }
     const names = changed.columns.map((field) => field.name)
     const positions = key.map((column) => names.indexOf(column))
     const keyed = key.length > 0 && positions.every((position) => position >= 0) && changed.kept.length > 0
     if (keyed) {
       const values: Array<string | null> = []
-      const tuples = changed.kept.map((row) => `(${positions.map((position) => `$${values.push(row[position] ?? null)}`).join(", ")})`)
+      const tuples = changed.kept.map((row) =>
+        `(${positions.map((position) => `$${values.push(row[position] ?? null)}`).join(", ")})`
+      )
       await db.plain([{
-        text: `SELECT * FROM ${target.qualified} WHERE (${key.map(quoteIdentifier).join(", ")}) IN (${tuples.join(", ")})`,
+        text: `SELECT * FROM ${target.qualified} WHERE (${key.map(quoteIdentifier).join(", ")}) IN (${
+          tuples.join(", ")
+        })`,
         values,
         rows: { limit: 0, sink: earlier }
       }])
@@ -142,12 +179,15 @@ export const dryRunStatement = async (db: Db, plan: RunPlan, seconds: number, va
         ? { before: changed.cells(row), after: null }
         : plan.action === "insert"
         ? { before: null, after: changed.cells(row) }
-        : { before: keyed ? before.get(identity(row)) ?? null : null, after: changed.cells(row) })
+        : { before: keyed ? before.get(identity(row)) ?? null : null, after: changed.cells(row) }
+    )
     return {
       count: run.outcomes[0]?.count ?? changed.count,
       columns: names,
       rows,
-      ...(plan.action === "change" && !keyed ? { note: "earlier values are not shown: the table has no primary key" } : {})
+      ...(plan.action === "change" && !keyed
+        ? { note: "earlier values are not shown: the table has no primary key" }
+        : {})
     }
   } finally {
     // A call already stopped cannot send it; the session is then rolled back or destroyed on its way back (PgLease).

@@ -1,7 +1,13 @@
 // A statement's rows into a result set under the answer's caps (D-71): AnswerBudget keeps at most max_rows
 // rows, cuts long cells and stops at limits.maxAnswerBytes; a read also stops once the rows read from the server
 // pass TRANSFER_FACTOR × maxAnswerBytes (huge cells cost transfer even when cut), and is then cancelled server-side.
-import { AnswerBudget, type AnswerHints, type AnswerLimits, DEFAULT_ANSWER_LIMITS, SQL_HINTS } from "../../../domain/AnswerBudget.ts"
+import {
+  AnswerBudget,
+  type AnswerHints,
+  type AnswerLimits,
+  DEFAULT_ANSWER_LIMITS,
+  SQL_HINTS
+} from "../../../domain/AnswerBudget.ts"
 import { type AnswerVerdict, keptNames, projectRow } from "../../../domain/AnswerGate.ts"
 import { maskedCell } from "../../../domain/ColumnGuard.ts"
 import type { ResultSet } from "../../../domain/ResultSet.ts"
@@ -54,14 +60,18 @@ export class ResultCollector implements RowSink {
     this.columns = fields
     this.verdict = this.guard?.decide(fields)
     const names = fields.map((field) => field.name)
-    this.names = this.verdict?.kind === "refuse" ? [] : this.budget.header(this.verdict === undefined ? names : keptNames(names, this.verdict.actions))
+    this.names = this.verdict?.kind === "refuse"
+      ? []
+      : this.budget.header(this.verdict === undefined ? names : keptNames(names, this.verdict.actions))
   }
 
   row(values: ReadonlyArray<string | null>, size: number): SinkVerdict {
     if (this.verdict?.kind === "refuse") return this.stopsStatement ? "stop" : "more"
     this.read += size
     const cells = values.map((value, index) => cellOf(value, this.columns[index]?.typeOid ?? 0))
-    const kept = this.budget.add(this.verdict === undefined ? cells : projectRow(cells, this.verdict.actions, maskedCell))
+    const kept = this.budget.add(
+      this.verdict === undefined ? cells : projectRow(cells, this.verdict.actions, maskedCell)
+    )
     if (!this.stopsStatement) return "more"
     if (!kept) return this.budget.stoppedBy === "bytes" ? "stop" : "more"
     if (this.read > TRANSFER_FACTOR * this.limits.maxAnswerBytes) {
@@ -79,15 +89,23 @@ export class ResultCollector implements RowSink {
     const changesRows = CHANGES_ROWS.test(command)
     const affected = changesRows ? outcome?.count ?? 0 : 0
     const transferNote = transferCut
-      ? `showing the first ${this.budget.rows.length} rows: the rows read from the database passed ${TRANSFER_FACTOR * this.limits.maxAnswerBytes} bytes (${TRANSFER_FACTOR} × limits.maxAnswerBytes); select fewer or shorter columns (length(), substr()) or add a WHERE or a LIMIT`
+      ? `showing the first ${this.budget.rows.length} rows: the rows read from the database passed ${
+        TRANSFER_FACTOR * this.limits.maxAnswerBytes
+      } bytes (${TRANSFER_FACTOR} × limits.maxAnswerBytes); select fewer or shorter columns (length(), substr()) or add a WHERE or a LIMIT`
       : undefined
     const status = changesRows
       ? `${affected} row${affected === 1 ? "" : "s"} affected`
-      : command === "SELECT" || command === "" ? undefined : command
+      : command === "SELECT" || command === ""
+      ? undefined
+      : command
     const resultSet = this.budget.resultSet([...this.names], {
       executionMs: performance.now() - started,
       rowsAffected: affected,
-      statusMessage: status === undefined ? transferNote : transferNote === undefined ? status : `${status}; ${transferNote}`
+      statusMessage: status === undefined
+        ? transferNote
+        : transferNote === undefined
+        ? status
+        : `${status}; ${transferNote}`
     })
     return transferCut ? { ...resultSet, is_truncated: true } : resultSet
   }

@@ -6,13 +6,19 @@ import type { Db } from "./PostgresRunner.ts"
 /** pg_trigger.tgtype bits (src/include/catalog/pg_trigger.h). */
 const BEFORE = 2
 const INSTEAD = 64
-const EVENTS: ReadonlyArray<readonly [number, string]> = [[4, "INSERT"], [16, "UPDATE"], [8, "DELETE"], [32, "TRUNCATE"]]
+const EVENTS: ReadonlyArray<readonly [number, string]> = [[4, "INSERT"], [16, "UPDATE"], [8, "DELETE"], [
+  32,
+  "TRUNCATE"
+]]
 
-export const triggerTiming = (type: number): string => (type & BEFORE) !== 0 ? "BEFORE" : (type & INSTEAD) !== 0 ? "INSTEAD OF" : "AFTER"
-export const triggerEvent = (type: number): string => EVENTS.filter(([bit]) => (type & bit) !== 0).map(([, name]) => name).join(" OR ")
+export const triggerTiming = (type: number): string =>
+  (type & BEFORE) !== 0 ? "BEFORE" : (type & INSTEAD) !== 0 ? "INSTEAD OF" : "AFTER"
+export const triggerEvent = (type: number): string =>
+  EVENTS.filter(([bit]) => (type & bit) !== 0).map(([, name]) => name).join(" OR ")
 
 /** `CHECK ((price >= 0)) NOT VALID` → `(price >= 0)`: the expression as written back by the server. */
-const checkExpression = (definition: string): string => definition.replace(/^CHECK \(([\s\S]*)\)( NO INHERIT)?( NOT VALID)?$/, "$1")
+const checkExpression = (definition: string): string =>
+  definition.replace(/^CHECK \(([\s\S]*)\)( NO INHERIT)?( NOT VALID)?$/, "$1")
 
 export const structureDetails = async (db: Db, table: ResolvedTable): Promise<StructureDetails> => {
   const checks = await db.rows<{ name: string; definition: string }>(
@@ -23,7 +29,9 @@ export const structureDetails = async (db: Db, table: ResolvedTable): Promise<St
     "SELECT tgname AS name, tgtype::int AS type, pg_get_triggerdef(oid, true) AS definition FROM pg_trigger WHERE tgrelid = $1 AND NOT tgisinternal ORDER BY tgname",
     [table.oid]
   )
-  const incoming = await db.rows<{ name: string; schema: string; table: string; columns: Array<string>; referenced: Array<string> }>(
+  const incoming = await db.rows<
+    { name: string; schema: string; table: string; columns: Array<string>; referenced: Array<string> }
+  >(
     `SELECT k.conname AS name, n.nspname AS schema, c.relname AS table,
             to_json(ARRAY(SELECT a.attname FROM unnest(k.conkey) WITH ORDINALITY u(n, o)
                     JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o)) AS columns,

@@ -32,10 +32,13 @@ const RELATIONS = "c.relkind IN ('r', 'p', 'v', 'm', 'f')"
 /** The name shown to the model: bare in `public`, qualified elsewhere, so it resolves back the same way. */
 export const displayName = (schema: string, name: string): string => (schema === "public" ? name : `${schema}.${name}`)
 
-export const qualifiedName = (table: ResolvedTable): string => `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`
+export const qualifiedName = (table: ResolvedTable): string =>
+  `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`
 
 export const listSchemas = async (db: Db): Promise<Array<string>> => {
-  const rows = await db.rows<{ name: string }>(`SELECT n.nspname AS name FROM pg_namespace n WHERE ${USER_SCHEMAS} ORDER BY 1`)
+  const rows = await db.rows<{ name: string }>(
+    `SELECT n.nspname AS name FROM pg_namespace n WHERE ${USER_SCHEMAS} ORDER BY 1`
+  )
   return rows.map((row) => row.name)
 }
 
@@ -44,7 +47,9 @@ const requireSchema = async (db: Db, schema: string | undefined): Promise<void> 
   if (schema === undefined) return
   const rows = await db.rows("SELECT 1 AS found FROM pg_namespace WHERE nspname = $1", [schema])
   if (rows.length === 0) {
-    throw new NamespaceNotFound({ message: `the schema ${JSON.stringify(schema)} does not exist in this database; call list_schemas for the names` })
+    throw new NamespaceNotFound({
+      message: `the schema ${JSON.stringify(schema)} does not exist in this database; call list_schemas for the names`
+    })
   }
 }
 
@@ -109,7 +114,9 @@ export const listTables = async (db: Db, includeRowCounts: boolean, schema?: str
   }
   return tables.map((table) => {
     const count = counts.get(table.name)
-    return count === undefined ? { name: table.name, type: table.type } : { name: table.name, type: table.type, row_count: count }
+    return count === undefined
+      ? { name: table.name, type: table.type }
+      : { name: table.name, type: table.type, row_count: count }
   })
 }
 
@@ -148,7 +155,9 @@ const indexes = (db: Db, oid: number) =>
 const ACTIONS: Record<string, string> = { a: "NO ACTION", r: "RESTRICT", c: "CASCADE", n: "SET NULL", d: "SET DEFAULT" }
 
 const foreignKeys = async (db: Db, oid: number): Promise<Array<ForeignKeyDescription>> => {
-  const rows = await db.rows<{ columns: Array<string>; schema: string; table: string; referenced: Array<string>; upd: string; del: string }>(
+  const rows = await db.rows<
+    { columns: Array<string>; schema: string; table: string; referenced: Array<string>; upd: string; del: string }
+  >(
     `SELECT to_json(ARRAY(SELECT a.attname FROM unnest(k.conkey) WITH ORDINALITY u(n, o)
                     JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o)) AS columns,
             rn.nspname AS schema, rc.relname AS table,
@@ -172,11 +181,15 @@ const foreignKeys = async (db: Db, oid: number): Promise<Array<ForeignKeyDescrip
 export const tableDdl = async (db: Db, table: ResolvedTable): Promise<string> => {
   const name = qualifiedName(table)
   if (table.kind === "v" || table.kind === "m") {
-    const [view] = await db.rows<{ definition: string }>("SELECT pg_get_viewdef($1::oid, true) AS definition", [table.oid])
+    const [view] = await db.rows<{ definition: string }>("SELECT pg_get_viewdef($1::oid, true) AS definition", [
+      table.oid
+    ])
     return `CREATE ${table.kind === "m" ? "MATERIALIZED " : ""}VIEW ${name} AS\n${view?.definition ?? ""}`
   }
   const columns = (await columnRows(db, table.oid)).map((c) =>
-    `  ${quoteIdentifier(c.name)} ${c.data_type}${c.default_value === null ? "" : ` DEFAULT ${c.default_value}`}${c.not_null ? " NOT NULL" : ""}`
+    `  ${quoteIdentifier(c.name)} ${c.data_type}${c.default_value === null ? "" : ` DEFAULT ${c.default_value}`}${
+      c.not_null ? " NOT NULL" : ""
+    }`
   )
   const constraints = await db.rows<{ name: string; definition: string }>(
     "SELECT conname AS name, pg_get_constraintdef(oid, true) AS definition FROM pg_constraint WHERE conrelid = $1 AND contype IN ('p', 'u', 'f', 'c', 'x') ORDER BY contype = 'p' DESC, conname",
@@ -188,13 +201,17 @@ export const tableDdl = async (db: Db, table: ResolvedTable): Promise<string> =>
       ORDER BY 1`,
     [table.oid]
   )
-  const body = [...columns, ...constraints.map((k) => `  CONSTRAINT ${quoteIdentifier(k.name)} ${k.definition}`)].join(",\n")
+  const body = [...columns, ...constraints.map((k) => `  CONSTRAINT ${quoteIdentifier(k.name)} ${k.definition}`)].join(
+    ",\n"
+  )
   return [`CREATE TABLE ${name} (\n${body}\n);`, ...ownIndexes.map((index) => `${index.definition};`)].join("\n")
 }
 
 export const describeTable = async (db: Db, table: ResolvedTable): Promise<TableDescription> => {
   const columns = await columnRows(db, table.oid)
-  const [estimate] = await db.rows<{ n: number }>("SELECT reltuples::float8 AS n FROM pg_class WHERE oid = $1", [table.oid])
+  const [estimate] = await db.rows<{ n: number }>("SELECT reltuples::float8 AS n FROM pg_class WHERE oid = $1", [
+    table.oid
+  ])
   const approximate = estimate === undefined || estimate.n < 0 ? undefined : Math.round(estimate.n)
   return {
     table: displayName(table.schema, table.name),
@@ -215,11 +232,18 @@ export const describeTable = async (db: Db, table: ResolvedTable): Promise<Table
 }
 
 /** Tables and columns whose names contain `term`; with `schema` only its own, named as they are inside it. */
-export const searchSchema = async (db: Db, term: string, limit: number, schema?: string): Promise<Array<SchemaMatch>> => {
+export const searchSchema = async (
+  db: Db,
+  term: string,
+  limit: number,
+  schema?: string
+): Promise<Array<SchemaMatch>> => {
   await requireSchema(db, schema)
   const named = (inSchema: string, name: string) => (schema === undefined ? displayName(inSchema, name) : name)
   const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-  const rows = await db.rows<{ kind: "table" | "column"; schema: string; table: string; name: string; data_type: string | null }>(
+  const rows = await db.rows<
+    { kind: "table" | "column"; schema: string; table: string; name: string; data_type: string | null }
+  >(
     `SELECT * FROM (
        SELECT 'table' AS kind, n.nspname AS schema, c.relname AS table, c.relname AS name, NULL AS data_type
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${RELATIONS} AND ${USER_SCHEMAS} AND c.relname ILIKE $1 AND ($3::text IS NULL OR n.nspname = $3::text)

@@ -63,7 +63,8 @@ const STALE_RETRIES = 5
 
 export const searchPathStep = (schema: string, local: boolean): Step => ({
   // regnamespace raises 3F000 for a schema that does not exist instead of silently searching nothing.
-  text: `SELECT set_config('search_path', quote_ident($1)::regnamespace::text || ', ' || current_setting('search_path'), ${local})`,
+  text:
+    `SELECT set_config('search_path', quote_ident($1)::regnamespace::text || ', ' || current_setting('search_path'), ${local})`,
   values: [schema]
 })
 
@@ -122,7 +123,9 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
             },
             row: (row) => {
               const entry: Record<string, unknown> = {}
-              for (const [index, field] of fields.entries()) entry[field.name] = catalogValueOf(row[index] ?? null, field.typeOid)
+              for (const [index, field] of fields.entries()) {
+                entry[field.name] = catalogValueOf(row[index] ?? null, field.typeOid)
+              }
               collected.push(entry as R)
               return "more"
             }
@@ -131,16 +134,25 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
       }])
       return collected
     }
-    return { read, plain: (steps) => lease.submit(steps), rows, transactionStatus: () => lease.client.getTransactionStatus() }
+    return {
+      read,
+      plain: (steps) => lease.submit(steps),
+      rows,
+      transactionStatus: () => lease.client.getTransactionStatus()
+    }
   }
 
   /** What a call gets when the safety net (D-74) caught a failure in this connection's driver during it. */
   const driverFault = () =>
-    new DriverError({ message: redact(`dbdesk's PostgreSQL driver failed unexpectedly on '${settings.name}' (logged); the call was stopped and the next call opens a new session`) })
+    new DriverError({
+      message: redact(
+        `dbdesk's PostgreSQL driver failed unexpectedly on '${settings.name}' (logged); the call was stopped and the next call opens a new session`
+      )
+    })
 
   const execute = async <A>(work: Work<A>, state: { stopped: boolean; lease: Lease | undefined }): Promise<A> => {
     const context = contextOf(work)
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0;; attempt++) {
       if (state.stopped) throw new Stopped()
       let client: PooledClient
       try {
@@ -159,7 +171,10 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
         if (work.access === "readwrite") {
           lease.tainted = true
           const schema = work.searchPath === true ? work.namespace?.schema : undefined
-          await lease.submit([{ text: `SET statement_timeout = ${(work.seconds + 1) * 1000}` }, ...(schema === undefined ? [] : [searchPathStep(schema, false)])])
+          await lease.submit([
+            { text: `SET statement_timeout = ${(work.seconds + 1) * 1000}` },
+            ...(schema === undefined ? [] : [searchPathStep(schema, false)])
+          ])
         }
         return await work.body(dbOf(lease, work))
       } catch (error) {
@@ -198,10 +213,14 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
         if (lease === undefined) return
         lease.stop()
         // The answer waits until the statement ended and the session is back (or destroyed), within bounds.
-        if (!(await within(done, CANCEL_TIMEOUT_MS + SETTLE_MS + CLEANUP_MS))) destroyClient(lease.client, new Error("the stopped call did not end"))
+        if (!(await within(done, CANCEL_TIMEOUT_MS + SETTLE_MS + CLEANUP_MS))) {
+          destroyClient(lease.client, new Error("the stopped call did not end"))
+        }
       }
       const deadline = setTimeout(() => {
-        if (settled) return
+        if (settled) {
+          return
+        }
         // The call's own failure (the cancel it gets) is not the answer: the deadline is.
         expired = true
         void stop().then(() => settle(Effect.fail(new StatementTimeout({ seconds: work.seconds })), true))
@@ -214,7 +233,8 @@ export const makeRunner = (settings: PostgresSettings, redact: Redactor): Runner
     })
 
   // A held session's I/O belongs to the driver's scope like a call's (D-74): its socket may be opened here.
-  const hold = (work: Pick<Work<unknown>, "access" | "seconds" | "namespace">): Promise<HeldSession> => withinDriver(scope, () => holdSession(work))
+  const hold = (work: Pick<Work<unknown>, "access" | "seconds" | "namespace">): Promise<HeldSession> =>
+    withinDriver(scope, () => holdSession(work))
 
   const holdSession = async (work: Pick<Work<unknown>, "access" | "seconds" | "namespace">): Promise<HeldSession> => {
     const context = contextOf({ ...work, body: () => Promise.resolve(undefined) })

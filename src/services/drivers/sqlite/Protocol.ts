@@ -12,9 +12,20 @@ export type ChildRequest =
   | { readonly op: "tableDdl"; readonly table: string }
   | { readonly op: "structureDetails"; readonly table: string }
   | { readonly op: "searchSchema"; readonly term: string; readonly limit: number }
-  | { readonly op: "browse"; readonly table: string; readonly query: GridQuery; readonly limits?: AnswerLimits; readonly guard?: AnswerGuard }
+  | {
+    readonly op: "browse"
+    readonly table: string
+    readonly query: GridQuery
+    readonly limits?: AnswerLimits
+    readonly guard?: AnswerGuard
+  }
   | { readonly op: "browseText"; readonly table: string; readonly query: GridQuery }
-  | { readonly op: "count"; readonly table: string; readonly filters: ReadonlyArray<GridFilter>; readonly logic: FilterLogic }
+  | {
+    readonly op: "count"
+    readonly table: string
+    readonly filters: ReadonlyArray<GridFilter>
+    readonly logic: FilterLogic
+  }
   | {
     readonly op: "execute"
     readonly sql: string

@@ -92,7 +92,9 @@ export const searchSchema = (db: Database.Database, term: string, limit: number)
 
 /** A table of `main` by name, read as `tableReadings` reads it (`main.name`, any of SQLite's quotings, or as given). */
 export const findTable = (db: Database.Database, name: string): TableRow => {
-  const lookup = db.prepare(`SELECT name, type, sql FROM sqlite_schema WHERE ${USER_TABLES} AND name = ? COLLATE NOCASE`)
+  const lookup = db.prepare(
+    `SELECT name, type, sql FROM sqlite_schema WHERE ${USER_TABLES} AND name = ? COLLATE NOCASE`
+  )
   for (const reading of tableReadings("sqlite", name)) {
     if (reading.schema !== undefined && reading.schema.toLowerCase() !== "main") continue
     const table = lookup.get(reading.name) as TableRow | undefined
@@ -102,7 +104,9 @@ export const findTable = (db: Database.Database, name: string): TableRow => {
 }
 
 export const columnRows = (db: Database.Database, table: string): Array<ColumnRow> => {
-  return (db.prepare("SELECT * FROM pragma_table_xinfo(?)").all(table) as Array<ColumnRow>).filter((c) => c.hidden !== 1)
+  return (db.prepare("SELECT * FROM pragma_table_xinfo(?)").all(table) as Array<ColumnRow>).filter((c) =>
+    c.hidden !== 1
+  )
 }
 
 export const countAll = (db: Database.Database, table: string): number => {
@@ -120,7 +124,9 @@ export const statRowCount = (db: Database.Database, table: string): number | und
 }
 
 export const ddlOf = (db: Database.Database, table: TableRow): string => {
-  const indexes = db.prepare("SELECT sql FROM sqlite_schema WHERE type IN ('index', 'trigger') AND tbl_name = ? AND sql IS NOT NULL ORDER BY type, name")
+  const indexes = db.prepare(
+    "SELECT sql FROM sqlite_schema WHERE type IN ('index', 'trigger') AND tbl_name = ? AND sql IS NOT NULL ORDER BY type, name"
+  )
     .pluck().all(table.name) as Array<string>
   return [table.sql ?? "", ...indexes].filter((s) => s !== "").map((s) => `${s};`).join("\n")
 }
@@ -131,7 +137,9 @@ export const indexes = (db: Database.Database, table: string): Array<IndexDescri
   >
   return list.map((index) => ({
     name: index.name,
-    columns: db.prepare("SELECT name FROM pragma_index_info(?) ORDER BY seqno").pluck().all(index.name) as Array<string>,
+    columns: db.prepare("SELECT name FROM pragma_index_info(?) ORDER BY seqno").pluck().all(index.name) as Array<
+      string
+    >,
     is_unique: index.is_unique === 1,
     is_primary: index.origin === "pk"
   }))

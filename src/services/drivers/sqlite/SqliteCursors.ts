@@ -80,7 +80,12 @@ export class SqliteCursors {
 
   page(id: number, maxRows: number, limits: AnswerLimits | undefined, tellRows?: (rows: number) => void) {
     const entry = this.open.get(id)
-    if (entry === undefined) throw new OpFailure({ kind: "Sql", message: "this open result was lost (the connection's SQLite process restarted); run the statement again" })
+    if (entry === undefined) {
+      throw new OpFailure({
+        kind: "Sql",
+        message: "this open result was lost (the connection's SQLite process restarted); run the statement again"
+      })
+    }
     try {
       const wanted = entry.pages.wanted(maxRows)
       const page = entry.pages.assemble(maxRows, limits, wanted > 0 ? this.pull(entry, wanted, tellRows) : undefined)
@@ -109,7 +114,9 @@ export class SqliteCursors {
     } catch (error) {
       // A value the AI settings protect may be quoted in the message; a lock keeps its own meaning for the driver.
       const code = (error as { code?: unknown }).code
-      if (entry.readsGuarded && code !== "SQLITE_BUSY") throw new OpFailure({ kind: "Sql", message: withheldError(typeof code === "string" ? code : undefined) })
+      if (entry.readsGuarded && code !== "SQLITE_BUSY") {
+        throw new OpFailure({ kind: "Sql", message: withheldError(typeof code === "string" ? code : undefined) })
+      }
       throw error
     }
     return { rows, done: false }

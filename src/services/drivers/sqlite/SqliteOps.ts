@@ -1,12 +1,27 @@
 import type Database from "better-sqlite3"
-import { type AnswerHints, AnswerBudget, type AnswerLimits, BROWSE_HINTS, DEFAULT_ANSWER_LIMITS, SQL_HINTS } from "../../../domain/AnswerBudget.ts"
+import {
+  type AnswerHints,
+  AnswerBudget,
+  type AnswerLimits,
+  BROWSE_HINTS,
+  DEFAULT_ANSWER_LIMITS,
+  SQL_HINTS
+} from "../../../domain/AnswerBudget.ts"
 import type { FilterLogic, GridFilter, GridQuery } from "../../../domain/SqlBrowse.ts"
 import type { SchemaMatch, TableDescription, TableEntry } from "../../../domain/SqlTable.ts"
 import type { StructureDetails } from "../../../domain/TableStructure.ts"
 import { type BuildResult, buildBrowse, buildBrowseText, buildCount, quoteIdentifier } from "../BrowseSql.ts"
 import { keptNames, projectRow, withheldError, withheldRows } from "../../../domain/AnswerGate.ts"
 import { maskedCell } from "../../../domain/ColumnGuard.ts"
-import type { AnswerGuard, GuardedResultSet, InsertResult, RowCount, StatementAccess, TransactionOutcome, TransactionStatement } from "../Driver.ts"
+import type {
+  AnswerGuard,
+  GuardedResultSet,
+  InsertResult,
+  RowCount,
+  StatementAccess,
+  TransactionOutcome,
+  TransactionStatement
+} from "../Driver.ts"
 import { rowCountMismatch } from "../RowCountMismatch.ts"
 import * as Catalog from "./SqliteCatalog.ts"
 import { OpFailure } from "./SqliteCatalog.ts"
@@ -58,7 +73,12 @@ export class SqliteOps {
     return { status: "connected", server_version: `SQLite ${row.v}` }
   }
 
-  browse(name: string, query: GridQuery, limits: AnswerLimits = DEFAULT_ANSWER_LIMITS, guard?: AnswerGuard): GuardedResultSet {
+  browse(
+    name: string,
+    query: GridQuery,
+    limits: AnswerLimits = DEFAULT_ANSWER_LIMITS,
+    guard?: AnswerGuard
+  ): GuardedResultSet {
     const db = this.handles.readonly()
     const table = Catalog.findTable(db, name)
     const known = Catalog.columnRows(db, table.name).map((c) => c.name)
@@ -127,9 +147,13 @@ export class SqliteOps {
     const described = statement.columns()
     const guarded = guard === undefined ? undefined : this.guards.decide(db, guard, described)
     const verdict = guarded?.verdict
-    if (verdict?.kind === "refuse" && access === "readonly") throw new OpFailure({ kind: "Policy", refusal: verdict.refusal })
+    if (verdict?.kind === "refuse" && access === "readonly") {
+      throw new OpFailure({ kind: "Policy", refusal: verdict.refusal })
+    }
     const names = described.map((c) => c.name)
-    const columns = budget.header(verdict?.kind === "answer" ? keptNames(names, verdict.actions) : verdict === undefined ? names : [])
+    const columns = budget.header(
+      verdict?.kind === "answer" ? keptNames(names, verdict.actions) : verdict === undefined ? names : []
+    )
     try {
       for (const row of statement.iterate(...bound) as Iterable<Array<unknown>>) {
         if (verdict?.kind === "refuse") continue
@@ -138,15 +162,27 @@ export class SqliteOps {
     } catch (error) {
       // A value may be quoted in the message (D-64); a lock keeps its own meaning for the driver.
       const code = (error as { code?: unknown }).code
-      if (guarded?.readsGuarded === true && code !== "SQLITE_BUSY") throw new OpFailure({ kind: "Sql", message: withheldError(typeof code === "string" ? code : undefined) })
+      if (guarded?.readsGuarded === true && code !== "SQLITE_BUSY") {
+        throw new OpFailure({ kind: "Sql", message: withheldError(typeof code === "string" ? code : undefined) })
+      }
       throw error
     }
     const affected = totalChanges() - changesBefore
-    const resultSet = budget.resultSet(columns, { executionMs: performance.now() - started, rowsAffected: Math.max(0, affected) })
+    const resultSet = budget.resultSet(columns, {
+      executionMs: performance.now() - started,
+      rowsAffected: Math.max(0, affected)
+    })
     if (verdict?.kind === "refuse") return withheldRows(resultSet, verdict.refusal)
     // the declared type of a table's column; an expression has none in SQLite
-    if (verdict === undefined && columnTypes) return { ...resultSet, columnTypes: described.map((column) => column.type ?? "") }
-    return verdict === undefined || verdict.applied.length === 0 ? resultSet : { ...resultSet, applied: verdict.applied }
+    if (verdict === undefined && columnTypes) {
+      return {
+        ...resultSet,
+        columnTypes: described.map((column) => column.type ?? "")
+      }
+    }
+    return verdict === undefined || verdict.applied.length === 0
+      ? resultSet
+      : { ...resultSet, applied: verdict.applied }
   }
 
   insertRows(name: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>): InsertResult {
@@ -155,7 +191,10 @@ export class SqliteOps {
     const known = Catalog.columnRows(db, table.name).map((c) => c.name)
     const unknown = columns.filter((c) => !known.includes(c))
     if (unknown.length > 0) {
-      throw new OpFailure({ kind: "InvalidArgument", message: `unknown column "${unknown[0]}"; the table has: ${known.join(", ")}` })
+      throw new OpFailure({
+        kind: "InvalidArgument",
+        message: `unknown column "${unknown[0]}"; the table has: ${known.join(", ")}`
+      })
     }
     const insert = db.prepare(
       `INSERT INTO ${quoteIdentifier(table.name)} (${columns.map(quoteIdentifier).join(", ")}) VALUES (${

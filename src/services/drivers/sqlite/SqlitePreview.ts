@@ -56,13 +56,17 @@ export const dryRunStatement = (handles: SqliteHandles, plan: RunPlan, params: R
     db.exec("ROLLBACK TO dbdesk_preview")
     db.exec("RELEASE dbdesk_preview")
   }
-  if (plan.returning) return { count, columns: [], rows: [], note: "rows are not shown: the statement has its own RETURNING" }
+  if (plan.returning) {
+    return { count, columns: [], rows: [], note: "rows are not shown: the statement has its own RETURNING" }
+  }
   const shown = keyed ? columns.slice(1) : columns
   const values = (row: ReadonlyArray<unknown>) => (keyed ? row.slice(1) : row).map(cellOf)
   const earlier = new Map<string, ReadonlyArray<CellValue>>()
   if (keyed && kept.length > 0) {
     const ids = kept.map((row) => row[0])
-    const read = db.prepare(`SELECT rowid, * FROM ${quotedTable(plan.table, "sqlite")} WHERE rowid IN (${ids.map(() => "?").join(", ")})`)
+    const read = db.prepare(
+      `SELECT rowid, * FROM ${quotedTable(plan.table, "sqlite")} WHERE rowid IN (${ids.map(() => "?").join(", ")})`
+    )
       .safeIntegers(true).raw(true)
     for (const row of read.all(...ids) as Array<Array<unknown>>) earlier.set(String(row[0]), row.slice(1).map(cellOf))
   }
@@ -71,6 +75,12 @@ export const dryRunStatement = (handles: SqliteHandles, plan: RunPlan, params: R
       ? { before: values(row), after: null }
       : plan.action === "insert"
       ? { before: null, after: values(row) }
-      : { before: keyed ? earlier.get(String(row[0])) ?? null : null, after: values(row) })
-  return { count, columns: shown, rows, ...(plan.action === "change" && !keyed ? { note: "earlier values are not shown for this table" } : {}) }
+      : { before: keyed ? earlier.get(String(row[0])) ?? null : null, after: values(row) }
+  )
+  return {
+    count,
+    columns: shown,
+    rows,
+    ...(plan.action === "change" && !keyed ? { note: "earlier values are not shown for this table" } : {})
+  }
 }

@@ -2,7 +2,12 @@
 // CHECK constraints or trigger timings: they are read from the stored CREATE statements with a small tokenizer that
 // skips strings, quoted identifiers and comments (so a CHECK inside a string or a column named "check" is not one).
 import type Database from "better-sqlite3"
-import type { CheckDescription, IncomingReference, StructureDetails, TriggerDescription } from "../../../domain/TableStructure.ts"
+import type {
+  CheckDescription,
+  IncomingReference,
+  StructureDetails,
+  TriggerDescription
+} from "../../../domain/TableStructure.ts"
 import { findTable, foreignKeys } from "./SqliteCatalog.ts"
 
 interface Token {
@@ -23,7 +28,7 @@ export const tokenize = (sql: string): Array<Token> => {
     else if (c === "-" && sql[i + 1] === "-") i = sql.includes("\n", i) ? sql.indexOf("\n", i) + 1 : sql.length
     else if (c === "/" && sql[i + 1] === "*") i = sql.includes("*/", i + 2) ? sql.indexOf("*/", i + 2) + 2 : sql.length
     else if (CLOSERS[c] !== undefined) {
-      const close = CLOSERS[c]!
+      const close = CLOSERS[c]
       let j = i + 1
       for (;;) {
         const at = sql.indexOf(close, j)
@@ -103,13 +108,17 @@ export const triggerHeader = (sql: string): { readonly timing: string; readonly 
 }
 
 const triggers = (db: Database.Database, table: string): Array<TriggerDescription> =>
-  (db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE ORDER BY name").all(table) as Array<
+  (db.prepare(
+    "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE ORDER BY name"
+  ).all(table) as Array<
     { name: string; sql: string | null }
   >).map((row) => ({ name: row.name, ...triggerHeader(row.sql ?? ""), definition: row.sql ?? "" }))
 
 /** Foreign keys of every other table (and the table itself) whose referenced table is `table` (SQLite compares names without case). */
 const incoming = (db: Database.Database, table: string): Array<IncomingReference> => {
-  const names = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").pluck().all() as Array<string>
+  const names = db.prepare(
+    "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+  ).pluck().all() as Array<string>
   return names.flatMap((name) =>
     foreignKeys(db, name)
       .filter((key) => key.referenced_table.toLowerCase() === table.toLowerCase())

@@ -55,9 +55,24 @@ const run = (request: { readonly id: number } & ChildRequest): unknown => {
     case "count":
       return ops.count(request.table, request.filters, request.logic)
     case "execute":
-      return ops.execute(request.sql, request.params, request.access, request.maxRows, request.limits, undefined, request.guard, request.columnTypes)
+      return ops.execute(
+        request.sql,
+        request.params,
+        request.access,
+        request.maxRows,
+        request.limits,
+        undefined,
+        request.guard,
+        request.columnTypes
+      )
     case "explain":
-      return ops.execute(`EXPLAIN QUERY PLAN ${request.sql.replace(EXPLAIN_PREFIX, "")}`, [], "readonly", 10_000, request.limits)
+      return ops.execute(
+        `EXPLAIN QUERY PLAN ${request.sql.replace(EXPLAIN_PREFIX, "")}`,
+        [],
+        "readonly",
+        10_000,
+        request.limits
+      )
     case "check":
       return checkStatement(handles, request.sql, request.access)
     case "dryRun":
@@ -67,10 +82,28 @@ const run = (request: { readonly id: number } & ChildRequest): unknown => {
     case "transaction":
       return ops.transaction(request.statements)
     case "cursorOpen":
-      return cursors.openCursor(request.cursor, request.sql, request.params, request.maxRows, request.limits, request.guard, undefined, request.tellRows === true ? tellRows(request.id) : undefined)
+      return cursors.openCursor(
+        request.cursor,
+        request.sql,
+        request.params,
+        request.maxRows,
+        request.limits,
+        request.guard,
+        undefined,
+        request.tellRows === true ? tellRows(request.id) : undefined
+      )
     case "cursorBrowse": {
       const built = ops.browseStatement(request.table, request.query)
-      return cursors.openCursor(request.cursor, built.sql, built.params, request.maxRows, request.limits, request.guard, BROWSE_HINTS, request.tellRows === true ? tellRows(request.id) : undefined)
+      return cursors.openCursor(
+        request.cursor,
+        built.sql,
+        built.params,
+        request.maxRows,
+        request.limits,
+        request.guard,
+        BROWSE_HINTS,
+        request.tellRows === true ? tellRows(request.id) : undefined
+      )
     }
     case "cursorPage":
       return cursors.page(request.cursor, request.maxRows, request.limits)
@@ -90,7 +123,9 @@ const tellRows = (id: number) => (rows: number): void => {
 }
 
 const failureOf = (error: unknown): ChildFailure =>
-  error instanceof OpFailure ? error.failure : { kind: "Sql", message: error instanceof Error ? error.message : String(error) }
+  error instanceof OpFailure
+    ? error.failure
+    : { kind: "Sql", message: error instanceof Error ? error.message : String(error) }
 
 process.on("message", (message: { readonly id: number } & ChildRequest) => {
   let response: ChildResponse

@@ -27,11 +27,18 @@ export const useForeignKeyLinks = <V>(options: {
   useEffect(() => {
     if (connection.type === "search") return
     let live = true
-    call((client) => client.browse.structure({ path: { id: connection.id, table }, urlParams: database === undefined ? {} : { database } })).then(
+    call((client) =>
+      client.browse.structure({
+        path: { id: connection.id, table },
+        urlParams: database === undefined ? {} : { database }
+      })
+    ).then(
       (structure) => live && setKeys(structure.foreignKeys),
       () => live && setKeys([])
     )
-    return () => { live = false }
+    return () => {
+      live = false
+    }
   }, [connection.id, connection.type, table, database])
   useEffect(() => onFilterRequest<V>(storageKey, setView), [storageKey, setView])
 
@@ -48,7 +55,12 @@ export const useForeignKeyLinks = <V>(options: {
 
   if (byColumn.size === 0) return {}
   const pairs = (row: number, key: UiForeignKey) =>
-    key.columns.map((name, i) => [key.referencedColumns[i] ?? name, text(rows[row]?.[columns.findIndex((column) => column.name === name)])] as const)
+    key.columns.map((name, i) =>
+      [
+        key.referencedColumns[i] ?? name,
+        text(rows[row]?.[columns.findIndex((column) => column.name === name)])
+      ] as const
+    )
   return {
     cellLink: (row: number, column: number): string | undefined => {
       const key = byColumn.get(column)

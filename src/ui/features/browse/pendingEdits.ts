@@ -27,7 +27,9 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
   const [edits, setEdits] = useState<Readonly<Record<number, Values>>>({})
   const [deleted, setDeleted] = useState<ReadonlySet<number>>(new Set())
   const [inserts, setInserts] = useState<ReadonlyArray<Values>>([])
-  const [restore, setRestore] = useState(() => (storageKey === undefined ? undefined : readSession<Stored>(`${storageKey}:edits`)))
+  const [restore, setRestore] = useState(
+    () => (storageKey === undefined ? undefined : readSession<Stored>(`${storageKey}:edits`))
+  )
   const columns = page?.columns ?? []
   const pageRows = page?.rows ?? []
 
@@ -40,10 +42,12 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
       const index = byKey.get(key)
       return index === undefined ? [] : [[index, values]]
     })))
-    setDeleted(new Set(restore.deleted.flatMap((key) => {
-      const index = byKey.get(key)
-      return index === undefined ? [] : [index]
-    })))
+    setDeleted(
+      new Set(restore.deleted.flatMap((key) => {
+        const index = byKey.get(key)
+        return index === undefined ? [] : [index]
+      }))
+    )
     setRestore(undefined)
   }, [page, restore])
 
@@ -65,18 +69,26 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
     ...inserts.map((values) => columns.map((column) => values[column.name] ?? null)),
     ...pageRows.map((row, index) => {
       const changed = edits[index]
-      return changed === undefined ? row : columns.map((column, i) => (column.name in changed ? changed[column.name] ?? null : row[i] ?? null))
+      return changed === undefined
+        ? row
+        : columns.map((column, i) => (column.name in changed ? changed[column.name] ?? null : row[i] ?? null))
     })
   ], [inserts, pageRows, edits, columns])
 
   const count = Object.keys(edits).filter((index) => !deleted.has(Number(index))).length + deleted.size + inserts.length
-  const discard = useCallback(() => { setEdits({}); setDeleted(new Set()); setInserts([]) }, [])
+  const discard = useCallback(() => {
+    setEdits({})
+    setDeleted(new Set())
+    setInserts([])
+  }, [])
 
   const edit = (row: number, column: number, value: Cell) => {
     const name = columns[column]?.name
     if (name === undefined) return
     // functional: the row detail stages several columns of a new row at once
-    if (row < inserts.length) return setInserts((current) => current.map((values, i) => (i === row ? { ...values, [name]: value } : values)))
+    if (row < inserts.length) {
+      return setInserts((current) => current.map((values, i) => (i === row ? { ...values, [name]: value } : values)))
+    }
     const index = row - inserts.length
     const original = pageRows[index]?.[column] ?? null
     setEdits((current) => {
@@ -91,9 +103,16 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
    * Many cells at once (a pasted range, D-100): one state update for all of them, so 10,000 cells cost one render.
    * `changes` are grid positions before `added` (whole new rows, by column index) go in above the other new rows.
    */
-  const stageMany = (changes: ReadonlyArray<readonly [number, number, Cell]>, added: ReadonlyArray<ReadonlyArray<readonly [number, Cell]>> = []) => {
+  const stageMany = (
+    changes: ReadonlyArray<readonly [number, number, Cell]>,
+    added: ReadonlyArray<ReadonlyArray<readonly [number, Cell]>> = []
+  ) => {
     const named = (values: ReadonlyArray<readonly [number, Cell]>) =>
-      Object.fromEntries(values.flatMap(([column, value]) => (columns[column] === undefined ? [] : [[columns[column].name, value] as const])))
+      Object.fromEntries(
+        values.flatMap((
+          [column, value]
+        ) => (columns[column] === undefined ? [] : [[columns[column].name, value] as const]))
+      )
     const toInserts = changes.filter(([row]) => row < inserts.length)
     const toRows = changes.filter(([row]) => row >= inserts.length)
     if (toInserts.length > 0 || added.length > 0) {
@@ -125,7 +144,13 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
   }
 
   const rowState = (row: number): RowState =>
-    row < inserts.length ? "inserted" : deleted.has(row - inserts.length) ? "deleted" : edits[row - inserts.length] !== undefined ? "changed" : undefined
+    row < inserts.length
+      ? "inserted"
+      : deleted.has(row - inserts.length)
+      ? "deleted"
+      : edits[row - inserts.length] !== undefined
+      ? "changed"
+      : undefined
   const cellChanged = (row: number, column: number) => {
     const name = columns[column]?.name ?? ""
     return row < inserts.length ? name in (inserts[row] ?? {}) : name in (edits[row - inserts.length] ?? {})
@@ -135,7 +160,14 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
   /** Copies of the selected rows without their key columns, which the database or the user assigns anew. */
   const duplicate = (selected: ReadonlyArray<number>) =>
     setInserts([
-      ...selected.map((row) => Object.fromEntries(columns.flatMap((column, i) => (column.isPrimaryKey || column.isReadOnly ? [] : [[column.name, rows[row]?.[i] ?? null] as const])))),
+      ...selected.map((row) =>
+        Object.fromEntries(
+          columns.flatMap((
+            column,
+            i
+          ) => (column.isPrimaryKey || column.isReadOnly ? [] : [[column.name, rows[row]?.[i] ?? null] as const]))
+        )
+      ),
       ...inserts
     ])
   const toggleDelete = (selected: ReadonlyArray<number>) => {
@@ -143,7 +175,9 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
     if (newRows.size > 0) setInserts(inserts.filter((_, i) => !newRows.has(i)))
     setDeleted((current) => {
       const next = new Set(current)
-      for (const row of selected) if (row >= inserts.length && !next.delete(row - inserts.length)) next.add(row - inserts.length)
+      for (const row of selected) {
+        if (row >= inserts.length && !next.delete(row - inserts.length)) next.add(row - inserts.length)
+      }
       return next
     })
   }
@@ -155,7 +189,10 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
     const keys = columns.filter((column) => column.isPrimaryKey)
     return {
       inserts,
-      updates: Object.entries(edits).filter(([index]) => !deleted.has(Number(index))).map(([index, changes]) => ({ key: keyOf(Number(index), keys), changes })),
+      updates: Object.entries(edits).filter(([index]) => !deleted.has(Number(index))).map(([index, changes]) => ({
+        key: keyOf(Number(index), keys),
+        changes
+      })),
       deletes: [...deleted].map((index) => keyOf(index, keys))
     }
   }
@@ -163,15 +200,37 @@ export const usePendingEdits = (page: UiPage | undefined, storageKey?: string) =
   const searchEdits = (): UiEditRequest => {
     const id = columns.findIndex((column) => column.isPrimaryKey)
     const idOf = (index: number) => String(pageRows[index]?.[id] ?? "")
-    const mapOf = (row: ReadonlyArray<Cell>) => Object.fromEntries(columns.map((column, i) => [column.name, row[i] ?? null]))
+    const mapOf = (row: ReadonlyArray<Cell>) =>
+      Object.fromEntries(columns.map((column, i) => [column.name, row[i] ?? null]))
     return {
-      inserts: inserts.map((values) => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== "" && value !== null))),
-      updates: Object.entries(edits).filter(([index]) => !deleted.has(Number(index))).map(([index, changes]) => ({ id: idOf(Number(index)), original: mapOf(pageRows[Number(index)] ?? []), changes })),
+      inserts: inserts.map((values) =>
+        Object.fromEntries(Object.entries(values).filter(([, value]) => value !== "" && value !== null))
+      ),
+      updates: Object.entries(edits).filter(([index]) => !deleted.has(Number(index))).map(([index, changes]) => ({
+        id: idOf(Number(index)),
+        original: mapOf(pageRows[Number(index)] ?? []),
+        changes
+      })),
       deletes: [...deleted].map(idOf)
     }
   }
 
-  return { rows, count, discard, edit, stageMany, rowState, cellChanged, addRow, duplicate, toggleDelete, sqlEdits, searchEdits, insertCount: inserts.length, deleted } as const
+  return {
+    rows,
+    count,
+    discard,
+    edit,
+    stageMany,
+    rowState,
+    cellChanged,
+    addRow,
+    duplicate,
+    toggleDelete,
+    sqlEdits,
+    searchEdits,
+    insertCount: inserts.length,
+    deleted
+  } as const
 }
 
 /** The document requests a search Save makes, as the dialog lists them (doc 2 §8). */
@@ -179,7 +238,9 @@ export const searchRequests = (collection: string, edits: UiEditRequest): Array<
   const base = `/collections/${encodeURIComponent(collection)}/documents`
   return [
     ...edits.inserts.map((values) => `POST ${base}\n${JSON.stringify(values)}`),
-    ...edits.updates.map((update) => `PATCH ${base}/${encodeURIComponent(update.id)}\n${JSON.stringify(update.changes)}`),
+    ...edits.updates.map((update) =>
+      `PATCH ${base}/${encodeURIComponent(update.id)}\n${JSON.stringify(update.changes)}`
+    ),
     ...edits.deletes.map((id) => `DELETE ${base}/${encodeURIComponent(id)}`)
   ]
 }

@@ -13,21 +13,31 @@ const structured = (column: UiColumn, value: Cell): unknown => {
 
 /** A search document as the row detail shows it: one JSON object, object and array fields as JSON, not text. */
 export const documentText = (columns: ReadonlyArray<UiColumn>, row: ReadonlyArray<Cell>): string =>
-  JSON.stringify(Object.fromEntries(columns.map((column, i) => [column.name, structured(column, row[i] ?? null)])), null, 2)
+  JSON.stringify(
+    Object.fromEntries(columns.map((column, i) => [column.name, structured(column, row[i] ?? null)])),
+    null,
+    2
+  )
 
 /**
  * The fields an edited document changes, as grid edits: a field left out is unchanged (a document update is partial),
  * a field the grid cannot edit (the id of a stored document) or a field the collection does not have is refused.
  */
-export const documentChanges = (text: string, columns: ReadonlyArray<UiColumn>, row: ReadonlyArray<Cell>, canEdit: (column: number) => boolean):
-  { readonly changes: ReadonlyArray<readonly [number, Cell]> } | { readonly error: string } => {
+export const documentChanges = (
+  text: string,
+  columns: ReadonlyArray<UiColumn>,
+  row: ReadonlyArray<Cell>,
+  canEdit: (column: number) => boolean
+): { readonly changes: ReadonlyArray<readonly [number, Cell]> } | { readonly error: string } => {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
     return { error: "The document is not valid JSON." }
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { error: "A document is a JSON object." }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return { error: "A document is a JSON object." }
+  }
   const changes: Array<readonly [number, Cell]> = []
   for (const [name, next] of Object.entries(parsed)) {
     const i = columns.findIndex((column) => column.name === name)

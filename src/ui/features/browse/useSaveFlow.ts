@@ -24,13 +24,24 @@ export const useSaveFlow = ({ connectionId, table, database, search, active, pen
     if (pending.count === 0) return
     setSaved(undefined)
     if (search) return setReview(searchRequests(table, pending.searchEdits()))
-    call((client) => client.browse.sqlPreview({ path: { id: connectionId, table }, urlParams: database === undefined ? {} : { database }, payload: pending.sqlEdits() })).then(
+    call((client) =>
+      client.browse.sqlPreview({
+        path: { id: connectionId, table },
+        urlParams: database === undefined ? {} : { database },
+        payload: pending.sqlEdits()
+      })
+    ).then(
       (preview) => setReview(preview.statements),
       (e: Error) => setSaved(e.message)
     )
   }, [pending, search, table, connectionId, database])
 
-  const dirty = useMemo(() => (pending.count === 0 ? undefined : { label: table, count: pending.count, save: startSave, discard: pending.discard }), [pending.count, pending.discard, startSave, table])
+  const dirty = useMemo(
+    () => (pending.count === 0
+      ? undefined
+      : { label: table, count: pending.count, save: startSave, discard: pending.discard }),
+    [pending.count, pending.discard, startSave, table]
+  )
   useDirty(`${connectionId}/table:${table}`, dirty)
 
   useEffect(() => {
@@ -46,16 +57,30 @@ export const useSaveFlow = ({ connectionId, table, database, search, active, pen
   }, [startSave, active])
   const apply = async () => {
     if (search) {
-      const result = await call((client) => client.browse.save({ path: { id: connectionId, table }, payload: pending.searchEdits() }))
+      const result = await call((client) =>
+        client.browse.save({ path: { id: connectionId, table }, payload: pending.searchEdits() })
+      )
       // a failure names its document id ("new row <id>" for an insert); the request that carries that id is the one
       const failedOn = (statement: string) =>
         result.failures.find((f) => {
           const id = f.row.replace(/^new row ?/, "")
-          return id === "" ? statement.startsWith("POST ") : statement.includes(`/${encodeURIComponent(id)}`) || statement.includes(JSON.stringify({ id }).slice(1, -1))
+          return id === ""
+            ? statement.startsWith("POST ")
+            : statement.includes(`/${encodeURIComponent(id)}`) ||
+              statement.includes(JSON.stringify({ id }).slice(1, -1))
         })?.message ?? null
-      return { ok: result.failures.length === 0, results: (review ?? []).map((statement) => ({ statement, rowsAffected: null, error: failedOn(statement) })) }
+      return {
+        ok: result.failures.length === 0,
+        results: (review ?? []).map((statement) => ({ statement, rowsAffected: null, error: failedOn(statement) }))
+      }
     }
-    const result = await call((client) => client.browse.sqlApply({ path: { id: connectionId, table }, urlParams: database === undefined ? {} : { database }, payload: { edits: pending.sqlEdits(), statements: review ?? [] } }))
+    const result = await call((client) =>
+      client.browse.sqlApply({
+        path: { id: connectionId, table },
+        urlParams: database === undefined ? {} : { database },
+        payload: { edits: pending.sqlEdits(), statements: review ?? [] }
+      })
+    )
     return { ok: result.committed, results: result.results }
   }
 

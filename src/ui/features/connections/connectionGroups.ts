@@ -1,7 +1,8 @@
 import type { UiConnection } from "../../../domain/UiSchemas.ts"
 
 /** Where a connection is, as the list shows it: its file, or host:port/database. */
-export const whereOf = (c: UiConnection): string => c.path ?? `${c.host ?? ""}:${c.port ?? ""}${c.database === undefined ? "" : `/${c.database}`}`
+export const whereOf = (c: UiConnection): string =>
+  c.path ?? `${c.host ?? ""}:${c.port ?? ""}${c.database === undefined ? "" : `/${c.database}`}`
 
 /** The search box matches every word typed, case-insensitively, in the name, group, type or where a connection is. */
 export const matchesSearch = (c: UiConnection, typeLabel: string, query: string): boolean => {
@@ -13,7 +14,9 @@ export const matchesSearch = (c: UiConnection, typeLabel: string, query: string)
  * D-103: the list grouped by each connection's group, groups in alphabetical order, the ungrouped ones last (under
  * `undefined`); within a group the saved order is kept.
  */
-export const groupConnections = (connections: ReadonlyArray<UiConnection>): ReadonlyArray<readonly [string | undefined, ReadonlyArray<UiConnection>]> => {
+export const groupConnections = (
+  connections: ReadonlyArray<UiConnection>
+): ReadonlyArray<readonly [string | undefined, ReadonlyArray<UiConnection>]> => {
   const groups = new Map<string | undefined, Array<UiConnection>>()
   for (const c of connections) {
     const key = c.group === undefined || c.group === "" ? undefined : c.group

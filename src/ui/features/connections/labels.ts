@@ -1,11 +1,23 @@
 import type { UiConnection } from "../../../domain/UiSchemas.ts"
 
 /** The words the form and the list use for a connection's settings (never the stored values). */
-export const EXTERNAL_ACCESS: ReadonlyArray<readonly [UiConnection["externalAccess"], string]> = [["readOnly", "Read only"], ["readWrite", "Read and write"], ["blocked", "Blocked"]]
-export const AI_POLICY: ReadonlyArray<readonly [UiConnection["aiPolicy"], string]> = [["askEachTime", "Ask each time"], ["alwaysAllow", "Always allow"], ["never", "Never"]]
-export const CONFIRM_QUERIES: ReadonlyArray<readonly [UiConnection["confirmQueries"], string]> = [["writes", "Writes"], ["all", "All statements"]]
+export const EXTERNAL_ACCESS: ReadonlyArray<readonly [UiConnection["externalAccess"], string]> = [
+  ["readOnly", "Read only"],
+  ["readWrite", "Read and write"],
+  ["blocked", "Blocked"]
+]
+export const AI_POLICY: ReadonlyArray<readonly [UiConnection["aiPolicy"], string]> = [
+  ["askEachTime", "Ask each time"],
+  ["alwaysAllow", "Always allow"],
+  ["never", "Never"]
+]
+export const CONFIRM_QUERIES: ReadonlyArray<readonly [UiConnection["confirmQueries"], string]> = [
+  ["writes", "Writes"],
+  ["all", "All statements"]
+]
 
-export const labelOf = <V extends string>(options: ReadonlyArray<readonly [V, string]>, value: V): string => options.find(([v]) => v === value)?.[1] ?? value
+export const labelOf = <V extends string>(options: ReadonlyArray<readonly [V, string]>, value: V): string =>
+  options.find(([v]) => v === value)?.[1] ?? value
 
 /** The colours a connection may have, named for people using a screen reader. */
 export const COLORS: ReadonlyArray<readonly [string, string]> = [

@@ -11,7 +11,7 @@ export const announceSchemaChanged = (connectionId: string) =>
   window.dispatchEvent(new CustomEvent<SchemaChangedDetail>(SCHEMA_CHANGED, { detail: { connectionId } }))
 
 /** Calls `f` whenever a console changed the schema of `connectionId`; returns the unsubscribe. */
-export const onSchemaChanged = (connectionId: string, f: () => void): (() => void) => {
+export const onSchemaChanged = (connectionId: string, f: () => void): () => void => {
   const listener = (event: Event) => {
     if ((event as CustomEvent<SchemaChangedDetail>).detail?.connectionId === connectionId) f()
   }
@@ -41,19 +41,33 @@ const tabsOf = (connectionId: string) => {
 }
 
 /** The saved text of one console tab, if any. */
-export const loadConsoleText = async (connectionId: string, tabId: string): Promise<string | undefined> => (await tabsOf(connectionId)).get(tabId)?.text
+export const loadConsoleText = async (connectionId: string, tabId: string): Promise<string | undefined> =>
+  (await tabsOf(connectionId)).get(tabId)?.text
 
 const scheduleSave = (connectionId: string, onError: (message: string) => void) => {
   clearTimeout(timers.get(connectionId))
-  timers.set(connectionId, setTimeout(() => {
-    void tabsOf(connectionId).then((tabs) =>
-      call((client) => client.work.saveConsoleTabs({ path: { id: connectionId }, payload: { tabs: [...tabs.values()], active: null } })).then(() => onError(""), (e: Error) => onError(e.message))
-    )
-  }, SAVE_AFTER_MS))
+  timers.set(
+    connectionId,
+    setTimeout(() => {
+      void tabsOf(connectionId).then((tabs) =>
+        call((client) =>
+          client.work.saveConsoleTabs({
+            path: { id: connectionId },
+            payload: { tabs: [...tabs.values()], active: null }
+          })
+        ).then(() => onError(""), (e: Error) => onError(e.message))
+      )
+    }, SAVE_AFTER_MS)
+  )
 }
 
 /** Keeps the text of a console tab (its title is the first words of its text). */
-export const saveConsoleText = (connectionId: string, tabId: string, text: string, onError: (message: string) => void) =>
+export const saveConsoleText = (
+  connectionId: string,
+  tabId: string,
+  text: string,
+  onError: (message: string) => void
+) =>
   void tabsOf(connectionId).then((tabs) => {
     tabs.set(tabId, { id: tabId, title: text.trim().split("\n")[0]?.slice(0, 60) ?? "", text })
     scheduleSave(connectionId, onError)

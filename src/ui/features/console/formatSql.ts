@@ -9,9 +9,17 @@ const FORMATTERS = { sqlite, postgresql, mysql } as const
  */
 export const formatSql = (text: string, dialect: keyof typeof FORMATTERS): string => {
   try {
-    return formatDialect(text, { dialect: FORMATTERS[dialect], tabWidth: 2, keywordCase: "preserve", linesBetweenQueries: 1 })
+    return formatDialect(text, {
+      dialect: FORMATTERS[dialect],
+      tabWidth: 2,
+      keywordCase: "preserve",
+      linesBetweenQueries: 1
+    })
   } catch (e) {
-    const first = (e instanceof Error ? e.message : String(e)).split("\n")[0]?.replace(/^Parse error at token: .*? at /i, "stopped at ") ?? ""
+    const first = (e instanceof Error ? e.message : String(e)).split("\n")[0]?.replace(
+      /^Parse error at token: .*? at /i,
+      "stopped at "
+    ) ?? ""
     throw new Error(first)
   }
 }

@@ -20,7 +20,9 @@ export const chosenDatabase = (connectionId: string): { readonly database?: stri
 }
 
 /** A tab's `database` as the UI API's parameter. */
-export const databaseParams = (database: string | undefined): { readonly database?: string } => (database === undefined ? {} : { database })
+export const databaseParams = (
+  database: string | undefined
+): { readonly database?: string } => (database === undefined ? {} : { database })
 
 const keyOf = (connectionId: string, schema: string | null) =>
   `${connectionId}\u0000${chosenDatabase(connectionId).database ?? ""}\u0000${schema ?? ""}`
@@ -29,7 +31,9 @@ export const loadOverview = (connectionId: string): Promise<UiCatalog> => {
   const key = keyOf(connectionId, null)
   let found = overviews.get(key)
   if (found === undefined) {
-    found = call((client) => client.catalog.overview({ path: { id: connectionId }, urlParams: chosenDatabase(connectionId) }))
+    found = call((client) =>
+      client.catalog.overview({ path: { id: connectionId }, urlParams: chosenDatabase(connectionId) })
+    )
     found.catch(() => overviews.delete(key))
     overviews.set(key, found)
   }
@@ -40,7 +44,12 @@ export const loadObjects = (connectionId: string, schema: string | null): Promis
   const key = keyOf(connectionId, schema)
   let found = objects.get(key)
   if (found === undefined) {
-    found = call((client) => client.catalog.objects({ path: { id: connectionId }, urlParams: { ...chosenDatabase(connectionId), ...(schema === null ? {} : { schema }) } }))
+    found = call((client) =>
+      client.catalog.objects({
+        path: { id: connectionId },
+        urlParams: { ...chosenDatabase(connectionId), ...(schema === null ? {} : { schema }) }
+      })
+    )
     found.catch(() => objects.delete(key))
     objects.set(key, found)
   }
@@ -51,7 +60,9 @@ export const loadObjects = (connectionId: string, schema: string | null): Promis
 export const loadAllObjects = async (connectionId: string): Promise<ReadonlyArray<UiCatalogObject>> => {
   const overview = await loadOverview(connectionId)
   const schemas = overview.schemas.length === 0 ? [null] : overview.schemas
-  const lists = await Promise.all(schemas.map((schema) => loadObjects(connectionId, schema).catch(() => ({ objects: [], note: null }))))
+  const lists = await Promise.all(
+    schemas.map((schema) => loadObjects(connectionId, schema).catch(() => ({ objects: [], note: null })))
+  )
   return lists.flatMap((list) => list.objects)
 }
 
@@ -63,10 +74,14 @@ export const forgetCatalog = (connectionId: string) => {
 /** A function or procedure opens a console with its definition (PostgreSQL) or its CREATE statement (MySQL). */
 export const definitionQuery = (dialect: string, object: UiCatalogObject): string => {
   if (dialect === "postgresql") {
-    const quoted = `${object.schema === null ? "" : `"${object.schema.replaceAll("\"", "\"\"")}".`}"${object.label.replaceAll("\"", "\"\"")}"`
+    const quoted = `${object.schema === null ? "" : `"${object.schema.replaceAll("\"", "\"\"")}".`}"${
+      object.label.replaceAll("\"", "\"\"")
+    }"`
     return `SELECT pg_get_functiondef('${`${quoted}(${object.signature ?? ""})`.replaceAll("'", "''")}'::regprocedure);`
   }
-  return `SHOW CREATE ${object.kind === "procedure" ? "PROCEDURE" : "FUNCTION"} \`${object.label.replaceAll("`", "``")}\`;`
+  return `SHOW CREATE ${object.kind === "procedure" ? "PROCEDURE" : "FUNCTION"} \`${
+    object.label.replaceAll("`", "``")
+  }\`;`
 }
 
 /** The schema the sidebar's switcher chose (D-98), for the console's unqualified names; none when "All schemas". */
@@ -90,7 +105,9 @@ export interface OpenTableDetail {
 const filteredView = (connectionId: string, table: string, equals: ReadonlyArray<readonly [string, string | null]>) => {
   const filter: FilterState = {
     ...emptyFilter,
-    rows: equals.map(([column, value]) => value === null ? { column, operator: "is_null", enabled: true } : { column, operator: "=", value, enabled: true })
+    rows: equals.map(([column, value]) =>
+      value === null ? { column, operator: "is_null", enabled: true } : { column, operator: "=", value, enabled: true }
+    )
   }
   const key = `grid:${connectionId}:${table}:view`
   const kept = readSession<Record<string, unknown>>(key)
