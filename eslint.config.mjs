@@ -13,7 +13,7 @@ import js from "@eslint/js"
 import effect from "@effect/eslint-plugin"
 import tseslint from "typescript-eslint"
 
-const formatted = false
+const formatted = true
 const format = formatted || process.env.DBDESK_FORMAT === "1"
 
 /**
