@@ -68,9 +68,7 @@ const Shell = () => {
   }
   const openConnection = (id: string) => {
     const state = open.find((c) => c.id === id)
-    navigate(
-      state?.active === undefined ? { view: "connection", connectionId: id } : routeOfTab(id, state.active, state)
-    )
+    navigate(state?.active === undefined ? { view: "connection", connectionId: id } : routeOfTab(id, state.active, state))
   }
 
   const closeConnection = async (id: string) => {
@@ -79,63 +77,39 @@ const Shell = () => {
     setOpen(rest)
     if (route.view === "connection" && route.connectionId === id) {
       const other = rest[rest.length - 1]
-      go(
-        other === undefined
-          ? { view: "connections" }
-          : other.active === undefined
-          ? { view: "connection", connectionId: other.id }
-          : routeOfTab(other.id, other.active, other),
-        true
-      )
+      go(other === undefined ? { view: "connections" } : other.active === undefined ? { view: "connection", connectionId: other.id } : routeOfTab(other.id, other.active, other), true)
     }
   }
 
-  const actionsFor = (
-    id: string
-  ): TabActions & { select: (tab: string) => void; setView: (tab: string, view: "data" | "structure") => void } => {
+  const actionsFor = (id: string): TabActions & { select: (tab: string) => void; setView: (tab: string, view: "data" | "structure") => void } => {
     const state = open.find((c) => c.id === id)
     const select = (tab: string) => go(routeOfTab(id, tab, state))
     return {
       open: (tab) => go({ view: "connection", connectionId: id, tab }),
-      newConsole: (_text, on = chosenDatabase(id)) =>
-        go({
-          view: "connection",
-          connectionId: id,
-          tab: { kind: "console", name: String((state?.consoles ?? 0) + 1), ...on }
-        }),
-      close: (tab) =>
-        void (async () => {
-          if (!await guard.confirmLeave(`${id}/${tab}`, () => select(tab))) return
-          const next = closeTab(open, id, tab)
-          // a closed console's text is not kept for the next start
-          if (tabOfId(tab).kind === "console") forgetConsoleTab(id, tab)
-          setOpen(next.open)
-          const after = next.open.find((c) => c.id === id)
-          go(
-            next.active === undefined ? { view: "connection", connectionId: id } : routeOfTab(id, next.active, after),
-            true
-          )
-        })(),
+      newConsole: (_text, on = chosenDatabase(id)) => go({ view: "connection", connectionId: id, tab: { kind: "console", name: String((state?.consoles ?? 0) + 1), ...on } }),
+      close: (tab) => void (async () => {
+        if (!await guard.confirmLeave(`${id}/${tab}`, () => select(tab))) return
+        const next = closeTab(open, id, tab)
+        // a closed console's text is not kept for the next start
+        if (tabOfId(tab).kind === "console") forgetConsoleTab(id, tab)
+        setOpen(next.open)
+        const after = next.open.find((c) => c.id === id)
+        go(next.active === undefined ? { view: "connection", connectionId: id } : routeOfTab(id, next.active, after), true)
+      })(),
       move: (tab, to) => setOpen((current) => moveTab(current, id, tab, to)),
       select,
       setView: (tab, view) => {
         setOpen((current) => current.map((c) => (c.id === id ? { ...c, views: { ...c.views, [tab]: view } } : c)))
-        go(
-          routeOfTab(id, tab, {
-            ...(state ?? { id, tabs: [], active: tab, consoles: 0 }),
-            views: { ...state?.views, [tab]: view }
-          })
-        )
+        go(routeOfTab(id, tab, { ...(state ?? { id, tabs: [], active: tab, consoles: 0 }), views: { ...state?.views, [tab]: view } }))
       }
     }
   }
 
   const shownConnection = !pairing && route.view === "connection" ? route.connectionId : undefined
-  const openKnown = useMemo(() =>
-    open.flatMap((state) => {
-      const connection = known?.find((c) => c.id === state.id)
-      return connection === undefined ? [] : [{ state, connection }]
-    }), [open, known])
+  const openKnown = useMemo(() => open.flatMap((state) => {
+    const connection = known?.find((c) => c.id === state.id)
+    return connection === undefined ? [] : [{ state, connection }]
+  }), [open, known])
   const openConnections = useMemo(() => openKnown.map(({ connection }) => connection), [openKnown])
 
   return (
@@ -143,36 +117,14 @@ const Shell = () => {
       <header className="top">
         <strong>dbdesk</strong>
         <nav aria-label="Views">
-          <button
-            aria-current={!pairing && route.view === "connections" ? "page" : undefined}
-            onClick={() => navigate({ view: "connections" })}
-          >
-            Connections
-          </button>
+          <button aria-current={!pairing && route.view === "connections" ? "page" : undefined} onClick={() => navigate({ view: "connections" })}>Connections</button>
           {openKnown.map(({ connection }) => (
             <span key={connection.id} className="nav-connection">
-              <button
-                aria-current={shownConnection === connection.id ? "page" : undefined}
-                onClick={() => openConnection(connection.id)}
-              >
-                <ConnectionMark connection={connection} />
-                {connection.name}
-              </button>
-              <button
-                className="nav-close"
-                title={`Close ${connection.name}`}
-                onClick={() => void closeConnection(connection.id)}
-              >
-                ×
-              </button>
+              <button aria-current={shownConnection === connection.id ? "page" : undefined} onClick={() => openConnection(connection.id)}><ConnectionMark connection={connection} />{connection.name}</button>
+              <button className="nav-close" title={`Close ${connection.name}`} onClick={() => void closeConnection(connection.id)}>×</button>
             </span>
           ))}
-          <button
-            aria-current={!pairing && route.view === "mcp" ? "page" : undefined}
-            onClick={() => navigate({ view: "mcp" })}
-          >
-            MCP
-          </button>
+          <button aria-current={!pairing && route.view === "mcp" ? "page" : undefined} onClick={() => navigate({ view: "mcp" })}>MCP</button>
         </nav>
         <span style={{ flex: 1 }} />
         <button className="ghost" onClick={shortcuts.show} title="Keyboard shortcuts (?)">Shortcuts</button>
@@ -180,36 +132,16 @@ const Shell = () => {
       <main>
         {pairing
           ? <PairingView params={new URLSearchParams(location.search)} />
-          : (
-            <>
-              {route.view === "connections" && (
-                <ConnectionsView
-                  connections={connections}
-                  onOpen={(c) => openConnection(c.id)}
-                />
-              )}
-              {route.view === "mcp" && <McpView />}
-              {route.view === "connection" && known !== undefined && !known.some((c) => c.id === route.connectionId) &&
-                (
-                  <p className="error" role="alert">
-                    This connection does not exist any more. Choose one under Connections.
-                  </p>
-                )}
-            </>
-          )}
+          : <>
+            {route.view === "connections" && <ConnectionsView connections={connections} onOpen={(c) => openConnection(c.id)} />}
+            {route.view === "mcp" && <McpView />}
+            {route.view === "connection" && known !== undefined && !known.some((c) => c.id === route.connectionId) && (
+              <p className="error" role="alert">This connection does not exist any more. Choose one under Connections.</p>
+            )}
+          </>}
         {openKnown.map(({ state, connection }) => {
           const actions = actionsFor(connection.id)
-          return (
-            <BrowseView
-              key={connection.id}
-              connection={connection}
-              state={state}
-              visible={shownConnection === connection.id}
-              actions={actions}
-              select={actions.select}
-              setView={actions.setView}
-            />
-          )
+          return <BrowseView key={connection.id} connection={connection} state={state} visible={shownConnection === connection.id} actions={actions} select={actions.select} setView={actions.setView} />
         })}
       </main>
       <ApprovalModal />

@@ -1,11 +1,4 @@
-import {
-  columnOrderingFeature,
-  columnResizingFeature,
-  columnSizingFeature,
-  columnVisibilityFeature,
-  tableFeatures,
-  useTable
-} from "@tanstack/react-table"
+import { columnOrderingFeature, columnResizingFeature, columnSizingFeature, columnVisibilityFeature, tableFeatures, useTable } from "@tanstack/react-table"
 import { useVirtualizer } from "@tanstack/react-virtual"
 import { type KeyboardEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from "react"
 import type { Cell } from "../../domain/UiSchemas.ts"
@@ -27,12 +20,7 @@ import type { DataGridProps } from "./gridProps.ts"
 import { useFocusFollow } from "./useFocusFollow.ts"
 import { type Pos, type Range, rangeOf } from "./selection.ts"
 
-const features = tableFeatures({
-  columnOrderingFeature,
-  columnSizingFeature,
-  columnResizingFeature,
-  columnVisibilityFeature
-})
+const features = tableFeatures({ columnOrderingFeature, columnSizingFeature, columnResizingFeature, columnVisibilityFeature })
 type Row = ReadonlyArray<Cell>
 
 export type { DataGridProps, RowState } from "./gridProps.ts"
@@ -48,31 +36,14 @@ const HEADER_HEIGHT = 40
 export const DataGrid = (props: DataGridProps) => {
   const { rowHeight } = usePrefs()
   const { columns, rows } = props
-  const kinds = useMemo(() => columns.map((column, i) => kindOfType(column.type) ?? kindOfValues(rows, i)), [
-    columns,
-    rows
-  ])
+  const kinds = useMemo(() => columns.map((column, i) => kindOfType(column.type) ?? kindOfValues(rows, i)), [columns, rows])
   const columnDefs = useMemo(
-    () =>
-      columns.map((column, i) => ({
-        id: `c${i}`,
-        accessorFn: (row: Row) => row[i],
-        header: column.name,
-        size: widthOf(column, kinds[i] ?? "text", rows, i),
-        minSize: 48,
-        maxSize: 2000
-      })),
+    () => columns.map((column, i) => ({ id: `c${i}`, accessorFn: (row: Row) => row[i], header: column.name, size: widthOf(column, kinds[i] ?? "text", rows, i), minSize: 48, maxSize: 2000 })),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [columns]
   )
   const data = rows as Array<Row>
-  const table = useTable({
-    features,
-    columns: columnDefs,
-    data,
-    columnResizeMode: "onChange",
-    enableColumnResizing: true
-  })
+  const table = useTable({ features, columns: columnDefs, data, columnResizeMode: "onChange", enableColumnResizing: true })
   const headers = table.getHeaderGroups()[0]?.headers ?? []
   const order = headers.map((header) => Number(header.column.id.slice(1)))
   const sizes = headers.map((header) => header.getSize())
@@ -80,21 +51,8 @@ export const DataGrid = (props: DataGridProps) => {
   const totalWidth = starts[starts.length - 1] ?? 0
 
   const scrollRef = useRef<HTMLDivElement>(null)
-  const rowV = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => rowHeight,
-    overscan: 8,
-    paddingStart: HEADER_HEIGHT,
-    scrollPaddingStart: HEADER_HEIGHT
-  })
-  const colV = useVirtualizer({
-    horizontal: true,
-    count: headers.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: (i) => sizes[i] ?? 150,
-    overscan: 2
-  })
+  const rowV = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => rowHeight, overscan: 8, paddingStart: HEADER_HEIGHT, scrollPaddingStart: HEADER_HEIGHT })
+  const colV = useVirtualizer({ horizontal: true, count: headers.length, getScrollElement: () => scrollRef.current, estimateSize: (i) => sizes[i] ?? 150, overscan: 2 })
   const sizeKey = sizes.join(",")
   useEffect(() => colV.measure(), [sizeKey, colV])
   useEffect(() => rowV.measure(), [rowHeight, rowV])
@@ -111,9 +69,7 @@ export const DataGrid = (props: DataGridProps) => {
   const { onSelectRows, scrollKey, topRows = 0, focusRequest } = props
   useFocusFollow({ scrollKey, topRows, focusRequest, scrollRef, rowV, setFocus, setAnchor })
   useEffect(() => {
-    onSelectRows?.(
-      Array.from({ length: range.r1 - range.r0 + 1 }, (_, i) => range.r0 + i).filter((r) => r < rows.length)
-    )
+    onSelectRows?.(Array.from({ length: range.r1 - range.r0 + 1 }, (_, i) => range.r0 + i).filter((r) => r < rows.length))
   }, [range.r0, range.r1, rows.length, onSelectRows])
   useEffect(() => {
     const end = () => (dragging.current = false)
@@ -134,20 +90,13 @@ export const DataGrid = (props: DataGridProps) => {
   const selected = (): { readonly names: Array<string>; readonly values: Array<Array<Cell>> } => {
     const cols = Array.from({ length: range.c1 - range.c0 + 1 }, (_, i) => order[range.c0 + i] ?? range.c0 + i)
     const values: Array<Array<Cell>> = []
-    for (let r = range.r0; r <= Math.min(range.r1, rows.length - 1); r++) {
-      values.push(cols.map((c) => rows[r]?.[c] ?? null))
-    }
+    for (let r = range.r0; r <= Math.min(range.r1, rows.length - 1); r++) values.push(cols.map((c) => rows[r]?.[c] ?? null))
     return { names: cols.map((c) => columns[c]?.name ?? ""), values }
   }
   const copy = (format: CopyFormat) => {
     const { names, values } = selected()
     void copyText(formatRange(format, names, values, props.sql)).then(() =>
-      setCopied(
-        `Copied ${values.length * names.length} cell${values.length * names.length === 1 ? "" : "s"} as ${
-          format === "sql" ? "SQL INSERT" : format.toUpperCase()
-        }.`
-      )
-    )
+      setCopied(`Copied ${values.length * names.length} cell${values.length * names.length === 1 ? "" : "s"} as ${format === "sql" ? "SQL INSERT" : format.toUpperCase()}.`))
   }
   const setNull = () => {
     for (let r = range.r0; r <= range.r1; r++) {
@@ -155,8 +104,7 @@ export const DataGrid = (props: DataGridProps) => {
     }
   }
 
-  const selectedRows = () =>
-    Array.from({ length: range.r1 - range.r0 + 1 }, (_, i) => range.r0 + i).filter((r) => r < rows.length)
+  const selectedRows = () => Array.from({ length: range.r1 - range.r0 + 1 }, (_, i) => range.r0 + i).filter((r) => r < rows.length)
   const hidden = columns.length - headers.length
   const menuItems = (): ReadonlyArray<MenuItem> => {
     const original = order[focus.c] ?? focus.c
@@ -164,35 +112,26 @@ export const DataGrid = (props: DataGridProps) => {
       ...props,
       copy,
       setNull,
-      anyEditable: selectedRows().some((r) =>
-        Array.from({ length: range.c1 - range.c0 + 1 }, (_, i) => range.c0 + i).some((c) => editable({ r, c }))
-      ),
+      anyEditable: selectedRows().some((r) => Array.from({ length: range.c1 - range.c0 + 1 }, (_, i) => range.c0 + i).some((c) => editable({ r, c }))),
       row: focus.r,
       rows: selectedRows(),
       column: original,
       value: cellValue(focus.r, focus.c),
       shown: headers.length,
       hidden,
-      hide: () => {
-        table.setColumnVisibility((v) => ({ ...v, [`c${original}`]: false }))
-        moveTo({ r: focus.r, c: Math.max(0, Math.min(focus.c, headers.length - 2)) }, false)
-      },
+      hide: () => { table.setColumnVisibility((v) => ({ ...v, [`c${original}`]: false })); moveTo({ r: focus.r, c: Math.max(0, Math.min(focus.c, headers.length - 2)) }, false) },
       showAll: () => table.setColumnVisibility({})
     })
   }
   const openMenu = () => {
-    const at = scrollRef.current?.querySelector(".grid-td.focus")?.getBoundingClientRect() ??
-      scrollRef.current?.getBoundingClientRect()
+    const at = scrollRef.current?.querySelector(".grid-td.focus")?.getBoundingClientRect() ?? scrollRef.current?.getBoundingClientRect()
     setMenu({ x: (at?.left ?? 0) + 8, y: (at?.bottom ?? 0) })
   }
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (editing !== undefined || viewing !== undefined || rows.length === 0) return
     const linkColumn = order[focus.c] ?? focus.c
-    if (
-      (event.ctrlKey || event.metaKey) && !event.shiftKey && event.key === "Enter" && props.onCellLink !== undefined &&
-      props.cellLink?.(focus.r, linkColumn) !== undefined
-    ) {
+    if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key === "Enter" && props.onCellLink !== undefined && props.cellLink?.(focus.r, linkColumn) !== undefined) {
       event.preventDefault()
       return props.onCellLink(focus.r, linkColumn)
     }
@@ -203,15 +142,9 @@ export const DataGrid = (props: DataGridProps) => {
       editable,
       selectedRows,
       moveTo,
-      selectAll: () => {
-        setAnchor({ r: 0, c: 0 })
-        setFocus(last)
-      },
+      selectAll: () => { setAnchor({ r: 0, c: 0 }); setFocus(last) },
       openMenu,
-      edit: (pos, key) => {
-        setTyped(key)
-        setEditing(pos)
-      },
+      edit: (pos, key) => { setTyped(key); setEditing(pos) },
       view: setViewing,
       collapse: () => setAnchor(focus),
       setNull,
@@ -246,61 +179,30 @@ export const DataGrid = (props: DataGridProps) => {
         tabIndex={0}
         onKeyDown={onKeyDown}
         onPaste={(event) => {
-          if (
-            editing !== undefined || props.onEdit === undefined ||
-            (rows.length === 0 && props.onPasteRows === undefined)
-          ) return
+          if (editing !== undefined || props.onEdit === undefined || (rows.length === 0 && props.onPasteRows === undefined)) return
           event.preventDefault()
-          setCopied(
-            pasteRange(event.clipboardData.getData("text/plain"), rows.length === 0 ? { r: 0, c: 0 } : focus, {
-              rows: rows.length,
-              columns: headers.length
-            }, {
-              kindAt: (c) => kinds[order[c] ?? c] ?? "text",
-              nameAt: (c) => columns[order[c] ?? c]?.name ?? "",
-              columnAt: (c) => order[c] ?? c,
-              editable,
-              onEdit: props.onEdit,
-              onPasteRows: props.onPasteRows
-            })
-          )
+          setCopied(pasteRange(event.clipboardData.getData("text/plain"), rows.length === 0 ? { r: 0, c: 0 } : focus, { rows: rows.length, columns: headers.length }, {
+            kindAt: (c) => kinds[order[c] ?? c] ?? "text",
+            nameAt: (c) => columns[order[c] ?? c]?.name ?? "",
+            columnAt: (c) => order[c] ?? c,
+            editable,
+            onEdit: props.onEdit,
+            onPasteRows: props.onPasteRows
+          }))
         }}
         style={props.height === undefined ? undefined : { height: props.height }}
       >
         <div style={{ width: totalWidth, height: rowV.getTotalSize(), position: "relative" }}>
-          <div
-            role="row"
-            aria-rowindex={1}
-            className="grid-header"
-            style={{ width: totalWidth, height: HEADER_HEIGHT }}
-          >
+          <div role="row" aria-rowindex={1} className="grid-header" style={{ width: totalWidth, height: HEADER_HEIGHT }}>
             {virtualCols.map((item) => (
-              <HeaderAt
-                key={item.key}
-                index={item.index}
-                headers={headers}
-                order={order}
-                columns={columns}
-                kinds={kinds}
-                starts={starts}
-                sizes={sizes}
-                sort={props.sort}
-                onClick={props.onHeaderClick}
-                setOrder={(ids) => table.setColumnOrder(ids)}
-              />
+              <HeaderAt key={item.key} index={item.index} headers={headers} order={order} columns={columns} kinds={kinds} starts={starts} sizes={sizes} sort={props.sort} onClick={props.onHeaderClick} setOrder={(ids) => table.setColumnOrder(ids)} />
             ))}
           </div>
           {virtualRows.map((item) => {
             const r = item.index
             const state = props.rowState?.(r)
             return (
-              <div
-                key={item.key}
-                role="row"
-                aria-rowindex={r + 2}
-                className={`grid-tr${state === undefined ? "" : ` ${state}`}${editing?.r === r ? " editing" : ""}`}
-                style={{ transform: `translateY(${item.start}px)`, height: rowHeight, width: totalWidth }}
-              >
+              <div key={item.key} role="row" aria-rowindex={r + 2} className={`grid-tr${state === undefined ? "" : ` ${state}`}${editing?.r === r ? " editing" : ""}`} style={{ transform: `translateY(${item.start}px)`, height: rowHeight, width: totalWidth }}>
                 {virtualCols.map((col) => {
                   const original = order[col.index] ?? col.index
                   const value = rows[r]?.[original] ?? null
@@ -319,14 +221,7 @@ export const DataGrid = (props: DataGridProps) => {
                       changed={props.cellChanged?.(r, original) === true}
                       editing={editing?.r === r && editing.c === col.index}
                       typed={typed}
-                      adornment={props.cellLink?.(r, original) === undefined
-                        ? props.cellAdornment?.(r, original, value)
-                        : (
-                          <CellLink
-                            title={props.cellLink(r, original)}
-                            follow={() => props.onCellLink?.(r, original)}
-                          />
-                        )}
+                      adornment={props.cellLink?.(r, original) === undefined ? props.cellAdornment?.(r, original, value) : <CellLink title={props.cellLink(r, original)} follow={() => props.onCellLink?.(r, original)} />}
                       onMouseDown={(event) => onCellMouseDown(event, pos)}
                       onContextMenu={(event) => {
                         event.preventDefault()
@@ -353,37 +248,14 @@ export const DataGrid = (props: DataGridProps) => {
         {rows.length === 0 && <p className="muted grid-empty">No rows.</p>}
       </div>
       <GridStatus
-        position={rows.length === 0
-          ? ""
-          : `Row ${focus.r + 1}, ${columns[order[focus.c] ?? 0]?.name ?? ""}${
-            range.r0 !== range.r1 || range.c0 !== range.c1
-              ? ` · ${(range.r1 - range.r0 + 1) * (range.c1 - range.c0 + 1)} cells selected`
-              : ""
-          }`}
+        position={rows.length === 0 ? "" : `Row ${focus.r + 1}, ${columns[order[focus.c] ?? 0]?.name ?? ""}${range.r0 !== range.r1 || range.c0 !== range.c1 ? ` · ${(range.r1 - range.r0 + 1) * (range.c1 - range.c0 + 1)} cells selected` : ""}`}
         copied={copied}
         onCopy={copy}
         onView={rows.length === 0 ? undefined : () => setViewing(focus)}
       />
-      {menu !== undefined && (
-        <GridMenu
-          x={menu.x}
-          y={menu.y}
-          items={menuItems()}
-          onClose={() => {
-            setMenu(undefined)
-            scrollRef.current?.focus({ preventScroll: true })
-          }}
-        />
-      )}
+      {menu !== undefined && <GridMenu x={menu.x} y={menu.y} items={menuItems()} onClose={() => { setMenu(undefined); scrollRef.current?.focus({ preventScroll: true }) }} />}
       {viewing !== undefined && (
-        <CellViewer
-          name={columns[order[viewing.c] ?? 0]?.name ?? ""}
-          value={cellValue(viewing.r, viewing.c)}
-          onClose={() => {
-            setViewing(undefined)
-            scrollRef.current?.focus({ preventScroll: true })
-          }}
-        />
+        <CellViewer name={columns[order[viewing.c] ?? 0]?.name ?? ""} value={cellValue(viewing.r, viewing.c)} onClose={() => { setViewing(undefined); scrollRef.current?.focus({ preventScroll: true }) }} />
       )}
     </div>
   )

@@ -3,12 +3,7 @@ import type { Cell } from "../../domain/UiSchemas.ts"
 import type { GridColumn } from "./cellTypes.ts"
 import type { CopyFormat } from "./copyFormats.ts"
 
-export type MenuItem = {
-  readonly label: string
-  readonly hint?: string
-  readonly disabled?: boolean
-  readonly run: () => void
-} | "separator"
+export type MenuItem = { readonly label: string; readonly hint?: string; readonly disabled?: boolean; readonly run: () => void } | "separator"
 
 /**
  * The grid's context menu (right-click, the context-menu key or Shift+F10): a WAI-ARIA menu — the first item takes the
@@ -21,13 +16,10 @@ export const GridMenu = ({ x, y, items, onClose }: {
   readonly onClose: () => void
 }) => {
   const menu = useRef<HTMLDivElement>(null)
-  const buttons =
-    () => [...(menu.current?.querySelectorAll<HTMLButtonElement>("[role=\"menuitem\"]:not([disabled])") ?? [])]
+  const buttons = () => [...(menu.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]:not([disabled])') ?? [])]
   useEffect(() => {
     buttons()[0]?.focus()
-    const away = (event: MouseEvent) => {
-      if (!menu.current?.contains(event.target as Node)) onClose()
-    }
+    const away = (event: MouseEvent) => { if (!menu.current?.contains(event.target as Node)) onClose() }
     window.addEventListener("mousedown", away)
     return () => window.removeEventListener("mousedown", away)
   }, [onClose])
@@ -44,42 +36,21 @@ export const GridMenu = ({ x, y, items, onClose }: {
         event.stopPropagation()
         const all = buttons()
         const at = all.indexOf(document.activeElement as HTMLButtonElement)
-        if (event.key === "Escape" || event.key === "Tab") {
-          event.preventDefault()
-          onClose()
-        } else if (event.key === "ArrowDown") {
-          event.preventDefault()
-          all[(at + 1) % all.length]?.focus()
-        } else if (event.key === "ArrowUp") {
-          event.preventDefault()
-          all[(at - 1 + all.length) % all.length]?.focus()
-        } else if (event.key === "Home") {
-          event.preventDefault()
-          all[0]?.focus()
-        } else if (event.key === "End") {
-          event.preventDefault()
-          all[all.length - 1]?.focus()
-        }
+        if (event.key === "Escape" || event.key === "Tab") { event.preventDefault(); onClose() }
+        else if (event.key === "ArrowDown") { event.preventDefault(); all[(at + 1) % all.length]?.focus() }
+        else if (event.key === "ArrowUp") { event.preventDefault(); all[(at - 1 + all.length) % all.length]?.focus() }
+        else if (event.key === "Home") { event.preventDefault(); all[0]?.focus() }
+        else if (event.key === "End") { event.preventDefault(); all[all.length - 1]?.focus() }
       }}
     >
       {items.map((item, i) =>
         item === "separator"
           ? <div key={`s${i}`} role="separator" />
           : (
-            <button
-              key={item.label}
-              role="menuitem"
-              disabled={item.disabled}
-              onClick={() => {
-                onClose()
-                item.run()
-              }}
-            >
-              {item.label}
-              {item.hint === undefined ? null : <span className="note">{item.hint}</span>}
+            <button key={item.label} role="menuitem" disabled={item.disabled} onClick={() => { onClose(); item.run() }}>
+              {item.label}{item.hint === undefined ? null : <span className="note"> {item.hint}</span>}
             </button>
-          )
-      )}
+          ))}
     </div>
   )
 }
@@ -113,17 +84,11 @@ export const cellMenuItems = (at: {
     "separator",
     { label: "Set NULL", hint: "Ctrl/Cmd+Shift+N", disabled: !at.anyEditable, run: at.setNull },
     ...(onOpenRow === undefined ? [] : [{ label: "Row detail", hint: "Space", run: () => onOpenRow(at.row) }]),
-    ...(onDuplicateRows === undefined
-      ? []
-      : [{ label: "Duplicate row", hint: "Ctrl/Cmd+D", run: () => onDuplicateRows(at.rows) }]),
+    ...(onDuplicateRows === undefined ? [] : [{ label: "Duplicate row", hint: "Ctrl/Cmd+D", run: () => onDuplicateRows(at.rows) }]),
     ...(onDeleteRows === undefined ? [] : [{ label: "Delete row", hint: "Delete", run: () => onDeleteRows(at.rows) }]),
     "separator",
-    ...(onFilterValue === undefined
-      ? []
-      : [{ label: "Filter by this value", run: () => onFilterValue(at.column, at.value) }]),
+    ...(onFilterValue === undefined ? [] : [{ label: "Filter by this value", run: () => onFilterValue(at.column, at.value) }]),
     { label: `Hide column “${at.columns[at.column]?.name ?? ""}”`, disabled: at.shown <= 1, run: at.hide },
-    ...(at.hidden === 0
-      ? []
-      : [{ label: `Show ${at.hidden} hidden column${at.hidden === 1 ? "" : "s"}`, run: at.showAll }])
+    ...(at.hidden === 0 ? [] : [{ label: `Show ${at.hidden} hidden column${at.hidden === 1 ? "" : "s"}`, run: at.showAll }])
   ]
 }

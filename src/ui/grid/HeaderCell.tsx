@@ -27,17 +27,9 @@ export const HeaderCell = ({ header, column, colindex, kind, left, width, sort, 
     role="columnheader"
     aria-colindex={colindex}
     aria-sort={sort === undefined ? "none" : sort.direction === "asc" ? "ascending" : "descending"}
-    className={`grid-th ${
-      onClick === undefined ? "" : column.sortable === false ? "unsortable" : "sortable"
-    } kind-${kind}`}
+    className={`grid-th ${onClick === undefined ? "" : column.sortable === false ? "unsortable" : "sortable"} kind-${kind}`}
     style={{ left, width }}
-    title={`${column.name}${column.type === "" ? "" : ` — ${column.type}`}${
-      column.sortable === false
-        ? ` — ${column.sortNote ?? "not sortable"}`
-        : onClick === undefined
-        ? ""
-        : " — click to sort"
-    }`}
+    title={`${column.name}${column.type === "" ? "" : ` — ${column.type}`}${column.sortable === false ? ` — ${column.sortNote ?? "not sortable"}` : onClick === undefined ? "" : " — click to sort"}`}
     draggable
     onDragStart={(event) => event.dataTransfer.setData(COLUMN_DRAG, header.column.id)}
     onDragOver={(event) => event.preventDefault()}

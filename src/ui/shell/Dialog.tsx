@@ -1,14 +1,7 @@
 import { type ReactNode, useEffect, useRef } from "react"
 
 /** A modal dialog: focus moves in, Escape closes it. */
-export const Dialog = (
-  { title, onClose, children, wide }: {
-    readonly title: string
-    readonly onClose: () => void
-    readonly children: ReactNode
-    readonly wide?: boolean
-  }
-) => {
+export const Dialog = ({ title, onClose, children, wide }: { readonly title: string; readonly onClose: () => void; readonly children: ReactNode; readonly wide?: boolean }) => {
   const ref = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const previous = document.activeElement as HTMLElement | null
@@ -16,22 +9,8 @@ export const Dialog = (
     return () => previous?.focus?.()
   }, [])
   return (
-    <div
-      className="modal-back"
-      onKeyDown={(event) => {
-        if (event.key === "Escape") {
-          event.stopPropagation()
-          onClose()
-        }
-      }}
-    >
-      <div
-        ref={ref}
-        className={`modal${wide === true ? " wide" : ""}`}
-        role="dialog"
-        aria-modal="true"
-        aria-label={title}
-      >
+    <div className="modal-back" onKeyDown={(event) => { if (event.key === "Escape") { event.stopPropagation(); onClose() } }}>
+      <div ref={ref} className={`modal${wide === true ? " wide" : ""}`} role="dialog" aria-modal="true" aria-label={title}>
         <h2>{title}</h2>
         {children}
       </div>

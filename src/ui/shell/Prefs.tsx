@@ -30,19 +30,14 @@ const PrefsContext = createContext<Prefs>({
 /** Look preferences of this browser (D-85): the theme follows the system unless chosen; the grid's density. */
 export const PrefsProvider = ({ children }: { readonly children: ReactNode }) => {
   const [theme, setTheme] = useState<Theme>(() => stored("dbdesk.theme", ["system", "light", "dark"], "system"))
-  const [density, setDensity] = useState<Density>(() =>
-    stored("dbdesk.density", ["comfortable", "compact"], "comfortable")
-  )
+  const [density, setDensity] = useState<Density>(() => stored("dbdesk.density", ["comfortable", "compact"], "comfortable"))
   useEffect(() => {
     localStorage.setItem("dbdesk.theme", theme)
     localStorage.setItem("dbdesk.density", density)
     document.documentElement.dataset["theme"] = theme
     document.documentElement.dataset["density"] = density
   }, [theme, density])
-  const value = useMemo(() => ({ theme, density, rowHeight: ROW_HEIGHT[density], setTheme, setDensity }), [
-    theme,
-    density
-  ])
+  const value = useMemo(() => ({ theme, density, rowHeight: ROW_HEIGHT[density], setTheme, setDensity }), [theme, density])
   return <PrefsContext.Provider value={value}>{children}</PrefsContext.Provider>
 }
 

@@ -41,9 +41,7 @@ export const useDirty = (key: string, entry: DirtyEntry | undefined) => {
  */
 export const LeaveGuardProvider = ({ children }: { readonly children: ReactNode }) => {
   const entries = useRef(new Map<string, DirtyEntry>())
-  const [asking, setAsking] = useState<
-    { readonly items: ReadonlyArray<readonly [string, DirtyEntry]>; readonly answer: (choice: Choice) => void }
-  >()
+  const [asking, setAsking] = useState<{ readonly items: ReadonlyArray<readonly [string, DirtyEntry]>; readonly answer: (choice: Choice) => void }>()
 
   useEffect(() => {
     const onBeforeUnload = (event: BeforeUnloadEvent) => {
@@ -86,11 +84,7 @@ export const LeaveGuardProvider = ({ children }: { readonly children: ReactNode 
       {asking !== undefined && (
         <Dialog title="Unsaved changes" onClose={() => asking.answer("cancel")}>
           <p>{total} unsaved change{total === 1 ? "" : "s"} would be lost:</p>
-          <ul>
-            {asking.items.map(([key, entry]) => (
-              <li key={key}>{entry.label}: {entry.count} change{entry.count === 1 ? "" : "s"}</li>
-            ))}
-          </ul>
+          <ul>{asking.items.map(([key, entry]) => <li key={key}>{entry.label}: {entry.count} change{entry.count === 1 ? "" : "s"}</li>)}</ul>
           <div className="row" style={{ justifyContent: "flex-end" }}>
             <button data-autofocus onClick={() => asking.answer("cancel")}>Cancel</button>
             <button className="danger" onClick={() => asking.answer("discard")}>Discard</button>

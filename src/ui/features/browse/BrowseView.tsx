@@ -79,18 +79,13 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
   const reload = useCallback(() => setReloadTick((n) => n + 1), [])
   const [objects, setObjects] = useState<ReadonlyArray<UiCatalogObject>>([])
   // the request "Open in console" handed to a console tab, kept for the session so a reload opens it with it again
-  const [consoleTexts, setConsoleTexts] = useSessionState<Readonly<Record<string, string>>>(
-    `consoles:${connection.id}`,
-    {}
-  )
+  const [consoleTexts, setConsoleTexts] = useSessionState<Readonly<Record<string, string>>>(`consoles:${connection.id}`, {})
   const [dragged, setDragged] = useState<string>()
   // a CREATE, ALTER, DROP or RENAME run in the console reloads the table list
   useEffect(() => onSchemaChanged(connection.id, reload), [connection.id, reload])
   const isSearch = connection.type === "search"
   useTabKeys(visible, state, actions, select)
-  const activeTable = state.active !== undefined && tabOfId(state.active).kind === "table"
-    ? tabOfId(state.active).name
-    : undefined
+  const activeTable = state.active !== undefined && tabOfId(state.active).kind === "table" ? tabOfId(state.active).name : undefined
 
   const openConsole = (text: string, on: { readonly database?: string } = chosenDatabase(connection.id)) => {
     const id = tabId({ kind: "console", name: String(state.consoles + 1), ...on })
@@ -106,14 +101,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
   const opener = useRef({ openConsole, open: actions.open })
   opener.current = { openConsole, open: actions.open }
   useEffect(() => onOpenConsole(connection.id, (text) => opener.current.openConsole(text)), [connection.id])
-  useEffect(
-    () =>
-      onOpenTable(
-        connection.id,
-        (detail) => opener.current.open({ kind: "table", name: detail.table, ...chosenDatabase(connection.id) })
-      ),
-    [connection.id]
-  )
+  useEffect(() => onOpenTable(connection.id, (detail) => opener.current.open({ kind: "table", name: detail.table, ...chosenDatabase(connection.id) })), [connection.id])
 
   return (
     <div className="browse" hidden={!visible}>
@@ -122,14 +110,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
           <strong>{isSearch ? "Collections" : "Tables"}</strong>
           <button onClick={reload} title="Reload the list and the row counts">↻</button>
         </div>
-        <CatalogTree
-          connectionId={connection.id}
-          defaultDatabase={connection.database}
-          activeTable={activeTable}
-          reloadTick={reloadTick}
-          onOpen={openObject}
-          onLoaded={setObjects}
-        />
+        <CatalogTree connectionId={connection.id} defaultDatabase={connection.database} activeTable={activeTable} reloadTick={reloadTick} onOpen={openObject} onLoaded={setObjects} />
       </ResizableSidebar>
       <section className="workspace-pane">
         <div className="tabs doc-tabs" role="tablist" aria-label="Open tabs">
@@ -138,55 +119,20 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
               key={id}
               className={`doc-tab${dragged === id ? " dragging" : ""}`}
               draggable
-              onDragStart={(event) => {
-                setDragged(id)
-                event.dataTransfer.setData("text/x-dbdesk-tab", id)
-              }}
+              onDragStart={(event) => { setDragged(id); event.dataTransfer.setData("text/x-dbdesk-tab", id) }}
               onDragEnd={() => setDragged(undefined)}
-              onDragOver={(event) => {
-                if (dragged !== undefined) event.preventDefault()
-              }}
-              onDrop={(event) => {
-                event.preventDefault()
-                if (dragged !== undefined) actions.move(dragged, index)
-                setDragged(undefined)
-              }}
+              onDragOver={(event) => { if (dragged !== undefined) event.preventDefault() }}
+              onDrop={(event) => { event.preventDefault(); if (dragged !== undefined) actions.move(dragged, index); setDragged(undefined) }}
             >
-              <button
-                role="tab"
-                aria-selected={state.active === id}
-                title={index < 9 ? `Ctrl/Cmd+${index + 1}` : undefined}
-                onClick={() => select(id)}
-                onAuxClick={(event) => {
-                  if (event.button === 1) actions.close(id)
-                }}
-              >
-                <ConnectionMark connection={connection} />
-                {tabLabel(id)}
+              <button role="tab" aria-selected={state.active === id} title={index < 9 ? `Ctrl/Cmd+${index + 1}` : undefined} onClick={() => select(id)} onAuxClick={(event) => { if (event.button === 1) actions.close(id) }}>
+                <ConnectionMark connection={connection} />{tabLabel(id)}
               </button>
-              <button
-                className="tab-close"
-                title={`Close ${tabLabel(id)} (Ctrl/Cmd+W)`}
-                onClick={() => actions.close(id)}
-              >
-                ×
-              </button>
+              <button className="tab-close" title={`Close ${tabLabel(id)} (Ctrl/Cmd+W)`} onClick={() => actions.close(id)}>×</button>
             </span>
           ))}
-          <button
-            className="tab-new"
-            aria-label="New console"
-            title="New console (Ctrl/Cmd+T)"
-            onClick={() => actions.newConsole()}
-          >
-            +
-          </button>
+          <button className="tab-new" aria-label="New console" title="New console (Ctrl/Cmd+T)" onClick={() => actions.newConsole()}>+</button>
         </div>
-        {state.active === undefined && (
-          <p className="muted">
-            Choose a {isSearch ? "collection" : "table"} in the sidebar, or open a console with +.
-          </p>
-        )}
+        {state.active === undefined && <p className="muted">Choose a {isSearch ? "collection" : "table"} in the sidebar, or open a console with +.</p>}
         {state.tabs.map((id) => {
           const tab = tabOfId(id)
           const shown = visible && state.active === id
@@ -205,13 +151,7 @@ export const BrowseView = ({ connection, state, visible, actions, select, setVie
                 />
               )}
               {tab.kind === "console" && (
-                <ConsoleTab
-                  connection={connection}
-                  table={activeTable}
-                  tabId={id}
-                  database={tab.database}
-                  {...(consoleTexts[id] === undefined ? {} : { initialText: consoleTexts[id] })}
-                />
+                <ConsoleTab connection={connection} table={activeTable} tabId={id} database={tab.database} {...(consoleTexts[id] === undefined ? {} : { initialText: consoleTexts[id] })} />
               )}
               {tab.kind === "users" && <UsersRolesView connection={connection} />}
               {tab.kind === "dashboard" && <DashboardView connection={connection} />}
@@ -235,9 +175,7 @@ const TableTab = ({ connection, table, database, active, view, setView, rowCount
   readonly onOpenInConsole: (text: string) => void
 }) => {
   const [structureSeen, setStructureSeen] = useState(view === "structure")
-  useEffect(() => {
-    if (view === "structure") setStructureSeen(true)
-  }, [view])
+  useEffect(() => { if (view === "structure") setStructureSeen(true) }, [view])
   return (
     <>
       <div className="tabs view-tabs" role="tablist" aria-label="View">
@@ -245,20 +183,9 @@ const TableTab = ({ connection, table, database, active, view, setView, rowCount
         <button role="tab" aria-selected={view === "structure"} onClick={() => setView("structure")}>Structure</button>
       </div>
       <div className="tab-body" hidden={view !== "data"}>
-        <DataTab
-          connection={connection}
-          table={table}
-          database={database}
-          active={active && view === "data"}
-          rowCount={rowCount}
-          onOpenInConsole={onOpenInConsole}
-        />
+        <DataTab connection={connection} table={table} database={database} active={active && view === "data"} rowCount={rowCount} onOpenInConsole={onOpenInConsole} />
       </div>
-      {structureSeen && (
-        <div hidden={view !== "structure"}>
-          <StructureTab connection={connection} table={table} database={database} />
-        </div>
-      )}
+      {structureSeen && <div hidden={view !== "structure"}><StructureTab connection={connection} table={table} database={database} /></div>}
     </>
   )
 }

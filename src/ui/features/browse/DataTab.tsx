@@ -20,13 +20,10 @@ import { useSaveFlow } from "./useSaveFlow.ts"
 const LARGE = 1_000_000
 type Sort = ReadonlyArray<{ readonly column: string; readonly direction: "asc" | "desc" }>
 
-export const cellText = (
-  cell: Cell | undefined
-): string => (cell === null || cell === undefined ? "NULL" : String(cell))
+export const cellText = (cell: Cell | undefined): string => (cell === null || cell === undefined ? "NULL" : String(cell))
 
 /** The Data tab's toolbar: small parts so later features (such as "Open in console") add a button, not a rewrite. */
-const Toolbar = ({ children }: { readonly children: React.ReactNode }) =>
-  <div className="row toolbar" role="toolbar" aria-label="Data">{children}</div>
+const Toolbar = ({ children }: { readonly children: React.ReactNode }) => <div className="row toolbar" role="toolbar" aria-label="Data">{children}</div>
 
 /**
  * Data tab (D-60, D-86): 1,000-row pages in the data grid, header-click sort, the filter
@@ -91,219 +88,113 @@ export const DataTab = ({ connection, table, database, onOpenInConsole, active =
     setLoading(true)
     setError(undefined)
     const count = knownTotal === undefined && (view.countAlways || countNow > 0)
-    call((client) =>
-      client.browse.rows({
-        path: { id: connection.id, table },
-        urlParams: database === undefined ? {} : { database },
-        payload: { ...request, count }
-      })
-    ).then(
+    call((client) => client.browse.rows({ path: { id: connection.id, table }, urlParams: database === undefined ? {} : { database }, payload: { ...request, count } })).then(
       (result) => {
         if (!live) return
         setPage(result)
         setLoading(false)
         if (count) setTotal({ key: countKey, value: result.total })
       },
-      (e: Error) => {
-        if (live) {
-          setError(e.message)
-          setLoading(false)
-        }
-      }
+      (e: Error) => { if (live) { setError(e.message); setLoading(false) } }
     )
-    return () => {
-      live = false
-    }
+    return () => { live = false }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [connection.id, table, applied, sort, offset, pageSize, tick, countNow])
 
   /** A change of page, sort, filters or a re-read drops pending edits: ask first when there are some. */
   const leaving = (then: () => void) => {
     if (pending.count === 0) return then()
-    void guard.confirmLeave(`${connection.id}/table:${table}`, () => undefined).then((ok) => {
-      if (ok) then()
-    })
+    void guard.confirmLeave(`${connection.id}/table:${table}`, () => undefined).then((ok) => { if (ok) then() })
   }
   const setOffset = (next: number) => leaving(() => setView((v) => ({ ...v, offset: Math.max(0, next) })))
 
   const columns = page?.columns ?? []
-  const links = useForeignKeyLinks({
-    connection,
-    table,
-    database,
-    columns,
-    rows: pending.rows,
-    storageKey: `${storage}:view`,
-    setView
-  })
-  const gridColumns = useMemo(
-    (): ReadonlyArray<GridColumn> =>
-      columns.map((c) => ({
-        name: c.name,
-        type: c.type,
-        sortable: c.sortable,
-        sortNote: c.sortNote,
-        readOnly: c.isReadOnly
-      })),
-    [columns]
-  )
+  const links = useForeignKeyLinks({ connection, table, database, columns, rows: pending.rows, storageKey: `${storage}:view`, setView })
+  const gridColumns = useMemo((): ReadonlyArray<GridColumn> =>
+    columns.map((c) => ({ name: c.name, type: c.type, sortable: c.sortable, sortNote: c.sortNote, readOnly: c.isReadOnly })), [columns])
 
   const clickHeader = (column: GridColumn) => {
     const current = sort.find((s) => s.column === column.name)
-    const next: Sort = current === undefined
-      ? [{ column: column.name, direction: "asc" }]
-      : current.direction === "asc"
-      ? [{ column: column.name, direction: "desc" }]
-      : []
+    const next: Sort = current === undefined ? [{ column: column.name, direction: "asc" }] : current.direction === "asc" ? [{ column: column.name, direction: "desc" }] : []
     leaving(() => setView((v) => ({ ...v, sort: next, offset: 0 })))
   }
 
-  const { startSave, apply, review, setReview, saved, setSaved } = useSaveFlow({
-    connectionId: connection.id,
-    table,
-    database,
-    search,
-    active,
-    pending
-  })
+  const { startSave, apply, review, setReview, saved, setSaved } = useSaveFlow({ connectionId: connection.id, table, database, search, active, pending })
 
   const canEdit = (row: number, column: number) => {
     if (page?.editable !== true) return false
     // a new row takes every value (a document's id too); existing rows keep their read-only columns
     if (row < pending.insertCount) return true
     if (columns[column]?.isReadOnly !== false) return false
-    return !pending.deleted.has(row - pending.insertCount) &&
-      !isCutCell(page.rows[row - pending.insertCount]?.[column] ?? null)
+    return !pending.deleted.has(row - pending.insertCount) && !isCutCell(page.rows[row - pending.insertCount]?.[column] ?? null)
   }
 
   const detailRow = selection[0]
   const editable = page?.editable === true
-  const duplicate = (rows: ReadonlyArray<number>) => {
-    pending.duplicate(rows)
-    setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 }))
-  }
-  const stateLabel = (row: number) =>
-    ({ inserted: "new row", changed: "changed", deleted: "marked for deletion" } as const)[
-      pending.rowState(row) ?? "changed"
-    ]
+  const duplicate = (rows: ReadonlyArray<number>) => { pending.duplicate(rows); setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 })) }
+  const stateLabel = (row: number) => ({ inserted: "new row", changed: "changed", deleted: "marked for deletion" } as const)[pending.rowState(row) ?? "changed"]
 
   return (
     <div className="data-tab">
-      <FilterBar
-        active={active}
-        columns={columns}
-        search={search}
-        value={filter}
-        onChange={setFilter}
-        onApply={() => leaving(() => setView((v) => ({ ...v, applied: v.filter, offset: 0 })))}
-      />
+      <FilterBar active={active} columns={columns} search={search} value={filter} onChange={setFilter} onApply={() => leaving(() => setView((v) => ({ ...v, applied: v.filter, offset: 0 })))} />
       <Toolbar>
-        <button onClick={() => leaving(() => setTick((n) => n + 1))} disabled={loading} title="Read the page again">
-          Refresh
-        </button>
-        {onOpenInConsole !== undefined && (
-          <OpenInConsole
-            connectionId={connection.id}
-            table={table}
-            database={database}
-            request={request}
-            onOpen={onOpenInConsole}
-          />
-        )}
-        {connection.type !== "search" && database === undefined && (
-          <ExportButton connectionId={connection.id} target={{ kind: "table", table, grid: request }} />
-        )}
+        <button onClick={() => leaving(() => setTick((n) => n + 1))} disabled={loading} title="Read the page again">Refresh</button>
+        {onOpenInConsole !== undefined && <OpenInConsole connectionId={connection.id} table={table} database={database} request={request} onOpen={onOpenInConsole} />}
+        {connection.type !== "search" && database === undefined && <ExportButton connectionId={connection.id} target={{ kind: "table", table, grid: request }} />}
         {loading && <span className="progress" role="progressbar" aria-label="Loading rows">Loading rows…</span>}
-        {page?.editable === true && (
-          <>
-            <button
-              onClick={() => {
-                pending.addRow()
-                setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 }))
-              }}
-            >
-              Add row
-            </button>
-            <button disabled={selection.length === 0} onClick={() => duplicate(selection)} title="Ctrl/Cmd+D">
-              Duplicate
-            </button>
-            <button
-              disabled={selection.length === 0}
-              onClick={() => pending.toggleDelete(selection)}
-              title="Marks the selected rows; they are deleted at Save"
-            >
-              Delete rows
-            </button>
-            <button className="primary" disabled={pending.count === 0} onClick={startSave} title="Ctrl/Cmd+S">
-              Save{pending.count > 0 ? ` (${pending.count})` : ""}
-            </button>
-            <button disabled={pending.count === 0} onClick={pending.discard}>Discard</button>
-          </>
-        )}
-        {page !== undefined && (
-          <button
-            disabled={detailRow === undefined}
-            aria-pressed={detail !== undefined}
-            onClick={() => setDetail((d) => (d === undefined ? { focus: true } : undefined))}
-            title="Space"
-          >
-            Row detail
-          </button>
-        )}
-        {page?.editable === false && (
-          <span className="note">Read-only: {page.readOnlyReason ?? "this grid cannot be edited."}</span>
-        )}
+        {page?.editable === true && <>
+          <button onClick={() => { pending.addRow(); setFocusRequest((f) => ({ r: 0, c: 0, n: (f?.n ?? 0) + 1 })) }}>Add row</button>
+          <button disabled={selection.length === 0} onClick={() => duplicate(selection)} title="Ctrl/Cmd+D">Duplicate</button>
+          <button disabled={selection.length === 0} onClick={() => pending.toggleDelete(selection)} title="Marks the selected rows; they are deleted at Save">Delete rows</button>
+          <button className="primary" disabled={pending.count === 0} onClick={startSave} title="Ctrl/Cmd+S">Save{pending.count > 0 ? ` (${pending.count})` : ""}</button>
+          <button disabled={pending.count === 0} onClick={pending.discard}>Discard</button>
+        </>}
+        {page !== undefined && <button disabled={detailRow === undefined} aria-pressed={detail !== undefined} onClick={() => setDetail((d) => (d === undefined ? { focus: true } : undefined))} title="Space">Row detail</button>}
+        {page?.editable === false && <span className="note">Read-only: {page.readOnlyReason ?? "this grid cannot be edited."}</span>}
       </Toolbar>
       {saved !== undefined && pending.count === 0 && <p className="note" role="status">{saved}</p>}
       {error !== undefined && <div className="error" role="alert">{error}</div>}
       {page !== undefined && page.notes.map((note) => <p className="note" key={note}>{note}</p>)}
       {page === undefined && loading ? <Skeleton rows={12} /> : (
         <div className="grid-with-detail">
-          <DataGrid
-            label="Rows"
-            columns={gridColumns}
-            rows={pending.rows}
-            sort={sort}
-            onHeaderClick={clickHeader}
-            rowState={pending.rowState}
-            cellChanged={pending.cellChanged}
-            canEdit={canEdit}
-            onEdit={pending.edit}
-            onSelectRows={setSelection}
-            scrollKey={`${offset}|${pageSize}|${JSON.stringify(sort)}|${JSON.stringify(applied)}|${tick}`}
-            topRows={pending.insertCount}
-            {...(focusRequest === undefined ? {} : { focusRequest })}
-            {...(dialect === undefined ? {} : { sql: { dialect, table } })}
-            onOpenRow={() => setDetail({ focus: true })}
-            onFilterValue={(column, value) => {
-              const name = columns[column]?.name
-              if (name !== undefined) leaving(() => setView((v) => viewFilteredBy(v, name, value)))
-            }}
-            {...(editable
-              ? { onDeleteRows: pending.toggleDelete, onDuplicateRows: duplicate, onPasteRows: pending.stageMany }
-              : {})}
-            {...links}
+        <DataGrid
+          label="Rows"
+          columns={gridColumns}
+          rows={pending.rows}
+          sort={sort}
+          onHeaderClick={clickHeader}
+          rowState={pending.rowState}
+          cellChanged={pending.cellChanged}
+          canEdit={canEdit}
+          onEdit={pending.edit}
+          onSelectRows={setSelection}
+          scrollKey={`${offset}|${pageSize}|${JSON.stringify(sort)}|${JSON.stringify(applied)}|${tick}`}
+          topRows={pending.insertCount}
+          {...(focusRequest === undefined ? {} : { focusRequest })}
+          {...(dialect === undefined ? {} : { sql: { dialect, table } })}
+          onOpenRow={() => setDetail({ focus: true })}
+          onFilterValue={(column, value) => {
+            const name = columns[column]?.name
+            if (name !== undefined) leaving(() => setView((v) => viewFilteredBy(v, name, value)))
+          }}
+          {...(editable ? { onDeleteRows: pending.toggleDelete, onDuplicateRows: duplicate, onPasteRows: pending.stageMany } : {})}
+          {...links}
+        />
+        {detail !== undefined && detailRow !== undefined && pending.rows[detailRow] !== undefined && (
+          <RowDetail
+            key={detailRow}
+            columns={columns}
+            row={pending.rows[detailRow] ?? []}
+            rowNumber={detailRow < pending.insertCount ? detailRow + 1 : offset + detailRow - pending.insertCount + 1}
+            label={pending.rowState(detailRow) === undefined ? undefined : stateLabel(detailRow)}
+            search={search}
+            takeFocus={detail.focus}
+            onFocused={() => setDetail({ focus: false })}
+            canEdit={(column) => canEdit(detailRow, column)}
+            onStage={(changes) => { for (const [column, value] of changes) pending.edit(detailRow, column, value) }}
+            onClose={() => { setDetail(undefined); setFocusRequest((f) => ({ r: detailRow, c: 0, n: (f?.n ?? 0) + 1 })) }}
           />
-          {detail !== undefined && detailRow !== undefined && pending.rows[detailRow] !== undefined && (
-            <RowDetail
-              key={detailRow}
-              columns={columns}
-              row={pending.rows[detailRow] ?? []}
-              rowNumber={detailRow < pending.insertCount ? detailRow + 1 : offset + detailRow - pending.insertCount + 1}
-              label={pending.rowState(detailRow) === undefined ? undefined : stateLabel(detailRow)}
-              search={search}
-              takeFocus={detail.focus}
-              onFocused={() => setDetail({ focus: false })}
-              canEdit={(column) => canEdit(detailRow, column)}
-              onStage={(changes) => {
-                for (const [column, value] of changes) pending.edit(detailRow, column, value)
-              }}
-              onClose={() => {
-                setDetail(undefined)
-                setFocusRequest((f) => ({ r: detailRow, c: 0, n: (f?.n ?? 0) + 1 }))
-              }}
-            />
-          )}
+        )}
         </div>
       )}
       <div className="row pager" role="group" aria-label="Pages">
@@ -326,11 +217,7 @@ export const DataTab = ({ connection, table, database, onOpenInConsole, active =
           onApply={apply}
           onClose={(done) => {
             setReview(undefined)
-            if (done) {
-              setSaved(`Saved ${review.length} change${review.length === 1 ? "" : "s"}.`)
-              pending.discard()
-              setTick((n) => n + 1)
-            }
+            if (done) { setSaved(`Saved ${review.length} change${review.length === 1 ? "" : "s"}.`); pending.discard(); setTick((n) => n + 1) }
           }}
         />
       )}

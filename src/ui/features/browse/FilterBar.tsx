@@ -20,9 +20,7 @@ export const withValueFilter = (state: FilterState, column: string, value: Cell)
   ...state,
   rows: [
     ...state.rows.filter((row) => row.column !== column),
-    value === null
-      ? { column, operator: "is_null", enabled: true }
-      : { column, operator: "=", value: String(value), enabled: true }
+    value === null ? { column, operator: "is_null", enabled: true } : { column, operator: "=", value: String(value), enabled: true }
   ]
 })
 
@@ -30,9 +28,7 @@ export const withValueFilter = (state: FilterState, column: string, value: Cell)
  * A tab's view with "filter by this value" applied at once: the one path from the cell menu into the filter bar's
  * state, built on the applied filter (what the grid shows), edited and applied filter alike, back to the first page.
  */
-export const viewFilteredBy = <
-  V extends { readonly filter: FilterState; readonly applied: FilterState; readonly offset: number }
->(
+export const viewFilteredBy = <V extends { readonly filter: FilterState; readonly applied: FilterState; readonly offset: number }>(
   view: V,
   column: string,
   value: Cell
@@ -42,22 +38,7 @@ export const viewFilteredBy = <
 }
 
 const SQL_OPERATORS = [
-  "=",
-  "!=",
-  ">",
-  ">=",
-  "<",
-  "<=",
-  "between",
-  "in",
-  "not_in",
-  "contains",
-  "not_contains",
-  "starts_with",
-  "ends_with",
-  "like",
-  "ilike",
-  "is_null",
+  "=", "!=", ">", ">=", "<", "<=", "between", "in", "not_in", "contains", "not_contains", "starts_with", "ends_with", "like", "ilike", "is_null",
   "is_not_null"
 ]
 /** Doc 2 §4.2 point 4: no equivalent in the engine; shown disabled with the reason. */
@@ -92,24 +73,11 @@ export const FilterBar = ({ columns, search, value, onChange, onApply, active = 
     document.addEventListener("keydown", onKey)
     return () => document.removeEventListener("keydown", onKey)
   }, [active])
-  const operators = search
-    ? [
-      ...SQL_OPERATORS.filter((op) => !SEARCH_REFUSED.includes(op) && op !== "like" && op !== "ilike"),
-      ...SEARCH_REFUSED
-    ]
-    : SQL_OPERATORS
+  const operators = search ? [...SQL_OPERATORS.filter((op) => !SEARCH_REFUSED.includes(op) && op !== "like" && op !== "ilike"), ...SEARCH_REFUSED] : SQL_OPERATORS
   const setRow = (index: number, patch: Partial<FilterState["rows"][number]>) =>
     onChange({ ...value, rows: value.rows.map((row, i) => (i === index ? { ...row, ...patch } : row)) })
   return (
-    <form
-      className="card"
-      aria-label="Filter"
-      onSubmit={(e) => {
-        e.preventDefault()
-        onApply()
-      }}
-      style={{ padding: 8 }}
-    >
+    <form className="card" aria-label="Filter" onSubmit={(e) => { e.preventDefault(); onApply() }} style={{ padding: 8 }}>
       <div className="row" style={{ marginBottom: 4 }}>
         <span className="muted" aria-hidden="true">Search</span>
         <input
@@ -118,112 +86,46 @@ export const FilterBar = ({ columns, search, value, onChange, onApply, active = 
           aria-label={search ? "Search the text fields" : "Search all columns"}
           style={{ flex: 1, minWidth: 200 }}
           value={value.search ?? ""}
-          placeholder={search
-            ? "Search the text fields (Ctrl/Cmd+F) — every word must match"
-            : "Search every column (Ctrl/Cmd+F) — binary columns are skipped"}
+          placeholder={search ? "Search the text fields (Ctrl/Cmd+F) — every word must match" : "Search every column (Ctrl/Cmd+F) — binary columns are skipped"}
           onChange={(e) => onChange({ ...value, search: e.target.value })}
         />
-        {!search && (
-          <>
-            <span className="muted" aria-hidden="true" style={{ fontFamily: "var(--mono, monospace)" }}>WHERE</span>
-            <input
-              aria-label="WHERE condition"
-              style={{ flex: 2, minWidth: 260, fontFamily: "var(--mono, monospace)" }}
-              value={value.raw}
-              placeholder="WHERE condition, e.g. price > 10 AND name LIKE 'A%'"
-              title="Read-only SQL condition; checked like a console statement before it runs"
-              onChange={(e) => onChange({ ...value, raw: e.target.value })}
-            />
-          </>
-        )}
+        {!search && <>
+          <span className="muted" aria-hidden="true" style={{ fontFamily: "var(--mono, monospace)" }}>WHERE</span>
+          <input
+            aria-label="WHERE condition"
+            style={{ flex: 2, minWidth: 260, fontFamily: "var(--mono, monospace)" }}
+            value={value.raw}
+            placeholder="WHERE condition, e.g. price > 10 AND name LIKE 'A%'"
+            title="Read-only SQL condition; checked like a console statement before it runs"
+            onChange={(e) => onChange({ ...value, raw: e.target.value })}
+          />
+        </>}
       </div>
       {value.rows.map((row, index) => (
         <div className="row" key={index} style={{ marginBottom: 4 }}>
-          <input
-            type="checkbox"
-            aria-label="Use this filter"
-            checked={row.enabled}
-            onChange={(e) => setRow(index, { enabled: e.target.checked })}
-          />
-          <select
-            aria-label="Filter column"
-            value={row.column}
-            onChange={(e) => setRow(index, { column: e.target.value })}
-          >
+          <input type="checkbox" aria-label="Use this filter" checked={row.enabled} onChange={(e) => setRow(index, { enabled: e.target.checked })} />
+          <select aria-label="Filter column" value={row.column} onChange={(e) => setRow(index, { column: e.target.value })}>
             {columns.map((c) => <option key={c.name} value={c.name}>{c.name}</option>)}
           </select>
-          <select
-            aria-label="Filter operator"
-            value={row.operator}
-            onChange={(e) => setRow(index, { operator: e.target.value })}
-          >
+          <select aria-label="Filter operator" value={row.operator} onChange={(e) => setRow(index, { operator: e.target.value })}>
             {operators.map((op) => (
-              <option
-                key={op}
-                value={op}
-                disabled={search && SEARCH_REFUSED.includes(op)}
-                title={search && SEARCH_REFUSED.includes(op)
-                  ? "Typesense has no equivalent; use contains or a raw filter"
-                  : ""}
-              >
-                {label(op)}
-              </option>
+              <option key={op} value={op} disabled={search && SEARCH_REFUSED.includes(op)} title={search && SEARCH_REFUSED.includes(op) ? "Typesense has no equivalent; use contains or a raw filter" : ""}>{label(op)}</option>
             ))}
           </select>
-          {!noValue(row.operator) && (
-            <input
-              aria-label="Filter value"
-              value={row.value ?? ""}
-              placeholder={row.operator.endsWith("in") ? "a, b, c" : "value"}
-              onChange={(e) => setRow(index, { value: e.target.value })}
-            />
-          )}
-          {row.operator === "between" && (
-            <input
-              aria-label="Second value"
-              value={row.secondValue ?? ""}
-              onChange={(e) => setRow(index, { secondValue: e.target.value })}
-            />
-          )}
-          <button
-            type="button"
-            aria-label="Remove filter"
-            onClick={() => onChange({ ...value, rows: value.rows.filter((_, i) => i !== index) })}
-          >
-            ✕
-          </button>
+          {!noValue(row.operator) && <input aria-label="Filter value" value={row.value ?? ""} placeholder={row.operator.endsWith("in") ? "a, b, c" : "value"} onChange={(e) => setRow(index, { value: e.target.value })} />}
+          {row.operator === "between" && <input aria-label="Second value" value={row.secondValue ?? ""} onChange={(e) => setRow(index, { secondValue: e.target.value })} />}
+          <button type="button" aria-label="Remove filter" onClick={() => onChange({ ...value, rows: value.rows.filter((_, i) => i !== index) })}>✕</button>
         </div>
       ))}
       <div className="row">
-        <button
-          type="button"
-          onClick={() =>
-            onChange({
-              ...value,
-              rows: [...value.rows, { column: columns[0]?.name ?? "", operator: "=", value: "", enabled: true }]
-            })}
-        >
-          Add filter
-        </button>
-        <label className="row">
-          Match
-          <select
-            aria-label="Match"
-            value={value.logic}
-            onChange={(e) => onChange({ ...value, logic: e.target.value as "and" | "or" })}
-          >
-            <option value="and">All</option>
-            <option value="or">Any</option>
+        <button type="button" onClick={() => onChange({ ...value, rows: [...value.rows, { column: columns[0]?.name ?? "", operator: "=", value: "", enabled: true }] })}>Add filter</button>
+        <label className="row">Match
+          <select aria-label="Match" value={value.logic} onChange={(e) => onChange({ ...value, logic: e.target.value as "and" | "or" })}>
+            <option value="and">All</option><option value="or">Any</option>
           </select>
         </label>
         {search && (
-          <input
-            aria-label="Raw filter"
-            style={{ flex: 1, minWidth: 220 }}
-            value={value.raw}
-            placeholder="Raw filter_by, e.g. price:>10 && in_stock:true"
-            onChange={(e) => onChange({ ...value, raw: e.target.value })}
-          />
+          <input aria-label="Raw filter" style={{ flex: 1, minWidth: 220 }} value={value.raw} placeholder="Raw filter_by, e.g. price:>10 && in_stock:true" onChange={(e) => onChange({ ...value, raw: e.target.value })} />
         )}
         {search && (
           <label className="row muted" title="Typesense always ignores case; case-sensitive matching is not supported.">
@@ -231,16 +133,7 @@ export const FilterBar = ({ columns, search, value, onChange, onApply, active = 
           </label>
         )}
         <button type="submit" className="primary">Apply</button>
-        {(value.rows.length > 0 || value.raw !== "" || (value.search ?? "") !== "") && (
-          <button
-            type="button"
-            onClick={() => {
-              onChange(emptyFilter)
-            }}
-          >
-            Clear
-          </button>
-        )}
+        {(value.rows.length > 0 || value.raw !== "" || (value.search ?? "") !== "") && <button type="button" onClick={() => { onChange(emptyFilter) }}>Clear</button>}
       </div>
     </form>
   )

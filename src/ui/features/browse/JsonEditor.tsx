@@ -14,13 +14,7 @@ const LARGE = 256 * 1024
 const later = (step: () => void) => setTimeout(step, 0)
 
 const theme = EditorView.theme({
-  "&": {
-    backgroundColor: "var(--bg-elev)",
-    color: "var(--fg)",
-    border: "1px solid var(--border)",
-    borderRadius: "4px",
-    maxHeight: "320px"
-  },
+  "&": { backgroundColor: "var(--bg-elev)", color: "var(--fg)", border: "1px solid var(--border)", borderRadius: "4px", maxHeight: "320px" },
   ".cm-scroller": { overflow: "auto" },
   ".cm-content": { fontFamily: "ui-monospace, monospace", caretColor: "var(--fg)" },
   ".cm-gutters": { backgroundColor: "var(--bg)", color: "var(--muted)", border: "none" },
@@ -58,32 +52,26 @@ const JsonEditor = ({ initial, label, readOnly, onChange, onSubmit }: {
     let timer: ReturnType<typeof setTimeout> | undefined
     const create = (doc: string) => {
       editor = new EditorView({
-        parent: host.current!,
-        state: EditorState.create({
-          doc,
-          extensions: [
-            Prec.highest(keymap.of([{
-              key: "Mod-Enter",
-              run: () => {
-                submit.current()
-                return true
-              }
-            }])),
-            lineNumbers(),
-            history(),
-            bracketMatching(),
-            syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
-            keymap.of([...defaultKeymap, ...historyKeymap]),
-            json(),
-            EditorState.readOnly.of(readOnly),
-            EditorView.editable.of(!readOnly),
-            EditorView.contentAttributes.of({ "aria-label": label }),
-            EditorView.updateListener.of((update) => {
-              if (update.docChanged) changed.current(update.state.doc.toString(), problemOf(update.view))
-            }),
-            theme
-          ]
-        })
+      parent: host.current!,
+      state: EditorState.create({
+        doc,
+        extensions: [
+          Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { submit.current(); return true } }])),
+          lineNumbers(),
+          history(),
+          bracketMatching(),
+          syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+          keymap.of([...defaultKeymap, ...historyKeymap]),
+          json(),
+          EditorState.readOnly.of(readOnly),
+          EditorView.editable.of(!readOnly),
+          EditorView.contentAttributes.of({ "aria-label": label }),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged) changed.current(update.state.doc.toString(), problemOf(update.view))
+          }),
+          theme
+        ]
+      })
       })
     }
     if (initial.length <= LARGE) create(initial)

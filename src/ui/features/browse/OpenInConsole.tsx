@@ -17,22 +17,14 @@ export const OpenInConsole = ({ connectionId, table, database, request, onOpen }
   const [error, setError] = useState<string>()
   const open = () => {
     setError(undefined)
-    call((client) =>
-      client.insight.consoleRequest({
-        path: { id: connectionId, table },
-        urlParams: database === undefined ? {} : { database },
-        payload: request
-      })
-    ).then(
+    call((client) => client.insight.consoleRequest({ path: { id: connectionId, table }, urlParams: database === undefined ? {} : { database }, payload: request })).then(
       (result) => onOpen(result.text),
       (e: Error) => setError(e.message)
     )
   }
   return (
     <>
-      <button onClick={open} title="Open the console with the request that gives exactly these rows">
-        Open in console
-      </button>
+      <button onClick={open} title="Open the console with the request that gives exactly these rows">Open in console</button>
       {error !== undefined && <span className="error" role="alert">{error}</span>}
     </>
   )

@@ -34,9 +34,7 @@ export const PageControls = ({ offset, pageSize, shown, total, loading, onOffset
     <>
       <button disabled={offset === 0 || loading} onClick={() => onOffset(offset - pageSize)}>◀ Previous</button>
       <span aria-label="Page status">{shown === undefined ? "" : pageStatus(offset, shown, total)}</span>
-      <button disabled={loading || shown === undefined || last} onClick={() => onOffset(offset + pageSize)}>
-        Next ▶
-      </button>
+      <button disabled={loading || shown === undefined || last} onClick={() => onOffset(offset + pageSize)}>Next ▶</button>
       <label className="page-jump">
         Page
         <input
@@ -45,31 +43,17 @@ export const PageControls = ({ offset, pageSize, shown, total, loading, onOffset
           size={4}
           value={draft}
           onChange={(event) => setDraft(event.target.value.replace(/[^0-9]/g, ""))}
-          onKeyDown={(event) => {
-            if (event.key === "Enter") jump()
-          }}
+          onKeyDown={(event) => { if (event.key === "Enter") jump() }}
           onBlur={() => setDraft(String(current))}
         />
         {pages === undefined ? "" : `of ${n(pages)}`}
       </label>
       <label className="page-size">
-        <select
-          aria-label="Rows per page"
-          value={pageSize}
-          onChange={(event) => onPageSize(Number(event.target.value))}
-        >
+        <select aria-label="Rows per page" value={pageSize} onChange={(event) => onPageSize(Number(event.target.value))}>
           {SIZES.map((size) => <option key={size} value={size}>{n(size)} rows</option>)}
         </select>
       </label>
-      {onCount !== undefined && (
-        <button
-          onClick={onCount}
-          disabled={loading}
-          title="Count the rows that match (a large table is not counted on every read)"
-        >
-          Count rows
-        </button>
-      )}
+      {onCount !== undefined && <button onClick={onCount} disabled={loading} title="Count the rows that match (a large table is not counted on every read)">Count rows</button>}
     </>
   )
 }

@@ -18,16 +18,7 @@ const preview = (text: string) => (text.length > PREVIEW ? `${text.slice(0, PREV
 /** A JSON value this long is pretty-printed by its editor, in a task of its own, not in the panel's render. */
 const LARGE_JSON = 256 * 1024
 const jsonText = (value: Exclude<Cell, null>) => (String(value).length > LARGE_JSON ? String(value) : viewerText(value))
-const textOf = (
-  value: Cell,
-  kind: CellKind
-) => (value === null
-  ? ""
-  : kind === "json"
-  ? jsonText(value)
-  : kind === "boolean" && typeof value === "number"
-  ? String(value === 1)
-  : String(value))
+const textOf = (value: Cell, kind: CellKind) => (value === null ? "" : kind === "json" ? jsonText(value) : kind === "boolean" && typeof value === "number" ? String(value === 1) : String(value))
 
 /**
  * The row-detail side panel (D-85, D-86): every column of one row, edited in place — a multi-line editor for long
@@ -63,10 +54,7 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
   useEffect(() => {
     if (!takeFocus) return
     // the JSON editor is loaded on demand: wait a frame or two for it when it comes first
-    const first = () =>
-      panel.current?.querySelector<HTMLElement>(
-        "input:not([disabled]):not([type=checkbox]), textarea:not([disabled]), .cm-content"
-      )
+    const first = () => panel.current?.querySelector<HTMLElement>("input:not([disabled]):not([type=checkbox]), textarea:not([disabled]), .cm-content")
     const target = first()
     if (target !== null && target !== undefined) target.focus()
     else panel.current?.focus()
@@ -91,23 +79,15 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
       onStage(result.changes)
       setDoc(undefined)
       setVersion((v) => v + 1)
-      return setMessage(
-        `Staged ${result.changes.length} change${result.changes.length === 1 ? "" : "s"}: Save shows the request.`
-      )
+      return setMessage(`Staged ${result.changes.length} change${result.changes.length === 1 ? "" : "s"}: Save shows the request.`)
     }
     const changes: Array<readonly [number, Cell]> = []
     const found: Record<number, string> = {}
     for (const [key, draft] of Object.entries(drafts)) {
       const column = Number(key)
       const kind = kinds[column] ?? "text"
-      if (draft.isNull) {
-        changes.push([column, null])
-        continue
-      }
-      if (draft.problem !== undefined) {
-        found[column] = draft.problem
-        continue
-      }
+      if (draft.isNull) { changes.push([column, null]); continue }
+      if (draft.problem !== undefined) { found[column] = draft.problem; continue }
       // surrounding whitespace means nothing in JSON (CodeMirror may leave a final line break)
       const parsed = parseInput(kind === "json" ? draft.text.trim() : draft.text, kind)
       if ("error" in parsed) found[column] = parsed.error
@@ -115,9 +95,7 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
     }
     setErrors(found)
     const bad = Object.keys(found).map((i) => columns[Number(i)]?.name ?? "")
-    if (bad.length > 0) {
-      return setMessage(`Nothing staged: ${bad.join(", ")} ${bad.length === 1 ? "is" : "are"} not valid.`)
-    }
+    if (bad.length > 0) return setMessage(`Nothing staged: ${bad.join(", ")} ${bad.length === 1 ? "is" : "are"} not valid.`)
     if (changes.length === 0) return setMessage("Nothing changed.")
     onStage(changes)
     setDrafts({})
@@ -141,60 +119,18 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
     const input = kind === "json"
       ? (
         <Suspense fallback={<pre className="json">{preview(text)}</pre>}>
-          <JsonEditor
-            key={`${version}-${String(isNull)}`}
-            initial={isNull ? "" : text}
-            label={column.name}
-            readOnly={!editable}
-            onChange={(next, bad) => set(i, { text: next, isNull: false, problem: bad })}
-            onSubmit={() => stageRef.current()}
-          />
+          <JsonEditor key={`${version}-${String(isNull)}`} initial={isNull ? "" : text} label={column.name} readOnly={!editable} onChange={(next, bad) => set(i, { text: next, isNull: false, problem: bad })} onSubmit={() => stageRef.current()} />
         </Suspense>
       )
       : text.length > LONG_TEXT || text.includes("\n")
-      ? (
-        <textarea
-          id={id}
-          rows={Math.min(12, Math.max(3, text.split("\n").length))}
-          value={isNull ? "" : text}
-          placeholder={isNull ? "NULL" : ""}
-          disabled={!editable}
-          onChange={(e) => set(i, { text: e.target.value, isNull: false })}
-        />
-      )
-      : (
-        <input
-          id={id}
-          value={isNull ? "" : text}
-          placeholder={isNull ? "NULL" : ""}
-          disabled={!editable}
-          onChange={(e) => set(i, { text: e.target.value, isNull: false })}
-        />
-      )
+      ? <textarea id={id} rows={Math.min(12, Math.max(3, text.split("\n").length))} value={isNull ? "" : text} placeholder={isNull ? "NULL" : ""} disabled={!editable} onChange={(e) => set(i, { text: e.target.value, isNull: false })} />
+      : <input id={id} value={isNull ? "" : text} placeholder={isNull ? "NULL" : ""} disabled={!editable} onChange={(e) => set(i, { text: e.target.value, isNull: false })} />
     return (
-      <div
-        className={`detail-field${draft === undefined ? "" : " changed"}`}
-        key={column.name}
-        role="group"
-        aria-label={column.name}
-      >
+      <div className={`detail-field${draft === undefined ? "" : " changed"}`} key={column.name} role="group" aria-label={column.name}>
         <div className="row">
           <label htmlFor={id} className="detail-name">{column.name}</label>
-          <span className="note">
-            {column.type}
-            {column.isPrimaryKey ? " · key" : ""}
-            {editable ? "" : " · read-only"}
-          </span>
-          {editable && (
-            <label className="note">
-              <input
-                type="checkbox"
-                checked={isNull}
-                onChange={(e) => set(i, { text: e.target.checked ? "" : text, isNull: e.target.checked })}
-              />{" "}
-              NULL
-            </label>
-          )}
+          <span className="note">{column.type}{column.isPrimaryKey ? " · key" : ""}{editable ? "" : " · read-only"}</span>
+          {editable && <label className="note"><input type="checkbox" checked={isNull} onChange={(e) => set(i, { text: e.target.checked ? "" : text, isNull: e.target.checked })} /> NULL</label>}
         </div>
         {input}
         {problem !== undefined && <p className="cell-error-inline" role="alert">{problem}</p>}
@@ -209,14 +145,8 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
       tabIndex={-1}
       aria-label="Row detail"
       onKeyDown={(event) => {
-        if (event.key === "Escape") {
-          event.stopPropagation()
-          onClose()
-        }
-        if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && !event.defaultPrevented) {
-          event.preventDefault()
-          stage()
-        }
+        if (event.key === "Escape") { event.stopPropagation(); onClose() }
+        if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && !event.defaultPrevented) { event.preventDefault(); stage() }
       }}
     >
       <div className="row detail-head">
@@ -230,17 +160,7 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
           ? (
             <div className="detail-field" role="group" aria-label="Document">
               <Suspense fallback={<pre className="json">{preview(documentShown)}</pre>}>
-                <JsonEditor
-                  key={version}
-                  initial={documentShown}
-                  label="Document"
-                  readOnly={!anyEditable}
-                  onChange={(text, problem) => {
-                    setDoc({ text, problem })
-                    setMessage(undefined)
-                  }}
-                  onSubmit={() => stageRef.current()}
-                />
+                <JsonEditor key={version} initial={documentShown} label="Document" readOnly={!anyEditable} onChange={(text, problem) => { setDoc({ text, problem }); setMessage(undefined) }} onSubmit={() => stageRef.current()} />
               </Suspense>
               {doc?.problem !== undefined && <p className="cell-error-inline" role="alert">{doc.problem}</p>}
             </div>
@@ -251,17 +171,7 @@ export const RowDetail = ({ columns, row, rowNumber, label, search, takeFocus, o
       {anyEditable && (
         <div className="row">
           <button className="primary" onClick={stage} title="Ctrl/Cmd+Enter">Stage changes</button>
-          <button
-            onClick={() => {
-              setDrafts({})
-              setErrors({})
-              setDoc(undefined)
-              setMessage(undefined)
-              setVersion((v) => v + 1)
-            }}
-          >
-            Reset
-          </button>
+          <button onClick={() => { setDrafts({}); setErrors({}); setDoc(undefined); setMessage(undefined); setVersion((v) => v + 1) }}>Reset</button>
         </div>
       )}
     </aside>

@@ -30,19 +30,12 @@ export const SaveDialog = ({ statements, transactional, onApply, onClose }: {
         if (outcome.ok) onClose(true)
         else setResults(outcome.results)
       },
-      (e: Error) => {
-        setRunning(false)
-        setError(e.message)
-      }
+      (e: Error) => { setRunning(false); setError(e.message) }
     )
   }
   const failed = results?.filter((result) => result.error !== null).length ?? 0
   return (
-    <Dialog
-      title={`Save ${statements.length} change${statements.length === 1 ? "" : "s"}`}
-      onClose={() => onClose(false)}
-      wide
-    >
+    <Dialog title={`Save ${statements.length} change${statements.length === 1 ? "" : "s"}`} onClose={() => onClose(false)} wide>
       <p className="note">
         {transactional
           ? "These statements run in one transaction: all of them are kept, or none."
@@ -55,9 +48,7 @@ export const SaveDialog = ({ statements, transactional, onApply, onClose }: {
             <li key={index} className={result?.error != null ? "failed" : undefined}>
               <pre className="block">{statement}</pre>
               {result?.error != null && <div className="error" role="alert">{result.error}</div>}
-              {result !== undefined && result.error === null && (
-                <span className="note">{transactional ? "ran, then rolled back" : "applied"}</span>
-              )}
+              {result !== undefined && result.error === null && <span className="note">{transactional ? "ran, then rolled back" : "applied"}</span>}
             </li>
           )
         })}
@@ -72,9 +63,7 @@ export const SaveDialog = ({ statements, transactional, onApply, onClose }: {
       {error !== undefined && <div className="error" role="alert">{error}</div>}
       <div className="row" style={{ justifyContent: "flex-end" }}>
         <button onClick={() => onClose(false)} data-autofocus>{results === undefined ? "Cancel" : "Close"}</button>
-        {results === undefined && (
-          <button className="primary" onClick={apply} disabled={running}>{running ? "Applying…" : "Apply"}</button>
-        )}
+        {results === undefined && <button className="primary" onClick={apply} disabled={running}>{running ? "Applying…" : "Apply"}</button>}
       </div>
     </Dialog>
   )

@@ -7,13 +7,7 @@ import { useEffect, useRef } from "react"
 const DIALECTS = { sqlite: SQLite, postgresql: PostgreSQL, mysql: MySQL } as const
 
 const theme = EditorView.theme({
-  "&": {
-    backgroundColor: "var(--bg-elev)",
-    color: "var(--fg)",
-    border: "1px solid var(--border)",
-    borderRadius: "4px",
-    maxHeight: "480px"
-  },
+  "&": { backgroundColor: "var(--bg-elev)", color: "var(--fg)", border: "1px solid var(--border)", borderRadius: "4px", maxHeight: "480px" },
   ".cm-scroller": { overflow: "auto" },
   ".cm-content": { fontFamily: "ui-monospace, monospace", padding: "8px 0" }
 })
@@ -22,9 +16,7 @@ const theme = EditorView.theme({
  * A DDL text highlighted by CodeMirror 6 with the connection's SQL dialect, read-only and not editable (no caret, not
  * in the tab order: the Copy button next to it is). Loaded on demand like the console's editor.
  */
-const StructureDdl = (
-  { text, dialect, label }: { readonly text: string; readonly dialect: keyof typeof DIALECTS; readonly label: string }
-) => {
+const StructureDdl = ({ text, dialect, label }: { readonly text: string; readonly dialect: keyof typeof DIALECTS; readonly label: string }) => {
   const host = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const view = new EditorView({

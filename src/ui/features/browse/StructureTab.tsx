@@ -11,8 +11,7 @@ const bareName = (name: string) => /^"(?:[^"]|"")*"$/.test(name) ? name.slice(1,
 const keysOf = (s: UiStructure, column: string, primary: ReadonlyArray<string>): ReadonlyArray<string> => {
   const keys: Array<string> = []
   if (primary.includes(column)) keys.push(primary.length > 1 ? `primary (${primary.join(", ")})` : "primary")
-  const samePrimary = (columns: ReadonlyArray<string>) =>
-    columns.length === primary.length && columns.every((c) => primary.includes(c))
+  const samePrimary = (columns: ReadonlyArray<string>) => columns.length === primary.length && columns.every((c) => primary.includes(c))
   for (const index of s.indexes) {
     const columns = index.columns.map(bareName)
     if (!index.unique || !columns.includes(column) || samePrimary(columns)) continue
@@ -26,8 +25,7 @@ const keysOf = (s: UiStructure, column: string, primary: ReadonlyArray<string>):
   return [...new Set(keys)]
 }
 
-const None = ({ read = true }: { readonly read?: boolean }) =>
-  <p className="muted">{read ? "None." : "Not read (see the note above)."}</p>
+const None = ({ read = true }: { readonly read?: boolean }) => <p className="muted">{read ? "None." : "Not read (see the note above)."}</p>
 
 /** Copies the DDL; a button, so Tab reaches it and Enter or Space copies. */
 const CopyButton = ({ text }: { readonly text: string }) => {
@@ -49,26 +47,10 @@ const CopyButton = ({ text }: { readonly text: string }) => {
 const CollectionStructure = ({ s }: { readonly s: UiStructure }) => (
   <>
     <table className="list" aria-label="Columns">
-      <thead>
-        <tr>
-          <th>Column</th>
-          <th>Type</th>
-          <th>Key</th>
-          <th>Nullable</th>
-          <th>Sortable</th>
-        </tr>
-      </thead>
-      <tbody>
-        {s.columns.map((c) => (
-          <tr key={c.name}>
-            <td>{c.name}</td>
-            <td>{c.type}</td>
-            <td>{c.isPrimaryKey ? "primary" : ""}</td>
-            <td>{c.nullable ? "yes" : "no"}</td>
-            <td>{c.sortable ? "yes" : <span className="muted" title={c.sortNote ?? ""}>no</span>}</td>
-          </tr>
-        ))}
-      </tbody>
+      <thead><tr><th>Column</th><th>Type</th><th>Key</th><th>Nullable</th><th>Sortable</th></tr></thead>
+      <tbody>{s.columns.map((c) => (
+        <tr key={c.name}><td>{c.name}</td><td>{c.type}</td><td>{c.isPrimaryKey ? "primary" : ""}</td><td>{c.nullable ? "yes" : "no"}</td><td>{c.sortable ? "yes" : <span className="muted" title={c.sortNote ?? ""}>no</span>}</td></tr>
+      ))}</tbody>
     </table>
     <h3>Collection schema</h3>
     <pre className="json">{s.definition}</pre>
@@ -76,9 +58,7 @@ const CollectionStructure = ({ s }: { readonly s: UiStructure }) => (
 )
 
 /** A SQL table's structure: columns with default, key and comment; indexes; keys both ways; checks; triggers; DDL. */
-const TableStructure = (
-  { s, dialect }: { readonly s: UiStructure; readonly dialect: "sqlite" | "postgresql" | "mysql" }
-) => {
+const TableStructure = ({ s, dialect }: { readonly s: UiStructure; readonly dialect: "sqlite" | "postgresql" | "mysql" }) => {
   const primary = s.columns.filter((c) => c.isPrimaryKey).map((c) => c.name)
   const details = new Map((s.columnDetails ?? []).map((d) => [d.name, d]))
   const checks = s.checks ?? []
@@ -88,145 +68,58 @@ const TableStructure = (
     <>
       {(s.notes ?? []).map((note) => <p key={note} className="note">{note}</p>)}
       <table className="list" aria-label="Columns">
-        <thead>
-          <tr>
-            <th>Column</th>
-            <th>Type</th>
-            <th>Nullable</th>
-            <th>Default</th>
-            <th>Key</th>
-            <th>Comment</th>
-          </tr>
-        </thead>
-        <tbody>
-          {s.columns.map((c) => {
-            const detail = details.get(c.name)
-            return (
-              <tr key={c.name}>
-                <td>{c.name}</td>
-                <td>{c.type}</td>
-                <td>{c.nullable ? "yes" : "no"}</td>
-                <td>
-                  <code>{detail?.defaultValue ?? ""}</code>
-                </td>
-                <td>{keysOf(s, c.name, primary).join(", ")}</td>
-                <td>{detail?.comment ?? ""}</td>
-              </tr>
-            )
-          })}
-        </tbody>
+        <thead><tr><th>Column</th><th>Type</th><th>Nullable</th><th>Default</th><th>Key</th><th>Comment</th></tr></thead>
+        <tbody>{s.columns.map((c) => {
+          const detail = details.get(c.name)
+          return (
+            <tr key={c.name}>
+              <td>{c.name}</td><td>{c.type}</td><td>{c.nullable ? "yes" : "no"}</td>
+              <td><code>{detail?.defaultValue ?? ""}</code></td>
+              <td>{keysOf(s, c.name, primary).join(", ")}</td>
+              <td>{detail?.comment ?? ""}</td>
+            </tr>
+          )
+        })}</tbody>
       </table>
       <h3>Indexes</h3>
       {s.indexes.length === 0 ? <None /> : (
         <table className="list" aria-label="Indexes">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Columns</th>
-              <th>Unique</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.indexes.map((i) => (
-              <tr key={i.name}>
-                <td>{i.name}</td>
-                <td>{i.columns.map(bareName).join(", ")}</td>
-                <td>{i.unique ? "yes" : "no"}</td>
-              </tr>
-            ))}
-          </tbody>
+          <thead><tr><th>Name</th><th>Columns</th><th>Unique</th></tr></thead>
+          <tbody>{s.indexes.map((i) => <tr key={i.name}><td>{i.name}</td><td>{i.columns.map(bareName).join(", ")}</td><td>{i.unique ? "yes" : "no"}</td></tr>)}</tbody>
         </table>
       )}
       <h3>Foreign keys</h3>
       {s.foreignKeys.length === 0 ? <None /> : (
         <table className="list" aria-label="Foreign keys">
-          <thead>
-            <tr>
-              <th>Columns</th>
-              <th>References</th>
-              <th>On update</th>
-              <th>On delete</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.foreignKeys.map((k) => (
-              <tr key={`${k.columns.join()}→${k.references}`}>
-                <td>{k.columns.join(", ")}</td>
-                <td>{k.references}</td>
-                <td>{k.onUpdate ?? ""}</td>
-                <td>{k.onDelete ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
+          <thead><tr><th>Columns</th><th>References</th><th>On update</th><th>On delete</th></tr></thead>
+          <tbody>{s.foreignKeys.map((k) => (
+            <tr key={`${k.columns.join()}→${k.references}`}><td>{k.columns.join(", ")}</td><td>{k.references}</td><td>{k.onUpdate ?? ""}</td><td>{k.onDelete ?? ""}</td></tr>
+          ))}</tbody>
         </table>
       )}
       <h3>Referenced by</h3>
-      {incoming.length === 0 ?
-        <None read={s.referencedBy !== undefined} /> :
-        (
-          <table className="list" aria-label="Referenced by">
-            <thead>
-              <tr>
-                <th>Table</th>
-                <th>Columns</th>
-                <th>Referenced columns</th>
-              </tr>
-            </thead>
-            <tbody>
-              {incoming.map((r) => (
-                <tr key={`${r.table}(${r.columns.join()})${r.name ?? ""}`}>
-                  <td>{r.table}</td>
-                  <td>{r.columns.join(", ")}</td>
-                  <td>{r.referencedColumns.join(", ")}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+      {incoming.length === 0 ? <None read={s.referencedBy !== undefined} /> : (
+        <table className="list" aria-label="Referenced by">
+          <thead><tr><th>Table</th><th>Columns</th><th>Referenced columns</th></tr></thead>
+          <tbody>{incoming.map((r) => (
+            <tr key={`${r.table}(${r.columns.join()})${r.name ?? ""}`}><td>{r.table}</td><td>{r.columns.join(", ")}</td><td>{r.referencedColumns.join(", ")}</td></tr>
+          ))}</tbody>
+        </table>
+      )}
       <h3>Checks</h3>
       {checks.length === 0 ? <None read={s.checks !== undefined} /> : (
         <table className="list" aria-label="Checks">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Condition</th>
-            </tr>
-          </thead>
-          <tbody>
-            {checks.map((c, i) => (
-              <tr key={`${c.name ?? ""}${i}`}>
-                <td>{c.name ?? <span className="muted">(unnamed)</span>}</td>
-                <td>
-                  <code>{c.expression}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
+          <thead><tr><th>Name</th><th>Condition</th></tr></thead>
+          <tbody>{checks.map((c, i) => <tr key={`${c.name ?? ""}${i}`}><td>{c.name ?? <span className="muted">(unnamed)</span>}</td><td><code>{c.expression}</code></td></tr>)}</tbody>
         </table>
       )}
       <h3>Triggers</h3>
       {triggers.length === 0 ? <None read={s.triggers !== undefined} /> : (
         <table className="list" aria-label="Triggers">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Timing</th>
-              <th>Event</th>
-              <th>Definition</th>
-            </tr>
-          </thead>
-          <tbody>
-            {triggers.map((t) => (
-              <tr key={t.name}>
-                <td>{t.name}</td>
-                <td>{t.timing}</td>
-                <td>{t.event}</td>
-                <td>
-                  <pre className="trigger-definition">{t.definition}</pre>
-                </td>
-              </tr>
-            ))}
-          </tbody>
+          <thead><tr><th>Name</th><th>Timing</th><th>Event</th><th>Definition</th></tr></thead>
+          <tbody>{triggers.map((t) => (
+            <tr key={t.name}><td>{t.name}</td><td>{t.timing}</td><td>{t.event}</td><td><pre className="trigger-definition">{t.definition}</pre></td></tr>
+          ))}</tbody>
         </table>
       )}
       <div className="row" style={{ justifyContent: "space-between", alignItems: "baseline" }}>
@@ -241,35 +134,18 @@ const TableStructure = (
 }
 
 /** Structure: read-only (S8-b for search; editing a SQL table's structure is not built). */
-export const StructureTab = (
-  { connection, table, database }: {
-    readonly connection: UiConnection
-    readonly table: string
-    readonly database?: string | undefined
-  }
-) => {
-  const structure = useLoad(
-    (client) =>
-      client.browse.structure({
-        path: { id: connection.id, table },
-        urlParams: database === undefined ? {} : { database }
-      }),
-    [connection.id, table, database]
-  )
+export const StructureTab = ({ connection, table, database }: { readonly connection: UiConnection; readonly table: string; readonly database?: string | undefined }) => {
+  const structure = useLoad((client) => client.browse.structure({ path: { id: connection.id, table }, urlParams: database === undefined ? {} : { database } }), [connection.id, table, database])
   if (structure.error !== undefined) return <div className="error">{structure.error}</div>
   if (structure.data === undefined) return <p className="progress">Reading the structure…</p>
   const s = structure.data
   return (
     <div>
       <div className="row" style={{ justifyContent: "space-between" }}>
-        <p className="note">
-          Read-only{connection.type === "search" ? ": the structure of a collection is changed from the console." : "."}
-        </p>
+        <p className="note">Read-only{connection.type === "search" ? ": the structure of a collection is changed from the console." : "."}</p>
         <button onClick={structure.reload}>Reload structure</button>
       </div>
-      {connection.type === "search"
-        ? <CollectionStructure s={s} />
-        : <TableStructure s={s} dialect={connection.type} />}
+      {connection.type === "search" ? <CollectionStructure s={s} /> : <TableStructure s={s} dialect={connection.type} />}
     </div>
   )
 }

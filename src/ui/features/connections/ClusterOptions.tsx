@@ -22,43 +22,12 @@ export const ClusterOptions = ({ form, set, connectionId }: {
   <fieldset aria-label="Cluster">
     <legend>Cluster (the host and port above are node 1)</legend>
     <div className="form-grid">
-      <label className="field">
-        More nodes<input
-          aria-label="More nodes"
-          value={form.nodes ?? ""}
-          placeholder="https://node2.example.com:443, https://node3.example.com:443"
-          onChange={(e) => set({ nodes: e.target.value })}
-        />
-      </label>
-      <label className="field">
-        Nearest node<input
-          aria-label="Nearest node"
-          value={form.nearestNode ?? ""}
-          placeholder="optional, e.g. https://nearest.example.com:443"
-          onChange={(e) => set({ nearestNode: e.target.value })}
-        />
-      </label>
+      <label className="field">More nodes<input aria-label="More nodes" value={form.nodes ?? ""} placeholder="https://node2.example.com:443, https://node3.example.com:443" onChange={(e) => set({ nodes: e.target.value })} /></label>
+      <label className="field">Nearest node<input aria-label="Nearest node" value={form.nearestNode ?? ""} placeholder="optional, e.g. https://nearest.example.com:443" onChange={(e) => set({ nearestNode: e.target.value })} /></label>
       {NUMBERS.map(([field, label, placeholder]) => (
-        <label className="field" key={field}>
-          {label}
-          <input
-            aria-label={label}
-            type="number"
-            step="any"
-            value={form[field] ?? ""}
-            placeholder={placeholder}
-            onChange={(e) => set({ [field]: e.target.value === "" ? undefined : Number(e.target.value) })}
-          />
-        </label>
+        <label className="field" key={field}>{label}<input aria-label={label} type="number" step="any" value={form[field] ?? ""} placeholder={placeholder} onChange={(e) => set({ [field]: e.target.value === "" ? undefined : Number(e.target.value) })} /></label>
       ))}
-      <label className="row">
-        <input
-          type="checkbox"
-          checked={form.randomizeNodes ?? true}
-          onChange={(e) => set({ randomizeNodes: e.target.checked })}
-        />{" "}
-        Shuffle the node order once (as the official client does)
-      </label>
+      <label className="row"><input type="checkbox" checked={form.randomizeNodes ?? true} onChange={(e) => set({ randomizeNodes: e.target.checked })} /> Shuffle the node order once (as the official client does)</label>
     </div>
     {connectionId !== undefined && <NodesPanel connectionId={connectionId} />}
   </fieldset>

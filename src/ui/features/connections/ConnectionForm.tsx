@@ -60,71 +60,19 @@ const duplicateOf = (original: UiConnection): Form => ({
 
 /** D-59: the cluster settings a saved search connection has. */
 const clusterOf = (connection: UiConnection): Partial<Form> => {
-  const {
-    connectionTimeoutSeconds,
-    healthcheckIntervalSeconds,
-    nearestNode,
-    nodes,
-    numRetries,
-    randomizeNodes,
-    retryIntervalSeconds
-  } = connection
-  return Object.fromEntries(
-    Object.entries({
-      nodes,
-      nearestNode,
-      healthcheckIntervalSeconds,
-      numRetries,
-      retryIntervalSeconds,
-      connectionTimeoutSeconds,
-      randomizeNodes
-    }).filter(([, value]) => value !== undefined)
-  )
+  const { connectionTimeoutSeconds, healthcheckIntervalSeconds, nearestNode, nodes, numRetries, randomizeNodes, retryIntervalSeconds } = connection
+  return Object.fromEntries(Object.entries({ nodes, nearestNode, healthcheckIntervalSeconds, numRetries, retryIntervalSeconds, connectionTimeoutSeconds, randomizeNodes }).filter(([, value]) => value !== undefined))
 }
 
-const TITLES: Record<ConnectionKind, string> = {
-  sqlite: "SQLite",
-  postgresql: "PostgreSQL",
-  mysql: "MySQL / MariaDB",
-  search: "Typesense"
-}
+const TITLES: Record<ConnectionKind, string> = { sqlite: "SQLite", postgresql: "PostgreSQL", mysql: "MySQL / MariaDB", search: "Typesense" }
 const DEFAULT_PORTS: Partial<Record<ConnectionKind, string>> = { postgresql: "5432", mysql: "3306" }
 
-const Text = (
-  { label, value, onChange, type = "text", placeholder }: {
-    label: string
-    value: string | number | undefined
-    onChange: (v: string) => void
-    type?: string
-    placeholder?: string
-  }
-) => (
-  <label className="field">
-    {label}
-    <input
-      aria-label={label}
-      type={type}
-      value={value ?? ""}
-      placeholder={placeholder}
-      onChange={(e) => onChange(e.target.value)}
-    />
-  </label>
+const Text = ({ label, value, onChange, type = "text", placeholder }: { label: string; value: string | number | undefined; onChange: (v: string) => void; type?: string; placeholder?: string }) => (
+  <label className="field">{label}<input aria-label={label} type={type} value={value ?? ""} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} /></label>
 )
 
-const Choice = (
-  { label, value, options, onChange }: {
-    label: string
-    value: string
-    options: ReadonlyArray<readonly [string, string]>
-    onChange: (v: string) => void
-  }
-) => (
-  <label className="field">
-    {label}
-    <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>
-      {options.map(([v, text]) => <option key={v} value={v}>{text}</option>)}
-    </select>
-  </label>
+const Choice = ({ label, value, options, onChange }: { label: string; value: string; options: ReadonlyArray<readonly [string, string]>; onChange: (v: string) => void }) => (
+  <label className="field">{label}<select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>{options.map(([v, text]) => <option key={v} value={v}>{text}</option>)}</select></label>
 )
 
 /** The masking rules box: one rule a line, `mask users.password_hash` or `hide *.ssn` (D-65). */
@@ -133,11 +81,7 @@ const parseRules = (text: string): Array<UiMaskingRule> | string => {
   for (const [index, line] of text.split("\n").entries()) {
     if (line.trim() === "") continue
     const match = /^\s*(mask|hide)\s+(\S+)\s*$/i.exec(line)
-    if (match === null) {
-      return `Masking rules, line ${
-        index + 1
-      }: write mask or hide, then a pattern such as users.password_hash or *.ssn.`
-    }
+    if (match === null) return `Masking rules, line ${index + 1}: write mask or hide, then a pattern such as users.password_hash or *.ssn.`
     rules.push({ action: match[1]!.toLowerCase() as UiMaskingRule["action"], pattern: match[2]! })
   }
   return rules
@@ -158,15 +102,8 @@ const fromUrl = (text: string, form: Form): { readonly form: Form; readonly note
     confirmQueries: form.confirmQueries,
     ...(form.secretCatalogs === undefined ? {} : { secretCatalogs: form.secretCatalogs })
   }
-  const next: Form = {
-    ...keep,
-    type,
-    ...fields,
-    ...(type === "sqlite" || fields.port !== undefined ? {} : { port: type === "postgresql" ? 5432 : 3306 })
-  }
-  return parsed.ignored.length === 0
-    ? { form: next }
-    : { form: next, note: `dbdesk does not use these URL parameters and left them out: ${parsed.ignored.join(", ")}.` }
+  const next: Form = { ...keep, type, ...fields, ...(type === "sqlite" || fields.port !== undefined ? {} : { port: type === "postgresql" ? 5432 : 3306 }) }
+  return parsed.ignored.length === 0 ? { form: next } : { form: next, note: `dbdesk does not use these URL parameters and left them out: ${parsed.ignored.join(", ")}.` }
 }
 
 /** New/edit form per driver (D-60); search settings per doc 2 §2.1, Skip TLS on an Options tab. */
@@ -177,13 +114,7 @@ export const ConnectionForm = ({ connection, copyOf, onDone }: {
   readonly onDone: () => void
 }) => {
   const drivers = useLoad((client) => client.connections.drivers(), [])
-  const [form, setForm] = useState<Form | undefined>(
-    connection !== undefined
-      ? initial(connection, connection.type)
-      : copyOf === undefined
-      ? undefined
-      : duplicateOf(copyOf)
-  )
+  const [form, setForm] = useState<Form | undefined>(connection !== undefined ? initial(connection, connection.type) : copyOf === undefined ? undefined : duplicateOf(copyOf))
   const [tab, setTab] = useState<"general" | "options">("general")
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState<string>()
@@ -192,23 +123,14 @@ export const ConnectionForm = ({ connection, copyOf, onDone }: {
   const [rules, setRules] = useState(((connection ?? copyOf)?.maskingRules ?? []).map(ruleLine).join("\n"))
   const [tested, setTested] = useState<TestState & { readonly saving?: boolean }>()
   const [testing, setTesting] = useState<AbortController>()
-  const set = (patch: Partial<Form>) => {
-    setTested(undefined)
-    setForm((f) => (f === undefined ? f : { ...f, ...patch }))
-  }
+  const set = (patch: Partial<Form>) => { setTested(undefined); setForm((f) => (f === undefined ? f : { ...f, ...patch })) }
 
   if (form === undefined) {
     const install = () => {
       setBusy("Installing the Typesense driver…")
       call((client) => client.connections.enableDriver({ path: { type: "search" } })).then(
-        () => {
-          setBusy(undefined)
-          drivers.reload()
-        },
-        (e: Error) => {
-          setBusy(undefined)
-          setError(e.message)
-        }
+        () => { setBusy(undefined); drivers.reload() },
+        (e: Error) => { setBusy(undefined); setError(e.message) }
       )
     }
     return (
@@ -220,15 +142,7 @@ export const ConnectionForm = ({ connection, copyOf, onDone }: {
             <span style={{ width: 220 }}>{driver.title}</span>
             {driver.state === "available"
               ? <button onClick={install} disabled={busy !== undefined}>Install</button>
-              : (
-                <button
-                  className="primary"
-                  aria-label={`Choose ${driver.title}`}
-                  onClick={() => setForm(initial(undefined, driver.type))}
-                >
-                  Choose
-                </button>
-              )}
+              : <button className="primary" aria-label={`Choose ${driver.title}`} onClick={() => setForm(initial(undefined, driver.type))}>Choose</button>}
           </div>
         ))}
         {busy !== undefined && <p className="progress">{busy}</p>}
@@ -252,13 +166,7 @@ export const ConnectionForm = ({ connection, copyOf, onDone }: {
     const request = connection === undefined
       ? call((client) => client.connections.add({ payload }))
       : call((client) => client.connections.update({ path: { id: connection.id }, payload }))
-    request.then(() => {
-      setBusy(undefined)
-      onDone()
-    }, (e: Error) => {
-      setBusy(undefined)
-      setError(e.message)
-    })
+    request.then(() => { setBusy(undefined); onDone() }, (e: Error) => { setBusy(undefined); setError(e.message) })
   }
   /** Tests the form's fields as they are (a saved password is kept when the field is empty); `then` runs on success. */
   const test = (payload: UiConnectionInput, then?: () => void) => {
@@ -269,20 +177,11 @@ export const ConnectionForm = ({ connection, copyOf, onDone }: {
     call((client) => client.connections.testInput({ payload: probe }), controller.signal).then(
       (result) => {
         if (controller.signal.aborted) return
-        setTested({
-          kind: result.ok ? "ok" : "failed",
-          message: result.message,
-          ...(then === undefined ? {} : { saving: true })
-        })
+        setTested({ kind: result.ok ? "ok" : "failed", message: result.message, ...(then === undefined ? {} : { saving: true }) })
         if (result.ok) then?.()
       },
       // a refusal of the fields themselves (a missing name) is the form's error, not the connection's
-      (e: Error) => {
-        if (!controller.signal.aborted) {
-          setTested(undefined)
-          setError(e.message)
-        }
-      }
+      (e: Error) => { if (!controller.signal.aborted) { setTested(undefined); setError(e.message) } }
     ).finally(() => setTesting((current) => (current === controller ? undefined : current)))
   }
   const cancelTest = () => {
@@ -309,8 +208,7 @@ export const ConnectionForm = ({ connection, copyOf, onDone }: {
       <h2>{connection === undefined ? "New" : "Edit"} {TITLES[form.type]} connection</h2>
       {copyOf !== undefined && (
         <p className="note" role="note">
-          A copy of '{copyOf.name}' with all its settings except its secrets:{" "}
-          {copyOf.type === "search" ? "enter the API key" : "enter the password"} again if it needs one.
+          A copy of '{copyOf.name}' with all its settings except its secrets: {copyOf.type === "search" ? "enter the API key" : "enter the password"} again if it needs one.
         </p>
       )}
       {form.type === "search" && (
@@ -322,135 +220,36 @@ export const ConnectionForm = ({ connection, copyOf, onDone }: {
       {tab === "general" && (
         <div className="form-grid">
           <Text label="Name" value={form.name} onChange={(name) => set({ name })} />
-          {form.type === "sqlite" && (
-            <Text
-              label="Database file"
-              value={form.path}
-              onChange={(path) => set({ path })}
-              placeholder="/path/to/file.db"
-            />
-          )}
+          {form.type === "sqlite" && <Text label="Database file" value={form.path} onChange={(path) => set({ path })} placeholder="/path/to/file.db" />}
           {form.type !== "sqlite" && <Text label="Host" value={form.host} onChange={(host) => set({ host })} />}
-          {form.type !== "sqlite" && (
-            <Text
-              label="Port"
-              type="number"
-              value={form.port}
-              onChange={port}
-              placeholder={DEFAULT_PORTS[form.type] ??
-                (form.sslMode === undefined || form.sslMode === "Disabled" ? "8108" : "443")}
-            />
-          )}
-          {form.type === "postgresql" && (
-            <>
-              <Text label="Database" value={form.database} onChange={(database) => set({ database })} />
-              <Text label="User" value={form.user} onChange={(user) => set({ user })} />
-              <Text
-                label="Password"
-                type="password"
-                value={form.password}
-                onChange={(password) => set({ password })}
-                {...(secretHint === undefined ? {} : { placeholder: connection?.hasPassword ? secretHint : "" })}
-              />
-              <Choice
-                label="SSL mode"
-                value={form.sslMode ?? "prefer"}
-                options={["disable", "prefer", "require", "verify-ca", "verify-full"].map((m) => [m, m] as const)}
-                onChange={(sslMode) => set({ sslMode })}
-              />
-            </>
-          )}
-          {form.type === "mysql" && (
-            <>
-              <Text
-                label="Database"
-                value={form.database}
-                onChange={(database) => set({ database })}
-                placeholder="optional"
-              />
-              <Text label="User" value={form.user} onChange={(user) => set({ user })} />
-              <Text
-                label="Password"
-                type="password"
-                value={form.password}
-                onChange={(password) => set({ password })}
-                {...(secretHint === undefined ? {} : { placeholder: connection?.hasPassword ? secretHint : "" })}
-              />
-              <Choice
-                label="SSL mode"
-                value={form.sslMode ?? "preferred"}
-                options={["disabled", "preferred", "required", "verify-ca", "verify-full"].map((m) => [m, m] as const)}
-                onChange={(sslMode) => set({ sslMode })}
-              />
-            </>
-          )}
+          {form.type !== "sqlite" && <Text label="Port" type="number" value={form.port} onChange={port} placeholder={DEFAULT_PORTS[form.type] ?? (form.sslMode === undefined || form.sslMode === "Disabled" ? "8108" : "443")} />}
+          {form.type === "postgresql" && <>
+            <Text label="Database" value={form.database} onChange={(database) => set({ database })} />
+            <Text label="User" value={form.user} onChange={(user) => set({ user })} />
+            <Text label="Password" type="password" value={form.password} onChange={(password) => set({ password })} {...(secretHint === undefined ? {} : { placeholder: connection?.hasPassword ? secretHint : "" })} />
+            <Choice label="SSL mode" value={form.sslMode ?? "prefer"} options={["disable", "prefer", "require", "verify-ca", "verify-full"].map((m) => [m, m] as const)} onChange={(sslMode) => set({ sslMode })} />
+          </>}
+          {form.type === "mysql" && <>
+            <Text label="Database" value={form.database} onChange={(database) => set({ database })} placeholder="optional" />
+            <Text label="User" value={form.user} onChange={(user) => set({ user })} />
+            <Text label="Password" type="password" value={form.password} onChange={(password) => set({ password })} {...(secretHint === undefined ? {} : { placeholder: connection?.hasPassword ? secretHint : "" })} />
+            <Choice label="SSL mode" value={form.sslMode ?? "preferred"} options={["disabled", "preferred", "required", "verify-ca", "verify-full"].map((m) => [m, m] as const)} onChange={(sslMode) => set({ sslMode })} />
+          </>}
+          {(form.type === "postgresql" || form.type === "mysql") && <TlsFields form={form} set={set} hasPassphrase={connection?.hasSslKeyPassphrase} />}
+          {form.type === "search" && <>
+            <Text label="API key" type="password" value={form.apiKey} onChange={(apiKey) => set({ apiKey })} {...(secretHint === undefined ? {} : { placeholder: secretHint })} />
+            <Choice label="SSL mode" value={form.sslMode ?? "Disabled"} options={["Disabled", "Preferred", "Required", "VerifyCA", "VerifyIdentity"].map((m) => [m, m] as const)} onChange={(sslMode) => set({ sslMode })} />
+          </>}
+          {(form.type === "postgresql" || form.type === "mysql") && <SshFields saved={connection?.ssh} value={form.ssh} onChange={(ssh) => set({ ssh })} />}
+          <Choice label="External access" value={form.externalAccess} options={EXTERNAL_ACCESS} onChange={(v) => set({ externalAccess: v as Form["externalAccess"] })} />
+          <Choice label="AI policy" value={form.aiPolicy} options={AI_POLICY} onChange={(v) => set({ aiPolicy: v as Form["aiPolicy"] })} />
+          <Choice label="Confirm queries" value={form.confirmQueries} options={CONFIRM_QUERIES} onChange={(v) => set({ confirmQueries: v as Form["confirmQueries"] })} />
           {(form.type === "postgresql" || form.type === "mysql") && (
-            <TlsFields form={form} set={set} hasPassphrase={connection?.hasSslKeyPassphrase} />
-          )}
-          {form.type === "search" && (
-            <>
-              <Text
-                label="API key"
-                type="password"
-                value={form.apiKey}
-                onChange={(apiKey) => set({ apiKey })}
-                {...(secretHint === undefined ? {} : { placeholder: secretHint })}
-              />
-              <Choice
-                label="SSL mode"
-                value={form.sslMode ?? "Disabled"}
-                options={["Disabled", "Preferred", "Required", "VerifyCA", "VerifyIdentity"].map((m) =>
-                  [m, m] as const
-                )}
-                onChange={(sslMode) => set({ sslMode })}
-              />
-            </>
-          )}
-          {(form.type === "postgresql" || form.type === "mysql") && (
-            <SshFields
-              saved={connection?.ssh}
-              value={form.ssh}
-              onChange={(ssh) => set({ ssh })}
-            />
-          )}
-          <Choice
-            label="External access"
-            value={form.externalAccess}
-            options={EXTERNAL_ACCESS}
-            onChange={(v) => set({ externalAccess: v as Form["externalAccess"] })}
-          />
-          <Choice
-            label="AI policy"
-            value={form.aiPolicy}
-            options={AI_POLICY}
-            onChange={(v) => set({ aiPolicy: v as Form["aiPolicy"] })}
-          />
-          <Choice
-            label="Confirm queries"
-            value={form.confirmQueries}
-            options={CONFIRM_QUERIES}
-            onChange={(v) => set({ confirmQueries: v as Form["confirmQueries"] })}
-          />
-          {(form.type === "postgresql" || form.type === "mysql") && (
-            <Choice
-              label="Secret catalogs"
-              value={form.secretCatalogs ?? "closed"}
-              options={[["closed", "Closed to AI clients"], ["open", "Open to AI clients"]]}
-              onChange={(v) => set({ secretCatalogs: v as "closed" | "open" })}
-            />
+            <Choice label="Secret catalogs" value={form.secretCatalogs ?? "closed"} options={[["closed", "Closed to AI clients"], ["open", "Open to AI clients"]]} onChange={(v) => set({ secretCatalogs: v as "closed" | "open" })} />
           )}
           {(form.type === "postgresql" || form.type === "mysql") && <CostGuardFields form={form} set={set} />}
-          <label className="field">
-            Masking rules (AI clients only; one a line)
-            <textarea
-              aria-label="Masking rules"
-              rows={3}
-              value={rules}
-              placeholder={form.type === "search"
-                ? "mask users.api_key\nhide *.ssn"
-                : "mask users.password_hash\nhide *.ssn"}
-              onChange={(e) => setRules(e.target.value)}
-            />
+          <label className="field">Masking rules (AI clients only; one a line)
+            <textarea aria-label="Masking rules" rows={3} value={rules} placeholder={form.type === "search" ? "mask users.api_key\nhide *.ssn" : "mask users.password_hash\nhide *.ssn"} onChange={(e) => setRules(e.target.value)} />
           </label>
         </div>
       )}
@@ -461,108 +260,43 @@ export const ConnectionForm = ({ connection, copyOf, onDone }: {
           <div className="color-choices" role="radiogroup" aria-label="Colour">
             {COLORS.map(([value, name]) => (
               <label key={name} title={name}>
-                <input
-                  type="radio"
-                  name="connection-color"
-                  aria-label={name}
-                  checked={(form.color ?? "") === value}
-                  onChange={() => set({ color: value })}
-                />
+                <input type="radio" name="connection-color" aria-label={name} checked={(form.color ?? "") === value} onChange={() => set({ color: value })} />
                 {value === "" ? name : <span className="connection-dot" style={{ background: value }} />}
               </label>
             ))}
           </div>
-          <label className="row">
-            <input
-              type="checkbox"
-              checked={form.production ?? false}
-              onChange={(e) => set({ production: e.target.checked })}
-            />{" "}
-            Production database (every tab of it says so)
-          </label>
-          <Text
-            label="Group"
-            value={form.group}
-            onChange={(group) => set({ group })}
-            placeholder="e.g. Local, Staging (the list groups connections by it)"
-          />
+          <label className="row"><input type="checkbox" checked={form.production ?? false} onChange={(e) => set({ production: e.target.checked })} /> Production database (every tab of it says so)</label>
+          <Text label="Group" value={form.group} onChange={(group) => set({ group })} placeholder="e.g. Local, Staging (the list groups connections by it)" />
         </fieldset>
       )}
       {tab === "options" && form.type === "search" && (
         <>
-          <label className="row">
-            <input
-              type="checkbox"
-              checked={form.skipTlsVerification ?? false}
-              onChange={(e) => set({ skipTlsVerification: e.target.checked })}
-            />{" "}
-            Skip TLS verification (accepts any certificate, for example a self-signed proxy)
-          </label>
+          <label className="row"><input type="checkbox" checked={form.skipTlsVerification ?? false} onChange={(e) => set({ skipTlsVerification: e.target.checked })} /> Skip TLS verification (accepts any certificate, for example a self-signed proxy)</label>
           <ClusterOptions form={form} set={set} connectionId={connection?.id} />
         </>
       )}
       {form.type !== "search" && connection === undefined && (
         <div className="row" style={{ marginTop: 8 }}>
-          <input
-            aria-label="Connection URL"
-            style={{ flex: 1 }}
-            value={url}
-            placeholder="postgresql://, mysql://, mariadb:// or sqlite: URL"
-            onChange={(e) => setUrl(e.target.value)}
-          />
+          <input aria-label="Connection URL" style={{ flex: 1 }} value={url} placeholder="postgresql://, mysql://, mariadb:// or sqlite: URL" onChange={(e) => setUrl(e.target.value)} />
           {/* The URL field is cleared on import: a password in it lives on only in the (masked) password field. */}
-          <button
-            onClick={() => {
-              const next = fromUrl(url, form)
-              if (typeof next === "string") setError(next)
-              else {
-                setForm(next.form)
-                setNote(next.note)
-                setUrl("")
-                setError(undefined)
-              }
-            }}
-          >
-            Import URL
-          </button>
+          <button onClick={() => { const next = fromUrl(url, form); if (typeof next === "string") setError(next); else { setForm(next.form); setNote(next.note); setUrl(""); setError(undefined) } }}>Import URL</button>
         </div>
       )}
       {note !== undefined && <p className="note">{note}</p>}
       {connection !== undefined && <CopyAsUrl connection={connection} />}
-      {form.type === "search" && (
-        <p className="note">
-          Typesense connections have no SSH, tunnel or URL import: reach private nodes through a reverse proxy.
-        </p>
-      )}
+      {form.type === "search" && <p className="note">Typesense connections have no SSH, tunnel or URL import: reach private nodes through a reverse proxy.</p>}
       {error !== undefined && <div className="error" role="alert">{error}</div>}
       {busy !== undefined && <p className="progress">{busy}</p>}
       {tested !== undefined && (
         <TestResult state={tested} label="Connection test" onCancel={cancelTest}>
           {tested.kind === "failed" && tested.saving === true && (
-            <button
-              className="danger"
-              onClick={() => {
-                const payload = payloadOf()
-                if (payload !== undefined) store(payload)
-              }}
-            >
-              Save anyway
-            </button>
+            <button className="danger" onClick={() => { const payload = payloadOf(); if (payload !== undefined) store(payload) }}>Save anyway</button>
           )}
         </TestResult>
       )}
       <div className="row" style={{ marginTop: 8 }}>
-        <button
-          className="primary"
-          onClick={save}
-          disabled={busy !== undefined || testing !== undefined}
-          title="Tests the connection, then saves it"
-        >
-          Save
-        </button>
-        {form.type !== "search" && (
-          <button onClick={testOnly} disabled={busy !== undefined || testing !== undefined}>Test</button>
-        )}
+        <button className="primary" onClick={save} disabled={busy !== undefined || testing !== undefined} title="Tests the connection, then saves it">Save</button>
+        {form.type !== "search" && <button onClick={testOnly} disabled={busy !== undefined || testing !== undefined}>Test</button>}
         <button onClick={onDone}>Cancel</button>
       </div>
     </section>

@@ -11,14 +11,10 @@ export const ConnectionMark = ({ connection }: { readonly connection: Pick<UiCon
       <span
         className="connection-dot"
         role="img"
-        aria-label={`Colour: ${
-          COLORS.find(([value]) => value.toLowerCase() === connection.color?.toLowerCase())?.[1] ?? connection.color
-        }`}
+        aria-label={`Colour: ${COLORS.find(([value]) => value.toLowerCase() === connection.color?.toLowerCase())?.[1] ?? connection.color}`}
         style={{ background: connection.color }}
       />
     )}
-    {connection.production === true && (
-      <span className="badge production" title="Marked as a production database">Production</span>
-    )}
+    {connection.production === true && <span className="badge production" title="Marked as a production database">Production</span>}
   </>
 )

@@ -17,12 +17,7 @@ const MAX_TABS = 8
 const CANCELLED = "Cancelled: the statement was stopped on the database."
 /** The search console's body indented by two spaces (an empty body stays empty); throws on text that is not JSON. */
 const formatJsonBody = (text: string): string => (text.trim() === "" ? text : JSON.stringify(JSON.parse(text), null, 2))
-type Confirm = {
-  readonly text: string
-  readonly reason: string
-  readonly preview?: Extract<UiConsoleResult, { _tag: "NeedsConfirmation" }>["preview"]
-  readonly rest: ReadonlyArray<string>
-}
+type Confirm = { readonly text: string; readonly reason: string; readonly preview?: Extract<UiConsoleResult, { _tag: "NeedsConfirmation" }>["preview"]; readonly rest: ReadonlyArray<string> }
 
 /**
  * The console (D-60): the SQL editor (or method + path + body for search); Run the statement
@@ -43,11 +38,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main", dat
   const editor = useRef<SqlEditorApi>(undefined)
   const [head = "", ...rest] = (initialText ?? "").split("\n")
   const [method, setMethod] = useState<string>(initialText === undefined ? "GET" : head.split(" ")[0] ?? "GET")
-  const [path, setPath] = useState(
-    initialText === undefined
-      ? (table === undefined ? "/collections" : `/collections/${encodeURIComponent(table)}/documents/search?q=*`)
-      : head.split(" ").slice(1).join(" ")
-  )
+  const [path, setPath] = useState(initialText === undefined ? (table === undefined ? "/collections" : `/collections/${encodeURIComponent(table)}/documents/search?q=*`) : head.split(" ").slice(1).join(" "))
   const [body, setBody] = useState(rest.join("\n"))
   const [text, setText] = useState<string>()
   const [saveError, setSaveError] = useState("")
@@ -69,9 +60,7 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main", dat
     let live = true
     const fallback = initialText ?? (table === undefined ? "SELECT 1" : `SELECT * FROM ${table} LIMIT 100`)
     void loadConsoleText(connection.id, tabId).then((saved) => live && setText(initialText ?? saved ?? fallback))
-    return () => {
-      live = false
-    }
+    return () => { live = false }
     // the text is read once per console tab
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [connection.id, tabId])
@@ -101,20 +90,9 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main", dat
       setElapsed(0)
       setRunning({ runId, started: performance.now() })
       try {
-        const result = await call((client) =>
-          client.browse.console({
-            path: { id: connection.id },
-            urlParams: database === undefined ? {} : { database },
-            payload: { text: statement, confirmed: confirmed && index === 0, runId, ...consoleSchema(connection.id) }
-          })
-        )
+        const result = await call((client) => client.browse.console({ path: { id: connection.id }, urlParams: database === undefined ? {} : { database }, payload: { text: statement, confirmed: confirmed && index === 0, runId, ...consoleSchema(connection.id) } }))
         if (result._tag === "NeedsConfirmation") {
-          setConfirm({
-            text: statement,
-            reason: result.reason,
-            rest: statements.slice(index + 1),
-            ...(result.preview === undefined ? {} : { preview: result.preview })
-          })
+          setConfirm({ text: statement, reason: result.reason, rest: statements.slice(index + 1), ...(result.preview === undefined ? {} : { preview: result.preview }) })
           break
         }
         addTab({ text: statement, result })
@@ -130,21 +108,12 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main", dat
     }
   }, [connection.id])
 
-  const runCurrent = () =>
-    void run(
-      [search ? `${method} ${path}${body.trim() === "" ? "" : `\n${body}`}` : editor.current?.runText() ?? ""],
-      false
-    )
-  const runSelection = () => {
-    const selected = editor.current?.selection() ?? ""
-    if (selected !== "") void run([selected], false)
-  }
+  const runCurrent = () => void run([search ? `${method} ${path}${body.trim() === "" ? "" : `\n${body}`}` : editor.current?.runText() ?? ""], false)
+  const runSelection = () => { const selected = editor.current?.selection() ?? ""; if (selected !== "") void run([selected], false) }
   const runAll = () => void run(editor.current?.statements() ?? [], false)
   const cancel = () => {
     stopped.current = true
-    if (running !== undefined) {
-      void call((client) => client.browse.cancelConsole({ path: { id: connection.id, runId: running.runId } }))
-    }
+    if (running !== undefined) void call((client) => client.browse.cancelConsole({ path: { id: connection.id, runId: running.runId } }))
   }
   const changed = (next: string) => saveConsoleText(connection.id, tabId, next, setSaveError)
   /** Format (D-102): the SQL in the connection's dialect, or the search request's JSON body; one Undo step reverts it. */
@@ -185,21 +154,10 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main", dat
           ? (
             <div>
               <div className="row">
-                <select aria-label="Method" value={method} onChange={(e) => setMethod(e.target.value)}>
-                  {METHODS.map((m) => <option key={m}>{m}</option>)}
-                </select>
+                <select aria-label="Method" value={method} onChange={(e) => setMethod(e.target.value)}>{METHODS.map((m) => <option key={m}>{m}</option>)}</select>
                 <input aria-label="Path" style={{ flex: 1 }} value={path} onChange={(e) => setPath(e.target.value)} />
               </div>
-              <textarea
-                ref={bodyField}
-                onKeyDown={onBodyKey}
-                aria-label="Body"
-                rows={6}
-                style={{ width: "100%", marginTop: 6 }}
-                value={body}
-                placeholder="Optional JSON body"
-                onChange={(e) => setBody(e.target.value)}
-              />
+              <textarea ref={bodyField} onKeyDown={onBodyKey} aria-label="Body" rows={6} style={{ width: "100%", marginTop: 6 }} value={body} placeholder="Optional JSON body" onChange={(e) => setBody(e.target.value)} />
             </div>
           )
           : (
@@ -222,62 +180,23 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main", dat
           )}
         {!search && <SplitHandle height={height} onHeight={setHeight} />}
         <div className="row toolbar">
-          <button
-            className="primary"
-            onClick={runCurrent}
-            disabled={running !== undefined}
-            title="Runs the statement under the cursor, or the selection (Cmd/Ctrl+Enter)"
-          >
-            Run
-          </button>
+          <button className="primary" onClick={runCurrent} disabled={running !== undefined} title="Runs the statement under the cursor, or the selection (Cmd/Ctrl+Enter)">Run</button>
+          {!search && <button onClick={runSelection} disabled={running !== undefined} title="Runs only the selected text">Run selection</button>}
+          {!search && <button onClick={runAll} disabled={running !== undefined} title="Runs every statement in order, each into its own result tab (Cmd/Ctrl+Shift+Enter)">Run all</button>}
+          <button onClick={cancel} disabled={running === undefined} title="Stops the statement on the database">Cancel</button>
+          <button onClick={format} title={search ? "Indents the JSON body (Shift+Alt+F)" : "Formats the selection, or all the text (Shift+Alt+F); Undo reverts it"}>Format</button>
+          {running !== undefined && <span className="progress" role="timer" aria-label="Elapsed">Running… {(elapsed / 1000).toFixed(1)} s</span>}
           {!search && (
-            <button onClick={runSelection} disabled={running !== undefined} title="Runs only the selected text">
-              Run selection
-            </button>
-          )}
-          {!search && (
-            <button
-              onClick={runAll}
-              disabled={running !== undefined}
-              title="Runs every statement in order, each into its own result tab (Cmd/Ctrl+Shift+Enter)"
-            >
-              Run all
-            </button>
-          )}
-          <button onClick={cancel} disabled={running === undefined} title="Stops the statement on the database">
-            Cancel
-          </button>
-          <button
-            onClick={format}
-            title={search
-              ? "Indents the JSON body (Shift+Alt+F)"
-              : "Formats the selection, or all the text (Shift+Alt+F); Undo reverts it"}
-          >
-            Format
-          </button>
-          {running !== undefined && (
-            <span className="progress" role="timer" aria-label="Elapsed">Running… {(elapsed / 1000).toFixed(1)} s</span>
-          )}
-          {!search && (
-            <button
-              className="side-toggle"
-              aria-expanded={sideOpen}
-              aria-controls="console-side"
-              onClick={() => setSideOpen(!sideOpen)}
-            >
+            <button className="side-toggle" aria-expanded={sideOpen} aria-controls="console-side" onClick={() => setSideOpen(!sideOpen)}>
               {sideOpen ? "Hide history" : "Show history"}
             </button>
           )}
         </div>
-        {formatError !== "" && (
-          <div className="error" role="alert">Not formatted (nothing was changed): {formatError}</div>
-        )}
+        {formatError !== "" && <div className="error" role="alert">Not formatted (nothing was changed): {formatError}</div>}
         {saveError !== "" && <div className="error" role="alert">The console text could not be kept: {saveError}</div>}
         {confirm !== undefined && (
           <div className="confirm card" role="alertdialog" aria-label="Confirm the statement">
-            <p>
-              <strong>{confirm.reason}.</strong> Run it?
-            </p>
+            <p><strong>{confirm.reason}.</strong> Run it?</p>
             {confirm.preview !== undefined && <PreviewBlock preview={confirm.preview} />}
             <div className="row" style={{ marginTop: 6 }}>
               <button className="danger" onClick={() => void run([confirm.text, ...confirm.rest], true)}>Run it</button>
@@ -285,23 +204,9 @@ export const ConsoleTab = ({ connection, table, initialText, tabId = "main", dat
             </div>
           </div>
         )}
-        <ResultTabs
-          tabs={tabs}
-          active={active}
-          onActive={setActive}
-          onClose={(id) => setTabs((list) => list.filter((t) => t.id !== id))}
-          dialect={dialect}
-          {...(search || database !== undefined ? {} : { exportFrom: connection.id })}
-        />
+        <ResultTabs tabs={tabs} active={active} onActive={setActive} onClose={(id) => setTabs((list) => list.filter((t) => t.id !== id))} dialect={dialect} {...(search || database !== undefined ? {} : { exportFrom: connection.id })} />
       </div>
-      {!search && sideOpen && (
-        <HistoryPanel
-          connection={connection}
-          tick={tick}
-          currentText={() => editor.current?.text() ?? ""}
-          onPick={(picked) => editor.current?.setText(picked)}
-        />
-      )}
+      {!search && sideOpen && <HistoryPanel connection={connection} tick={tick} currentText={() => editor.current?.text() ?? ""} onPick={(picked) => editor.current?.setText(picked)} />}
     </div>
   )
 }

@@ -16,14 +16,7 @@ export const HistoryPanel = ({ connection, tick, currentText, onPick }: {
   const [term, setTerm] = useState("")
   const [name, setName] = useState("")
   const [error, setError] = useState<string>()
-  const history = useLoad(
-    (client) =>
-      client.browse.history({
-        path: { id: connection.id },
-        urlParams: { limit: 200, ...(term === "" ? {} : { search: term }) }
-      }),
-    [connection.id, term, tick]
-  )
+  const history = useLoad((client) => client.browse.history({ path: { id: connection.id }, urlParams: { limit: 200, ...(term === "" ? {} : { search: term }) } }), [connection.id, term, tick])
   const saved = useLoad((client) => client.work.savedQueries(), [])
   // The Save dialog (name, and "Expose to AI clients"), opened with the editor's text as it is now.
   const [saving, setSaving] = useState<string>()
@@ -33,8 +26,7 @@ export const HistoryPanel = ({ connection, tick, currentText, onPick }: {
     setNotice(undefined)
     setSaving(currentText())
   }
-  const remove = (id: string) =>
-    call((client) => client.work.deleteQuery({ path: { id } })).then(saved.reload, (e: Error) => setError(e.message))
+  const remove = (id: string) => call((client) => client.work.deleteQuery({ path: { id } })).then(saved.reload, (e: Error) => setError(e.message))
   const mine = (saved.data ?? []).filter((query) => query.connectionId === null || query.connectionId === connection.id)
   return (
     <aside id="console-side" className="console-side" aria-label="History and saved queries">
@@ -46,18 +38,8 @@ export const HistoryPanel = ({ connection, tick, currentText, onPick }: {
       {error !== undefined && <div className="error" role="alert">{error}</div>}
       {notice !== undefined && <div className="muted" role="status" aria-label="Saved">{notice}</div>}
       {saving !== undefined && (
-        <SaveQueryDialog
-          connection={connection}
-          text={saving}
-          initialName={name}
-          onClose={() => setSaving(undefined)}
-          onSaved={(message) => {
-            setSaving(undefined)
-            setName("")
-            setNotice(message)
-            saved.reload()
-          }}
-        />
+        <SaveQueryDialog connection={connection} text={saving} initialName={name} onClose={() => setSaving(undefined)}
+          onSaved={(message) => { setSaving(undefined); setName(""); setNotice(message); saved.reload() }} />
       )}
       <ul className="side-list" aria-label="Saved queries">
         {mine.map((query) => (
@@ -69,32 +51,17 @@ export const HistoryPanel = ({ connection, tick, currentText, onPick }: {
         {saved.data !== undefined && mine.length === 0 && <li className="muted">None yet.</li>}
       </ul>
       <h3>History</h3>
-      <input
-        aria-label="Search history"
-        placeholder="Search history"
-        value={term}
-        onChange={(e) => setTerm(e.target.value)}
-        style={{ width: "100%" }}
-      />
+      <input aria-label="Search history" placeholder="Search history" value={term} onChange={(e) => setTerm(e.target.value)} style={{ width: "100%" }} />
       {history.error !== undefined && <div className="error">{history.error}</div>}
       <ul className="side-list" aria-label="History">
         {(history.data ?? []).map((entry) => (
           <li key={entry.id}>
-            <button
-              className="link mono"
-              onClick={() => onPick(entry.text)}
-              title={`${new Date(entry.executedAt).toLocaleString()} · ${entry.outcome} · ${entry.source} · ${
-                Math.round(entry.durationMs)
-              } ms`}
-            >
-              <span className={`badge ${entry.outcome === "success" ? "" : "warn"}`}>{entry.outcome}</span>{" "}
-              {entry.text.length > 90 ? `${entry.text.slice(0, 90)}…` : entry.text}
+            <button className="link mono" onClick={() => onPick(entry.text)} title={`${new Date(entry.executedAt).toLocaleString()} · ${entry.outcome} · ${entry.source} · ${Math.round(entry.durationMs)} ms`}>
+              <span className={`badge ${entry.outcome === "success" ? "" : "warn"}`}>{entry.outcome}</span> {entry.text.length > 90 ? `${entry.text.slice(0, 90)}…` : entry.text}
             </button>
           </li>
         ))}
-        {history.data?.length === 0 && (
-          <li className="muted">{term === "" ? "Nothing run on this connection yet." : "No statement matches."}</li>
-        )}
+        {history.data?.length === 0 && <li className="muted">{term === "" ? "Nothing run on this connection yet." : "No statement matches."}</li>}
       </ul>
     </aside>
   )

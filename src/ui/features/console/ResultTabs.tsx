@@ -33,15 +33,9 @@ export const ResultTabs = ({ tabs, active, onActive, onClose, dialect, exportFro
     <>
       <div className="tabs result-tabs" role="tablist" aria-label="Results">
         {tabs.map((tab) => (
-          <span
-            key={tab.id}
-            className={`result-tab${tab.error === undefined ? "" : " failed"}${
-              tab.cancelled === undefined ? "" : " cancelled"
-            }`}
-          >
+          <span key={tab.id} className={`result-tab${tab.error === undefined ? "" : " failed"}${tab.cancelled === undefined ? "" : " cancelled"}`}>
             <button role="tab" aria-selected={tab.id === current.id} onClick={() => onActive(tab.id)} title={tab.text}>
-              {tab.error !== undefined && <span aria-hidden="true">⚠</span>}
-              {tabName(tab.text)}
+              {tab.error !== undefined && <span aria-hidden="true">⚠ </span>}{tabName(tab.text)}
             </button>
             <button aria-label={`Close ${tabName(tab.text)}`} onClick={() => onClose(tab.id)}>✕</button>
           </span>
@@ -50,9 +44,7 @@ export const ResultTabs = ({ tabs, active, onActive, onClose, dialect, exportFro
       {current.error !== undefined && <div className="error" role="alert">{current.error}</div>}
       {current.cancelled !== undefined && <p className="note" role="status">{current.cancelled}</p>}
       {exportFrom !== undefined && current.result?._tag === "Grid" && current.result.columns.length > 0 && (
-        <div className="row toolbar" role="toolbar" aria-label="Result">
-          <ExportButton connectionId={exportFrom} target={{ kind: "query", query: current.text }} />
-        </div>
+        <div className="row toolbar" role="toolbar" aria-label="Result"><ExportButton connectionId={exportFrom} target={{ kind: "query", query: current.text }} /></div>
       )}
       {current.result !== undefined && <ResultView key={current.id} result={current.result} dialect={dialect} />}
     </>

@@ -3,15 +3,7 @@ import { useState } from "react"
 import type { UiConnection } from "../../../domain/UiSchemas.ts"
 import { call, useLoad } from "../../api.ts"
 import { Dialog } from "../../shell/Dialog.tsx"
-import {
-  CuratedToolFields,
-  definitionOf,
-  draftReady,
-  emptyDraft,
-  parameterNames,
-  suggestedName,
-  type ToolDraft
-} from "../mcp/CuratedToolForm.tsx"
+import { CuratedToolFields, definitionOf, draftReady, emptyDraft, parameterNames, suggestedName, type ToolDraft } from "../mcp/CuratedToolForm.tsx"
 
 /**
  * The console's Save dialog: the statement kept as a saved query and, with "Expose to AI clients", also as a curated
@@ -34,9 +26,7 @@ export const SaveQueryDialog = ({ connection, text, initialName, onClose, onSave
   const curated = useLoad((client) => client.mcp.curatedTools(), [])
   const taken = (curated.data?.tools ?? []).map((tool) => tool.name)
   const dialect = connection.type === "search" ? undefined : connection.type
-  const found = dialect === undefined
-    ? Either.left("Only SQL statements can be exposed from the console.")
-    : parameterNames(text, dialect)
+  const found = dialect === undefined ? Either.left("Only SQL statements can be exposed from the console.") : parameterNames(text, dialect)
   const names = Either.getOrElse(found, () => [] as ReadonlyArray<string>)
   const namesProblem = Either.isLeft(found) ? found.left : undefined
 
@@ -57,13 +47,9 @@ export const SaveQueryDialog = ({ connection, text, initialName, onClose, onSave
       if (expose) {
         const tool = definitionOf(draft, names, { connection: connection.id, sql: text })
         if (Either.isLeft(tool)) return setError(tool.left)
-        message = (await call((client) =>
-          client.mcp.saveCuratedTool({ payload: { tool: tool.right, replacing: null } })
-        )).message
+        message = (await call((client) => client.mcp.saveCuratedTool({ payload: { tool: tool.right, replacing: null } }))).message
       }
-      await call((client) =>
-        client.work.saveQuery({ payload: { name: name.trim(), text, connectionId: connection.id } })
-      )
+      await call((client) => client.work.saveQuery({ payload: { name: name.trim(), text, connectionId: connection.id } }))
       onSaved(message)
     } catch (e) {
       setError((e as Error).message)
@@ -74,38 +60,14 @@ export const SaveQueryDialog = ({ connection, text, initialName, onClose, onSave
   const ready = !busy && (!expose || draftReady(draft, taken, namesProblem))
   return (
     <Dialog title="Save query" onClose={onClose} wide>
-      <div
-        onKeyDown={(e) => {
-          if (e.key === "Enter" && (e.metaKey || e.ctrlKey) && ready) {
-            e.preventDefault()
-            void save()
-          }
-        }}
-      >
-        <label className="row">
-          Name{" "}
-          <input data-autofocus aria-label="Saved query name" value={name} onChange={(e) => rename(e.target.value)} />
-        </label>
+      <div onKeyDown={(e) => { if (e.key === "Enter" && (e.metaKey || e.ctrlKey) && ready) { e.preventDefault(); void save() } }}>
+        <label className="row">Name <input data-autofocus aria-label="Saved query name" value={name} onChange={(e) => rename(e.target.value)} /></label>
         <pre className="mono" style={{ maxHeight: 120, overflow: "auto" }}>{text}</pre>
         <label className="row">
-          <input
-            type="checkbox"
-            aria-label="Expose to AI clients"
-            checked={expose}
-            disabled={dialect === undefined}
-            onChange={(e) => setExpose(e.target.checked)}
-          />
+          <input type="checkbox" aria-label="Expose to AI clients" checked={expose} disabled={dialect === undefined} onChange={(e) => setExpose(e.target.checked)} />
           Expose to AI clients (a tool they call by name with typed arguments, bound as values)
         </label>
-        {expose && (
-          <CuratedToolFields
-            draft={draft}
-            onChange={changeDraft}
-            names={names}
-            namesProblem={namesProblem}
-            taken={taken}
-          />
-        )}
+        {expose && <CuratedToolFields draft={draft} onChange={changeDraft} names={names} namesProblem={namesProblem} taken={taken} />}
         {error !== undefined && <div className="error" role="alert">{error}</div>}
         <div className="row">
           <button className="primary" disabled={!ready} onClick={() => void save()}>Save</button>

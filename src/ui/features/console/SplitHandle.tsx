@@ -6,19 +6,14 @@ const STEP = 24
 const clamp = (value: number) => Math.min(MAX, Math.max(MIN, value))
 
 /** The bar between the editor and the results: drag it, or focus it and use the up and down arrows. */
-export const SplitHandle = (
-  { height, onHeight }: { readonly height: number; readonly onHeight: (height: number) => void }
-) => {
+export const SplitHandle = ({ height, onHeight }: { readonly height: number; readonly onHeight: (height: number) => void }) => {
   const drag = (event: PointerEvent<HTMLDivElement>) => {
     const start = event.clientY
     const from = height
     const target = event.currentTarget
     target.setPointerCapture(event.pointerId)
     const move = (e: globalThis.PointerEvent) => onHeight(clamp(from + e.clientY - start))
-    const up = () => {
-      target.removeEventListener("pointermove", move)
-      target.removeEventListener("pointerup", up)
-    }
+    const up = () => { target.removeEventListener("pointermove", move); target.removeEventListener("pointerup", up) }
     target.addEventListener("pointermove", move)
     target.addEventListener("pointerup", up)
   }

@@ -1,25 +1,9 @@
-import {
-  autocompletion,
-  closeBrackets,
-  closeCompletion,
-  type CompletionContext,
-  type CompletionSource,
-  completionKeymap
-} from "@codemirror/autocomplete"
+import { autocompletion, closeBrackets, closeCompletion, type CompletionContext, type CompletionSource, completionKeymap } from "@codemirror/autocomplete"
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands"
 import { keywordCompletionSource, MySQL, PostgreSQL, schemaCompletionSource, sql, SQLite } from "@codemirror/lang-sql"
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting, syntaxTree } from "@codemirror/language"
 import { Compartment, EditorState, Prec, type Range, StateField } from "@codemirror/state"
-import {
-  Decoration,
-  type DecorationSet,
-  drawSelection,
-  EditorView,
-  highlightActiveLine,
-  keymap,
-  lineNumbers,
-  placeholder
-} from "@codemirror/view"
+import { Decoration, type DecorationSet, drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers, placeholder } from "@codemirror/view"
 import { useEffect, useRef } from "react"
 import { formatSql } from "./formatSql.ts"
 
@@ -83,10 +67,7 @@ const currentStatement = StateField.define<DecorationSet>({
  * columns (or a schema's tables) of that name can follow.
  */
 const completion = (dialect: Dialect, schema: Schema): CompletionSource => {
-  const names = schemaCompletionSource({
-    dialect: DIALECTS[dialect],
-    schema: Object.fromEntries(Object.entries(schema).map(([t, c]) => [t, [...c]]))
-  })
+  const names = schemaCompletionSource({ dialect: DIALECTS[dialect], schema: Object.fromEntries(Object.entries(schema).map(([t, c]) => [t, [...c]])) })
   const keywords = keywordCompletionSource(DIALECTS[dialect], true)
   return async (context: CompletionContext) => {
     const qualified = context.matchBefore(/[\w$"`\]]\.[\w$"`]*$/) !== null
@@ -100,13 +81,7 @@ const completion = (dialect: Dialect, schema: Schema): CompletionSource => {
 }
 
 const theme = EditorView.theme({
-  "&": {
-    backgroundColor: "var(--bg-elev)",
-    color: "var(--fg)",
-    border: "1px solid var(--border)",
-    borderRadius: "4px",
-    height: "100%"
-  },
+  "&": { backgroundColor: "var(--bg-elev)", color: "var(--fg)", border: "1px solid var(--border)", borderRadius: "4px", height: "100%" },
   ".cm-scroller": { overflow: "auto" },
   ".cm-content": { fontFamily: "ui-monospace, monospace", caretColor: "var(--fg)" },
   ".cm-gutters": { backgroundColor: "var(--bg)", color: "var(--muted)", border: "none" },
@@ -148,27 +123,9 @@ const SqlEditor = ({ initial, dialect, schema, onRun, onRunAll, onFormat, onChan
         doc: initial,
         extensions: [
           Prec.highest(keymap.of([
-            {
-              key: "Mod-Shift-Enter",
-              run: () => {
-                handlers.current.onRunAll()
-                return true
-              }
-            },
-            {
-              key: "Mod-Enter",
-              run: () => {
-                handlers.current.onRun()
-                return true
-              }
-            },
-            {
-              key: "Shift-Alt-f",
-              run: () => {
-                handlers.current.onFormat()
-                return true
-              }
-            }
+            { key: "Mod-Shift-Enter", run: () => { handlers.current.onRunAll(); return true } },
+            { key: "Mod-Enter", run: () => { handlers.current.onRun(); return true } },
+            { key: "Shift-Alt-f", run: () => { handlers.current.onFormat(); return true } }
           ])),
           lineNumbers(),
           history(),
@@ -182,9 +139,7 @@ const SqlEditor = ({ initial, dialect, schema, onRun, onRunAll, onFormat, onChan
           language.current.of(sql({ dialect: DIALECTS[dialect], upperCaseKeywords: true })),
           currentStatement,
           EditorView.lineWrapping,
-          EditorView.updateListener.of((update) => {
-            if (update.docChanged) handlers.current.onChange?.(update.state.doc.toString())
-          }),
+          EditorView.updateListener.of((update) => { if (update.docChanged) handlers.current.onChange?.(update.state.doc.toString()) }),
           placeholder("SELECT … (Cmd/Ctrl+Enter runs the statement under the cursor)"),
           EditorView.contentAttributes.of({ "aria-label": "SQL" }),
           theme
@@ -196,9 +151,7 @@ const SqlEditor = ({ initial, dialect, schema, onRun, onRunAll, onFormat, onChan
       runText: () => {
         const { state } = editor
         const selection = state.selection.main
-        return selection.empty
-          ? statementAt(state, selection.head)
-          : state.sliceDoc(selection.from, selection.to).trim()
+        return selection.empty ? statementAt(state, selection.head) : state.sliceDoc(selection.from, selection.to).trim()
       },
       current: () => statementAt(editor.state, editor.state.selection.main.head),
       selection: () => {
@@ -208,17 +161,13 @@ const SqlEditor = ({ initial, dialect, schema, onRun, onRunAll, onFormat, onChan
       statements: () => {
         const { state } = editor
         const nodes = syntaxTree(state).topNode.getChildren("Statement")
-        const all = nodes.length === 0
-          ? [state.doc.toString()]
-          : nodes.map((node) => state.sliceDoc(node.from, node.to))
+        const all = nodes.length === 0 ? [state.doc.toString()] : nodes.map((node) => state.sliceDoc(node.from, node.to))
         return all.map(clean).filter((text) => text !== "")
       },
       setText: (text) => editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } }),
       text: () => editor.state.doc.toString(),
       focus: () => editor.focus(),
-      closePopups: () => {
-        closeCompletion(editor)
-      },
+      closePopups: () => { closeCompletion(editor) },
       format: () => {
         const { state } = editor
         const selection = state.selection.main
@@ -235,9 +184,7 @@ const SqlEditor = ({ initial, dialect, schema, onRun, onRunAll, onFormat, onChan
         // one transaction: one Undo step brings the text back as typed
         editor.dispatch({
           changes: { from, to, insert: after },
-          selection: selection.empty
-            ? { anchor: Math.min(selection.head, after.length) }
-            : { anchor: from, head: from + after.length },
+          selection: selection.empty ? { anchor: Math.min(selection.head, after.length) } : { anchor: from, head: from + after.length },
           userEvent: "format",
           scrollIntoView: true
         })

@@ -18,22 +18,12 @@ const FORMATS = [
 type Format = (typeof FORMATS)[number]["value"]
 
 const size = (bytes: number) =>
-  bytes < 1024
-    ? `${bytes} bytes`
-    : bytes < 1024 * 1024
-    ? `${(bytes / 1024).toFixed(1)} KiB`
-    : `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+  bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
 const POLL_MS = 250
 
 /** The Export dialog: a format, then a running export's rows and bytes with Cancel, then the file's path. */
-export const ExportDialog = (
-  { connectionId, target, onClose }: {
-    readonly connectionId: string
-    readonly target: ExportTarget
-    readonly onClose: () => void
-  }
-) => {
+export const ExportDialog = ({ connectionId, target, onClose }: { readonly connectionId: string; readonly target: ExportTarget; readonly onClose: () => void }) => {
   const [format, setFormat] = useState<Format>("csv")
   const [status, setStatus] = useState<UiExportStatus>()
   const [error, setError] = useState<string>()
@@ -53,10 +43,7 @@ export const ExportDialog = (
     if (!running || runId.current === undefined) return
     const id = runId.current
     const timer = setInterval(() => {
-      call((client) => client.exports.exportStatus({ path: { runId: id } })).then(
-        setStatus,
-        (e: Error) => setError(e.message)
-      )
+      call((client) => client.exports.exportStatus({ path: { runId: id } })).then(setStatus, (e: Error) => setError(e.message))
     }, POLL_MS)
     return () => clearInterval(timer)
   }, [running])
@@ -66,17 +53,11 @@ export const ExportDialog = (
     setCopied(false)
     const id = crypto.randomUUID()
     runId.current = id
-    const source = target.kind === "table"
-      ? { table: target.table, grid: target.grid }
-      : { query: target.query, ...(target.schema === undefined ? {} : { schema: target.schema }) }
-    call((client) =>
-      client.exports.startExport({ path: { id: connectionId }, payload: { runId: id, format, ...source } })
-    ).then(setStatus, (e: Error) => setError(e.message))
+    const source = target.kind === "table" ? { table: target.table, grid: target.grid } : { query: target.query, ...(target.schema === undefined ? {} : { schema: target.schema }) }
+    call((client) => client.exports.startExport({ path: { id: connectionId }, payload: { runId: id, format, ...source } })).then(setStatus, (e: Error) => setError(e.message))
   }
   const cancel = () => {
-    if (runId.current !== undefined) {
-      void call((client) => client.exports.cancelExport({ path: { runId: runId.current! } }))
-    }
+    if (runId.current !== undefined) void call((client) => client.exports.cancelExport({ path: { runId: runId.current! } }))
   }
   const close = () => {
     if (running) cancel()
@@ -84,31 +65,16 @@ export const ExportDialog = (
   }
   const copy = () => {
     if (status?.path === undefined) return
-    navigator.clipboard.writeText(status.path).then(
-      () => setCopied(true),
-      () => setError("The clipboard could not be written; select the path and copy it.")
-    )
+    navigator.clipboard.writeText(status.path).then(() => setCopied(true), () => setError("The clipboard could not be written; select the path and copy it."))
   }
 
   return (
     <Dialog title={target.kind === "table" ? `Export ${target.table}` : "Export the result"} onClose={close}>
-      <p className="note">
-        {target.kind === "table"
-          ? "Every row that matches the grid's filters, in its order."
-          : "Every row of the statement, read again from the database."}
-      </p>
+      <p className="note">{target.kind === "table" ? "Every row that matches the grid's filters, in its order." : "Every row of the statement, read again from the database."}</p>
       <fieldset disabled={running} className="row" aria-label="Format">
         {FORMATS.map((item, i) => (
           <label key={item.value}>
-            <input
-              type="radio"
-              name="export-format"
-              value={item.value}
-              checked={format === item.value}
-              onChange={() => setFormat(item.value)}
-              {...(i === 0 ? { "data-autofocus": true } : {})}
-            />{" "}
-            {item.label}
+            <input type="radio" name="export-format" value={item.value} checked={format === item.value} onChange={() => setFormat(item.value)} {...(i === 0 ? { "data-autofocus": true } : {})} /> {item.label}
           </label>
         ))}
       </fieldset>
@@ -116,15 +82,9 @@ export const ExportDialog = (
       {status !== undefined && (
         <div role="status" aria-label="Export progress">
           {running && <progress aria-label="Exporting" />}
-          <p className="note">
-            {status.rows.toLocaleString()} rows, {size(status.bytes)}
-            {status.state === "running" ? " so far" : ""}
-          </p>
+          <p className="note">{status.rows.toLocaleString()} rows, {size(status.bytes)}{status.state === "running" ? " so far" : ""}</p>
           {status.state === "done" && status.path !== undefined && (
-            <p>
-              Saved to <code aria-label="Exported file">{status.path}</code>{" "}
-              <button onClick={copy}>{copied ? "Copied" : "Copy path"}</button>
-            </p>
+            <p>Saved to <code aria-label="Exported file">{status.path}</code> <button onClick={copy}>{copied ? "Copied" : "Copy path"}</button></p>
           )}
           {status.state === "cancelled" && <p className="note">{status.message}</p>}
           {status.state === "failed" && <p className="error" role="alert">{status.message}</p>}
@@ -142,9 +102,7 @@ export const ExportDialog = (
 }
 
 /** The Export button that opens the dialog (Data toolbar, console result). */
-export const ExportButton = (
-  { connectionId, target }: { readonly connectionId: string; readonly target: ExportTarget }
-) => {
+export const ExportButton = ({ connectionId, target }: { readonly connectionId: string; readonly target: ExportTarget }) => {
   const [open, setOpen] = useState(false)
   return (
     <>

@@ -24,23 +24,9 @@ export interface ToolDraft {
   readonly parameters: Readonly<Record<string, ParameterDraft>>
 }
 
-const EMPTY_PARAMETER: ParameterDraft = {
-  type: "text",
-  required: true,
-  default: "",
-  min: "",
-  max: "",
-  pattern: "",
-  values: "",
-  secret: false
-}
+const EMPTY_PARAMETER: ParameterDraft = { type: "text", required: true, default: "", min: "", max: "", pattern: "", values: "", secret: false }
 
-export const emptyDraft = (name = ""): ToolDraft => ({
-  name,
-  description: "",
-  approvedInAdvance: false,
-  parameters: {}
-})
+export const emptyDraft = (name = ""): ToolDraft => ({ name, description: "", approvedInAdvance: false, parameters: {} })
 
 /** A tool's name from a saved query's name: letters, digits and _ (a suggestion; the user may change it). */
 export const suggestedName = (queryName: string): string =>
@@ -67,17 +53,9 @@ export const parameterNames = (sql: string, dialect: SqlDialect): Either.Either<
   Either.map(scanPlaceholders(sql, dialect), (found) => [...new Set(found.map((placeholder) => placeholder.name))])
 
 const numberOf = (text: string, what: string): Either.Either<number | undefined, string> =>
-  text.trim() === ""
-    ? Either.right(undefined)
-    : Number.isFinite(Number(text))
-    ? Either.right(Number(text))
-    : Either.left(`${what} must be a number`)
+  text.trim() === "" ? Either.right(undefined) : Number.isFinite(Number(text)) ? Either.right(Number(text)) : Either.left(`${what} must be a number`)
 
-const parameterOf = (
-  name: string,
-  draft: ParameterDraft,
-  base: CuratedParameter | undefined
-): Either.Either<CuratedParameter, string> => {
+const parameterOf = (name: string, draft: ParameterDraft, base: CuratedParameter | undefined): Either.Either<CuratedParameter, string> => {
   const min = numberOf(draft.min, `${name}: the minimum`)
   const max = numberOf(draft.max, `${name}: the maximum`)
   if (Either.isLeft(min)) return Either.left(min.left)
@@ -116,17 +94,11 @@ export const definitionOf = (
 ): Either.Either<CuratedToolDefinition, string> => {
   const parameters: Array<CuratedParameter> = []
   for (const name of names) {
-    const built = parameterOf(
-      name,
-      draft.parameters[name] ?? EMPTY_PARAMETER,
-      base.parameters?.find((p) => p.name === name)
-    )
+    const built = parameterOf(name, draft.parameters[name] ?? EMPTY_PARAMETER, base.parameters?.find((p) => p.name === name))
     if (Either.isLeft(built)) return Either.left(built.left)
     parameters.push(built.right)
   }
-  if (draft.description.trim() === "") {
-    return Either.left("Say what the tool does: the description is what the AI client reads.")
-  }
+  if (draft.description.trim() === "") return Either.left("Say what the tool does: the description is what the AI client reads.")
   return Either.right({
     name: draft.name.trim(),
     description: draft.description.trim(),
@@ -139,13 +111,7 @@ export const definitionOf = (
   })
 }
 
-const ParameterFields = (
-  { name, value, onChange }: {
-    readonly name: string
-    readonly value: ParameterDraft
-    readonly onChange: (next: ParameterDraft) => void
-  }
-) => {
+const ParameterFields = ({ name, value, onChange }: { readonly name: string; readonly value: ParameterDraft; readonly onChange: (next: ParameterDraft) => void }) => {
   const set = (patch: Partial<ParameterDraft>) => onChange({ ...value, ...patch })
   const bounded = value.type === "integer" || value.type === "number" || value.type === "text"
   const unit = value.type === "text" ? " length" : ""
@@ -153,74 +119,16 @@ const ParameterFields = (
     <fieldset className="card" aria-label={`Parameter ${name}`}>
       <legend className="mono">:{name}</legend>
       <div className="row">
-        <label>
-          Type{" "}
-          <select
-            aria-label={`Type of ${name}`}
-            value={value.type}
-            onChange={(e) => set({ type: e.target.value as ParameterType })}
-          >
-            {ParameterType.literals.map((type) => <option key={type} value={type}>{type}</option>)}
-          </select>
-        </label>
-        <label>
-          <input
-            type="checkbox"
-            aria-label={`${name} is required`}
-            checked={value.required}
-            onChange={(e) => set({ required: e.target.checked })}
-          />{" "}
-          Required
-        </label>
-        <input
-          aria-label={`Default of ${name}`}
-          placeholder="Default (optional)"
-          value={value.default}
-          onChange={(e) => set({ default: e.target.value })}
-        />
-        {bounded && (
-          <input
-            aria-label={`Minimum${unit} of ${name}`}
-            placeholder={`Min${unit}`}
-            size={8}
-            value={value.min}
-            onChange={(e) => set({ min: e.target.value })}
-          />
-        )}
-        {bounded && (
-          <input
-            aria-label={`Maximum${unit} of ${name}`}
-            placeholder={`Max${unit}`}
-            size={8}
-            value={value.max}
-            onChange={(e) => set({ max: e.target.value })}
-          />
-        )}
-        {value.type === "text" && (
-          <input
-            aria-label={`Pattern of ${name}`}
-            placeholder="Pattern (regular expression)"
-            value={value.pattern}
-            onChange={(e) => set({ pattern: e.target.value })}
-          />
-        )}
-        {value.type === "enum" && (
-          <input
-            aria-label={`Values of ${name}`}
-            placeholder="Values, separated by commas"
-            value={value.values}
-            onChange={(e) => set({ values: e.target.value })}
-          />
-        )}
-        <label>
-          <input
-            type="checkbox"
-            aria-label={`${name} is secret`}
-            checked={value.secret}
-            onChange={(e) => set({ secret: e.target.checked })}
-          />{" "}
-          Secret (kept out of the activity log)
-        </label>
+        <label>Type <select aria-label={`Type of ${name}`} value={value.type} onChange={(e) => set({ type: e.target.value as ParameterType })}>
+          {ParameterType.literals.map((type) => <option key={type} value={type}>{type}</option>)}
+        </select></label>
+        <label><input type="checkbox" aria-label={`${name} is required`} checked={value.required} onChange={(e) => set({ required: e.target.checked })} /> Required</label>
+        <input aria-label={`Default of ${name}`} placeholder="Default (optional)" value={value.default} onChange={(e) => set({ default: e.target.value })} />
+        {bounded && <input aria-label={`Minimum${unit} of ${name}`} placeholder={`Min${unit}`} size={8} value={value.min} onChange={(e) => set({ min: e.target.value })} />}
+        {bounded && <input aria-label={`Maximum${unit} of ${name}`} placeholder={`Max${unit}`} size={8} value={value.max} onChange={(e) => set({ max: e.target.value })} />}
+        {value.type === "text" && <input aria-label={`Pattern of ${name}`} placeholder="Pattern (regular expression)" value={value.pattern} onChange={(e) => set({ pattern: e.target.value })} />}
+        {value.type === "enum" && <input aria-label={`Values of ${name}`} placeholder="Values, separated by commas" value={value.values} onChange={(e) => set({ values: e.target.value })} />}
+        <label><input type="checkbox" aria-label={`${name} is secret`} checked={value.secret} onChange={(e) => set({ secret: e.target.checked })} /> Secret (kept out of the activity log)</label>
       </div>
     </fieldset>
   )
@@ -244,53 +152,23 @@ export const CuratedToolFields = ({ draft, onChange, names, namesProblem, taken 
   const nameProblem = draft.name === "" ? undefined : toolNameProblem(draft.name.trim(), taken)
   return (
     <div className="curated-fields">
-      <label className="row">
-        Tool name{" "}
-        <input
-          aria-label="Tool name"
-          className="mono"
-          value={draft.name}
-          onChange={(e) => onChange({ ...draft, name: e.target.value })}
-        />
-      </label>
-      {nameProblem !== undefined && (
-        <div className="error" role="alert" aria-label="Tool name problem">{nameProblem}</div>
-      )}
-      <label>
-        Description for the AI client
-        <textarea
-          aria-label="Tool description"
-          rows={2}
-          style={{ width: "100%" }}
-          value={draft.description}
-          onChange={(e) => onChange({ ...draft, description: e.target.value })}
-        />
+      <label className="row">Tool name <input aria-label="Tool name" className="mono" value={draft.name} onChange={(e) => onChange({ ...draft, name: e.target.value })} /></label>
+      {nameProblem !== undefined && <div className="error" role="alert" aria-label="Tool name problem">{nameProblem}</div>}
+      <label>Description for the AI client
+        <textarea aria-label="Tool description" rows={2} style={{ width: "100%" }} value={draft.description} onChange={(e) => onChange({ ...draft, description: e.target.value })} />
       </label>
       {namesProblem !== undefined
         ? <div className="error" role="alert">{namesProblem}</div>
         : names.length === 0
         ? <p className="muted">The statement has no :name parameters.</p>
         : names.map((name) => (
-          <ParameterFields
-            key={name}
-            name={name}
-            value={draft.parameters[name] ?? EMPTY_PARAMETER}
-            onChange={(next) => onChange({ ...draft, parameters: { ...draft.parameters, [name]: next } })}
-          />
+          <ParameterFields key={name} name={name} value={draft.parameters[name] ?? EMPTY_PARAMETER}
+            onChange={(next) => onChange({ ...draft, parameters: { ...draft.parameters, [name]: next } })} />
         ))}
-      <label className="row">
-        <input
-          type="checkbox"
-          aria-label="Approved in advance"
-          checked={draft.approvedInAdvance}
-          onChange={(e) => onChange({ ...draft, approvedInAdvance: e.target.checked })}
-        />{" "}
-        Approved in advance
-      </label>
+      <label className="row"><input type="checkbox" aria-label="Approved in advance" checked={draft.approvedInAdvance} onChange={(e) => onChange({ ...draft, approvedInAdvance: e.target.checked })} /> Approved in advance</label>
       {draft.approvedInAdvance && (
         <div role="note" style={{ background: "#ffe2b8", color: "#5a3a00", padding: "6px 10px", borderRadius: 4 }}>
-          If the statement changes data, AI clients run it without asking you and without a dry run. Each run is
-          recorded in the activity log.
+          If the statement changes data, AI clients run it without asking you and without a dry run. Each run is recorded in the activity log.
         </div>
       )}
     </div>

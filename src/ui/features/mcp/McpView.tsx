@@ -22,16 +22,7 @@ export const MCP_SECTIONS: ReadonlyArray<McpSection> = [
   { id: "clients", label: "Connected clients", render: () => <ClientsPanel /> },
   { id: "reads", label: "Open reads", render: () => <OpenReadsPanel /> },
   { id: "activity", label: "Activity", render: () => <ActivityPanel /> },
-  {
-    id: "settings",
-    label: "Settings",
-    render: () => (
-      <>
-        <SettingsPanel />
-        <PolicyExplainerPanel />
-      </>
-    )
-  }
+  { id: "settings", label: "Settings", render: () => <><SettingsPanel /><PolicyExplainerPanel /></> }
 ]
 
 /** MCP panel (D-60). */
@@ -41,16 +32,7 @@ export const McpView = ({ sections = MCP_SECTIONS }: { readonly sections?: Reado
   return (
     <section>
       <div className="tabs" role="tablist" aria-label="MCP">
-        {sections.map((entry) => (
-          <button
-            key={entry.id}
-            role="tab"
-            aria-selected={entry.id === current?.id}
-            onClick={() => setSection(entry.id)}
-          >
-            {entry.label}
-          </button>
-        ))}
+        {sections.map((entry) => <button key={entry.id} role="tab" aria-selected={entry.id === current?.id} onClick={() => setSection(entry.id)}>{entry.label}</button>)}
       </div>
       {current?.render()}
     </section>

@@ -3,11 +3,7 @@ import type { UiDriver } from "../../../domain/UiSchemas.ts"
 import { call, useLoad } from "../../api.ts"
 import { type Density, type Theme, usePrefs } from "../../shell/Prefs.tsx"
 
-const STATE: Record<UiDriver["state"], string> = {
-  builtIn: "built in",
-  available: "available (not installed)",
-  enabled: "installed"
-}
+const STATE: Record<UiDriver["state"], string> = { builtIn: "built in", available: "available (not installed)", enabled: "installed" }
 
 /** The plugin browser (D-55): drivers, built in or loadable, with enable/disable. */
 export const PluginsPanel = () => {
@@ -27,26 +23,13 @@ export const PluginsPanel = () => {
       <h3>Drivers</h3>
       {error !== undefined && <div className="error" role="alert">{error}</div>}
       <table className="list" aria-label="Drivers">
-        <thead>
-          <tr>
-            <th>Driver</th>
-            <th>State</th>
-            <th></th>
+        <thead><tr><th>Driver</th><th>State</th><th></th></tr></thead>
+        <tbody>{shown.map((driver) => (
+          <tr key={driver.type}>
+            <td>{driver.title}</td><td>{STATE[driver.state]}</td>
+            <td>{driver.state !== "builtIn" && <button onClick={() => change(driver)}>{driver.state === "enabled" ? "Disable" : "Enable"}</button>}</td>
           </tr>
-        </thead>
-        <tbody>
-          {shown.map((driver) => (
-            <tr key={driver.type}>
-              <td>{driver.title}</td>
-              <td>{STATE[driver.state]}</td>
-              <td>
-                {driver.state !== "builtIn" && (
-                  <button onClick={() => change(driver)}>{driver.state === "enabled" ? "Disable" : "Enable"}</button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
+        ))}</tbody>
       </table>
     </section>
   )
@@ -59,23 +42,14 @@ export const AppearancePanel = () => {
     <section className="card" aria-label="Appearance">
       <h3>Appearance</h3>
       <div className="row">
-        <label className="row">
-          Theme
+        <label className="row">Theme
           <select aria-label="Theme" value={prefs.theme} onChange={(e) => prefs.setTheme(e.target.value as Theme)}>
-            <option value="system">Follow the system</option>
-            <option value="light">Light</option>
-            <option value="dark">Dark</option>
+            <option value="system">Follow the system</option><option value="light">Light</option><option value="dark">Dark</option>
           </select>
         </label>
-        <label className="row">
-          Density
-          <select
-            aria-label="Density"
-            value={prefs.density}
-            onChange={(e) => prefs.setDensity(e.target.value as Density)}
-          >
-            <option value="comfortable">Comfortable</option>
-            <option value="compact">Compact</option>
+        <label className="row">Density
+          <select aria-label="Density" value={prefs.density} onChange={(e) => prefs.setDensity(e.target.value as Density)}>
+            <option value="comfortable">Comfortable</option><option value="compact">Compact</option>
           </select>
         </label>
       </div>

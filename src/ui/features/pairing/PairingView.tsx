@@ -44,19 +44,9 @@ export const PairingView = ({ params }: { readonly params: URLSearchParams }) =>
 
   const approve = () => {
     setError(undefined)
-    call((c) =>
-      c.work.approvePairing({
-        payload: {
-          client,
-          challenge,
-          redirect,
-          state,
-          access,
-          connections: scope,
-          expiresInDays: days === "" ? null : Number(days)
-        }
-      })
-    ).then((result) => {
+    call((c) => c.work.approvePairing({
+      payload: { client, challenge, redirect, state, access, connections: scope, expiresInDays: days === "" ? null : Number(days) }
+    })).then((result) => {
       if (result.redirectTo !== null) window.location.assign(result.redirectTo)
       else setCode(result)
     }, (e: Error) => setError(e.message))
@@ -65,13 +55,7 @@ export const PairingView = ({ params }: { readonly params: URLSearchParams }) =>
     setDenied(true)
     if (redirect !== null) {
       try {
-        window.location.assign(
-          withParams(redirect, {
-            error: "access_denied",
-            error_description: "user_denied",
-            ...(state === null ? {} : { state })
-          })
-        )
+        window.location.assign(withParams(redirect, { error: "access_denied", error_description: "user_denied", ...(state === null ? {} : { state }) }))
       } catch {
         // a malformed redirect: nothing to tell the client
       }
@@ -79,87 +63,46 @@ export const PairingView = ({ params }: { readonly params: URLSearchParams }) =>
   }
 
   if (client === "" || challenge === "") {
-    return (
-      <section className="card">
-        <h1>Pair a client</h1>
-        <div className="error">
-          This pairing link is incomplete (it needs client and challenge). Start the pairing again from the client.
-        </div>
-      </section>
-    )
+    return <section className="card"><h1>Pair a client</h1><div className="error">This pairing link is incomplete (it needs client and challenge). Start the pairing again from the client.</div></section>
   }
   const left = code === undefined ? 0 : Math.max(0, Math.round((Date.parse(code.expiresAt) - now) / 1000))
   return (
     <section className="card pairing" aria-label="Pairing">
       <h1>{client} asks for access to dbdesk</h1>
-      <p>
-        {redirect === null ? "The code will be shown here for you to paste into the client." : (
-          <>
-            The code will be sent to <code>{redirect}</code> on this computer.
-          </>
-        )}
-      </p>
+      <p>{redirect === null ? "The code will be shown here for you to paste into the client." : <>The code will be sent to <code>{redirect}</code> on this computer.</>}</p>
       {denied && <p role="status">Denied. {client} gets no token.</p>}
       {code !== undefined && (
         <div role="status" aria-label="Pairing code">
-          <p>
-            Give this code to {client}; it is valid for {Math.floor(left / 60)}:{String(left % 60).padStart(2, "0")}
-            {" "}
-            more.
-          </p>
+          <p>Give this code to {client}; it is valid for {Math.floor(left / 60)}:{String(left % 60).padStart(2, "0")} more.</p>
           <pre className="block" aria-label="Code">{code.code}</pre>
         </div>
       )}
-      {code === undefined && !denied && (
-        <>
-          <div className="form-grid">
-            <label className="field">
-              Permission level
-              <select
-                aria-label="Permission level"
-                value={access}
-                onChange={(e) => setAccess(e.target.value as Access)}
-              >
-                <option value="readOnly">Read only</option>
-                <option value="readWrite">Read and write</option>
-                <option value="fullAccess">Full access</option>
-              </select>
+      {code === undefined && !denied && <>
+        <div className="form-grid">
+          <label className="field">Permission level
+            <select aria-label="Permission level" value={access} onChange={(e) => setAccess(e.target.value as Access)}>
+              <option value="readOnly">Read only</option><option value="readWrite">Read and write</option><option value="fullAccess">Full access</option>
+            </select>
+          </label>
+          <label className="field">Expires
+            <select aria-label="Expires" value={days} onChange={(e) => setDays(e.target.value)}>{EXPIRIES.map(([value, label]) => <option key={value} value={value}>{label}</option>)}</select>
+          </label>
+        </div>
+        <fieldset>
+          <legend>Allowed connections</legend>
+          <label className="row"><input type="checkbox" checked={scope === "all"} onChange={(e) => setScope(e.target.checked ? "all" : [])} /> All connections</label>
+          {scope !== "all" && (connections.data ?? []).map((c) => (
+            <label className="row" key={c.id}>
+              <input type="checkbox" checked={scope.includes(c.id)} onChange={(e) => setScope(e.target.checked ? [...scope, c.id] : scope.filter((id) => id !== c.id))} /> {c.name}
             </label>
-            <label className="field">
-              Expires
-              <select aria-label="Expires" value={days} onChange={(e) => setDays(e.target.value)}>
-                {EXPIRIES.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
-              </select>
-            </label>
-          </div>
-          <fieldset>
-            <legend>Allowed connections</legend>
-            <label className="row">
-              <input
-                type="checkbox"
-                checked={scope === "all"}
-                onChange={(e) => setScope(e.target.checked ? "all" : [])}
-              />{" "}
-              All connections
-            </label>
-            {scope !== "all" && (connections.data ?? []).map((c) => (
-              <label className="row" key={c.id}>
-                <input
-                  type="checkbox"
-                  checked={scope.includes(c.id)}
-                  onChange={(e) => setScope(e.target.checked ? [...scope, c.id] : scope.filter((id) => id !== c.id))}
-                />{" "}
-                {c.name}
-              </label>
-            ))}
-          </fieldset>
-          {error !== undefined && <div className="error" role="alert">{error}</div>}
-          <div className="row" style={{ justifyContent: "flex-end" }}>
-            <button onClick={deny} autoFocus>Deny</button>
-            <button className="primary" onClick={approve}>Approve</button>
-          </div>
-        </>
-      )}
+          ))}
+        </fieldset>
+        {error !== undefined && <div className="error" role="alert">{error}</div>}
+        <div className="row" style={{ justifyContent: "flex-end" }}>
+          <button onClick={deny} autoFocus>Deny</button>
+          <button className="primary" onClick={approve}>Approve</button>
+        </div>
+      </>}
     </section>
   )
 }

@@ -5,14 +5,7 @@ import { useSessionState, writeSession } from "../../../workspace/sessionState.t
 import { forgetCatalog, loadObjects, loadOverview } from "./catalogStore.ts"
 import { fuzzyScore } from "./fuzzy.ts"
 
-export const KIND_ICON: Record<UiObjectKind, string> = {
-  table: "▦",
-  view: "◫",
-  materializedView: "◩",
-  function: "ƒ",
-  procedure: "⚙",
-  collection: "❏"
-}
+export const KIND_ICON: Record<UiObjectKind, string> = { table: "▦", view: "◫", materializedView: "◩", function: "ƒ", procedure: "⚙", collection: "❏" }
 export const KIND_LABEL: Record<UiObjectKind, string> = {
   table: "table",
   view: "view",
@@ -65,15 +58,11 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
       (loaded) => {
         if (!live) return
         setOverview(loaded)
-        if (loaded.defaultSchema !== null) {
-          setExpanded((current) => (current.length === 0 ? [loaded.defaultSchema ?? ""] : current))
-        }
+        if (loaded.defaultSchema !== null) setExpanded((current) => (current.length === 0 ? [loaded.defaultSchema ?? ""] : current))
       },
       (error: Error) => live && setOverview({ error: error.message })
     )
-    return () => {
-      live = false
-    }
+    return () => { live = false }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [connectionId, reloadTick, databaseChoice])
 
@@ -93,13 +82,9 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
 
   const schemaFilter = schemaChoice === "" ? undefined : schemaChoice
   const flat = overview !== undefined && !("error" in overview) && overview.schemas.length === 0
-  const schemas = overview === undefined || "error" in overview
-    ? []
-    : overview.schemas.filter((s) => schemaFilter === undefined || s === schemaFilter)
+  const schemas = overview === undefined || "error" in overview ? [] : overview.schemas.filter((s) => schemaFilter === undefined || s === schemaFilter)
   const searching = query.trim() !== ""
-  const wanted = flat
-    ? [""]
-    : schemas.filter((schema) => searching || expanded.includes(schema) || schema === schemaFilter)
+  const wanted = flat ? [""] : schemas.filter((schema) => searching || expanded.includes(schema) || schema === schemaFilter)
 
   useEffect(() => {
     const asked = generation.current
@@ -107,8 +92,7 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
       if (lists[schema] !== undefined) continue
       loadObjects(connectionId, schema === "" ? null : schema).then(
         (loaded) => asked === generation.current && setLists((current) => ({ ...current, [schema]: loaded })),
-        (error: Error) =>
-          asked === generation.current && setLists((current) => ({ ...current, [schema]: { error: error.message } }))
+        (error: Error) => asked === generation.current && setLists((current) => ({ ...current, [schema]: { error: error.message } }))
       )
     }
   }, [connectionId, wanted.map((schema) => `[${schema}]`).join(""), lists]) // eslint-disable-line react-hooks/exhaustive-deps
@@ -120,10 +104,7 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
   // Ctrl/Cmd+Shift+F: the search box of the sidebar shown
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (
-        (event.ctrlKey || event.metaKey) && event.shiftKey && !event.altKey && event.key.toLowerCase() === "f" &&
-        searchRef.current?.offsetParent != null
-      ) {
+      if ((event.ctrlKey || event.metaKey) && event.shiftKey && !event.altKey && event.key.toLowerCase() === "f" && searchRef.current?.offsetParent != null) {
         event.preventDefault()
         searchRef.current.focus()
         searchRef.current.select()
@@ -139,12 +120,7 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
       const list = lists[schema]
       return list === undefined || "error" in list
         ? []
-        : list.objects.filter(matches).map((object) => ({
-          type: "object",
-          key: `o:${object.kind}:${object.name}:${object.signature ?? ""}`,
-          object,
-          nested
-        }))
+        : list.objects.filter(matches).map((object) => ({ type: "object", key: `o:${object.kind}:${object.name}:${object.signature ?? ""}`, object, nested }))
     }
     if (flat) return objectRows("", false)
     return schemas.flatMap((schema): Array<Row> => {
@@ -157,9 +133,7 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
 
   const current = Math.min(focus, Math.max(0, rows.length - 1))
   const toggle = (schema: string, open: boolean) =>
-    setExpanded((
-      list
-    ) => (open ? (list.includes(schema) ? list : [...list, schema]) : list.filter((s) => s !== schema)))
+    setExpanded((list) => (open ? (list.includes(schema) ? list : [...list, schema]) : list.filter((s) => s !== schema)))
   const focusRow = (index: number) => {
     const next = Math.max(0, Math.min(rows.length - 1, index))
     setFocus(next)
@@ -172,19 +146,10 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
     if (row === undefined) return
     const parent = () => rows.findLastIndex((r, i) => i < current && r.type === "schema")
     switch (event.key) {
-      case "ArrowDown":
-        focusRow(current + 1)
-        break
-      case "ArrowUp":
-        if (current === 0) searchRef.current?.focus()
-        else focusRow(current - 1)
-        break
-      case "Home":
-        focusRow(0)
-        break
-      case "End":
-        focusRow(rows.length - 1)
-        break
+      case "ArrowDown": focusRow(current + 1); break
+      case "ArrowUp": if (current === 0) searchRef.current?.focus(); else focusRow(current - 1); break
+      case "Home": focusRow(0); break
+      case "End": focusRow(rows.length - 1); break
       case "ArrowRight":
         if (row.type === "schema" && !row.expanded) toggle(row.schema, true)
         else if (row.type === "schema") focusRow(current + 1)
@@ -193,11 +158,8 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
         if (row.type === "schema" && row.expanded && !searching) toggle(row.schema, false)
         else if (row.type === "object" && row.nested) focusRow(parent())
         break
-      case "Enter":
-        activate(row)
-        break
-      default:
-        return
+      case "Enter": activate(row); break
+      default: return
     }
     event.preventDefault()
   }
@@ -211,10 +173,7 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
         placeholder="Search tables, views, functions…"
         aria-label="Search the sidebar"
         value={query}
-        onChange={(event) => {
-          setQuery(event.target.value)
-          setFocus(0)
-        }}
+        onChange={(event) => { setQuery(event.target.value); setFocus(0) }}
         onKeyDown={(event) => {
           if (event.key === "ArrowDown" || (event.key === "Enter" && rows.length > 0)) {
             event.preventDefault()
@@ -230,45 +189,25 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
       />
       {overview === undefined && <Skeleton rows={6} />}
       {overview !== undefined && "error" in overview && <div className="error">{overview.error}</div>}
-      {overview !== undefined && !("error" in overview) && overview.database !== null &&
-        overview.databases.length <= 1 && (
+      {overview !== undefined && !("error" in overview) && overview.database !== null && overview.databases.length <= 1 && (
         <div className="tree-database muted" title="The database this connection reaches">⛁ {overview.database}</div>
       )}
       {overview !== undefined && !("error" in overview) && overview.databases.length > 1 && (
-        <select
-          className="tree-database"
-          aria-label="Database"
-          title="The database the tree and the tabs opened now read"
-          value={overview.database ?? ""}
-          onChange={(event) => chooseDatabase(event.target.value)}
-        >
+        <select className="tree-database" aria-label="Database" title="The database the tree and the tabs opened now read" value={overview.database ?? ""} onChange={(event) => chooseDatabase(event.target.value)}>
           {overview.database === null && <option value="">Choose a database</option>}
           {overview.databases.map((database) => <option key={database} value={database}>⛁ {database}</option>)}
         </select>
       )}
       {overview !== undefined && !("error" in overview) && overview.schemas.length > 1 && (
-        <select
-          className="tree-schema"
-          aria-label="Schema"
-          value={schemaChoice}
-          onChange={(event) => {
-            setSchemaChoice(event.target.value)
-            setFocus(0)
-          }}
-        >
+        <select className="tree-schema" aria-label="Schema" value={schemaChoice} onChange={(event) => { setSchemaChoice(event.target.value); setFocus(0) }}>
           <option value="">All schemas</option>
           {overview.schemas.map((schema) => <option key={schema} value={schema}>{schema}</option>)}
         </select>
       )}
       {Object.entries(lists).map(([schema, list]) => ("error" in list
         ? <div key={schema} className="error">{schema === "" ? "" : `${schema}: `}{list.error}</div>
-        : list.note !== null && (flat || expanded.includes(schema)) && !searching
-        ? <p key={schema} className="note">{list.note}</p>
-        : null)
-      )}
-      {searching && rows.length === 0 && Object.keys(lists).length >= wanted.length && (
-        <p className="muted">Nothing matches “{query}”.</p>
-      )}
+        : list.note !== null && (flat || expanded.includes(schema)) && !searching ? <p key={schema} className="note">{list.note}</p> : null))}
+      {searching && rows.length === 0 && Object.keys(lists).length >= wanted.length && <p className="muted">Nothing matches “{query}”.</p>}
       <ul ref={treeRef} className="tree" role="tree" aria-label="Database objects" onKeyDown={onKey}>
         {rows.map((row, index) => (
           <li
@@ -284,31 +223,17 @@ export const CatalogTree = ({ connectionId, defaultDatabase, activeTable, reload
               tabIndex={index === current ? 0 : -1}
               className="tree-item"
               aria-current={row.type === "object" && row.object.name === activeTable}
-              title={row.type === "schema"
-                ? `Schema ${row.schema}`
-                : `${row.object.name}${row.object.signature === null ? "" : `(${row.object.signature})`} (${
-                  KIND_LABEL[row.object.kind]
-                })`}
+              title={row.type === "schema" ? `Schema ${row.schema}` : `${row.object.name}${row.object.signature === null ? "" : `(${row.object.signature})`} (${KIND_LABEL[row.object.kind]})`}
               data-kind={row.type === "object" ? row.object.kind : "schema"}
               onFocus={() => setFocus(index)}
               onClick={() => activate(row)}
             >
               {row.type === "schema"
-                ? (
-                  <>
-                    <span className="tree-name">{row.schema}</span>
-                    <span className="tree-icon" aria-hidden>{row.expanded ? "▾" : "▸"}</span>
-                  </>
-                )
+                ? <><span className="tree-name">{row.schema}</span><span className="tree-icon" aria-hidden>{row.expanded ? "▾" : "▸"}</span></>
                 : (
                   <>
-                    <span className="tree-name">
-                      {row.object.label}
-                      {row.object.signature === null ? "" : <span className="muted">({row.object.signature})</span>}
-                    </span>
-                    <span className={`tree-icon kind-${row.object.kind}`} aria-hidden>
-                      {KIND_ICON[row.object.kind]}
-                    </span>
+                    <span className="tree-name">{row.object.label}{row.object.signature === null ? "" : <span className="muted">({row.object.signature})</span>}</span>
+                    <span className={`tree-icon kind-${row.object.kind}`} aria-hidden>{KIND_ICON[row.object.kind]}</span>
                     <span className="tree-count muted">{row.object.rowCount?.toLocaleString() ?? ""}</span>
                   </>
                 )}

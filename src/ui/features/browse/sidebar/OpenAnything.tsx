@@ -38,9 +38,7 @@ const loadItems = async (connections: ReadonlyArray<UiConnection>, shown: string
           ? console(definitionQuery(connection.type, object))
           : () => requestOpenTable({ connectionId: connection.id, table: object.name })
       })),
-      ...saved.filter((query) =>
-        query.connectionId === connection.id || (query.connectionId === null && connection.id === shown)
-      ).map((query): Item => ({
+      ...saved.filter((query) => query.connectionId === connection.id || (query.connectionId === null && connection.id === shown)).map((query): Item => ({
         key: `s:${connection.id}:${query.id}`,
         connection,
         icon: "★",
@@ -65,9 +63,7 @@ const loadItems = async (connections: ReadonlyArray<UiConnection>, shown: string
  * "Open anything" (D-98): Ctrl/Cmd+P anywhere opens a fuzzy search over the tables, views, functions, saved queries
  * and history of every open connection; Up/Down choose, Enter opens (a table in its tab, the rest in a new console).
  */
-export const OpenAnything = (
-  { connections, shown }: { readonly connections: ReadonlyArray<UiConnection>; readonly shown: string | undefined }
-) => {
+export const OpenAnything = ({ connections, shown }: { readonly connections: ReadonlyArray<UiConnection>; readonly shown: string | undefined }) => {
   const [open, setOpen] = useState(false)
   const [items, setItems] = useState<ReadonlyArray<Item>>()
   const [query, setQuery] = useState("")
@@ -96,9 +92,7 @@ export const OpenAnything = (
     let live = true
     inputRef.current?.focus()
     void loadItems(connections, shown).then((loaded) => live && setItems(loaded))
-    return () => {
-      live = false
-    }
+    return () => { live = false }
   }, [open, connections, shown])
 
   if (!open) return null
@@ -115,12 +109,7 @@ export const OpenAnything = (
   }
 
   return (
-    <div
-      className="modal-back palette-back"
-      onMouseDown={(event) => {
-        if (event.target === event.currentTarget) close(true)
-      }}
-    >
+    <div className="modal-back palette-back" onMouseDown={(event) => { if (event.target === event.currentTarget) close(true) }}>
       <div className="palette" role="dialog" aria-modal="true" aria-label="Open anything">
         <input
           ref={inputRef}
@@ -131,10 +120,7 @@ export const OpenAnything = (
           aria-label="Open anything"
           placeholder={connections.length === 0 ? "Open a connection first" : "Tables, views, saved queries, history…"}
           value={query}
-          onChange={(event) => {
-            setQuery(event.target.value)
-            setIndex(0)
-          }}
+          onChange={(event) => { setQuery(event.target.value); setIndex(0) }}
           onKeyDown={(event) => {
             if (event.key === "ArrowDown") setIndex(Math.min(matches.length - 1, chosen + 1))
             else if (event.key === "ArrowUp") setIndex(Math.max(0, chosen - 1))
@@ -146,19 +132,10 @@ export const OpenAnything = (
           }}
         />
         {items === undefined && <p className="muted">Loading…</p>}
-        {items !== undefined && matches.length === 0 && (
-          <p className="muted">{connections.length === 0 ? "No connection is open." : "Nothing matches."}</p>
-        )}
+        {items !== undefined && matches.length === 0 && <p className="muted">{connections.length === 0 ? "No connection is open." : "Nothing matches."}</p>}
         <ul id="palette-list" role="listbox" aria-label="Matches">
           {matches.map((item, i) => (
-            <li
-              key={item.key}
-              id={`palette-${i}`}
-              role="option"
-              aria-selected={i === chosen}
-              onMouseEnter={() => setIndex(i)}
-              onClick={() => choose(item)}
-            >
+            <li key={item.key} id={`palette-${i}`} role="option" aria-selected={i === chosen} onMouseEnter={() => setIndex(i)} onClick={() => choose(item)}>
               <span aria-hidden>{item.icon}</span>
               <span className="palette-text">{item.text}</span>
               <span className="muted">{item.what} · {item.connection.name}</span>

@@ -54,9 +54,7 @@ export const ResizableSidebar = ({ label, children }: { readonly label: string; 
         onPointerMove={(event) => {
           if (drag.current !== undefined) set(drag.current.width + event.clientX - drag.current.x)
         }}
-        onPointerUp={() => {
-          drag.current = undefined
-        }}
+        onPointerUp={() => { drag.current = undefined }}
         onKeyDown={(event) => {
           const step = event.shiftKey ? 64 : 16
           if (event.key === "ArrowLeft") set(width - step)
