@@ -5,10 +5,9 @@
 // `npm run lint` checks (about 45 s on two cores, type information included); `npm run format` rewrites files
 // through `eslint --fix` with the formatter on.
 //
-// Until the whole tree has been formatted once, in a commit of its own, the rules whose fixes rewrite many files
-// (`PENDING_FORMAT` below: dprint, and two autofixable rules) are off in `npm run lint` and on only when
-// DBDESK_FORMAT=1 (`npm run format`). After that commit they become "error" unconditionally: set `formatted` to
-// true (and drop DBDESK_FORMAT from package.json).
+// The tree was formatted once, in a commit of its own (named in .git-blame-ignore-revs); since then the rules whose
+// fixes rewrote many files (`PENDING_FORMAT` below: dprint, and two autofixable rules) are errors. The UI's .tsx
+// files are not run through dprint (see the override below for why).
 import js from "@eslint/js"
 import effect from "@effect/eslint-plugin"
 import tseslint from "typescript-eslint"
